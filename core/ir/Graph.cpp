@@ -1,0 +1,335 @@
+#include "Graph.h"
+
+#include <algorithm>
+#include <cassert>
+#include <unordered_set>
+
+namespace fusebox {
+
+std::string_view toString(NodeKind kind)
+{
+    switch (kind) {
+    case NodeKind::Input: return "input";
+    case NodeKind::Op: return "op";
+    case NodeKind::Constant: return "constant";
+    case NodeKind::Output: return "output";
+    }
+    return "?";
+}
+
+const Arg *Node::kwarg(std::string_view name) const
+{
+    for (const NamedArg &kw : m_kwargs)
+        if (kw.name == name)
+            return &kw.value;
+    return nullptr;
+}
+
+std::vector<NodeId> Node::inputNodes() const
+{
+    std::vector<NodeId> ids;
+    auto collect = [&ids](NodeId id) { ids.push_back(id); };
+    for (const Arg &a : m_args)
+        forEachNodeRef(a, collect);
+    for (const NamedArg &kw : m_kwargs)
+        forEachNodeRef(kw.value, collect);
+    return ids;
+}
+
+namespace {
+
+/// "aten::linear" -> "linear"; "prim::If" -> "If"; keeps names identifier-like.
+std::string baseNameForOp(std::string_view op)
+{
+    auto colon = op.rfind("::");
+    std::string base(colon == std::string_view::npos ? op : op.substr(colon + 2));
+    for (char &c : base)
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_')
+            c = '_';
+    return base.empty() ? std::string("node") : base;
+}
+
+} // namespace
+
+Graph::Slot *Graph::slot(NodeId id)
+{
+    if (!id.isValid() || id.value >= m_slots.size() || !m_slots[id.value].node)
+        return nullptr;
+    return &m_slots[id.value];
+}
+
+const Graph::Slot *Graph::slot(NodeId id) const
+{
+    return const_cast<Graph *>(this)->slot(id);
+}
+
+bool Graph::contains(NodeId id) const { return slot(id) != nullptr; }
+
+Node *Graph::node(NodeId id)
+{
+    Slot *s = slot(id);
+    return s ? s->node.get() : nullptr;
+}
+
+const Node *Graph::node(NodeId id) const
+{
+    const Slot *s = slot(id);
+    return s ? s->node.get() : nullptr;
+}
+
+NodeId Graph::findByName(std::string_view name) const
+{
+    auto it = m_byName.find(std::string(name));
+    return it == m_byName.end() ? NodeId{} : it->second;
+}
+
+std::string Graph::uniqueName(std::string_view base) const
+{
+    std::string name(base.empty() ? "node" : base);
+    if (!m_byName.count(name))
+        return name;
+    auto counter = m_nameCounters.find(name);
+    uint32_t n = counter == m_nameCounters.end() ? 1 : counter->second;
+    std::string candidate;
+    do {
+        candidate = name + "_" + std::to_string(n++);
+    } while (m_byName.count(candidate));
+    return candidate;
+}
+
+NodeId Graph::allocate(NodeKind kind, std::string name, NodeId before)
+{
+    NodeId id{static_cast<uint32_t>(m_slots.size())};
+    auto node = std::make_unique<Node>();
+    node->m_id = id;
+    node->m_kind = kind;
+    node->name = uniqueName(name);
+    // Remember where numbering of this base stopped so the next unique name is O(1).
+    auto underscore = node->name.rfind('_');
+    if (node->name != name && underscore != std::string::npos)
+        m_nameCounters[std::string(name)] = std::stoul(node->name.substr(underscore + 1)) + 1;
+    m_byName.emplace(node->name, id);
+    m_slots.push_back(Slot{std::move(node), {}, {}, {}});
+    link(id, before);
+    ++m_liveCount;
+    return id;
+}
+
+void Graph::link(NodeId id, NodeId before)
+{
+    Slot &s = m_slots[id.value];
+    if (!contains(before)) {
+        s.prev = m_last;
+        s.next = {};
+        if (m_last.isValid())
+            m_slots[m_last.value].next = id;
+        else
+            m_first = id;
+        m_last = id;
+        return;
+    }
+    Slot &b = m_slots[before.value];
+    s.prev = b.prev;
+    s.next = before;
+    if (b.prev.isValid())
+        m_slots[b.prev.value].next = id;
+    else
+        m_first = id;
+    b.prev = id;
+}
+
+void Graph::unlink(NodeId id)
+{
+    Slot &s = m_slots[id.value];
+    if (s.prev.isValid())
+        m_slots[s.prev.value].next = s.next;
+    else
+        m_first = s.next;
+    if (s.next.isValid())
+        m_slots[s.next.value].prev = s.prev;
+    else
+        m_last = s.prev;
+    s.prev = s.next = {};
+}
+
+void Graph::addUses(NodeId user, const Node &node)
+{
+    for (NodeId used : node.inputNodes()) {
+        assert(contains(used) && "argument refers to a node that is not in the graph");
+        if (Slot *s = slot(used)) {
+            s->users.push_back(user);
+            ++m_edgeCount;
+        }
+    }
+}
+
+void Graph::removeUses(NodeId user, const Node &node)
+{
+    for (NodeId used : node.inputNodes()) {
+        Slot *s = slot(used);
+        if (!s)
+            continue;
+        auto it = std::find(s->users.begin(), s->users.end(), user);
+        if (it != s->users.end()) {
+            s->users.erase(it);
+            --m_edgeCount;
+        }
+    }
+}
+
+NodeId Graph::addInput(std::string name, TensorMeta meta, std::string type)
+{
+    // Inputs go after the existing inputs so that they stay first in program order.
+    NodeId before = m_inputs.empty() ? m_first : next(m_inputs.back());
+    NodeId id = allocate(NodeKind::Input, std::move(name), before);
+    Node &n = *m_slots[id.value].node;
+    n.meta = std::move(meta);
+    n.type = std::move(type);
+    m_inputs.push_back(id);
+    return id;
+}
+
+NodeId Graph::addConstant(std::string name, std::string weightKey, TensorMeta meta)
+{
+    NodeId id = allocate(NodeKind::Constant, std::move(name), m_output);
+    Node &n = *m_slots[id.value].node;
+    n.weightKey = std::move(weightKey);
+    n.meta = std::move(meta);
+    return id;
+}
+
+NodeId Graph::addOp(std::string op, std::vector<Arg> args, std::vector<NamedArg> kwargs,
+                    std::string name, NodeId before)
+{
+    if (name.empty())
+        name = baseNameForOp(op);
+    NodeId id = allocate(NodeKind::Op, std::move(name), before.isValid() ? before : m_output);
+    Node &n = *m_slots[id.value].node;
+    n.op = std::move(op);
+    n.m_args = std::move(args);
+    n.m_kwargs = std::move(kwargs);
+    addUses(id, n);
+    return id;
+}
+
+NodeId Graph::setOutputs(std::vector<Arg> values)
+{
+    if (!m_output.isValid()) {
+        m_output = allocate(NodeKind::Output, "output", {});
+        m_slots[m_output.value].node->type = "";
+    }
+    setArgs(m_output, {Arg::list(std::move(values))}, {});
+    return m_output;
+}
+
+void Graph::setArgs(NodeId id, std::vector<Arg> args, std::vector<NamedArg> kwargs)
+{
+    Node *n = node(id);
+    if (!n)
+        return;
+    removeUses(id, *n);
+    n->m_args = std::move(args);
+    n->m_kwargs = std::move(kwargs);
+    addUses(id, *n);
+}
+
+void Graph::replaceAllUsesWith(NodeId from, NodeId to)
+{
+    if (from == to || !contains(from) || !contains(to))
+        return;
+    std::function<void(Arg &)> rewrite = [&](Arg &a) {
+        if (auto *ref = std::get_if<NodeId>(&a.value)) {
+            if (*ref == from)
+                *ref = to;
+        } else if (auto *list = std::get_if<ArgList>(&a.value)) {
+            for (Arg &item : list->items)
+                rewrite(item);
+        }
+    };
+    for (NodeId user : users(from)) {
+        Node &u = *node(user);
+        std::vector<Arg> args = u.m_args;
+        std::vector<NamedArg> kwargs = u.m_kwargs;
+        for (Arg &a : args)
+            rewrite(a);
+        for (NamedArg &kw : kwargs)
+            rewrite(kw.value);
+        setArgs(user, std::move(args), std::move(kwargs));
+    }
+}
+
+bool Graph::erase(NodeId id)
+{
+    Slot *s = slot(id);
+    if (!s || !s->users.empty())
+        return false;
+    removeUses(id, *s->node);
+    unlink(id);
+    m_byName.erase(s->node->name);
+    if (s->node->kind() == NodeKind::Input)
+        m_inputs.erase(std::find(m_inputs.begin(), m_inputs.end(), id));
+    if (id == m_output)
+        m_output = {};
+    s->node.reset();
+    s->users.clear();
+    --m_liveCount;
+    return true;
+}
+
+void Graph::moveBefore(NodeId id, NodeId before)
+{
+    if (!contains(id) || id == before)
+        return;
+    unlink(id);
+    link(id, before);
+}
+
+std::vector<NodeId> Graph::nodeIds() const
+{
+    std::vector<NodeId> ids;
+    ids.reserve(m_liveCount);
+    for (NodeId id = m_first; id.isValid(); id = m_slots[id.value].next)
+        ids.push_back(id);
+    return ids;
+}
+
+NodeId Graph::next(NodeId id) const
+{
+    const Slot *s = slot(id);
+    return s ? s->next : NodeId{};
+}
+
+NodeId Graph::prev(NodeId id) const
+{
+    const Slot *s = slot(id);
+    return s ? s->prev : NodeId{};
+}
+
+std::vector<NodeId> Graph::outputValues() const
+{
+    std::vector<NodeId> values;
+    if (const Node *out = node(m_output))
+        values = out->inputNodes();
+    return values;
+}
+
+std::vector<NodeId> Graph::users(NodeId id) const
+{
+    const Slot *s = slot(id);
+    if (!s)
+        return {};
+    std::vector<NodeId> distinct;
+    distinct.reserve(s->users.size());
+    for (NodeId u : s->users)
+        if (std::find(distinct.begin(), distinct.end(), u) == distinct.end())
+            distinct.push_back(u);
+    return distinct;
+}
+
+size_t Graph::useCount(NodeId id) const
+{
+    const Slot *s = slot(id);
+    return s ? s->users.size() : 0;
+}
+
+} // namespace fusebox

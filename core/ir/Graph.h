@@ -1,0 +1,116 @@
+#pragma once
+
+#include "Expected.h"
+#include "Node.h"
+#include "WeightStore.h"
+
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace fusebox {
+
+/// An operator-level dataflow graph, FX-like: inputs, op calls, constants, and
+/// one output node whose first arg lists the returned values.
+///
+/// Nodes keep a program order (a linked list, so inserting before a node is
+/// O(1)); importers produce it topologically sorted and the verifier checks it.
+/// NodeIds are stable and never reused. Names are unique.
+class Graph {
+public:
+    Graph() = default;
+    Graph(const Graph &) = delete;
+    Graph &operator=(const Graph &) = delete;
+    Graph(Graph &&) noexcept = default;
+    Graph &operator=(Graph &&) noexcept = default;
+
+    /// Free-form facts about the graph: "source.format", "source.path", ...
+    std::map<std::string, std::string> metadata;
+
+    // --- building -----------------------------------------------------------
+    /// Appends an input (placeholder). name is made unique if taken.
+    NodeId addInput(std::string name, TensorMeta meta = {}, std::string type = "Tensor");
+    /// Appends a constant whose payload is weights()[weightKey].
+    NodeId addConstant(std::string name, std::string weightKey, TensorMeta meta = {});
+    /// Inserts an op call before `before` (appends when invalid). The name is
+    /// derived from the op when empty ("aten::linear" -> "linear_4").
+    NodeId addOp(std::string op, std::vector<Arg> args, std::vector<NamedArg> kwargs = {},
+                 std::string name = {}, NodeId before = {});
+    /// Creates the output node, or replaces its values when it exists.
+    NodeId setOutputs(std::vector<Arg> values);
+
+    // --- editing (the rewriter's primitives) --------------------------------
+    /// Replaces a node's arguments, keeping the users index in step.
+    void setArgs(NodeId id, std::vector<Arg> args, std::vector<NamedArg> kwargs);
+    /// Makes every reader of `from` read `to` instead.
+    void replaceAllUsesWith(NodeId from, NodeId to);
+    /// Removes a node that has no users. Returns false (and does nothing) when it has.
+    bool erase(NodeId id);
+    /// Moves `id` to just before `before` in program order.
+    void moveBefore(NodeId id, NodeId before);
+
+    // --- queries ------------------------------------------------------------
+    bool contains(NodeId id) const;
+    /// The node, or nullptr when the id is not (or no longer) in the graph.
+    Node *node(NodeId id);
+    const Node *node(NodeId id) const;
+    /// The node named name, or an invalid id.
+    NodeId findByName(std::string_view name) const;
+    /// Live node count (inputs, ops, constants and the output).
+    size_t size() const { return m_liveCount; }
+    /// Number of node references held in args (one per use).
+    size_t edgeCount() const { return m_edgeCount; }
+    /// Every live node in program order.
+    std::vector<NodeId> nodeIds() const;
+    NodeId first() const { return m_first; }
+    NodeId last() const { return m_last; }
+    /// The next / previous node in program order (invalid at the ends).
+    NodeId next(NodeId id) const;
+    NodeId prev(NodeId id) const;
+    /// Input nodes in declaration order.
+    const std::vector<NodeId> &inputs() const { return m_inputs; }
+    /// The output node (invalid until setOutputs()).
+    NodeId output() const { return m_output; }
+    /// The nodes the output node returns, in order (list items flattened).
+    std::vector<NodeId> outputValues() const;
+    /// Distinct nodes that read id, in the order they started reading it.
+    std::vector<NodeId> users(NodeId id) const;
+    /// Number of uses of id (a node reading it twice counts twice).
+    size_t useCount(NodeId id) const;
+    /// One past the largest id ever handed out (ids are < idBound()).
+    uint32_t idBound() const { return static_cast<uint32_t>(m_slots.size()); }
+
+    /// Returns `base` if unused, else `base_1`, `base_2`, ...
+    std::string uniqueName(std::string_view base) const;
+
+    WeightStore &weights() { return m_weights; }
+    const WeightStore &weights() const { return m_weights; }
+
+private:
+    struct Slot {
+        std::unique_ptr<Node> node;
+        NodeId prev, next;
+        std::vector<NodeId> users; // one entry per use
+    };
+
+    NodeId allocate(NodeKind kind, std::string name, NodeId before);
+    void link(NodeId id, NodeId before);
+    void unlink(NodeId id);
+    void addUses(NodeId user, const Node &node);
+    void removeUses(NodeId user, const Node &node);
+    Slot *slot(NodeId id);
+    const Slot *slot(NodeId id) const;
+
+    std::vector<Slot> m_slots;
+    std::unordered_map<std::string, NodeId> m_byName;
+    std::unordered_map<std::string, uint32_t> m_nameCounters;
+    std::vector<NodeId> m_inputs;
+    NodeId m_output, m_first, m_last;
+    size_t m_liveCount = 0;
+    size_t m_edgeCount = 0;
+    WeightStore m_weights;
+};
+
+} // namespace fusebox

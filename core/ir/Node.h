@@ -1,0 +1,99 @@
+#pragma once
+
+#include "Arg.h"
+#include "NodeId.h"
+#include "TensorMeta.h"
+
+#include <string>
+#include <vector>
+
+namespace fusebox {
+
+class Graph;
+
+/// What a node is, as in FX: a graph input (placeholder), an operator call, a
+/// constant whose payload lives in the WeightStore, or the single output node.
+enum class NodeKind { Input, Op, Constant, Output };
+
+/// "input", "op", "constant", "output".
+std::string_view toString(NodeKind kind);
+
+/// Where a source location points in user code.
+struct SourceLocation {
+    std::string file;
+    int line = 0;
+    int column = 0;
+    bool isKnown() const { return !file.empty(); }
+    friend bool operator==(const SourceLocation &, const SourceLocation &) = default;
+};
+
+/// Where a node came from.
+struct Provenance {
+    /// Module path from the root, dot-separated ("layer1.0.conv1"); empty at top level.
+    std::string scope;
+    /// The source line that produced the node, when the format records it.
+    SourceLocation source;
+    /// The op as the input format spelled it ("aten::_convolution",
+    /// "torch.nn.functional.linear", "x.split(...)"), kept for display and export.
+    std::string originalSpelling;
+    /// For nodes a rewrite created: the match that created them ("batch_linear#3").
+    std::string createdBy;
+    friend bool operator==(const Provenance &, const Provenance &) = default;
+};
+
+/// One node of a Graph. A node produces exactly one value; list and tuple
+/// results are read through `getitem` nodes, as in FX.
+///
+/// The data fields may be edited freely by importers; args and kwargs are only
+/// changed through Graph (and, past import, through the rewriter), because the
+/// graph keeps the users index in step with them.
+class Node {
+public:
+    NodeId id() const { return m_id; }
+    NodeKind kind() const { return m_kind; }
+    bool isOp() const { return m_kind == NodeKind::Op; }
+
+    /// Positional arguments, normalised to the op schema when it is known.
+    const std::vector<Arg> &args() const { return m_args; }
+    /// Keyword arguments, in the order the format gave them.
+    const std::vector<NamedArg> &kwargs() const { return m_kwargs; }
+    /// The keyword argument called name, or nullptr.
+    const Arg *kwarg(std::string_view name) const;
+    /// Every node this node reads, in argument order, duplicates kept.
+    std::vector<NodeId> inputNodes() const;
+
+    /// Unique, human-readable name ("linear_3", "x").
+    std::string name;
+    /// Canonical op name ("aten::linear", "getitem", "prim::If"); empty for
+    /// inputs, constants and the output.
+    std::string op;
+    /// Schema overload ("Tensor", "default"); empty when not known.
+    std::string overload;
+    /// The value's type as TorchScript writes it: "Tensor", "Tensor[]", "int", ...
+    std::string type = "Tensor";
+    /// Tensor metadata of the value, when type is a tensor.
+    TensorMeta meta;
+    Provenance provenance;
+    /// For constants: the key of the payload in the graph's WeightStore.
+    std::string weightKey;
+    /// For opaque nodes (control flow): the original IR text of the region.
+    std::string opaqueBody;
+
+    /// "aten::split.Tensor" when the overload is known, else op.
+    std::string qualifiedOp() const { return overload.empty() ? op : op + "." + overload; }
+
+private:
+    friend class Graph;
+    NodeId m_id;
+    NodeKind m_kind = NodeKind::Op;
+    std::vector<Arg> m_args;
+    std::vector<NamedArg> m_kwargs;
+};
+
+/// Op names with a meaning of their own in the IR.
+namespace ops {
+/// Reads item `index` of a list or tuple value: getitem(value, index).
+inline constexpr std::string_view kGetItem = "getitem";
+} // namespace ops
+
+} // namespace fusebox

@@ -1,0 +1,27 @@
+#pragma once
+
+#include "Graph.h"
+
+#include <vector>
+
+namespace fusebox {
+
+/// A topological order of the live nodes that keeps program order wherever it
+/// is already valid (Kahn's algorithm, ties broken by program position).
+/// Returns an empty vector when the graph has a cycle.
+std::vector<NodeId> topologicalOrder(const Graph &graph);
+
+/// Every node `from` depends on, transitively (not including `from`).
+/// Iterative, so deep graphs do not overflow the stack.
+std::vector<NodeId> ancestors(const Graph &graph, NodeId from);
+
+/// Every node that depends on `from`, transitively (not including `from`).
+std::vector<NodeId> descendants(const Graph &graph, NodeId from);
+
+/// True when `ancestor` is a transitive input of `node`.
+bool isAncestor(const Graph &graph, NodeId ancestor, NodeId node);
+
+/// Nodes within `hops` edges of `center`, in either direction, center included.
+std::vector<NodeId> neighbourhood(const Graph &graph, NodeId center, int hops);
+
+} // namespace fusebox

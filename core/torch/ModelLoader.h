@@ -1,0 +1,28 @@
+#pragma once
+
+#include "core/io/LoadedModel.h"
+#include "core/ir/Expected.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace fusebox {
+
+/// How to read a model file.
+struct LoadOptions {
+    /// Shapes of the model's tensor inputs, in order; overrides the shapes a
+    /// file records. Empty: use what the file records (TorchScript archives made
+    /// by Fusebox's scripts carry them), else leave shapes unknown.
+    std::vector<std::vector<int64_t>> inputShapes;
+};
+
+/// Opens any model file Fusebox reads, choosing the reader by content and
+/// extension: TorchScript archives (.pt/.pth/.zip, via libtorch) and Fusebox
+/// graph JSON (.json). Errors are one line naming the file.
+Expected<LoadedModel> loadModel(const std::string &path, const LoadOptions &options = {});
+
+/// The file extensions loadModel() accepts, for file dialogs: {"pt", "pth", "json", ...}.
+std::vector<std::string> supportedModelExtensions();
+
+} // namespace fusebox

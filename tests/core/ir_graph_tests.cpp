@@ -1,0 +1,140 @@
+#include "TestGraphs.h"
+
+#include "core/ir/GraphSummary.h"
+#include "core/ir/OpFamily.h"
+#include "core/ir/Traversal.h"
+#include "core/ir/Verifier.h"
+
+#include <catch.hpp>
+
+using namespace fusebox;
+
+TEST_CASE("graph building keeps program order, names and users", "[ir]")
+{
+    Graph g = test::splitReluCatGraph();
+    REQUIRE(verify(g).empty());
+    CHECK(g.size() == 14); // x, w, split, 4 getitem, 4 relu, cat, head, output
+    CHECK(g.edgeCount() == 1 + 4 + 4 + 4 + 2 + 1);
+
+    NodeId split = g.findByName("split");
+    REQUIRE(split.isValid());
+    CHECK(g.users(split).size() == 4);
+    CHECK(g.findByName("getitem_3").isValid());
+    CHECK(g.findByName("relu_2").isValid());
+    CHECK(g.node(g.first())->kind() == NodeKind::Input);
+    CHECK(g.last() == g.output());
+
+    // An input added late still comes before every op.
+    NodeId y = g.addInput("y");
+    CHECK(g.prev(y) == g.findByName("x"));
+    CHECK(g.uniqueName("relu") == "relu_4");
+}
+
+TEST_CASE("replaceAllUsesWith and erase keep the users index", "[ir]")
+{
+    Graph g = test::splitReluCatGraph();
+    NodeId cat = g.findByName("cat"), head = g.findByName("head"), x = g.findByName("x");
+    CHECK_FALSE(g.erase(cat)); // still used by head
+    g.replaceAllUsesWith(cat, x);
+    CHECK(g.users(cat).empty());
+    CHECK(g.node(head)->args()[0].node() == x);
+    CHECK(g.erase(cat));
+    CHECK_FALSE(g.contains(cat));
+    CHECK(g.node(cat) == nullptr);
+    // Ids are never reused.
+    NodeId fresh = g.addOp("aten::relu", {x});
+    CHECK(fresh.value > cat.value);
+    CHECK(verify(g).empty());
+}
+
+TEST_CASE("topological order and reachability", "[ir]")
+{
+    Graph g = test::splitReluCatGraph();
+    auto order = topologicalOrder(g);
+    REQUIRE(order.size() == g.size());
+    CHECK(order == g.nodeIds()); // already sorted: program order is kept
+
+    NodeId x = g.findByName("x"), head = g.findByName("head"), relu0 = g.findByName("relu"),
+           relu1 = g.findByName("relu_1");
+    CHECK(isAncestor(g, x, head));
+    CHECK_FALSE(isAncestor(g, head, x));
+    CHECK_FALSE(isAncestor(g, relu0, relu1));
+    CHECK(ancestors(g, head).size() == 12);
+    CHECK(descendants(g, x).size() == 12);
+    CHECK(neighbourhood(g, relu0, 1).size() == 3); // relu, its getitem, the cat
+
+    // Moving a user before its input breaks program order; the sort repairs it.
+    g.moveBefore(head, g.findByName("split"));
+    order = topologicalOrder(g);
+    REQUIRE(order.size() == g.size());
+    CHECK(std::find(order.begin(), order.end(), head) > std::find(order.begin(), order.end(), g.findByName("cat")));
+}
+
+TEST_CASE("verifier reports each problem precisely", "[ir]")
+{
+    SECTION("use before definition")
+    {
+        Graph g = test::splitReluCatGraph();
+        g.moveBefore(g.findByName("head"), g.findByName("split"));
+        auto issues = verify(g);
+        REQUIRE(issues.size() == 1);
+        CHECK(issues[0].message == "%head: reads %cat before it is defined");
+    }
+    SECTION("missing output")
+    {
+        Graph g;
+        g.addInput("x");
+        auto issues = verify(g);
+        REQUIRE(issues.size() == 1);
+        CHECK(issues[0].message == "graph: has no output node");
+    }
+    SECTION("malformed getitem and a cycle")
+    {
+        Graph g;
+        NodeId x = g.addInput("x");
+        NodeId a = g.addOp("aten::relu", {x});
+        NodeId b = g.addOp("aten::neg", {a});
+        g.addOp("getitem", {x});
+        g.setOutputs({b});
+        g.setArgs(a, {b}, {}); // a <- b <- a
+        std::string text = formatIssues(verify(g));
+        CHECK(text.find("%getitem: getitem needs (node, int) arguments, has 1") != std::string::npos);
+        CHECK(text.find("graph: has a cycle") != std::string::npos);
+        CHECK(text.find("%relu: reads %neg before it is defined") != std::string::npos);
+    }
+}
+
+TEST_CASE("summary and op families", "[ir]")
+{
+    Graph g = test::splitReluCatGraph();
+    GraphSummary s = summarize(g);
+    CHECK(s.nodes == 14);
+    CHECK(s.inputs == 1);
+    CHECK(s.constants == 1);
+    CHECK(s.ops == 11);
+    REQUIRE(s.opHistogram.size() == 5);
+    CHECK(s.opHistogram[0].second == 4);
+    CHECK(s.opCounts.at("aten::relu") == 4);
+    CHECK(opFamily("aten::relu_") == OpFamily::Activation);
+    CHECK(opFamily("aten::split.Tensor") == OpFamily::SplitCat);
+    CHECK(opFamily("aten::_convolution") == OpFamily::Linear);
+    CHECK(opFamily("aten::frobnicate") == OpFamily::Other);
+}
+
+TEST_CASE("tensor meta and arg text", "[ir]")
+{
+    TensorMeta m{DType::BFloat16, std::vector<Dim>{std::string("s0"), int64_t(8)}, {}, {}};
+    CHECK(m.toString() == "bf16[s0, 8]");
+    CHECK_FALSE(m.hasStaticShape());
+    CHECK(TensorMeta{DType::Float32, std::vector<Dim>{}, {}, {}}.toString() == "f32[]");
+    CHECK(TensorMeta{}.toString() == "?");
+    CHECK(parseDType("torch.float") == DType::Float32);
+    CHECK(parseDType("Long") == DType::Int64);
+    CHECK(parseDType("bf16") == DType::BFloat16);
+    CHECK_FALSE(parseDType("floaty"));
+    CHECK(Arg(1e-05).toString() == "1e-05");
+    CHECK(Arg(1.0).toString() == "1.0");
+    CHECK(Arg(0.1).toString() == "0.1");
+    CHECK(Arg::list({int64_t(1)}, ArgList::Kind::Tuple).toString() == "(1,)");
+    CHECK(Arg(Device{"cuda", 0}).toString() == "device(type='cuda', index=0)");
+}
