@@ -260,9 +260,14 @@ void Graph::replaceAllUsesWith(NodeId from, NodeId to)
 
 bool Graph::erase(NodeId id)
 {
+    return extract(id) != nullptr;
+}
+
+std::unique_ptr<Node> Graph::extract(NodeId id)
+{
     Slot *s = slot(id);
     if (!s || !s->users.empty())
-        return false;
+        return nullptr;
     removeUses(id, *s->node);
     unlink(id);
     m_byName.erase(s->node->name);
@@ -270,9 +275,40 @@ bool Graph::erase(NodeId id)
         m_inputs.erase(std::find(m_inputs.begin(), m_inputs.end(), id));
     if (id == m_output)
         m_output = {};
-    s->node.reset();
     s->users.clear();
     --m_liveCount;
+    return std::move(s->node);
+}
+
+bool Graph::restore(std::unique_ptr<Node> node, NodeId before)
+{
+    if (!node || !node->m_id.isValid() || contains(node->m_id) || m_byName.count(node->name))
+        return false;
+    for (NodeId in : node->inputNodes())
+        if (!contains(in))
+            return false;
+    if (node->kind() == NodeKind::Output && m_output.isValid())
+        return false;
+    const NodeId id = node->m_id;
+    if (id.value >= m_slots.size())
+        m_slots.resize(id.value + 1);
+    m_byName.emplace(node->name, id);
+    if (node->kind() == NodeKind::Input) {
+        // Keep inputs in program order among themselves.
+        auto pos = std::find_if(m_inputs.begin(), m_inputs.end(), [&](NodeId other) {
+            for (NodeId n = before; n.isValid(); n = next(n))
+                if (n == other)
+                    return true;
+            return false;
+        });
+        m_inputs.insert(pos, id);
+    }
+    if (node->kind() == NodeKind::Output)
+        m_output = id;
+    m_slots[id.value].node = std::move(node);
+    link(id, before);
+    addUses(id, *m_slots[id.value].node);
+    ++m_liveCount;
     return true;
 }
 

@@ -48,6 +48,13 @@ public:
     void replaceAllUsesWith(NodeId from, NodeId to);
     /// Removes a node that has no users. Returns false (and does nothing) when it has.
     bool erase(NodeId id);
+    /// Removes a node that has no users and hands it out, id and all, so that
+    /// an undo can restore() it; nullptr (and nothing done) when it has users.
+    std::unique_ptr<Node> extract(NodeId id);
+    /// Puts back a node that extract() handed out (or a copy of one), under its
+    /// own id, just before `before` (appended when invalid). Fails when the id
+    /// is live, its name is taken, or an argument refers to a missing node.
+    bool restore(std::unique_ptr<Node> node, NodeId before);
     /// Moves `id` to just before `before` in program order.
     void moveBefore(NodeId id, NodeId before);
 

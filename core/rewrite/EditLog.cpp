@@ -1,0 +1,130 @@
+#include "EditLog.h"
+
+namespace fusebox {
+namespace {
+
+/// Makes the live node `id` equal to `state` (args included).
+bool assign(Graph &graph, NodeId id, const Node &state)
+{
+    Node *n = graph.node(id);
+    if (!n)
+        return false;
+    for (NodeId in : state.inputNodes())
+        if (!graph.contains(in))
+            return false;
+    graph.setArgs(id, state.args(), state.kwargs());
+    n->name = state.name;
+    n->op = state.op;
+    n->overload = state.overload;
+    n->type = state.type;
+    n->meta = state.meta;
+    n->provenance = state.provenance;
+    n->weightKey = state.weightKey;
+    n->opaqueBody = state.opaqueBody;
+    return true;
+}
+
+bool insertCopy(Graph &graph, const Node &state, NodeId before)
+{
+    return graph.restore(std::make_unique<Node>(state), before);
+}
+
+} // namespace
+
+void EditLog::beginGroup(std::string label)
+{
+    // Recording after an undo drops the undone groups, as any undo stack does.
+    m_groups.resize(m_applied);
+    m_groups.push_back({std::move(label), {}});
+    m_open = true;
+}
+
+void EditLog::endGroup()
+{
+    if (!m_open)
+        return;
+    m_open = false;
+    if (m_groups.back().edits.empty())
+        m_groups.pop_back();
+    else
+        m_applied = m_groups.size();
+}
+
+void EditLog::record(Edit edit)
+{
+    if (!m_open) {
+        beginGroup({});
+        m_groups.back().edits.push_back(std::move(edit));
+        endGroup();
+        return;
+    }
+    m_groups.back().edits.push_back(std::move(edit));
+}
+
+bool revertEdit(Graph &graph, const Edit &edit)
+{
+    switch (edit.kind) {
+    case Edit::Kind::Insert:
+        return graph.erase(edit.node);
+    case Edit::Kind::Erase:
+        return insertCopy(graph, *edit.before, edit.position);
+    case Edit::Kind::Modify:
+        return assign(graph, edit.node, *edit.before);
+    case Edit::Kind::Move:
+        if (!graph.contains(edit.node))
+            return false;
+        graph.moveBefore(edit.node, edit.oldPosition);
+        return true;
+    }
+    return false;
+}
+
+bool replayEdit(Graph &graph, const Edit &edit)
+{
+    switch (edit.kind) {
+    case Edit::Kind::Insert:
+        return insertCopy(graph, *edit.after, edit.position);
+    case Edit::Kind::Erase:
+        return graph.erase(edit.node);
+    case Edit::Kind::Modify:
+        return assign(graph, edit.node, *edit.after);
+    case Edit::Kind::Move:
+        if (!graph.contains(edit.node))
+            return false;
+        graph.moveBefore(edit.node, edit.position);
+        return true;
+    }
+    return false;
+}
+
+bool EditLog::undo(Graph &graph)
+{
+    if (!canUndo())
+        return false;
+    const EditGroup &group = m_groups[m_applied - 1];
+    for (auto it = group.edits.rbegin(); it != group.edits.rend(); ++it)
+        if (!revertEdit(graph, *it))
+            return false;
+    --m_applied;
+    return true;
+}
+
+bool EditLog::redo(Graph &graph)
+{
+    if (!canRedo())
+        return false;
+    for (const Edit &edit : m_groups[m_applied].edits)
+        if (!replayEdit(graph, edit))
+            return false;
+    ++m_applied;
+    return true;
+}
+
+void EditLog::clear()
+{
+    m_groups.clear();
+    m_applied = 0;
+    m_open = false;
+}
+
+} // namespace fusebox

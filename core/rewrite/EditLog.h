@@ -1,0 +1,77 @@
+#pragma once
+
+#include "core/ir/Graph.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace fusebox {
+
+/// One primitive change the rewriter made to a graph, with what it takes to
+/// undo and redo it.
+struct Edit {
+    enum class Kind {
+        Insert, ///< `after` was inserted before `position`
+        Erase,  ///< `before` was removed from before `position`
+        Modify, ///< the node changed from `before` to `after` (args, meta, name, ...)
+        Move,   ///< the node moved from before `oldPosition` to before `position`
+    };
+    Kind kind = Kind::Insert;
+    NodeId node;
+    /// Node state before / after the edit (copies; absent where not meaningful).
+    std::shared_ptr<const Node> before, after;
+    NodeId position, oldPosition;
+};
+
+/// A labelled group of edits: one rewrite of one match, one user action.
+struct EditGroup {
+    std::string label;
+    std::vector<Edit> edits;
+};
+
+/// The record of what the rewriter changed. It drives undo/redo, the
+/// before/after diff, provenance and the report (shared/DESIGN.md).
+///
+/// Contract: undo(graph) must see the graph exactly as the edits left it, and
+/// redo(graph) exactly as the matching undo left it; the rewriter and the
+/// document keep to that by owning the only mutation paths.
+class EditLog {
+public:
+    /// Starts a group; edits recorded until endGroup() belong to it.
+    void beginGroup(std::string label);
+    /// Closes the current group. Empty groups are dropped.
+    void endGroup();
+    bool inGroup() const { return m_open; }
+
+    /// Records an edit into the open group (or a group of its own).
+    void record(Edit edit);
+
+    /// Groups recorded, oldest first.
+    const std::vector<EditGroup> &groups() const { return m_groups; }
+    /// Number of groups currently applied (groups past it were undone).
+    size_t appliedCount() const { return m_applied; }
+    bool canUndo() const { return m_applied > 0 && !m_open; }
+    bool canRedo() const { return m_applied < m_groups.size() && !m_open; }
+
+    /// Reverts the last applied group. Returns false when it cannot (nothing to
+    /// undo, or the graph no longer matches the log).
+    bool undo(Graph &graph);
+    /// Re-applies the first undone group, restoring the same NodeIds.
+    bool redo(Graph &graph);
+
+    /// Forgets everything.
+    void clear();
+
+private:
+    std::vector<EditGroup> m_groups;
+    size_t m_applied = 0;
+    bool m_open = false;
+};
+
+/// Applies the inverse of one edit. Returns false when the graph does not match.
+bool revertEdit(Graph &graph, const Edit &edit);
+/// Applies one edit again.
+bool replayEdit(Graph &graph, const Edit &edit);
+
+} // namespace fusebox

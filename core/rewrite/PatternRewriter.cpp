@@ -1,0 +1,128 @@
+#include "PatternRewriter.h"
+
+namespace fusebox {
+namespace {
+
+std::shared_ptr<const Node> snapshot(const Node &n) { return std::make_shared<const Node>(n); }
+
+} // namespace
+
+PatternRewriter::PatternRewriter(Graph &graph, EditLog *log, RewriteListener *listener)
+    : m_graph(graph), m_log(log), m_listener(listener)
+{
+}
+
+void PatternRewriter::record(Edit edit)
+{
+    if (m_log)
+        m_log->record(std::move(edit));
+}
+
+NodeId PatternRewriter::createOp(std::string op, std::vector<Arg> args, std::vector<NamedArg> kwargs,
+                                 NodeId before, TensorMeta meta, std::string nameHint)
+{
+    NodeId id = m_graph.addOp(std::move(op), std::move(args), std::move(kwargs), std::move(nameHint), before);
+    Node &n = *m_graph.node(id);
+    n.meta = std::move(meta);
+    n.provenance.createdBy = m_createdBy;
+    Edit edit{Edit::Kind::Insert, id, nullptr, snapshot(n), m_graph.next(id), {}};
+    record(std::move(edit));
+    if (m_listener)
+        m_listener->nodeInserted(m_graph, id);
+    return id;
+}
+
+void PatternRewriter::setArgs(NodeId id, std::vector<Arg> args, std::vector<NamedArg> kwargs)
+{
+    const Node *n = m_graph.node(id);
+    if (!n)
+        return;
+    auto before = snapshot(*n);
+    m_graph.setArgs(id, std::move(args), std::move(kwargs));
+    record({Edit::Kind::Modify, id, before, snapshot(*m_graph.node(id)), {}, {}});
+    if (m_listener)
+        m_listener->nodeModified(m_graph, id);
+}
+
+void PatternRewriter::modify(NodeId id, const std::function<void(Node &)> &fn)
+{
+    Node *n = m_graph.node(id);
+    if (!n)
+        return;
+    auto before = snapshot(*n);
+    fn(*n);
+    record({Edit::Kind::Modify, id, before, snapshot(*n), {}, {}});
+    if (m_listener)
+        m_listener->nodeModified(m_graph, id);
+}
+
+void PatternRewriter::replaceAllUsesWith(NodeId from, NodeId to)
+{
+    if (from == to || !m_graph.contains(from) || !m_graph.contains(to))
+        return;
+    std::function<void(Arg &)> rewire = [&](Arg &a) {
+        if (auto *ref = std::get_if<NodeId>(&a.value)) {
+            if (*ref == from)
+                *ref = to;
+        } else if (auto *list = std::get_if<ArgList>(&a.value)) {
+            for (Arg &item : list->items)
+                rewire(item);
+        }
+    };
+    for (NodeId user : m_graph.users(from)) {
+        const Node &u = *m_graph.node(user);
+        std::vector<Arg> args = u.args();
+        std::vector<NamedArg> kwargs = u.kwargs();
+        for (Arg &a : args)
+            rewire(a);
+        for (NamedArg &kw : kwargs)
+            rewire(kw.value);
+        setArgs(user, std::move(args), std::move(kwargs));
+    }
+}
+
+bool PatternRewriter::erase(NodeId id)
+{
+    const Node *n = m_graph.node(id);
+    if (!n || m_graph.useCount(id) != 0)
+        return false;
+    if (m_listener)
+        m_listener->nodeErasing(m_graph, id);
+    Edit edit{Edit::Kind::Erase, id, snapshot(*n), nullptr, m_graph.next(id), {}};
+    m_graph.erase(id);
+    record(std::move(edit));
+    return true;
+}
+
+void PatternRewriter::eraseIfDead(NodeId id)
+{
+    std::vector<NodeId> work{id};
+    while (!work.empty()) {
+        NodeId next = work.back();
+        work.pop_back();
+        const Node *n = m_graph.node(next);
+        if (!n || m_graph.useCount(next) != 0 || n->kind() == NodeKind::Input
+            || n->kind() == NodeKind::Output)
+            continue;
+        std::vector<NodeId> inputs = n->inputNodes();
+        if (erase(next))
+            work.insert(work.end(), inputs.begin(), inputs.end());
+    }
+}
+
+void PatternRewriter::replaceAndErase(NodeId from, NodeId to)
+{
+    replaceAllUsesWith(from, to);
+    eraseIfDead(from);
+}
+
+void PatternRewriter::moveBefore(NodeId id, NodeId before)
+{
+    if (!m_graph.contains(id) || id == before)
+        return;
+    NodeId oldPosition = m_graph.next(id);
+    m_graph.moveBefore(id, before);
+    record({Edit::Kind::Move, id, nullptr, nullptr, before, oldPosition});
+}
+
+} // namespace fusebox

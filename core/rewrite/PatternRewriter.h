@@ -1,0 +1,69 @@
+#pragma once
+
+#include "EditLog.h"
+
+#include "core/ir/Graph.h"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace fusebox {
+
+/// Hears every primitive change the rewriter makes (the GUI and the report
+/// listen; MLIR's RewriterBase::Listener).
+class RewriteListener {
+public:
+    virtual ~RewriteListener() = default;
+    virtual void nodeInserted(const Graph &, NodeId) {}
+    /// Called just before the node is removed, while it is still readable.
+    virtual void nodeErasing(const Graph &, NodeId) {}
+    virtual void nodeModified(const Graph &, NodeId) {}
+};
+
+/// The only way to mutate a graph past import. Every change is recorded in the
+/// EditLog (when one is given) and reported to the listener, so undo/redo, the
+/// diff, provenance and the report all see the same edits.
+class PatternRewriter {
+public:
+    explicit PatternRewriter(Graph &graph, EditLog *log = nullptr, RewriteListener *listener = nullptr);
+
+    Graph &graph() { return m_graph; }
+    const Graph &graph() const { return m_graph; }
+
+    /// Tag written into provenance.createdBy of every node created from now on
+    /// (the match being rewritten, "batch_linear#3").
+    void setCreatedBy(std::string tag) { m_createdBy = std::move(tag); }
+
+    /// Inserts an op call before `before` (before the output node when
+    /// invalid). The name is derived from the op (or nameHint) and made unique.
+    NodeId createOp(std::string op, std::vector<Arg> args, std::vector<NamedArg> kwargs = {},
+                    NodeId before = {}, TensorMeta meta = {}, std::string nameHint = {});
+    /// Replaces a node's arguments.
+    void setArgs(NodeId id, std::vector<Arg> args, std::vector<NamedArg> kwargs = {});
+    /// Changes a node's data fields (meta, type, provenance, name, op) through fn.
+    /// Arguments must be changed with setArgs().
+    void modify(NodeId id, const std::function<void(Node &)> &fn);
+    /// Makes every reader of `from` read `to` instead.
+    void replaceAllUsesWith(NodeId from, NodeId to);
+    /// Replaces `from` by `to` everywhere and erases `from` (and then any of its
+    /// inputs left without users, transitively, except inputs and the output).
+    void replaceAndErase(NodeId from, NodeId to);
+    /// Erases a node without users. Returns false when it has users.
+    bool erase(NodeId id);
+    /// Erases `id` if it has no users, then its inputs that became unused,
+    /// transitively; graph inputs and constants still in use are kept.
+    void eraseIfDead(NodeId id);
+    /// Moves `id` before `before` in program order.
+    void moveBefore(NodeId id, NodeId before);
+
+private:
+    void record(Edit edit);
+
+    Graph &m_graph;
+    EditLog *m_log;
+    RewriteListener *m_listener;
+    std::string m_createdBy;
+};
+
+} // namespace fusebox
