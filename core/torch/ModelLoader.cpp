@@ -1,0 +1,75 @@
+#include "ModelLoader.h"
+
+#include "TorchScriptImporter.h"
+#include "core/io/GraphJson.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+namespace fusebox {
+namespace {
+
+enum class FileKind { Missing, Directory, Zip, Json, Unknown };
+
+FileKind sniff(const std::string &path)
+{
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec))
+        return FileKind::Missing;
+    if (std::filesystem::is_directory(path, ec))
+        return FileKind::Directory;
+    std::ifstream in(path, std::ios::binary);
+    char head[64] = {};
+    in.read(head, sizeof head);
+    std::string start(head, static_cast<size_t>(in.gcount()));
+    if (start.rfind("PK", 0) == 0)
+        return FileKind::Zip;
+    auto first = start.find_first_not_of(" \t\r\n");
+    if (first != std::string::npos && start[first] == '{')
+        return FileKind::Json;
+    return FileKind::Unknown;
+}
+
+std::string lowerExtension(const std::string &path)
+{
+    std::string ext = std::filesystem::path(path).extension().string();
+    std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
+    return ext;
+}
+
+} // namespace
+
+std::vector<std::string> supportedModelExtensions()
+{
+    return {"pt", "pth", "torchscript", "zip", "json"};
+}
+
+Expected<LoadedModel> loadModel(const std::string &path, const LoadOptions &options)
+{
+    TorchScriptImportOptions torchOptions;
+    torchOptions.inputShapes = options.inputShapes;
+    switch (sniff(path)) {
+    case FileKind::Missing:
+        return Error{path + ": no such file"};
+    case FileKind::Directory:
+        return Error{path + ": is a directory, not a model file"};
+    case FileKind::Json: {
+        auto model = loadGraphJson(path);
+        if (model && !options.inputShapes.empty())
+            model->warnings.push_back("--input-shape is ignored for graph JSON (it records its shapes)");
+        return model;
+    }
+    case FileKind::Zip:
+        return importTorchScript(path, torchOptions);
+    case FileKind::Unknown:
+        break;
+    }
+    // Not a zip and not JSON: let the TorchScript reader explain (it recognises
+    // torch.save pickles of the legacy format), unless the extension says JSON.
+    if (lowerExtension(path) == ".json")
+        return loadGraphJson(path);
+    return importTorchScript(path, torchOptions);
+}
+
+} // namespace fusebox

@@ -1,0 +1,196 @@
+#include "TorchScriptImporter.h"
+
+#include "TorchGraphConverter.h"
+#include "TorchShapeInference.h"
+#include "TorchValueConversion.h"
+#include "core/ir/Verifier.h"
+
+#include <caffe2/serialize/inline_container.h>
+#include <torch/csrc/jit/passes/freeze_module.h>
+#include <torch/csrc/jit/passes/inliner.h>
+#include <torch/csrc/jit/serialization/import.h>
+#include <torch/csrc/jit/api/module.h>
+
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <sstream>
+
+namespace fusebox {
+namespace {
+
+namespace jit = torch::jit;
+
+constexpr const char *kInputsFile = "fusebox/inputs.json";
+
+/// libtorch messages carry stack traces and hints on later lines; errors keep one.
+std::string firstLine(std::string_view text)
+{
+    auto end = text.find('\n');
+    std::string line(text.substr(0, end));
+    while (!line.empty() && (line.back() == ' ' || line.back() == '\r'))
+        line.pop_back();
+    return line;
+}
+
+std::string messageOf(const std::exception &e)
+{
+    std::string message = firstLine(e.what());
+    if (const auto *c10error = dynamic_cast<const c10::Error *>(&e))
+        message = firstLine(c10error->what_without_backtrace());
+    // caffe2's CAFFE_ENFORCE prefixes "[enforce fail at file.cc:165] . ".
+    if (message.starts_with("[enforce fail at ")) {
+        auto end = message.find("] ");
+        auto start = end == std::string::npos ? end : message.find_first_not_of(". ", end + 2);
+        if (start != std::string::npos)
+            message.erase(0, start);
+    }
+    return message;
+}
+
+/// What the first bytes of a file say about it, before libtorch sees it.
+std::optional<Error> checkHeader(const std::string &name, std::string_view head)
+{
+    if (head.size() >= 4 && head.substr(0, 4) == std::string_view("PK\x03\x04", 4))
+        return std::nullopt;
+    // Pickle protocol 2+ starts with 0x80: torch.save's legacy (pre-zip) format.
+    if (!head.empty() && static_cast<unsigned char>(head[0]) == 0x80)
+        return Error{name + ": not a TorchScript archive (it looks like a torch.save pickle)"};
+    return Error{name + ": not a model file (not a zip archive)"};
+}
+
+/// Checks the zip's records: TorchScript archives have code/ and constants.pkl,
+/// torch.save archives only data.pkl. The reader's constructor checks the
+/// format version.
+std::optional<Error> checkArchive(const std::string &name,
+                                  const std::function<std::unique_ptr<caffe2::serialize::PyTorchStreamReader>()> &open)
+{
+    std::unique_ptr<caffe2::serialize::PyTorchStreamReader> reader;
+    try {
+        reader = open();
+    } catch (const std::exception &e) {
+        std::string message = messageOf(e);
+        if (message.find("version") != std::string::npos)
+            return Error{name + ": unsupported TorchScript version (" + message + ")"};
+        return Error{name + ": not a model file (unreadable zip archive: " + message + ")"};
+    }
+    bool hasCode = false;
+    for (const std::string &record : reader->getAllRecords())
+        hasCode = hasCode || record.starts_with("code/");
+    if (hasCode && reader->hasRecord("constants.pkl"))
+        return std::nullopt;
+    if (reader->hasRecord("data.pkl"))
+        return Error{name + ": not a TorchScript archive (it looks like a torch.save pickle)"};
+    return Error{name + ": not a TorchScript archive (no code/ or constants.pkl in the zip)"};
+}
+
+using ModuleLoader = std::function<jit::Module(jit::ExtraFilesMap &)>;
+
+Expected<LoadedModel> importModule(const std::string &name, const ModuleLoader &load,
+                                   const TorchScriptImportOptions &options)
+{
+    LoadedModel model;
+    jit::ExtraFilesMap extraFiles{{kInputsFile, ""}};
+    jit::Module module;
+    try {
+        module = load(extraFiles);
+    } catch (const std::exception &e) {
+        std::string message = messageOf(e);
+        if (message.find("version") != std::string::npos)
+            return Error{name + ": unsupported TorchScript version (" + message + ")"};
+        return Error{name + ": cannot load the TorchScript archive (" + message + ")"};
+    }
+
+    try {
+        module.eval();
+        // freeze_module, not torch::jit::freeze: the latter also folds conv/bn,
+        // fuses ops and rewrites linears, and the IR must show the model as written.
+        jit::Module frozen = jit::freeze_module(module);
+        if (!frozen.find_method("forward"))
+            return Error{name + ": the module has no forward method"};
+        std::shared_ptr<jit::Graph> graph = frozen.get_method("forward").graph();
+        jit::Inline(*graph);
+
+        std::vector<torchimport::InputSpec> specs;
+        std::string shapeSource = "none";
+        const std::string &inputsJson = extraFiles[kInputsFile];
+        if (!inputsJson.empty()) {
+            specs = torchimport::parseInputSpecs(name, inputsJson, model.warnings);
+            if (!specs.empty())
+                shapeSource = kInputsFile;
+        }
+        if (!options.inputShapes.empty()) {
+            std::vector<torchimport::InputSpec> given;
+            for (size_t i = 0; i < options.inputShapes.size(); ++i)
+                given.push_back({options.inputShapes[i],
+                                 i < specs.size() ? specs[i].dtype : DType::Float32});
+            specs = std::move(given);
+            shapeSource = "options";
+        }
+        if (!specs.empty())
+            torchimport::inferShapes(graph, specs, options.runExampleForShapes, name, model.warnings);
+
+        torchimport::convertGraph(*graph, &module, name, model.graph, model.warnings);
+        model.graph.metadata["source.format"] = "torchscript";
+        model.graph.metadata["source.path"] = name;
+        model.graph.metadata["source.input_shapes"] = shapeSource;
+    } catch (const std::exception &e) {
+        return Error{name + ": cannot import the TorchScript graph (" + messageOf(e) + ")"};
+    }
+
+    if (auto issues = verify(model.graph); !issues.empty()) {
+        std::string joined;
+        for (const VerifierIssue &issue : issues)
+            joined += (joined.empty() ? "" : "; ") + issue.message;
+        return Error{name + ": importer bug, the imported graph is malformed: " + joined};
+    }
+    return model;
+}
+
+} // namespace
+
+Expected<LoadedModel> importTorchScript(const std::string &path,
+                                        const TorchScriptImportOptions &options)
+{
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec))
+        return Error{path + ": no such file"};
+    if (std::filesystem::is_directory(path, ec))
+        return Error{path + ": not a model file (a directory)"};
+    std::ifstream file(path, std::ios::binary);
+    if (!file)
+        return Error{path + ": cannot be opened for reading"};
+    char head[4] = {};
+    file.read(head, sizeof head);
+    if (auto error = checkHeader(path, std::string_view(head, file.gcount())))
+        return *error;
+    if (auto error = checkArchive(path, [&] {
+            return std::make_unique<caffe2::serialize::PyTorchStreamReader>(path);
+        }))
+        return *error;
+    return importModule(
+        path, [&](jit::ExtraFilesMap &extra) { return jit::load(path, c10::nullopt, extra); },
+        options);
+}
+
+Expected<LoadedModel> importTorchScriptFromBytes(const std::string &bytes,
+                                                 const std::string &displayName,
+                                                 const TorchScriptImportOptions &options)
+{
+    if (auto error = checkHeader(displayName, std::string_view(bytes).substr(0, 4)))
+        return *error;
+    std::istringstream probe(bytes);
+    if (auto error = checkArchive(displayName, [&] {
+            return std::make_unique<caffe2::serialize::PyTorchStreamReader>(&probe);
+        }))
+        return *error;
+    return importModule(
+        displayName,
+        [&](jit::ExtraFilesMap &extra) {
+            std::istringstream in(bytes);
+            return jit::load(in, c10::nullopt, extra);
+        },
+        options);
+}
+
+} // namespace fusebox

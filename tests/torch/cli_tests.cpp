@@ -1,0 +1,122 @@
+// Runs the real fusebox-pass binary the way a user would.
+#include <catch.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <sys/wait.h>
+
+namespace {
+
+struct RunResult {
+    int exitCode = -1;
+    std::string output; // stdout and stderr together
+};
+
+RunResult runPass(const std::string &arguments)
+{
+    std::string command = std::string(FUSEBOX_BINARY_DIR) + "/app/fusebox-pass " + arguments + " 2>&1";
+    RunResult result;
+    FILE *pipe = popen(command.c_str(), "r");
+    REQUIRE(pipe);
+    std::array<char, 4096> buffer;
+    size_t n;
+    while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0)
+        result.output.append(buffer.data(), n);
+    int status = pclose(pipe);
+    result.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return result;
+}
+
+std::string fixture(const std::string &name) { return std::string(FUSEBOX_FIXTURE_DIR) + "/" + name; }
+
+size_t lineCount(const std::string &text)
+{
+    return static_cast<size_t>(std::count(text.begin(), text.end(), '\n'));
+}
+
+} // namespace
+
+TEST_CASE("fusebox-pass inspect prints libtorch's counts for resnet18", "[torch][cli]")
+{
+    std::ifstream expectedFile(fixture("resnet18.expected.json"));
+    REQUIRE(expectedFile);
+    nlohmann::json expected = nlohmann::json::parse(expectedFile);
+
+    RunResult r = runPass("inspect --json " + fixture("resnet18.pt"));
+    INFO(r.output);
+    REQUIRE(r.exitCode == 0);
+    nlohmann::json j = nlohmann::json::parse(r.output);
+    // expected.json holds libtorch's own view of the frozen, inlined graph with
+    // the folding rule applied (tests/fixtures/make_fixtures.py); ops exclude
+    // the input, constant and output nodes.
+    const nlohmann::json &ir = expected.at("ir");
+    nlohmann::json expectedOps = ir.at("histogram");
+    for (const char *kind : {"input", "constant", "output"})
+        expectedOps.erase(kind);
+    CHECK(j.at("nodes") == ir.at("node_count"));
+    CHECK(j.at("op_histogram") == expectedOps);
+    CHECK(j.at("op_histogram").at("aten::_convolution") == 20);
+    CHECK(j.at("outputs").at(0).at("shape") == "[1, 1000]");
+    CHECK(j.at("inputs").at(0).at("shape") == "[1, 3, 224, 224]");
+
+    RunResult text = runPass("inspect " + fixture("resnet18.pt"));
+    REQUIRE(text.exitCode == 0);
+    CHECK(text.output.find("nodes: " + std::to_string(ir.at("node_count").get<int>())) != std::string::npos);
+    CHECK(text.output.find("f32[1, 1000]") != std::string::npos);
+    CHECK(text.output.find("20  aten::_convolution") != std::string::npos);
+}
+
+TEST_CASE("fusebox-pass fails with one line naming the file", "[torch][cli]")
+{
+    for (const std::string name : {"garbage.pt", "pickle.pt", "missing.pt"}) {
+        RunResult r = runPass("inspect " + fixture(name));
+        INFO(r.output);
+        CHECK(r.exitCode == 1);
+        CHECK(lineCount(r.output) == 1);
+        CHECK(r.output.rfind("fusebox-pass inspect: " + fixture(name) + ": ", 0) == 0);
+    }
+    RunResult pickle = runPass("inspect " + fixture("pickle.pt"));
+    CHECK(pickle.output.find("torch.save") != std::string::npos);
+}
+
+TEST_CASE("fusebox-pass usage errors and help", "[torch][cli]")
+{
+    RunResult top = runPass("--help");
+    CHECK(top.exitCode == 0);
+    CHECK(top.output.find("inspect") != std::string::npos);
+    CHECK(top.output.find("convert") != std::string::npos);
+
+    RunResult help = runPass("inspect --help");
+    CHECK(help.exitCode == 0);
+    CHECK(help.output.find("Usage: fusebox-pass inspect MODEL") != std::string::npos);
+
+    CHECK(runPass("frobnicate").exitCode == 2);
+    CHECK(runPass("inspect").exitCode == 2);
+    CHECK(runPass("inspect a.pt --bogus").exitCode == 2);
+    RunResult badShape = runPass("inspect " + fixture("resnet18.pt") + " --input-shape 1,x");
+    CHECK(badShape.exitCode == 1);
+    CHECK(badShape.output.find("--input-shape '1,x'") != std::string::npos);
+    CHECK(runPass("convert " + fixture("resnet18.pt")).exitCode == 2); // -o missing
+}
+
+TEST_CASE("fusebox-pass convert writes graph JSON that inspect reads back", "[torch][cli]")
+{
+    const std::string out = std::string(FUSEBOX_BINARY_DIR) + "/cli_resnet18.json";
+    std::remove(out.c_str());
+    RunResult r = runPass("convert " + fixture("resnet18.pt") + " -o " + out);
+    INFO(r.output);
+    REQUIRE(r.exitCode == 0);
+    CHECK(r.output.find("wrote " + out) != std::string::npos);
+
+    RunResult fromJson = runPass("inspect --json " + out);
+    RunResult fromPt = runPass("inspect --json " + fixture("resnet18.pt"));
+    REQUIRE(fromJson.exitCode == 0);
+    nlohmann::json a = nlohmann::json::parse(fromJson.output), b = nlohmann::json::parse(fromPt.output);
+    CHECK(a.at("op_histogram") == b.at("op_histogram"));
+    CHECK(a.at("nodes") == b.at("nodes"));
+    CHECK(a.at("outputs") == b.at("outputs"));
+}
