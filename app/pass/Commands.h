@@ -1,0 +1,38 @@
+#pragma once
+
+#include "CommandLine.h"
+
+#include "core/torch/ModelLoader.h"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace fusebox::cli {
+
+/// A fusebox-pass subcommand.
+struct Command {
+    std::string name;
+    std::string usage;    ///< "inspect MODEL [--json]"
+    std::string summary;  ///< one line for the command list
+    std::string details;  ///< paragraph for `fusebox-pass CMD --help`
+    std::vector<OptionSpec> options;
+    /// Runs the command on parsed args; returns the process exit code.
+    std::function<int(const ParsedArgs &)> run;
+};
+
+Command inspectCommand();
+Command convertCommand();
+
+/// The --input-shape option every model-reading command takes.
+OptionSpec inputShapeOption();
+/// Reads the model named by the first positional, honouring --input-shape;
+/// prints a one-line error to stderr and returns nullopt on failure.
+std::optional<LoadedModel> loadModelForCommand(const ParsedArgs &args, const std::string &commandName);
+
+/// Exit codes: 0 ok, 1 the input could not be processed, 2 bad usage.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailure = 1;
+inline constexpr int kExitUsage = 2;
+
+} // namespace fusebox::cli

@@ -1,0 +1,70 @@
+// fusebox-pass: the headless Fusebox pass. Links no Qt: it runs where the
+// production pipeline runs.
+#include "Commands.h"
+
+#include <iostream>
+
+using namespace fusebox::cli;
+
+namespace {
+
+std::vector<Command> allCommands()
+{
+    return {inspectCommand(), convertCommand()};
+}
+
+void printTopHelp(std::ostream &out)
+{
+    out << "Usage: fusebox-pass COMMAND [ARGS...]\n\n"
+           "Inspects and rewrites PyTorch model graphs (TorchScript .pt archives and\n"
+           "Fusebox graph JSON) without a GUI.\n\nCommands:\n";
+    for (const Command &c : allCommands()) {
+        std::string left = "  " + c.name;
+        left.resize(14, ' ');
+        out << left << c.summary << "\n";
+    }
+    out << "\n`fusebox-pass COMMAND --help` describes a command.\n"
+           "Exit status: 0 success, 1 the input could not be read or processed, 2 bad usage.\n";
+}
+
+void printCommandHelp(const Command &c, std::ostream &out)
+{
+    out << "Usage: fusebox-pass " << c.usage << "\n\n" << c.details << "\n\nOptions:\n"
+        << formatOptions(c.options) << "  --help                  show this help\n";
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    std::vector<std::string> args(argv + 1, argv + argc);
+    if (args.empty()) {
+        printTopHelp(std::cerr);
+        return kExitUsage;
+    }
+    if (args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+        printTopHelp(std::cout);
+        return kExitOk;
+    }
+    for (const Command &c : allCommands()) {
+        if (c.name != args[0])
+            continue;
+        std::vector<std::string> rest(args.begin() + 1, args.end());
+        for (const std::string &word : rest) {
+            if (word == "--help" || word == "-h") {
+                printCommandHelp(c, std::cout);
+                return kExitOk;
+            }
+        }
+        ParsedArgs parsed;
+        if (auto error = parseArgs(rest, c.options, parsed)) {
+            std::cerr << "fusebox-pass " << c.name << ": " << *error << "\n";
+            printCommandHelp(c, std::cerr);
+            return kExitUsage;
+        }
+        return c.run(parsed);
+    }
+    std::cerr << "fusebox-pass: unknown command '" << args[0] << "'\n\n";
+    printTopHelp(std::cerr);
+    return kExitUsage;
+}
