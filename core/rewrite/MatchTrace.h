@@ -1,0 +1,82 @@
+#pragma once
+
+#include "core/ir/NodeId.h"
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace fusebox {
+
+/// One condition a pattern checked while matching at a node.
+struct Check {
+    /// What was required, in words: "cat dim equals split dim".
+    std::string description;
+    bool passed = false;
+    /// The values seen: "cat dim 0 ≠ split dim 1"; may be empty for a pass.
+    std::string actual;
+    /// Nodes the check is about (marked on the graph by the IDE).
+    std::vector<NodeId> nodes;
+};
+
+/// The record of one match attempt (MLIR's notifyMatchFailure idea). A
+/// pattern's matcher reports each condition through check(); the same code
+/// path serves the driver (Quiet: only counts, nothing is formatted) and the
+/// "why not?" explanation (Explain: every check is kept with its values), so
+/// an explanation can never drift from what the matcher does.
+class MatchTrace {
+public:
+    enum class Mode { Quiet, Explain };
+    explicit MatchTrace(Mode mode = Mode::Quiet) : m_mode(mode) {}
+
+    bool explaining() const { return m_mode == Mode::Explain; }
+
+    /// Records a condition and returns `passed`, so a matcher writes
+    /// `if (!trace.check(ok, "...", [&] { return ...; })) return std::nullopt;`.
+    /// `actual` is a callable returning the std::string of observed values; it
+    /// runs only when explaining, keeping quiet matching free of formatting.
+    template <typename Actual>
+    bool check(bool passed, std::string_view description, Actual &&actual, std::vector<NodeId> nodes = {})
+    {
+        if (passed)
+            ++m_passed;
+        else
+            m_failed = true;
+        if (m_mode == Mode::Explain)
+            m_checks.push_back({std::string(description), passed, std::string(actual()), std::move(nodes)});
+        return passed;
+    }
+    /// A check with no values worth showing.
+    bool check(bool passed, std::string_view description, std::vector<NodeId> nodes = {})
+    {
+        return check(passed, description, [] { return std::string(); }, std::move(nodes));
+    }
+    /// Records a failed condition; returns false.
+    template <typename Actual>
+    bool fail(std::string_view description, Actual &&actual, std::vector<NodeId> nodes = {})
+    {
+        return check(false, description, std::forward<Actual>(actual), std::move(nodes));
+    }
+
+    /// Every check, in order, when explaining; empty when quiet.
+    const std::vector<Check> &checks() const { return m_checks; }
+    /// The first failed check when explaining, or nullptr.
+    const Check *failure() const;
+    /// True once any check failed (both modes).
+    bool failed() const { return m_failed; }
+    /// Number of checks that passed before the first failure: how far the
+    /// attempt got (the near-miss ranking).
+    int progress() const { return m_passed; }
+
+private:
+    Mode m_mode;
+    int m_passed = 0;
+    bool m_failed = false;
+    std::vector<Check> m_checks;
+};
+
+/// "%name" of a node, for check texts.
+class Graph;
+std::string nodeRef(const Graph &graph, NodeId id);
+
+} // namespace fusebox

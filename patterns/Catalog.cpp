@@ -1,0 +1,13 @@
+#include "Catalog.h"
+
+namespace fusebox {
+
+PatternSet builtinCatalog()
+{
+    PatternSet set;
+    addSplitCatPatterns(set);
+    addGroupBatchPatterns(set);
+    return set;
+}
+
+} // namespace fusebox

@@ -1,0 +1,17 @@
+#pragma once
+
+#include "core/rewrite/PatternSet.h"
+
+namespace fusebox {
+
+/// Every built-in Optimus rule under Inductor's name, with Inductor's default
+/// options: the vertical split/cat passes and the horizontal group/batch
+/// fusions, pre- and post-grad. All are enabled; a pass config narrows them.
+PatternSet builtinCatalog();
+
+/// Adds the vertical split/cat rules (patterns/split_cat/).
+void addSplitCatPatterns(PatternSet &set);
+/// Adds the horizontal group/batch fusions (patterns/group_batch/).
+void addGroupBatchPatterns(PatternSet &set);
+
+} // namespace fusebox
