@@ -320,6 +320,36 @@ void Graph::moveBefore(NodeId id, NodeId before)
     link(id, before);
 }
 
+bool Graph::reorder(const std::vector<NodeId> &order)
+{
+    if (order.size() != m_liveCount)
+        return false;
+    std::vector<char> seen(m_slots.size(), 0);
+    for (NodeId id : order) {
+        if (!contains(id) || seen[id.value])
+            return false;
+        seen[id.value] = 1;
+    }
+    NodeId prevId;
+    for (NodeId id : order) {
+        m_slots[id.value].prev = prevId;
+        if (prevId.isValid())
+            m_slots[prevId.value].next = id;
+        prevId = id;
+    }
+    m_first = order.empty() ? NodeId{} : order.front();
+    m_last = prevId;
+    if (m_last.isValid())
+        m_slots[m_last.value].next = {};
+    // Inputs keep their relative order as listed.
+    std::vector<NodeId> inputs;
+    for (NodeId id : order)
+        if (m_slots[id.value].node->kind() == NodeKind::Input)
+            inputs.push_back(id);
+    m_inputs = std::move(inputs);
+    return true;
+}
+
 std::vector<NodeId> Graph::nodeIds() const
 {
     std::vector<NodeId> ids;

@@ -57,6 +57,9 @@ public:
     bool restore(std::unique_ptr<Node> node, NodeId before);
     /// Moves `id` to just before `before` in program order.
     void moveBefore(NodeId id, NodeId before);
+    /// Sets the program order. `order` must list every live node exactly once
+    /// (returns false and changes nothing otherwise).
+    bool reorder(const std::vector<NodeId> &order);
 
     // --- queries ------------------------------------------------------------
     bool contains(NodeId id) const;

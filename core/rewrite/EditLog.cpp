@@ -75,6 +75,8 @@ bool revertEdit(Graph &graph, const Edit &edit)
             return false;
         graph.moveBefore(edit.node, edit.oldPosition);
         return true;
+    case Edit::Kind::Reorder:
+        return graph.reorder(*edit.oldOrder);
     }
     return false;
 }
@@ -93,6 +95,8 @@ bool replayEdit(Graph &graph, const Edit &edit)
             return false;
         graph.moveBefore(edit.node, edit.position);
         return true;
+    case Edit::Kind::Reorder:
+        return graph.reorder(*edit.newOrder);
     }
     return false;
 }

@@ -16,12 +16,14 @@ struct Edit {
         Erase,  ///< `before` was removed from before `position`
         Modify, ///< the node changed from `before` to `after` (args, meta, name, ...)
         Move,   ///< the node moved from before `oldPosition` to before `position`
+        Reorder, ///< the program order changed from `oldOrder` to `newOrder`
     };
     Kind kind = Kind::Insert;
     NodeId node;
     /// Node state before / after the edit (copies; absent where not meaningful).
     std::shared_ptr<const Node> before, after;
     NodeId position, oldPosition;
+    std::shared_ptr<const std::vector<NodeId>> oldOrder, newOrder;
 };
 
 /// A labelled group of edits: one rewrite of one match, one user action.

@@ -164,6 +164,27 @@ std::vector<Subset> independentSubsets(const Graph &graph, std::vector<NodeId> n
     return subsets;
 }
 
+/// Keeps the most telling outcome of a candidate seen by several roots'
+/// searches: grouped beats split-by-dependencies beats too-few, and among
+/// equals the search that saw more candidates.
+void record(std::unordered_map<NodeId, CandidateOutcome> &outcomes, NodeId id, CandidateOutcome outcome)
+{
+    auto rank = [](const CandidateOutcome &o) {
+        switch (o.kind) {
+        case CandidateOutcome::Kind::Grouped: return 2;
+        case CandidateOutcome::Kind::SubsetTooSmall: return 1;
+        case CandidateOutcome::Kind::GroupTooSmall: return 0;
+        }
+        return 0;
+    };
+    auto [it, inserted] = outcomes.try_emplace(id, outcome);
+    if (inserted)
+        return;
+    CandidateOutcome &old = it->second;
+    if (rank(outcome) > rank(old) || (rank(outcome) == rank(old) && outcome.candidates > old.candidates))
+        old = std::move(outcome);
+}
+
 } // namespace
 
 HorizontalSearchResult searchHorizontal(const Graph &graph, const HorizontalPattern &pattern)
@@ -188,28 +209,22 @@ HorizontalSearchResult searchHorizontal(const Graph &graph, const HorizontalPatt
             continue;
         for (auto &[key, candidates] : fusionCandidates(graph, root, fused, keys, maxDepth)) {
             if (candidates.size() < minSize) {
-                for (NodeId c : candidates) {
-                    auto &o = result.outcomes[c];
-                    if (o.kind != CandidateOutcome::Kind::Grouped || o.group < 0)
-                        o = {CandidateOutcome::Kind::GroupTooSmall, key, -1, candidates.size(), 0, {}};
-                }
+                for (NodeId c : candidates)
+                    record(result.outcomes, c, {CandidateOutcome::Kind::GroupTooSmall, key, -1, candidates.size(), 0, {}});
                 continue;
             }
             for (Subset &subset : independentSubsets(graph, candidates, maxSize, position)) {
                 if (subset.members.size() < minSize) {
-                    for (NodeId c : subset.members) {
-                        auto &o = result.outcomes[c];
-                        if (o.group < 0)
-                            o = {CandidateOutcome::Kind::SubsetTooSmall, key, -1, candidates.size(),
-                                 subset.members.size(), subset.conflicts};
-                    }
+                    for (NodeId c : subset.members)
+                        record(result.outcomes, c, {CandidateOutcome::Kind::SubsetTooSmall, key, -1,
+                                                    candidates.size(), subset.members.size(), subset.conflicts});
                     continue;
                 }
                 const int index = static_cast<int>(result.groups.size());
                 for (NodeId m : subset.members) {
                     fused[m.value] = 1;
-                    result.outcomes[m] = {CandidateOutcome::Kind::Grouped, key, index, candidates.size(),
-                                          subset.members.size(), {}};
+                    result.outcomes.insert_or_assign(m, CandidateOutcome{CandidateOutcome::Kind::Grouped, key, index,
+                                                                         candidates.size(), subset.members.size(), {}});
                 }
                 result.groups.push_back({key, std::move(subset.members), root});
             }

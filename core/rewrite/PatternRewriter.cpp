@@ -1,5 +1,7 @@
 #include "PatternRewriter.h"
 
+#include "core/ir/Traversal.h"
+
 namespace fusebox {
 namespace {
 
@@ -123,6 +125,27 @@ void PatternRewriter::moveBefore(NodeId id, NodeId before)
     NodeId oldPosition = m_graph.next(id);
     m_graph.moveBefore(id, before);
     record({Edit::Kind::Move, id, nullptr, nullptr, before, oldPosition});
+}
+
+} // namespace fusebox
+
+namespace fusebox {
+
+bool PatternRewriter::restoreTopologicalOrder()
+{
+    std::vector<NodeId> order = topologicalOrder(m_graph);
+    if (order.size() != m_graph.size())
+        return false;
+    std::vector<NodeId> current = m_graph.nodeIds();
+    if (order == current)
+        return true;
+    m_graph.reorder(order);
+    Edit edit;
+    edit.kind = Edit::Kind::Reorder;
+    edit.oldOrder = std::make_shared<const std::vector<NodeId>>(std::move(current));
+    edit.newOrder = std::make_shared<const std::vector<NodeId>>(std::move(order));
+    record(std::move(edit));
+    return true;
 }
 
 } // namespace fusebox

@@ -56,6 +56,10 @@ public:
     void eraseIfDead(NodeId id);
     /// Moves `id` before `before` in program order.
     void moveBefore(NodeId id, NodeId before);
+    /// Restores a topological program order, keeping the current order wherever
+    /// it is valid (a stable sort, as Inductor's stable_topological_sort).
+    /// Returns false when the graph has a cycle (nothing changes then).
+    bool restoreTopologicalOrder();
 
 private:
     void record(Edit edit);

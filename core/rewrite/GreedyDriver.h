@@ -1,0 +1,112 @@
+#pragma once
+
+#include "EditLog.h"
+#include "Pattern.h"
+#include "PatternSet.h"
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace fusebox {
+
+/// Hears what the driver decides (the GUI's match table and the report both
+/// listen). Every callback is optional.
+class DriverListener {
+public:
+    virtual ~DriverListener() = default;
+    /// A candidate match was found (before any decision on it).
+    virtual void matchFound(const Graph &, const Match &) {}
+    /// A match was skipped because a reviewer rejected it.
+    virtual void matchRejected(const Graph &, const Match &) {}
+    /// A match was rewritten; `group` holds the edits.
+    virtual void rewriteApplied(const Graph &, const Match &, const EditGroup &) {}
+    /// A rewrite failed verification and was undone.
+    virtual void rewriteUndone(const Graph &, const Match &, const std::string &reason) {}
+};
+
+/// Per-pattern counters, like Inductor's `pattern_matcher_count`.
+struct PatternCounters {
+    size_t matched = 0;
+    size_t applied = 0;
+    size_t rejected = 0;
+    size_t failedVerification = 0;
+};
+
+/// What one rewrite did.
+struct AppliedRewrite {
+    std::string label;   ///< "merge_getitem_cat_pass#2"
+    std::string pattern;
+    std::string anchor;  ///< the anchor's name before the rewrite
+    size_t nodesRemoved = 0;
+    size_t nodesAdded = 0;
+};
+
+/// The outcome of a run.
+struct DriverResult {
+    bool converged = false;
+    int rounds = 0;
+    /// Empty when converged; else why not ("still matching after 10 rounds").
+    std::string message;
+    std::map<std::string, PatternCounters> counters;
+    std::vector<AppliedRewrite> rewrites;
+    size_t nodesBefore = 0, nodesAfter = 0;
+    size_t nodesAdded = 0, nodesRemoved = 0;
+};
+
+/// Options of the greedy driver.
+struct DriverOptions {
+    /// Rounds before giving up (MLIR's GreedyRewriteConfig::maxIterations).
+    int maxRounds = 10;
+    /// True for matches a reviewer rejected: they are reported and skipped.
+    std::function<bool(const Graph &, const Match &)> isRejected;
+    /// Checks the graph after each rewrite; a returned message means the
+    /// rewrite broke semantics: it is undone and reported (numeric verifier).
+    std::function<std::optional<std::string>(const Graph &)> verifyRewrite;
+};
+
+/// Applies a pattern set to a fixed point, greedily (MLIR's
+/// GreedyPatternRewriteDriver, with Optimus's horizontal search inside).
+///
+/// Each round collects every candidate (vertical patterns at each node whose
+/// op is a root op; horizontal groups from searchHorizontal), orders them by
+/// benefit (then pattern order, then position: deterministic), and applies
+/// them one by one; a candidate whose nodes an earlier rewrite of the round
+/// touched is re-matched at its anchor (vertical) or left to the next round
+/// (horizontal). A round ends by restoring topological order; the run ends when
+/// a round applies nothing (converged) or after maxRounds (reported). No
+/// rewrite can create a cycle: vertical rewrites are local, horizontal groups
+/// are mutually independent, and the topological sort would detect one.
+class GreedyDriver {
+public:
+    GreedyDriver(const PatternSet &patterns, DriverOptions options = {});
+
+    /// Rewrites graph to a fixed point. Edits go to `log` (one group per
+    /// rewrite, plus one per round's reordering) when given.
+    DriverResult run(Graph &graph, EditLog *log = nullptr, DriverListener *listener = nullptr) const;
+
+    /// Every candidate match on the graph as it is, without rewriting: what the
+    /// first round would consider, in the order it would consider them.
+    std::vector<Match> findMatches(const Graph &graph) const;
+
+    /// Applies one match (found by findMatches on this graph) as one edit group
+    /// and restores topological order. Returns false when it no longer matches.
+    bool apply(Graph &graph, const Match &match, EditLog *log = nullptr) const;
+
+private:
+    std::vector<Match> verticalMatches(const Graph &graph, const VerticalPattern &pattern) const;
+    std::vector<Match> horizontalMatches(const Graph &graph, const HorizontalPattern &pattern) const;
+    void sortMatches(const Graph &graph, std::vector<Match> &matches) const;
+
+    const PatternSet &m_patterns;
+    DriverOptions m_options;
+};
+
+/// A stable description of a match that survives re-import and renames: the
+/// pattern, and for each covered node its op, scope and output shape, plus a
+/// structural hash of the covered subgraph. Rejections are stored by it.
+std::string matchSignature(const Graph &graph, const Match &match);
+
+} // namespace fusebox
