@@ -222,3 +222,38 @@ TEST_CASE("the horizontal search explains why candidates were not grouped", "[re
         CHECK(tooSmall == 7);
     }
 }
+
+#include "core/rewrite/Explainer.h"
+
+TEST_CASE("explain gives the ordered checks with actual values", "[rewrite]")
+{
+    Graph g = toyGraph(3);
+    DoubleNeg neg;
+    BatchToyRelu relu;
+
+    NodeId outer = g.findByName("neg_1"), inner = g.findByName("neg");
+    Explanation fires = explain(g, neg, outer);
+    CHECK(fires.matched);
+    CHECK(fires.summary == "double_neg fires at %neg_1");
+    REQUIRE(fires.checks.size() == 4);
+    CHECK(fires.checks[2].description == "input is a neg");
+    CHECK(fires.checks[2].passed);
+
+    Explanation notHere = explain(g, neg, inner);
+    CHECK_FALSE(notHere.matched);
+    CHECK(notHere.summary == "input is a neg: input %relu is aten::relu");
+
+    Explanation wrongOp = explain(g, neg, g.findByName("cat"));
+    CHECK(wrongOp.summary == "node is a root op of the pattern: %cat is aten::cat; the pattern starts at aten::neg");
+
+    Explanation small = explain(g, relu, g.findByName("relu"));
+    CHECK_FALSE(small.matched);
+    CHECK(small.summary == "candidate group reaches min_fuse_set_size: candidate group of 3 < min_fuse_set_size 5");
+
+    NearMissSummary summary = nearMisses(g, neg);
+    CHECK(summary.attempted == 6);
+    CHECK(summary.matched == 3);
+    REQUIRE(summary.groups.size() == 1);
+    CHECK(summary.groups[0].check == "input is a neg");
+    CHECK(summary.groups[0].nodes.size() == 3);
+}

@@ -1,0 +1,153 @@
+#include "Explainer.h"
+
+#include "MatchUtils.h"
+
+#include <algorithm>
+#include <map>
+
+namespace fusebox {
+namespace {
+
+std::string joinNames(const Graph &graph, const std::vector<NodeId> &ids, size_t limit = 4)
+{
+    std::string text;
+    for (size_t i = 0; i < ids.size() && i < limit; ++i)
+        text += (i ? ", " : "") + nodeRef(graph, ids[i]);
+    if (ids.size() > limit)
+        text += ", ... (" + std::to_string(ids.size()) + " in all)";
+    return text;
+}
+
+void explainGroupOutcome(const Graph &graph, const HorizontalPattern &pattern, NodeId node,
+                         const HorizontalSearchResult &search, MatchTrace &trace)
+{
+    const int64_t minSize = pattern.options().getInt("min_fuse_set_size", search_defaults::kMinFuseSetSize);
+    const int64_t depth = pattern.options().getInt("max_fuse_search_depth", search_defaults::kMaxFuseSearchDepth);
+    auto it = search.outcomes.find(node);
+    if (!trace.check(it != search.outcomes.end(), "found by a root's upward search",
+                     [&] {
+                         return "no node within max_fuse_search_depth " + std::to_string(depth)
+                                + " below it reached it, or it was fused already";
+                     }))
+        return;
+    const CandidateOutcome &o = it->second;
+    trace.check(o.candidates >= static_cast<size_t>(minSize), "candidate group reaches min_fuse_set_size",
+                [&] {
+                    return "candidate group of " + std::to_string(o.candidates)
+                           + (o.candidates >= static_cast<size_t>(minSize) ? " ≥ " : " < ") + "min_fuse_set_size "
+                           + std::to_string(minSize);
+                });
+    if (o.kind == CandidateOutcome::Kind::GroupTooSmall)
+        return;
+    trace.check(o.kind == CandidateOutcome::Kind::Grouped, "independent subset reaches min_fuse_set_size",
+                [&] {
+                    if (o.kind == CandidateOutcome::Kind::Grouped)
+                        return "in a group of " + std::to_string(o.subsetSize) + " independent nodes";
+                    return "dependencies left it in a subset of " + std::to_string(o.subsetSize) + " < "
+                           + std::to_string(minSize) + "; dependent candidates: " + joinNames(graph, o.conflicts);
+                },
+                o.conflicts);
+}
+
+} // namespace
+
+const Check *Explanation::failure() const
+{
+    for (const Check &c : checks)
+        if (!c.passed)
+            return &c;
+    return nullptr;
+}
+
+Explanation explain(const Graph &graph, const Pattern &pattern, NodeId node)
+{
+    return explain(graph, pattern, node, nullptr);
+}
+
+Explanation explain(const Graph &graph, const Pattern &pattern, NodeId node, const HorizontalSearchResult *search)
+{
+    Explanation e;
+    e.pattern = pattern.name();
+    e.node = node;
+    MatchTrace trace(MatchTrace::Mode::Explain);
+    const Node *n = graph.node(node);
+
+    bool ok = trace.check(pattern.unavailableReason().empty(), "pattern can run in this build",
+                          [&] { return pattern.unavailableReason(); });
+    ok = ok && trace.check(n && n->isOp() && pattern.isRootOp(n->op), "node is a root op of the pattern",
+                           [&] {
+                               std::string roots;
+                               for (const std::string &r : pattern.rootOps())
+                                   roots += (roots.empty() ? "" : ", ") + r;
+                               return nodeRef(graph, node) + " is " + (n ? (n->isOp() ? n->op : std::string(toString(n->kind()))) : "missing")
+                                      + "; the pattern starts at " + roots;
+                           }, {node});
+    if (ok) {
+        if (pattern.family() == PatternFamily::Vertical) {
+            auto m = static_cast<const VerticalPattern &>(pattern).match(graph, node, trace);
+            e.matched = m.has_value() && !trace.failed();
+        } else {
+            const auto &h = static_cast<const HorizontalPattern &>(pattern);
+            if (h.key(graph, node, trace) && !trace.failed()) {
+                HorizontalSearchResult local;
+                if (!search) {
+                    local = searchHorizontal(graph, h);
+                    search = &local;
+                }
+                explainGroupOutcome(graph, h, node, *search, trace);
+                e.matched = !trace.failed();
+            }
+        }
+    }
+    e.checks = trace.checks();
+    if (e.matched) {
+        e.summary = pattern.name() + " fires at " + nodeRef(graph, node);
+    } else if (const Check *f = e.failure()) {
+        e.summary = f->description + ": " + (f->actual.empty() ? "failed" : f->actual);
+    }
+    return e;
+}
+
+NearMissSummary nearMisses(const Graph &graph, const Pattern &pattern)
+{
+    NearMissSummary summary;
+    summary.pattern = pattern.name();
+    HorizontalSearchResult search;
+    if (pattern.family() == PatternFamily::Horizontal && pattern.unavailableReason().empty())
+        search = searchHorizontal(graph, static_cast<const HorizontalPattern &>(pattern));
+
+    std::map<std::string, size_t> groupIndex;
+    for (NodeId id = graph.first(); id.isValid(); id = graph.next(id)) {
+        const Node &n = *graph.node(id);
+        if (!n.isOp() || !pattern.isRootOp(n.op))
+            continue;
+        ++summary.attempted;
+        Explanation e = explain(graph, pattern, id, &search);
+        if (e.matched) {
+            ++summary.matched;
+            continue;
+        }
+        const Check *f = e.failure();
+        const std::string check = f ? f->description : "no check failed";
+        auto [it, inserted] = groupIndex.try_emplace(check, summary.groups.size());
+        if (inserted)
+            summary.groups.push_back({check, {}, 0});
+        summary.groups[it->second].nodes.push_back(std::move(e));
+    }
+    auto progress = [](const Explanation &e) {
+        return static_cast<int>(std::count_if(e.checks.begin(), e.checks.end(), [](const Check &c) { return c.passed; }));
+    };
+    for (NearMissGroup &g : summary.groups) {
+        std::stable_sort(g.nodes.begin(), g.nodes.end(),
+                         [&](const Explanation &a, const Explanation &b) { return progress(a) > progress(b); });
+        g.bestProgress = g.nodes.empty() ? 0 : progress(g.nodes.front());
+    }
+    std::stable_sort(summary.groups.begin(), summary.groups.end(), [](const NearMissGroup &a, const NearMissGroup &b) {
+        if (a.bestProgress != b.bestProgress)
+            return a.bestProgress > b.bestProgress;
+        return a.nodes.size() > b.nodes.size();
+    });
+    return summary;
+}
+
+} // namespace fusebox
