@@ -1,0 +1,150 @@
+#include "PassConfig.h"
+
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <sstream>
+
+namespace fusebox {
+
+using nlohmann::json;
+
+namespace {
+
+struct ConfigError {
+    std::string path, message;
+};
+
+std::string describe(const json &j)
+{
+    std::string text = j.dump();
+    if (text.size() > 40)
+        text = text.substr(0, 37) + "...";
+    return std::string(j.type_name()) + " " + text;
+}
+
+std::map<std::string, std::map<std::string, ConfigValue>> readSection(const json &section, const std::string &path)
+{
+    if (!section.is_object())
+        throw ConfigError{path, "expected an object of rule names, found " + describe(section)};
+    std::map<std::string, std::map<std::string, ConfigValue>> rules;
+    for (const auto &[rule, options] : section.items()) {
+        const std::string rulePath = path + "/" + rule;
+        if (!options.is_object())
+            throw ConfigError{rulePath, "expected an object of options, found " + describe(options)};
+        auto &target = rules[rule];
+        for (const auto &[name, value] : options.items()) {
+            if (value.is_boolean())
+                target[name] = value.get<bool>();
+            else if (value.is_number_integer())
+                target[name] = value.get<int64_t>();
+            else if (value.is_number_float())
+                target[name] = value.get<double>();
+            else
+                throw ConfigError{rulePath + "/" + name, "expected a number or bool, found " + describe(value)};
+        }
+    }
+    return rules;
+}
+
+json writeSection(const std::map<std::string, std::map<std::string, ConfigValue>> &section)
+{
+    json j = json::object();
+    for (const auto &[rule, options] : section) {
+        json o = json::object();
+        for (const auto &[name, value] : options)
+            std::visit([&](auto v) { o[name] = v; }, value);
+        j[rule] = std::move(o);
+    }
+    return j;
+}
+
+std::string stringField(const json &object, const std::string &path, const char *key, bool required)
+{
+    auto it = object.find(key);
+    if (it == object.end()) {
+        if (required)
+            throw ConfigError{path + "/" + key, "missing"};
+        return {};
+    }
+    if (!it->is_string())
+        throw ConfigError{path + "/" + key, "expected a string, found " + describe(*it)};
+    return it->get<std::string>();
+}
+
+} // namespace
+
+Expected<PassConfig> readPassConfig(const std::string &text, const std::string &sourceName)
+{
+    json root;
+    try {
+        root = json::parse(text);
+    } catch (const json::parse_error &e) {
+        std::string what = e.what();
+        auto colon = what.rfind(": ");
+        return Error{sourceName + ": invalid JSON at byte " + std::to_string(e.byte) + ": "
+                     + (colon == std::string::npos ? what : what.substr(colon + 2))};
+    }
+    PassConfig config;
+    try {
+        if (!root.is_object())
+            throw ConfigError{"", "expected an object, found " + describe(root)};
+        for (const auto &[key, value] : root.items()) {
+            if (key == "pre_grad_fusion_options")
+                config.preGradFusionOptions = readSection(value, "/" + key);
+            else if (key == "post_grad_fusion_options")
+                config.postGradFusionOptions = readSection(value, "/" + key);
+            else if (key == "rejected") {
+                if (!value.is_array())
+                    throw ConfigError{"/rejected", "expected an array, found " + describe(value)};
+                for (size_t i = 0; i < value.size(); ++i) {
+                    const std::string path = "/rejected/" + std::to_string(i);
+                    if (!value[i].is_object())
+                        throw ConfigError{path, "expected an object, found " + describe(value[i])};
+                    config.rejected.push_back({stringField(value[i], path, "pattern", true),
+                                               stringField(value[i], path, "signature", true),
+                                               stringField(value[i], path, "anchor", false)});
+                }
+            } else if (key != "format" && key != "version" && key != "comment") {
+                throw ConfigError{"/" + key, "unknown section (expected pre_grad_fusion_options, "
+                                             "post_grad_fusion_options or rejected)"};
+            }
+        }
+    } catch (const ConfigError &e) {
+        return Error{sourceName + ": " + (e.path.empty() ? "/" : e.path) + ": " + e.message};
+    }
+    return config;
+}
+
+Expected<PassConfig> loadPassConfig(const std::string &path)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        return Error{path + ": cannot open for reading"};
+    std::ostringstream text;
+    text << in.rdbuf();
+    return readPassConfig(text.str(), path);
+}
+
+std::string writePassConfig(const PassConfig &config)
+{
+    json root;
+    root["pre_grad_fusion_options"] = writeSection(config.preGradFusionOptions);
+    root["post_grad_fusion_options"] = writeSection(config.postGradFusionOptions);
+    json rejected = json::array();
+    for (const RejectedMatch &r : config.rejected)
+        rejected.push_back({{"pattern", r.pattern}, {"signature", r.signature}, {"anchor", r.anchor}});
+    root["rejected"] = std::move(rejected);
+    return root.dump(2) + "\n";
+}
+
+Status savePassConfig(const PassConfig &config, const std::string &path)
+{
+    std::ofstream out(path, std::ios::binary);
+    if (!out)
+        return Error{path + ": cannot open for writing"};
+    out << writePassConfig(config);
+    return out ? Status::ok() : Status(Error{path + ": write failed"});
+}
+
+} // namespace fusebox

@@ -1,0 +1,97 @@
+#include "core/io/PassConfig.h"
+#include "core/ir/Spelling.h"
+#include "patterns/PassConfiguration.h"
+
+#include <catch.hpp>
+
+using namespace fusebox;
+
+namespace {
+
+class Dummy final : public HorizontalPattern {
+public:
+    Dummy(std::string name, PassStage stage) : HorizontalPattern(std::move(name), stage, 1, {"aten::relu"}, "dummy") {}
+    std::optional<std::string> key(const Graph &, NodeId, MatchTrace &) const override { return std::nullopt; }
+    void fuse(PatternRewriter &, const std::vector<NodeId> &) const override {}
+};
+
+PatternSet dummySet()
+{
+    PatternSet set;
+    set.add(std::make_unique<Dummy>("batch_linear", PassStage::PreGrad));
+    set.add(std::make_unique<Dummy>("batch_relu", PassStage::PreGrad));
+    set.add(std::make_unique<Dummy>("batch_aten_relu", PassStage::PostGrad));
+    return set;
+}
+
+} // namespace
+
+TEST_CASE("pass configs read Inductor's shape and round-trip", "[io]")
+{
+    auto config = readPassConfig(R"({
+      "pre_grad_fusion_options": {"batch_linear": {"min_fuse_set_size": 3, "fuse_nodes_with_same_users": true}},
+      "post_grad_fusion_options": {"batch_aten_relu": {}},
+      "rejected": [{"pattern": "batch_relu", "signature": "batch_relu|aten::relu|tower|00ff", "anchor": "relu_3"}]})",
+                                 "passes.json");
+    REQUIRE(config.hasValue());
+    CHECK(std::get<int64_t>(config->preGradFusionOptions["batch_linear"]["min_fuse_set_size"]) == 3);
+    CHECK(std::get<bool>(config->preGradFusionOptions["batch_linear"]["fuse_nodes_with_same_users"]));
+    REQUIRE(config->rejected.size() == 1);
+    CHECK(config->rejected[0].anchor == "relu_3");
+    auto back = readPassConfig(writePassConfig(*config), "again.json");
+    REQUIRE(back.hasValue());
+    CHECK(*back == *config);
+}
+
+TEST_CASE("pass config errors name the JSON path", "[io]")
+{
+    auto bad = readPassConfig(R"({"pre_grad_fusion_options": {"batch_linear": {"min_fuse_set_size": "5"}}})", "p.json");
+    REQUIRE_FALSE(bad.hasValue());
+    CHECK(bad.error().message
+          == "p.json: /pre_grad_fusion_options/batch_linear/min_fuse_set_size: expected a number or bool, found string \"5\"");
+    auto section = readPassConfig(R"({"pre_grad_options": {}})", "p.json");
+    REQUIRE_FALSE(section.hasValue());
+    CHECK(section.error().message
+          == "p.json: /pre_grad_options: unknown section (expected pre_grad_fusion_options, post_grad_fusion_options or rejected)");
+    auto rejected = readPassConfig(R"({"rejected": [{"pattern": "x"}]})", "p.json");
+    REQUIRE_FALSE(rejected.hasValue());
+    CHECK(rejected.error().message == "p.json: /rejected/0/signature: missing");
+}
+
+TEST_CASE("configuring patterns enables what the config names", "[patterns]")
+{
+    PatternSet set = dummySet();
+    PassConfig config;
+    config.preGradFusionOptions["batch_linear"]["min_fuse_set_size"] = int64_t(3);
+    REQUIRE(configurePatterns(set, config).isOk());
+    CHECK(set.isEnabled("batch_linear"));
+    CHECK_FALSE(set.isEnabled("batch_relu"));
+    CHECK(set.find("batch_linear")->options().getInt("min_fuse_set_size") == 3);
+    CHECK(set.find("batch_relu")->options().getInt("min_fuse_set_size") == 5);
+
+    PassConfig exported = passConfigFor(set);
+    CHECK(exported.preGradFusionOptions.size() == 1);
+    CHECK(std::get<int64_t>(exported.preGradFusionOptions["batch_linear"]["max_fuse_set_size"]) == 300);
+
+    PassConfig typo;
+    typo.preGradFusionOptions["batch_lienar"] = {};
+    CHECK(configurePatterns(set, typo).error().message
+          == "pre_grad_fusion_options/batch_lienar: unknown rule (did you mean 'batch_linear'?)");
+    PassConfig wrongStage;
+    wrongStage.preGradFusionOptions["batch_aten_relu"] = {};
+    CHECK(configurePatterns(set, wrongStage).error().message
+          == "pre_grad_fusion_options/batch_aten_relu: is a post_grad rule; list it under post_grad_fusion_options");
+    PassConfig badOption;
+    badOption.preGradFusionOptions["batch_relu"]["min_fuse_size"] = int64_t(2);
+    CHECK(configurePatterns(set, badOption).error().message
+          == "pre_grad_fusion_options/batch_relu/min_fuse_size: unknown option (did you mean 'min_fuse_set_size'?); "
+             "batch_relu takes: max_fuse_search_depth, max_fuse_set_size, min_fuse_set_size");
+}
+
+TEST_CASE("spelling suggestions", "[ir]")
+{
+    CHECK(editDistance("kitten", "sitting") == 3);
+    CHECK(closestMatches("aten::lienar", {"aten::linear", "aten::bilinear", "aten::relu"})
+          == std::vector<std::string>{"aten::linear", "aten::bilinear"});
+    CHECK(didYouMean("zzz", {"aten::relu"}).empty());
+}
