@@ -26,6 +26,10 @@ public:
     Graph(Graph &&) noexcept = default;
     Graph &operator=(Graph &&) noexcept = default;
 
+    /// A deep copy with the same NodeIds, names and order; weight payloads
+    /// are shared (they are immutable).
+    Graph clone() const;
+
     /// Free-form facts about the graph: "source.format", "source.path", ...
     std::map<std::string, std::string> metadata;
 

@@ -138,3 +138,18 @@ TEST_CASE("tensor meta and arg text", "[ir]")
     CHECK(Arg::list({int64_t(1)}, ArgList::Kind::Tuple).toString() == "(1,)");
     CHECK(Arg(Device{"cuda", 0}).toString() == "device(type='cuda', index=0)");
 }
+
+#include "core/ir/GraphCompare.h"
+
+TEST_CASE("clone is deep and keeps ids", "[ir]")
+{
+    Graph g = test::splitReluCatGraph();
+    Graph c = g.clone();
+    CHECK_FALSE(firstDifference(g, c).has_value());
+    CHECK(c.findByName("head") == g.findByName("head"));
+    c.node(c.findByName("head"))->name = "renamed";
+    CHECK(g.node(g.findByName("head"))->name == "head");
+    c.replaceAllUsesWith(c.findByName("cat"), c.findByName("x"));
+    CHECK(g.users(g.findByName("cat")).size() == 1);
+    CHECK(verify(c).empty());
+}
