@@ -77,26 +77,7 @@ Graph::Slot *Graph::slot(NodeId id)
     return &m_slots[id.value];
 }
 
-const Graph Graph::clone() const
-{
-    Graph copy;
-    copy.metadata = metadata;
-    copy.m_slots.reserve(m_slots.size());
-    for (const Slot &s : m_slots)
-        copy.m_slots.push_back(Slot{s.node ? std::make_unique<Node>(*s.node) : nullptr, s.prev, s.next, s.users});
-    copy.m_byName = m_byName;
-    copy.m_nameCounters = m_nameCounters;
-    copy.m_inputs = m_inputs;
-    copy.m_output = m_output;
-    copy.m_first = m_first;
-    copy.m_last = m_last;
-    copy.m_liveCount = m_liveCount;
-    copy.m_edgeCount = m_edgeCount;
-    copy.m_weights = m_weights;
-    return copy;
-}
-
-Graph::Slot *Graph::slot(NodeId id) const
+const Graph::Slot *Graph::slot(NodeId id) const
 {
     return const_cast<Graph *>(this)->slot(id);
 }
