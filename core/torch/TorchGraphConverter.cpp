@@ -18,18 +18,6 @@ namespace {
 
 namespace jit = torch::jit;
 
-/// Identifier-like text: every character outside [A-Za-z0-9_] becomes '_'.
-std::string sanitize(std::string_view text)
-{
-    std::string out(text);
-    for (char &c : out)
-        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_')
-            c = '_';
-    if (out.empty() || std::isdigit(static_cast<unsigned char>(out.front())))
-        out.insert(out.begin(), '_');
-    return out;
-}
-
 bool allDigits(std::string_view text)
 {
     return !text.empty()
@@ -44,7 +32,7 @@ std::string inputName(const jit::Value &value)
     if (auto dot = name.rfind('.'); dot != std::string::npos && dot > 0
                                     && allDigits(std::string_view(name).substr(dot + 1)))
         name.resize(dot);
-    return sanitize(name);
+    return sanitizeIdentifier(name);
 }
 
 /// "self.layer1.0.conv1.weight" -> "layer1_0_conv1_weight"; anonymous
@@ -54,7 +42,7 @@ std::string constantName(const jit::Value &value)
     if (!value.hasDebugName())
         return "_tensor_constant";
     std::string name = value.debugName();
-    return sanitize(std::string_view(name).substr(name.starts_with("self.") ? 5 : 0));
+    return sanitizeIdentifier(std::string_view(name).substr(name.starts_with("self.") ? 5 : 0));
 }
 
 /// True when a schema argument is a ScalarType (or ScalarType?), whose int

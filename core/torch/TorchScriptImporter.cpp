@@ -21,33 +21,6 @@ namespace {
 
 namespace jit = torch::jit;
 
-constexpr const char *kInputsFile = "fusebox/inputs.json";
-
-/// libtorch messages carry stack traces and hints on later lines; errors keep one.
-std::string firstLine(std::string_view text)
-{
-    auto end = text.find('\n');
-    std::string line(text.substr(0, end));
-    while (!line.empty() && (line.back() == ' ' || line.back() == '\r'))
-        line.pop_back();
-    return line;
-}
-
-std::string messageOf(const std::exception &e)
-{
-    std::string message = firstLine(e.what());
-    if (const auto *c10error = dynamic_cast<const c10::Error *>(&e))
-        message = firstLine(c10error->what_without_backtrace());
-    // caffe2's CAFFE_ENFORCE prefixes "[enforce fail at file.cc:165] . ".
-    if (message.starts_with("[enforce fail at ")) {
-        auto end = message.find("] ");
-        auto start = end == std::string::npos ? end : message.find_first_not_of(". ", end + 2);
-        if (start != std::string::npos)
-            message.erase(0, start);
-    }
-    return message;
-}
-
 /// What the first bytes of a file say about it, before libtorch sees it.
 std::optional<Error> checkHeader(const std::string &name, std::string_view head)
 {
@@ -69,7 +42,7 @@ std::optional<Error> checkArchive(const std::string &name,
     try {
         reader = open();
     } catch (const std::exception &e) {
-        std::string message = messageOf(e);
+        std::string message = torchimport::oneLineMessage(e);
         if (message.find("version") != std::string::npos)
             return Error{name + ": unsupported TorchScript version (" + message + ")"};
         return Error{name + ": not a model file (unreadable zip archive: " + message + ")"};
@@ -90,12 +63,12 @@ Expected<LoadedModel> importModule(const std::string &name, const ModuleLoader &
                                    const TorchScriptImportOptions &options)
 {
     LoadedModel model;
-    jit::ExtraFilesMap extraFiles{{kInputsFile, ""}};
+    jit::ExtraFilesMap extraFiles{{torchimport::kInputSpecsFile, ""}};
     jit::Module module;
     try {
         module = load(extraFiles);
     } catch (const std::exception &e) {
-        std::string message = messageOf(e);
+        std::string message = torchimport::oneLineMessage(e);
         if (message.find("version") != std::string::npos)
             return Error{name + ": unsupported TorchScript version (" + message + ")"};
         return Error{name + ": cannot load the TorchScript archive (" + message + ")"};
@@ -113,11 +86,11 @@ Expected<LoadedModel> importModule(const std::string &name, const ModuleLoader &
 
         std::vector<torchimport::InputSpec> specs;
         std::string shapeSource = "none";
-        const std::string &inputsJson = extraFiles[kInputsFile];
+        const std::string &inputsJson = extraFiles[torchimport::kInputSpecsFile];
         if (!inputsJson.empty()) {
             specs = torchimport::parseInputSpecs(name, inputsJson, model.warnings);
             if (!specs.empty())
-                shapeSource = kInputsFile;
+                shapeSource = torchimport::kInputSpecsFile;
         }
         if (!options.inputShapes.empty()) {
             std::vector<torchimport::InputSpec> given;
@@ -135,7 +108,7 @@ Expected<LoadedModel> importModule(const std::string &name, const ModuleLoader &
         model.graph.metadata["source.path"] = name;
         model.graph.metadata["source.input_shapes"] = shapeSource;
     } catch (const std::exception &e) {
-        return Error{name + ": cannot import the TorchScript graph (" + messageOf(e) + ")"};
+        return Error{name + ": cannot import the TorchScript graph (" + torchimport::oneLineMessage(e) + ")"};
     }
 
     if (auto issues = verify(model.graph); !issues.empty()) {

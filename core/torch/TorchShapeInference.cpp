@@ -18,14 +18,6 @@ namespace {
 
 namespace jit = torch::jit;
 
-std::string firstLine(const std::exception &e)
-{
-    std::string_view text = e.what();
-    if (const auto *c10error = dynamic_cast<const c10::Error *>(&e))
-        text = c10error->what_without_backtrace();
-    return std::string(text.substr(0, text.find('\n')));
-}
-
 /// Runs one node on concrete inputs; the containers the importer folds are
 /// built here because libtorch runs them as interpreter instructions, not ops.
 std::vector<c10::IValue> runNode(const jit::Node &node, std::vector<c10::IValue> inputs)
@@ -134,7 +126,7 @@ private:
             if (m_firstFailure.empty())
                 m_firstFailure = (node.outputs().empty() ? std::string("a node")
                                                          : "%" + node.output(0)->debugName())
-                                 + " (" + node.kind().toQualString() + "): " + firstLine(e);
+                                 + " (" + node.kind().toQualString() + "): " + oneLineMessage(e);
         }
         if (!outputs || outputs->size() != node.outputs().size())
             return;
@@ -202,6 +194,16 @@ void refineByRunning(jit::Graph &graph, const std::vector<std::pair<jit::Value *
 
 } // namespace
 
+std::string formatInputSpecs(const std::vector<std::string> &names, const std::vector<InputSpec> &specs)
+{
+    nlohmann::json inputs = nlohmann::json::array();
+    for (size_t i = 0; i < specs.size(); ++i)
+        inputs.push_back({{"name", i < names.size() ? names[i] : "input" + std::to_string(i)},
+                          {"shape", specs[i].shape},
+                          {"dtype", std::string(shortName(specs[i].dtype))}});
+    return nlohmann::json{{"inputs", inputs}}.dump();
+}
+
 std::vector<InputSpec> parseInputSpecs(const std::string &displayName, const std::string &json,
                                        std::vector<std::string> &warnings)
 {
@@ -221,7 +223,7 @@ std::vector<InputSpec> parseInputSpecs(const std::string &displayName, const std
             specs.push_back(std::move(spec));
         }
     } catch (const std::exception &e) {
-        warnings.push_back(displayName + ": fusebox/inputs.json ignored: " + firstLine(e));
+        warnings.push_back(displayName + ": fusebox/inputs.json ignored: " + oneLineMessage(e));
         return {};
     }
     return specs;
@@ -251,11 +253,19 @@ void inferShapes(const std::shared_ptr<jit::Graph> &graph, const std::vector<Inp
         }
         jit::PropagateInputShapes(graph);
     } catch (const std::exception &e) {
-        warnings.push_back(displayName + ": shape propagation failed (" + firstLine(e)
+        warnings.push_back(displayName + ": shape propagation failed (" + oneLineMessage(e)
                            + "); some shapes stay unknown");
     }
     if (runExample && examples.size() == inputs.size())
         refineByRunning(*graph, examples, displayName, warnings);
+}
+
+std::string findFailingNode(jit::Graph &graph, const std::vector<at::Tensor> &inputs)
+{
+    std::vector<std::pair<jit::Value *, at::Tensor>> examples;
+    for (size_t i = 0; i < inputs.size() && i < graph.inputs().size(); ++i)
+        examples.emplace_back(graph.inputs()[i], inputs[i]);
+    return ExampleRun(graph, examples).run();
 }
 
 } // namespace fusebox::torchimport

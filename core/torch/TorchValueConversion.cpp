@@ -9,6 +9,7 @@
 
 #include <regex>
 
+#include <cctype>
 #include <cstring>
 
 namespace fusebox::torchimport {
@@ -111,6 +112,27 @@ Weight weightFromTensor(const at::Tensor &tensor)
     if (bytes)
         std::memcpy(weight.data.data(), contiguous.data_ptr(), bytes);
     return weight;
+}
+
+at::Tensor tensorFromWeight(const Weight &weight, const std::string &what)
+{
+    auto scalar = toScalarType(weight.meta.dtype);
+    if (!scalar)
+        throw std::runtime_error(what + ": dtype " + std::string(shortName(weight.meta.dtype))
+                                 + " has no libtorch type");
+    if (!weight.meta.hasStaticShape())
+        throw std::runtime_error(what + ": shape " + weight.meta.shapeString() + " is not static");
+    std::vector<int64_t> sizes;
+    for (const Dim &d : *weight.meta.shape)
+        sizes.push_back(std::get<int64_t>(d));
+    at::Tensor tensor = at::empty(sizes, at::TensorOptions().dtype(*scalar));
+    const size_t bytes = tensor.numel() * tensor.element_size();
+    if (bytes != weight.data.size())
+        throw std::runtime_error(what + ": " + std::to_string(weight.data.size()) + " bytes for "
+                                 + weight.meta.toString() + ", which needs " + std::to_string(bytes));
+    if (bytes)
+        std::memcpy(tensor.data_ptr(), weight.data.data(), bytes);
+    return tensor;
 }
 
 std::optional<Arg> literalFromIValue(const c10::IValue &value)
@@ -306,6 +328,35 @@ std::string describeLocation(const SourceLocation &location)
     if (!location.isKnown())
         return "an unknown location";
     return location.file + ":" + std::to_string(location.line);
+}
+
+std::string sanitizeIdentifier(std::string_view text)
+{
+    std::string out(text);
+    for (char &c : out)
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_')
+            c = '_';
+    if (out.empty() || std::isdigit(static_cast<unsigned char>(out.front())))
+        out.insert(out.begin(), '_');
+    return out;
+}
+
+std::string oneLineMessage(const std::exception &e)
+{
+    std::string_view text = e.what();
+    if (const auto *c10error = dynamic_cast<const c10::Error *>(&e))
+        text = c10error->what_without_backtrace();
+    std::string message(text.substr(0, text.find('\n')));
+    while (!message.empty() && (message.back() == ' ' || message.back() == '\r'))
+        message.pop_back();
+    // caffe2's CAFFE_ENFORCE prefixes "[enforce fail at file.cc:165] . ".
+    if (message.starts_with("[enforce fail at ")) {
+        auto end = message.find("] ");
+        auto start = end == std::string::npos ? end : message.find_first_not_of(". ", end + 2);
+        if (start != std::string::npos)
+            message.erase(0, start);
+    }
+    return message;
 }
 
 } // namespace fusebox::torchimport

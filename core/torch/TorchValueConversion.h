@@ -10,8 +10,10 @@
 #include "core/ir/WeightStore.h"
 
 #include <cstdint>
+#include <exception>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -43,6 +45,10 @@ TensorMeta metaFromType(const c10::TensorType &type);
 TensorMeta metaFromTensor(const at::Tensor &tensor);
 /// The tensor as a contiguous CPU payload (bytes in row-major order).
 Weight weightFromTensor(const at::Tensor &tensor);
+/// A CPU tensor holding a copy of the payload (the inverse of weightFromTensor).
+/// Throws std::runtime_error (one line, naming `what`) when the dtype has no
+/// libtorch type, the shape is not static, or the byte count does not match.
+at::Tensor tensorFromWeight(const Weight &weight, const std::string &what);
 
 /// A non-tensor constant as a literal Arg: None, bool, int, float, str,
 /// Device, lists and tuples of those (recursively). Returns nullopt for
@@ -79,5 +85,13 @@ std::string modulePathFromScope(const std::string &scope);
 
 /// "file:line" of a node's source location, or "an unknown location".
 std::string describeLocation(const SourceLocation &location);
+
+/// Identifier-like text: every character outside [A-Za-z0-9_] becomes '_',
+/// and a leading digit (or empty text) gets a '_' in front.
+std::string sanitizeIdentifier(std::string_view text);
+
+/// The first line of an exception's message, without libtorch's stack trace
+/// (c10::Error) or caffe2's "[enforce fail at file.cc:165] . " prefix.
+std::string oneLineMessage(const std::exception &e);
 
 } // namespace fusebox::torchimport
