@@ -1,0 +1,208 @@
+#include "BatchPointwisePreGrad.h"
+
+#include "GroupBatchUtils.h"
+
+#include "core/rewrite/MatchUtils.h"
+
+namespace fusebox::group_batch {
+namespace {
+
+struct UnaryInfo {
+    const char *name;
+    std::vector<std::string> ops;
+    int benefit;
+    const char *description;
+};
+
+UnaryInfo unaryInfo(BatchPointwiseOpsPreGradFusion::Op op)
+{
+    using Op = BatchPointwiseOpsPreGradFusion::Op;
+    switch (op) {
+    case Op::Tanh:
+        return {"batch_tanh", {"aten::tanh"}, 20,
+                "Fuses independent tanh ops with equal input shapes into one tanh over the stacked inputs."};
+    case Op::Sigmoid:
+        return {"batch_sigmoid", {"aten::sigmoid"}, 20,
+                "Fuses independent sigmoid ops with equal input shapes into one sigmoid over the stacked inputs."};
+    case Op::Relu:
+        break;
+    }
+    return {"batch_relu", {"aten::relu", "aten::relu_"}, 20,
+            "Fuses independent relu ops with equal input shapes (and in-place flag) into one relu over the "
+            "stacked inputs."};
+}
+
+/// A scalar argument of a math op: schema position, name, the keyword FX may
+/// use instead, and the value taken when absent.
+struct ScalarParam {
+    size_t index;
+    const char *name;
+    const char *altName;
+    Arg fallback;
+};
+
+struct MathInfo {
+    const char *name;
+    const char *op;
+    const char *description;
+    std::vector<ScalarParam> params;
+};
+
+MathInfo mathInfo(BatchMathOpsPreGradFusion::Op op)
+{
+    using Op = BatchMathOpsPreGradFusion::Op;
+    switch (op) {
+    case Op::Detach:
+        return {"batch_detach", "aten::detach",
+                "Fuses independent detach ops with equal input shapes and first user into one detach over the "
+                "stacked inputs.",
+                {}};
+    case Op::NanToNum:
+        return {"batch_nan_to_num", "aten::nan_to_num",
+                "Fuses independent nan_to_num ops with equal input shapes, replacement values and first user into "
+                "one nan_to_num over the stacked inputs.",
+                {{1, "nan", "", NoneArg{}}, {2, "posinf", "", NoneArg{}}, {3, "neginf", "", NoneArg{}}}};
+    case Op::Clamp:
+        return {"batch_clamp", "aten::clamp",
+                "Fuses independent clamps with equal input shapes, bounds and first user into one clamp over the "
+                "stacked inputs.",
+                {{1, "min", "", NoneArg{}}, {2, "max", "", NoneArg{}}}};
+    case Op::Dropout:
+        break;
+    }
+    // F.dropout's defaults: p=0.5, training=True.
+    return {"batch_dropout", "aten::dropout",
+            "Fuses independent dropouts with equal input shapes, p, train flag and first user into one dropout over "
+            "the stacked inputs.",
+            {{1, "p", "", 0.5}, {2, "train", "training", true}}};
+}
+
+/// The input operand and its static shape, after checking op, output metadata and shape.
+std::optional<std::pair<NodeId, std::vector<int64_t>>> unaryInput(const Graph &graph, NodeId id,
+                                                                  const std::vector<std::string> &ops,
+                                                                  MatchTrace &trace)
+{
+    if (!checkOp(graph, id, ops, trace) || !checkOutputMeta(graph, id, trace))
+        return std::nullopt;
+    NodeId input = tensorOperand(graph, id, 0, "input", "input", trace, "self");
+    if (!input.isValid())
+        return std::nullopt;
+    auto shape = staticShapeOf(graph, input, "input", trace);
+    if (!shape)
+        return std::nullopt;
+    return std::make_pair(input, std::move(*shape));
+}
+
+NodeId inputOf(const Graph &graph, NodeId id)
+{
+    const Node &n = *graph.node(id);
+    const Arg *a = argAt(n, 0, "input");
+    if (!a)
+        a = n.kwarg("self");
+    return a->node();
+}
+
+/// stack(inputs, 0) -> spec (whose first arg is filled in) -> unbind(0) -> getitems.
+void stackApplyUnbind(PatternRewriter &rewriter, const std::vector<NodeId> &group, NewOp spec)
+{
+    const Graph &graph = rewriter.graph();
+    std::vector<NodeId> inputs;
+    for (NodeId id : group)
+        inputs.push_back(inputOf(graph, id));
+    const Node &x0 = *graph.node(inputs.front());
+    const std::vector<int64_t> shape = *staticShape(x0);
+    const DType dtype = x0.meta.dtype;
+    const std::string device = x0.meta.device;
+    const NodeId before = group.front();
+    NodeId x = emitStack(rewriter, before, inputs, 0, shape, dtype, device);
+    std::vector<int64_t> stacked = shape;
+    stacked.insert(stacked.begin(), static_cast<int64_t>(group.size()));
+    spec.args.insert(spec.args.begin(), Arg(x));
+    // The member's own dtype: the op may change it (none of these do today).
+    const DType outType = graph.node(group.front())->meta.dtype != DType::Unknown ? graph.node(group.front())->meta.dtype
+                                                                                   : dtype;
+    spec.meta = tensorMeta(outType, stacked, device);
+    NodeId y = emit(rewriter, before, std::move(spec), before);
+    emitListAndReplace(rewriter, before, {"aten::unbind", "int", {y, int64_t(0)}, {}}, group,
+                       std::vector<std::vector<int64_t>>(group.size(), shape), outType, device);
+}
+
+} // namespace
+
+BatchPointwiseOpsPreGradFusion::BatchPointwiseOpsPreGradFusion(Op op)
+    : HorizontalPattern(unaryInfo(op).name, PassStage::PreGrad, unaryInfo(op).benefit, unaryInfo(op).ops,
+                        unaryInfo(op).description)
+{
+    options().set("fuse_nodes_with_same_parent", false);
+}
+
+std::optional<std::string> BatchPointwiseOpsPreGradFusion::key(const Graph &graph, NodeId node,
+                                                               MatchTrace &trace) const
+{
+    auto input = unaryInput(graph, node, rootOps(), trace);
+    if (!input)
+        return std::nullopt;
+    std::string key = "input " + formatInts(input->second);
+    if (isMutatingOp(graph.node(node)->op))
+        key += std::string(kKeySep) + "in-place";
+    if (options().getBool("fuse_nodes_with_same_parent"))
+        key += std::string(kKeySep) + "parent " + targetText(graph, input->first);
+    return key;
+}
+
+void BatchPointwiseOpsPreGradFusion::fuse(PatternRewriter &rewriter, const std::vector<NodeId> &group) const
+{
+    if (!groupStillMatches(rewriter.graph(), *this, group))
+        return;
+    stackApplyUnbind(rewriter, group, {rewriter.graph().node(group.front())->op, "", {}, {}});
+}
+
+BatchMathOpsPreGradFusion::BatchMathOpsPreGradFusion(Op op)
+    : HorizontalPattern(mathInfo(op).name, PassStage::PreGrad, 18, {mathInfo(op).op}, mathInfo(op).description),
+      m_op(op)
+{
+}
+
+std::optional<std::string> BatchMathOpsPreGradFusion::key(const Graph &graph, NodeId node, MatchTrace &trace) const
+{
+    const MathInfo info = mathInfo(m_op);
+    auto input = unaryInput(graph, node, rootOps(), trace);
+    if (!input)
+        return std::nullopt;
+    const Node &n = *graph.node(node);
+    std::string params;
+    for (const ScalarParam &p : info.params) {
+        const Arg *a = argAt(n, p.index, p.name);
+        if (!a && *p.altName)
+            a = n.kwarg(p.altName);
+        if (!checkLiteral(graph, node, a, p.name, argText(graph, p.fallback), trace))
+            return std::nullopt;
+        params += (params.empty() ? "" : ", ") + std::string(p.name) + "=" + argText(graph, a ? *a : p.fallback);
+    }
+    NodeId user = firstUser(graph, node, trace);
+    if (!user.isValid())
+        return std::nullopt;
+    std::string key = "input " + formatInts(input->second);
+    if (!params.empty())
+        key += std::string(kKeySep) + params;
+    return key + std::string(kKeySep) + "first user " + targetText(graph, user);
+}
+
+void BatchMathOpsPreGradFusion::fuse(PatternRewriter &rewriter, const std::vector<NodeId> &group) const
+{
+    if (!groupStillMatches(rewriter.graph(), *this, group))
+        return;
+    const MathInfo info = mathInfo(m_op);
+    const Node &first = *rewriter.graph().node(group.front());
+    // Equal keys mean equal scalar arguments, so the first member's serve all.
+    std::vector<Arg> args;
+    for (const ScalarParam &p : info.params) {
+        const Arg *a = argAt(first, p.index, p.name);
+        if (!a && *p.altName)
+            a = first.kwarg(p.altName);
+        args.push_back(a ? *a : p.fallback);
+    }
+    stackApplyUnbind(rewriter, group, {info.op, first.overload, std::move(args), {}});
+}
+
+} // namespace fusebox::group_batch

@@ -1,0 +1,88 @@
+// merge_getitem_cat_pass (split_cat.py merge_getitem_cat): a cat whose inputs
+// are consecutive getitems of one split, on the split's dim, each used only by
+// the cat, is one bigger section of the split. The split gets that section
+// instead, and the cat becomes its getitem.
+//   split(x, [8, 16, 16, 24], 1) -> g1, g2 -> cat([g1, g2], 1)
+//   =>  split(x, [8, 32, 24], 1) -> g1'
+
+#include "SplitCatPatterns.h"
+#include "SplitCatUtils.h"
+
+namespace fusebox::splitcat {
+namespace {
+
+struct Plan {
+    std::vector<NodeId> nodes; // cat, its getitems, the split
+    NodeId cat;
+    SplitGetItems group;
+};
+
+class MergeGetItemCat final : public PlannedPattern<Plan> {
+public:
+    MergeGetItemCat()
+        : PlannedPattern("merge_getitem_cat_pass", PassStage::PreGrad, 90, {"aten::cat"},
+                         "Merges the consecutive sections of a split that a cat joins back together (on the "
+                         "split's dim, each getitem used only by the cat) into one section; the cat becomes "
+                         "that section's getitem.")
+    {
+    }
+
+protected:
+    std::optional<Plan> analyze(const Graph &graph, NodeId anchor, MatchTrace &trace) const override
+    {
+        auto inputs = readTensorList(graph, anchor, trace, "cat");
+        if (!inputs)
+            return std::nullopt;
+        auto group = readGetItemsOfOneSplit(graph, anchor, *inputs, trace, "cat");
+        if (!group)
+            return std::nullopt;
+        const Node &cat = *graph.node(anchor);
+        auto catDim = dimArg(cat, 1, catRank(graph, cat));
+        if (!require(trace, catDim && *catDim == group->split.dim, "cat dim equals split dim",
+                     [&] {
+                         return "cat dim " + (catDim ? std::to_string(*catDim) : std::string("unknown"))
+                                + " ≠ split dim " + std::to_string(group->split.dim);
+                     },
+                     {anchor, group->split.node}))
+            return std::nullopt;
+        if (!checkUsedOnce(graph, group->items, trace) || !checkConsecutive(group->indices, trace))
+            return std::nullopt;
+
+        Plan plan;
+        plan.cat = anchor;
+        plan.nodes.push_back(anchor);
+        plan.nodes.insert(plan.nodes.end(), group->items.begin(), group->items.end());
+        plan.nodes.push_back(group->split.node);
+        plan.group = std::move(*group);
+        return plan;
+    }
+
+    void apply(PatternRewriter &rewriter, const Plan &plan) const override
+    {
+        const SplitView &split = plan.group.split;
+        const int64_t first = plan.group.indices.front(), last = plan.group.indices.back();
+        NodeBuilder build(rewriter, split.node, split.node);
+        NodeId fresh = build.splitWithSizes(split.input, fuseSections(split.sections, first, last), split.dim);
+        for (const auto &[index, item] : plan.group.all) {
+            if (index > first && index <= last)
+                continue; // merged away; erased with the cat
+            const int64_t mapped = index <= first ? index : index - (last - first);
+            rewriter.setArgs(item, {fresh, mapped});
+        }
+        const NodeId merged = plan.group.all.at(first);
+        const TensorMeta catMeta = rewriter.graph().node(plan.cat)->meta;
+        rewriter.modify(merged, [&](Node &n) { n.meta = catMeta; });
+        rewriter.replaceAllUsesWith(plan.cat, merged);
+        rewriter.eraseIfDead(plan.cat);
+        rewriter.eraseIfDead(split.node);
+    }
+};
+
+} // namespace
+
+std::unique_ptr<VerticalPattern> makeMergeGetItemCatPass()
+{
+    return std::make_unique<MergeGetItemCat>();
+}
+
+} // namespace fusebox::splitcat

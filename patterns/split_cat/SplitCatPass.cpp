@@ -1,0 +1,136 @@
+// split_cat_pass (split_cat.py simplify_split_cat and merge_split_squeeze),
+// anchored at the split:
+// - SplitCatSimplifier: the readers of the split's getitems read runs of
+//   consecutive sections; each run becomes one section of a smaller split (or
+//   the split disappears), cat/stack readers on another dim get
+//   unflatten + movedim (+ flatten), their other inputs unsqueeze (a stack).
+// - merge_split_squeeze: every section of size 1 and every reader a squeeze on
+//   the split dim: the split is an unbind.
+
+#include "SplitCatPatterns.h"
+#include "SplitCatSimplifier.h"
+
+namespace fusebox::splitcat {
+namespace {
+
+struct Plan {
+    std::vector<NodeId> nodes;
+    bool squeeze = false;
+    /// merge_split_squeeze: the split, and the squeeze reading each getitem.
+    SplitView split;
+    std::map<int64_t, NodeId> items;
+    std::map<int64_t, NodeId> squeezes;
+    /// SplitCatSimplifier.
+    SimplifyPlan simplify;
+};
+
+class SplitCatPass final : public PlannedPattern<Plan> {
+public:
+    SplitCatPass()
+        : PlannedPattern("split_cat_pass", PassStage::PreGrad, 82, {"aten::split_with_sizes", "aten::split"},
+                         "Simplifies a split whose getitems are read in runs of consecutive sections: each run "
+                         "becomes one section (the split disappears when one is left), cat/stack readers on "
+                         "another dim get unflatten/movedim/flatten; a split into size-1 sections read only by "
+                         "squeezes becomes an unbind.")
+    {
+    }
+
+protected:
+    std::optional<Plan> analyze(const Graph &graph, NodeId anchor, MatchTrace &trace) const override
+    {
+        auto split = readNormalizedSplit(graph, anchor, trace);
+        if (!split)
+            return std::nullopt;
+        auto items = readGetItems(graph, anchor, trace, "split", int64_t(split->sections.size()));
+        if (!items)
+            return std::nullopt;
+        const std::vector<NodeId> users = nextUsers(graph, *items);
+        if (!require(trace, !users.empty(), "the split's getitems are read",
+                     [&] { return "no node reads the getitems of " + nodeRef(graph, anchor); }, {anchor}))
+            return std::nullopt;
+
+        const bool unitSections = std::all_of(split->sections.begin(), split->sections.end(),
+                                              [](int64_t s) { return s == 1; });
+        const bool allSqueeze = std::all_of(users.begin(), users.end(),
+                                            [&](NodeId u) { return isOp(*graph.node(u), kSqueeze); });
+        Plan plan;
+        plan.split = *split;
+        plan.items = *items;
+        if (unitSections && allSqueeze)
+            return analyzeSqueeze(graph, std::move(plan), trace);
+
+        SimplifierSource src;
+        src.node = anchor;
+        src.input = split->input;
+        src.dim = split->dim;
+        src.sections = split->sections;
+        src.items = std::move(*items);
+        auto simplify = analyzeSimplify(graph, std::move(src), trace);
+        if (!simplify)
+            return std::nullopt;
+        plan.nodes = simplify->nodes;
+        plan.simplify = std::move(*simplify);
+        return plan;
+    }
+
+    void apply(PatternRewriter &rewriter, const Plan &plan) const override
+    {
+        if (!plan.squeeze) {
+            applySimplify(rewriter, plan.simplify);
+            return;
+        }
+        const SplitView &split = plan.split;
+        NodeBuilder build(rewriter, split.node, split.node);
+        NodeId unbind = build.unbind(split.input, split.dim);
+        for (const auto &[index, squeeze] : plan.squeezes) {
+            const TensorMeta meta = rewriter.graph().node(squeeze)->meta;
+            NodeId item = build.op(std::string(ops::kGetItem), {}, {unbind, index}, meta);
+            rewriter.replaceAllUsesWith(squeeze, item);
+            rewriter.eraseIfDead(squeeze);
+        }
+        rewriter.eraseIfDead(split.node);
+    }
+
+private:
+    static std::optional<Plan> analyzeSqueeze(const Graph &graph, Plan plan, MatchTrace &trace)
+    {
+        std::vector<NodeId> items;
+        for (const auto &[index, item] : plan.items)
+            items.push_back(item);
+        if (!checkUsedOnce(graph, items, trace))
+            return std::nullopt;
+        for (const auto &[index, item] : plan.items) {
+            const NodeId squeeze = graph.users(item).front();
+            const Node &sq = *graph.node(squeeze);
+            const Arg *dimArgument = argAt(sq, 1, "dim");
+            std::optional<int64_t> dim;
+            if (dimArgument && dimArgument->asInt())
+                dim = dimArg(sq, 1, graph.node(item)->meta.rank());
+            if (!require(trace, dim && *dim == plan.split.dim, "every squeeze squeezes the split dim",
+                         [&] {
+                             return "squeeze " + nodeRef(graph, squeeze) + " has dim "
+                                    + (dimArgument ? argText(graph, *dimArgument) : std::string("None"))
+                                    + ", the split dim is " + std::to_string(plan.split.dim);
+                         },
+                         {squeeze}))
+                return std::nullopt;
+            plan.squeezes[index] = squeeze;
+        }
+        plan.squeeze = true;
+        plan.nodes.push_back(plan.split.node);
+        for (const auto &[index, item] : plan.items)
+            plan.nodes.push_back(item);
+        for (const auto &[index, squeeze] : plan.squeezes)
+            plan.nodes.push_back(squeeze);
+        return plan;
+    }
+};
+
+} // namespace
+
+std::unique_ptr<VerticalPattern> makeSplitCatPass()
+{
+    return std::make_unique<SplitCatPass>();
+}
+
+} // namespace fusebox::splitcat

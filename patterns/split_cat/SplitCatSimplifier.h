@@ -1,0 +1,75 @@
+#pragma once
+
+// PyTorch's SplitCatSimplifier and UnbindCatRemover (split_cat.py), shared by
+// split_cat_pass and unbind_stack_pass: the next users of a split (the readers
+// of its getitems) read runs of consecutive sections; runs become single
+// sections of a smaller split (or the split's input), and cat/stack users get
+// unflatten/movedim/unsqueeze/flatten transforms where their dim differs.
+
+#include "SplitCatUtils.h"
+
+namespace fusebox::splitcat {
+
+/// A closed range of getitem indices: sections first..last.
+struct SectionRange {
+    int64_t first = 0;
+    int64_t last = 0;
+    friend bool operator==(const SectionRange &, const SectionRange &) = default;
+};
+
+/// The list-producing node being simplified: a normalized split, or an unbind
+/// (every section of size 1).
+struct SimplifierSource {
+    NodeId node;
+    NodeId input;
+    int64_t dim = 0;
+    std::vector<int64_t> sections;
+    bool unbind = false;
+    /// Its getitems by index.
+    std::map<int64_t, NodeId> items;
+};
+
+/// How one input of a cat/stack user is rewritten.
+struct InputTransform {
+    std::optional<int64_t> unflattenCount; ///< unflatten(dim, (count, -1))
+    std::optional<std::pair<int64_t, int64_t>> movedim;
+    std::optional<int64_t> unsqueezeDim;   ///< gathered into one stack with its neighbours
+    std::optional<std::pair<int64_t, int64_t>> flatten;
+};
+
+/// One input of a next user after merging consecutive getitems: a range of
+/// sections, or another node.
+struct UserInput {
+    std::optional<SectionRange> range;
+    NodeId other;
+};
+
+/// A reader of the source's getitems.
+struct NextUser {
+    NodeId node;
+    bool listUser = false; ///< a cat or stack whose tensors are a literal list
+    bool stack = false;
+    int64_t dim = 0;
+    std::vector<UserInput> inputs;
+    std::vector<InputTransform> transforms; ///< list users only, one per input
+};
+
+struct SimplifyPlan {
+    SimplifierSource source;
+    std::vector<NextUser> users;
+    /// The simplified sections as element ranges [start, end) along dim.
+    std::vector<std::pair<int64_t, int64_t>> ranges;
+    /// Every node the rewrite replaces or edits.
+    std::vector<NodeId> nodes;
+};
+
+/// The distinct readers of the getitems, in getitem index order.
+std::vector<NodeId> nextUsers(const Graph &graph, const std::map<int64_t, NodeId> &items);
+
+/// Checks that simplification applies and plans it, recording why not.
+std::optional<SimplifyPlan> analyzeSimplify(const Graph &graph, SimplifierSource source, MatchTrace &trace);
+
+/// Applies a plan analyzeSimplify() returned on the rewriter's graph.
+void applySimplify(PatternRewriter &rewriter, const SimplifyPlan &plan);
+
+} // namespace fusebox::splitcat

@@ -1,0 +1,143 @@
+#pragma once
+
+// Helpers shared by the vertical split/cat rules: reading normalized splits,
+// unbinds, getitems and cat/stack dims with recorded checks. NodeBuilder.h
+// creates nodes; PlannedPattern.h is the rules' common base.
+
+#include "NodeBuilder.h"
+#include "PlannedPattern.h"
+
+#include "core/rewrite/MatchUtils.h"
+#include "core/rewrite/Pattern.h"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace fusebox::splitcat {
+
+/// Records a condition whose observed values are only worth showing when it
+/// fails: `fail` runs only then (an explanation shows an empty "actual" for a
+/// passed check rather than a failure text).
+template <typename Fail>
+bool require(MatchTrace &trace, bool ok, std::string_view description, Fail &&fail, std::vector<NodeId> nodes = {})
+{
+    return trace.check(ok, description, [&] { return ok ? std::string() : std::string(fail()); }, std::move(nodes));
+}
+
+// --- op names ----------------------------------------------------------------
+inline constexpr std::string_view kSplit = "aten::split";
+inline constexpr std::string_view kSplitWithSizes = "aten::split_with_sizes";
+inline constexpr std::string_view kUnbind = "aten::unbind";
+inline constexpr std::string_view kCat = "aten::cat";
+inline constexpr std::string_view kStack = "aten::stack";
+inline constexpr std::string_view kSqueeze = "aten::squeeze";
+
+/// True for aten::split (any overload) and aten::split_with_sizes.
+bool isSplitOp(const Node &node);
+
+// --- formatting ----------------------------------------------------------------
+/// "[%a, %b]".
+std::string formatNodes(const Graph &graph, const std::vector<NodeId> &ids);
+
+/// The op name, or the node kind for non-op nodes ("input", "constant").
+std::string opText(const Node &node);
+
+/// An argument as Python-like text with node references as "%name".
+std::string argText(const Graph &graph, const Arg &arg);
+
+/// True when values is ascending with steps of exactly 1 (PyTorch's
+/// is_sorted_and_consecutive); an empty list counts as consecutive.
+bool isSortedAndConsecutive(const std::vector<int64_t> &values);
+
+// --- reading the canonical forms ----------------------------------------------
+/// A split in normalization_pass's canonical form:
+/// aten::split_with_sizes(input, [sections], dim) with dim >= 0.
+struct SplitView {
+    NodeId node;
+    NodeId input;
+    std::vector<int64_t> sections;
+    int64_t dim = 0;
+    /// Offset of section i along dim (size sections.size() + 1).
+    std::vector<int64_t> offsets() const;
+};
+
+/// Why a split is not in canonical form ("sections unknown", "dim -1 is
+/// negative", ...), or empty when it is.
+std::string splitNormalizationGap(const Node &split);
+
+/// Reads a split in canonical form, recording the check "split is normalized";
+/// a failure says "split %s is not normalized (<why>): run normalization_pass
+/// first" (pytorch#122944: rules silently skip non-normalized splits).
+std::optional<SplitView> readNormalizedSplit(const Graph &graph, NodeId split, MatchTrace &trace);
+
+/// The getitem users of a list-producing node (split, unbind) by index,
+/// recording "every user of the split is a getitem with a distinct index"
+/// (PyTorch's TorchSplit user checks); with `count`, indices must be below it.
+std::optional<std::map<int64_t, NodeId>> readGetItems(const Graph &graph, NodeId list, MatchTrace &trace,
+                                                       std::string_view what = "split",
+                                                       std::optional<int64_t> count = std::nullopt);
+
+/// An unbind in canonical form: aten::unbind(input, dim) with dim >= 0, the
+/// input's size along dim static (count).
+struct UnbindView {
+    NodeId node;
+    NodeId input;
+    int64_t dim = 0;
+    int64_t count = 0;
+};
+
+/// Reads a canonical unbind, recording "unbind is normalized" and "unbind
+/// input size along dim is static".
+std::optional<UnbindView> readNormalizedUnbind(const Graph &graph, NodeId unbind, MatchTrace &trace);
+
+/// The dim argument (schema position `index`, default 0) made non-negative
+/// with `rank`; nullopt when it is not an int, or negative with rank unknown.
+std::optional<int64_t> dimArg(const Node &node, size_t index, int rank);
+
+/// The rank a cat's dim refers to: the cat's own meta, else its first input's.
+int catRank(const Graph &graph, const Node &cat);
+
+/// The tensor list of a cat/stack (first argument); nullopt when it is not a
+/// list of node references.
+std::optional<std::vector<NodeId>> tensorList(const Node &node);
+
+/// Reads the literal tensor list of a cat/stack, recording "<what> takes a
+/// literal list of tensors".
+std::optional<std::vector<NodeId>> readTensorList(const Graph &graph, NodeId owner, MatchTrace &trace,
+                                                  std::string_view what);
+
+/// A tensor list whose items are all getitems of one normalized split.
+struct SplitGetItems {
+    SplitView split;
+    /// The list's items and their getitem indices, in list order.
+    std::vector<NodeId> items;
+    std::vector<int64_t> indices;
+    /// Every getitem of the split, by index.
+    std::map<int64_t, NodeId> all;
+};
+
+/// Reads `inputs` (the tensors of `owner`, a `what`) as getitems of one
+/// normalized split, recording "every <what> input is a getitem", "all <what>
+/// inputs read the same node", "the getitems read a split", "split is
+/// normalized" and the split's getitem checks (PyTorch's has_same_parent_node
+/// and TorchSplit).
+std::optional<SplitGetItems> readGetItemsOfOneSplit(const Graph &graph, NodeId owner,
+                                                    const std::vector<NodeId> &inputs, MatchTrace &trace,
+                                                    std::string_view what);
+
+/// Records "each getitem is used once": "getitem %g has 2 users (needs 1)".
+bool checkUsedOnce(const Graph &graph, const std::vector<NodeId> &items, MatchTrace &trace);
+
+/// Records "getitem indices are sorted and consecutive".
+bool checkConsecutive(const std::vector<int64_t> &indices, MatchTrace &trace);
+
+/// sections with [indices.front(), indices.back()] fused into one section.
+std::vector<int64_t> fuseSections(const std::vector<int64_t> &sections, int64_t first, int64_t last);
+
+/// Inductor's default threshold_to_cat for the "to slices" rules.
+inline constexpr int64_t kDefaultThresholdToCat = 10;
+
+} // namespace fusebox::splitcat

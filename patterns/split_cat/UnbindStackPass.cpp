@@ -1,0 +1,67 @@
+// unbind_stack_pass (split_cat.py merge_unbind_stack / UnbindCatRemover): the
+// outputs of an unbind, all read in order by cat/stack users, are the
+// unbind's input moved and flattened:
+//   unbind(x, d) -> stack(k)  =>  movedim(x, d, k)
+//   unbind(x, d) -> cat(k)    =>  flatten(movedim(x, d, k), k, k + 1)
+// Other inputs of a stack user are unsqueezed (stacked) beside it.
+
+#include "SplitCatPatterns.h"
+#include "SplitCatSimplifier.h"
+
+namespace fusebox::splitcat {
+namespace {
+
+using Plan = SimplifyPlan;
+
+class UnbindStackPass final : public PlannedPattern<Plan> {
+public:
+    UnbindStackPass()
+        : PlannedPattern("unbind_stack_pass", PassStage::PreGrad, 80, {"aten::unbind"},
+                         "Replaces unbind -> stack by movedim and unbind -> cat by movedim + flatten when the "
+                         "unbind's outputs are all read, in order, as one run by cat/stack users.")
+    {
+    }
+
+protected:
+    std::optional<Plan> analyze(const Graph &graph, NodeId anchor, MatchTrace &trace) const override
+    {
+        auto unbind = readNormalizedUnbind(graph, anchor, trace);
+        if (!unbind)
+            return std::nullopt;
+        auto items = readGetItems(graph, anchor, trace, "unbind", unbind->count);
+        if (!items)
+            return std::nullopt;
+        std::vector<int64_t> indices;
+        for (const auto &[index, item] : *items)
+            indices.push_back(index);
+        const bool complete = int64_t(indices.size()) == unbind->count && isSortedAndConsecutive(indices)
+                              && (indices.empty() || indices.front() == 0);
+        if (!require(trace, complete, "every unbind output has a getitem",
+                     [&] {
+                         return "getitems read indices " + formatInts(indices) + " of the "
+                                + std::to_string(unbind->count) + " outputs of " + nodeRef(graph, anchor);
+                     },
+                     {anchor}))
+            return std::nullopt;
+
+        SimplifierSource src;
+        src.node = anchor;
+        src.input = unbind->input;
+        src.dim = unbind->dim;
+        src.sections.assign(size_t(unbind->count), 1);
+        src.unbind = true;
+        src.items = std::move(*items);
+        return analyzeSimplify(graph, std::move(src), trace);
+    }
+
+    void apply(PatternRewriter &rewriter, const Plan &plan) const override { applySimplify(rewriter, plan); }
+};
+
+} // namespace
+
+std::unique_ptr<VerticalPattern> makeUnbindStackPass()
+{
+    return std::make_unique<UnbindStackPass>();
+}
+
+} // namespace fusebox::splitcat
