@@ -2,6 +2,8 @@
 
 #include "CommandLine.h"
 
+#include "core/io/PassConfig.h"
+#include "core/rewrite/PatternSet.h"
 #include "core/torch/ModelLoader.h"
 
 #include <functional>
@@ -23,12 +25,22 @@ struct Command {
 
 Command inspectCommand();
 Command convertCommand();
+Command matchesCommand();
+Command explainCommand();
+Command runCommand();
 
 /// The --input-shape option every model-reading command takes.
 OptionSpec inputShapeOption();
 /// Reads the model named by the first positional, honouring --input-shape;
 /// prints a one-line error to stderr and returns nullopt on failure.
 std::optional<LoadedModel> loadModelForCommand(const ParsedArgs &args, const std::string &commandName);
+
+/// The --config option of commands that run patterns.
+OptionSpec configOption();
+/// The built-in catalog, narrowed by --config when given; prints a one-line
+/// error and returns nullopt when the config is bad. `config` receives it.
+std::optional<PatternSet> patternsForCommand(const ParsedArgs &args, const std::string &commandName,
+                                             PassConfig *config = nullptr);
 
 /// Exit codes: 0 ok, 1 the input could not be processed, 2 bad usage.
 inline constexpr int kExitOk = 0;

@@ -1,5 +1,8 @@
 #include "Commands.h"
 
+#include "patterns/Catalog.h"
+#include "patterns/PassConfiguration.h"
+
 #include <iostream>
 
 namespace fusebox::cli {
@@ -37,6 +40,33 @@ std::optional<LoadedModel> loadModelForCommand(const ParsedArgs &args, const std
     for (const std::string &warning : model->warnings)
         std::cerr << "warning: " << warning << "\n";
     return std::move(model.value());
+}
+
+OptionSpec configOption()
+{
+    return {"--config", "passes.json",
+            "pass config in Inductor's shape (pre_grad_fusion_options, post_grad_fusion_options, "
+            "rejected); default: every built-in rule with Inductor's default options"};
+}
+
+std::optional<PatternSet> patternsForCommand(const ParsedArgs &args, const std::string &commandName,
+                                             PassConfig *configOut)
+{
+    PatternSet patterns = builtinCatalog();
+    if (auto path = args.value("--config")) {
+        auto config = loadPassConfig(*path);
+        if (!config) {
+            std::cerr << "fusebox-pass " << commandName << ": " << config.error().message << "\n";
+            return std::nullopt;
+        }
+        if (Status s = configurePatterns(patterns, *config); !s) {
+            std::cerr << "fusebox-pass " << commandName << ": " << *path << ": " << s.error().message << "\n";
+            return std::nullopt;
+        }
+        if (configOut)
+            *configOut = std::move(*config);
+    }
+    return patterns;
 }
 
 } // namespace fusebox::cli

@@ -10,14 +10,14 @@ namespace {
 
 std::vector<Command> allCommands()
 {
-    return {inspectCommand(), convertCommand()};
+    return {inspectCommand(), convertCommand(), matchesCommand(), explainCommand(), runCommand()};
 }
 
 void printTopHelp(std::ostream &out)
 {
     out << "Usage: fusebox-pass COMMAND [ARGS...]\n\n"
            "Inspects and rewrites PyTorch model graphs (TorchScript .pt archives and\n"
-           "Fusebox graph JSON) without a GUI.\n\nCommands:\n";
+           "Fusebox graph JSON) with the Optimus rules, without a GUI.\n\nCommands:\n";
     for (const Command &c : allCommands()) {
         std::string left = "  " + c.name;
         left.resize(14, ' ');

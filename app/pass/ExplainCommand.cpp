@@ -1,0 +1,142 @@
+#include "Commands.h"
+
+#include "core/rewrite/Explainer.h"
+
+#include <nlohmann/json.hpp>
+
+#include <iostream>
+
+namespace fusebox::cli {
+namespace {
+
+nlohmann::json checksJson(const Graph &g, const Explanation &e)
+{
+    nlohmann::json checks = nlohmann::json::array();
+    for (const Check &c : e.checks) {
+        nlohmann::json nodes = nlohmann::json::array();
+        for (NodeId id : c.nodes)
+            if (const Node *n = g.node(id))
+                nodes.push_back(n->name);
+        checks.push_back({{"check", c.description}, {"passed", c.passed}, {"actual", c.actual}, {"nodes", nodes}});
+    }
+    return checks;
+}
+
+void printTrace(const Explanation &e)
+{
+    for (const Check &c : e.checks)
+        std::cout << "  " << (c.passed ? "pass  " : "FAIL  ") << c.description
+                  << (c.actual.empty() ? "" : "  — " + c.actual) << "\n";
+    std::cout << (e.matched ? "=> fires" : "=> does not fire: " + e.summary) << "\n";
+}
+
+std::string patternList(const PatternSet &patterns)
+{
+    std::string list;
+    for (const Pattern *p : patterns.all())
+        list += (list.empty() ? "" : ", ") + p->name();
+    return list;
+}
+
+int runExplain(const ParsedArgs &args)
+{
+    if (args.positionals.size() != 1) {
+        std::cerr << "fusebox-pass explain: expected one MODEL argument (see --help)\n";
+        return kExitUsage;
+    }
+    auto patternName = args.value("--pattern");
+    if (!patternName) {
+        std::cerr << "fusebox-pass explain: --pattern NAME is required\n";
+        return kExitUsage;
+    }
+    auto patterns = patternsForCommand(args, "explain");
+    if (!patterns)
+        return kExitFailure;
+    const Pattern *pattern = patterns->find(*patternName);
+    if (!pattern) {
+        std::cerr << "fusebox-pass explain: unknown pattern '" << *patternName << "'; known: " << patternList(*patterns)
+                  << "\n";
+        return kExitUsage;
+    }
+    auto model = loadModelForCommand(args, "explain");
+    if (!model)
+        return kExitFailure;
+    const Graph &g = model->graph;
+    const bool json = args.has("--json");
+
+    if (auto nodeName = args.value("--node")) {
+        NodeId id = g.findByName(*nodeName);
+        if (!id.isValid() && !nodeName->empty() && (*nodeName)[0] == '%')
+            id = g.findByName(nodeName->substr(1));
+        if (!id.isValid()) {
+            std::cerr << "fusebox-pass explain: no node named '" << *nodeName << "' in " << args.positionals[0] << "\n";
+            return kExitFailure;
+        }
+        Explanation e = explain(g, *pattern, id);
+        if (json) {
+            std::cout << nlohmann::json{{"pattern", e.pattern}, {"node", g.node(id)->name}, {"matched", e.matched},
+                                        {"summary", e.summary}, {"checks", checksJson(g, e)}}.dump(2)
+                      << "\n";
+        } else {
+            std::cout << pattern->name() << " at %" << g.node(id)->name << ":\n";
+            printTrace(e);
+        }
+        return kExitOk;
+    }
+
+    NearMissSummary summary = nearMisses(g, *pattern);
+    if (json) {
+        nlohmann::json groups = nlohmann::json::array();
+        for (const NearMissGroup &group : summary.groups) {
+            nlohmann::json nodes = nlohmann::json::array();
+            for (const Explanation &e : group.nodes)
+                nodes.push_back({{"node", g.node(e.node)->name}, {"summary", e.summary}});
+            groups.push_back({{"check", group.check}, {"best_progress", group.bestProgress}, {"nodes", nodes}});
+        }
+        std::cout << nlohmann::json{{"pattern", summary.pattern}, {"attempted", summary.attempted},
+                                    {"matched", summary.matched}, {"near_misses", groups}}.dump(2)
+                  << "\n";
+        return kExitOk;
+    }
+    std::cout << summary.pattern << ": attempted at " << summary.attempted << " node"
+              << (summary.attempted == 1 ? "" : "s") << ", fires at " << summary.matched << "\n";
+    if (!pattern->unavailableReason().empty())
+        std::cout << "  unavailable: " << pattern->unavailableReason() << "\n";
+    for (const NearMissGroup &group : summary.groups) {
+        std::cout << "\n  failed \"" << group.check << "\" at " << group.nodes.size() << " node"
+                  << (group.nodes.size() == 1 ? "" : "s") << " (furthest got " << group.bestProgress
+                  << " checks in):\n";
+        size_t shown = 0;
+        for (const Explanation &e : group.nodes) {
+            if (++shown > 8) {
+                std::cout << "    ... " << group.nodes.size() - 8 << " more\n";
+                break;
+            }
+            const Check *f = e.failure();
+            std::cout << "    %" << g.node(e.node)->name << ": " << (f && !f->actual.empty() ? f->actual : e.summary)
+                      << "\n";
+        }
+    }
+    return kExitOk;
+}
+
+} // namespace
+
+Command explainCommand()
+{
+    return {"explain",
+            "explain MODEL --pattern NAME [--node NODE] [--config passes.json] [--json]",
+            "say why a rule fires or not: a node's check trace, or the near-miss summary",
+            "With --node, prints the ordered checks the rule makes at that node, each with\n"
+            "pass/fail and the values seen (the same code path the engine runs). Without\n"
+            "--node, prints the near-miss summary: every node where the rule was tried and\n"
+            "failed, grouped by the failed check, furthest attempts first.",
+            {{"--pattern", "NAME", "the rule to explain (required)"},
+             {"--node", "NODE", "the node's name (as `inspect`/the app shows it)"},
+             configOption(),
+             {"--json", "", "print as JSON"},
+             inputShapeOption()},
+            runExplain};
+}
+
+} // namespace fusebox::cli

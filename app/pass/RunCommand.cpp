@@ -1,0 +1,236 @@
+#include "Commands.h"
+
+#include "core/io/GraphJson.h"
+#include "core/rewrite/GreedyDriver.h"
+#include "core/torch/Executor.h"
+#include "core/torch/NumericVerifier.h"
+#include "core/torch/TorchScriptExporter.h"
+#include "patterns/PassConfiguration.h"
+
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+
+namespace fusebox::cli {
+namespace {
+
+/// Checks each rewrite against the original graph's outputs on fixed inputs.
+class RewriteVerifier {
+public:
+    static std::optional<RewriteVerifier> create(const Graph &original, double precision, std::string &error)
+    {
+        auto inputs = randomInputs(original, 0);
+        if (!inputs) {
+            error = inputs.error().message;
+            return std::nullopt;
+        }
+        auto executor = Executor::create(original);
+        if (!executor) {
+            error = executor.error().message;
+            return std::nullopt;
+        }
+        std::vector<std::string> names;
+        auto expected = executor->run(*inputs, &names);
+        if (!expected) {
+            error = expected.error().message;
+            return std::nullopt;
+        }
+        return RewriteVerifier{std::move(*inputs), std::move(*expected), std::move(names), precision};
+    }
+
+    std::optional<std::string> operator()(const Graph &rewritten) const
+    {
+        auto actual = runGraph(rewritten, m_inputs);
+        if (!actual)
+            return "the rewritten graph does not run: " + actual.error().message;
+        VerificationResult r = compareOutputs(m_expected, *actual, m_names, m_precision);
+        if (!r.passed)
+            return r.message;
+        return std::nullopt;
+    }
+
+private:
+    RewriteVerifier(std::vector<HostTensor> inputs, std::vector<HostTensor> expected, std::vector<std::string> names,
+                    double precision)
+        : m_inputs(std::move(inputs)), m_expected(std::move(expected)), m_names(std::move(names)),
+          m_precision(precision)
+    {
+    }
+    std::vector<HostTensor> m_inputs, m_expected;
+    std::vector<std::string> m_names;
+    double m_precision;
+};
+
+/// Collects undone rewrites for the report.
+class UndoRecorder final : public DriverListener {
+public:
+    nlohmann::json undone = nlohmann::json::array();
+    void rewriteUndone(const Graph &g, const Match &m, const std::string &reason) override
+    {
+        undone.push_back({{"pattern", m.pattern}, {"anchor", g.node(m.anchor) ? g.node(m.anchor)->name : ""},
+                          {"reason", reason}});
+        std::cerr << "warning: " << m.pattern << " at %" << (g.node(m.anchor) ? g.node(m.anchor)->name : "?")
+                  << " failed verification and was undone: " << reason << "\n";
+    }
+};
+
+bool endsWith(const std::string &s, const std::string &suffix)
+{
+    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+int runRun(const ParsedArgs &args)
+{
+    if (args.positionals.size() != 1) {
+        std::cerr << "fusebox-pass run: expected one MODEL argument (see --help)\n";
+        return kExitUsage;
+    }
+    auto output = args.value("-o");
+    if (!output || !(endsWith(*output, ".pt") || endsWith(*output, ".json"))) {
+        std::cerr << "fusebox-pass run: -o OUT.pt (TorchScript) or -o OUT.json (graph JSON) is required\n";
+        return kExitUsage;
+    }
+    double precision = 1e-4;
+    if (auto p = args.value("--precision")) {
+        try {
+            precision = std::stod(*p);
+        } catch (const std::exception &) {
+            std::cerr << "fusebox-pass run: --precision '" << *p << "' is not a number\n";
+            return kExitUsage;
+        }
+    }
+    DriverOptions options;
+    if (auto rounds = args.value("--max-rounds")) {
+        auto n = parseShape(*rounds);
+        if (!n || n->size() != 1) {
+            std::cerr << "fusebox-pass run: --max-rounds '" << *rounds << "' is not a count\n";
+            return kExitUsage;
+        }
+        options.maxRounds = static_cast<int>((*n)[0]);
+    }
+    PassConfig config;
+    auto patterns = patternsForCommand(args, "run", &config);
+    if (!patterns)
+        return kExitFailure;
+    auto model = loadModelForCommand(args, "run");
+    if (!model)
+        return kExitFailure;
+    Graph &graph = model->graph;
+    const Graph original = graph.clone();
+
+    const bool verify = args.has("--verify");
+    std::optional<RewriteVerifier> verifier;
+    if (verify) {
+        std::string error;
+        verifier = RewriteVerifier::create(original, precision, error);
+        if (!verifier) {
+            std::cerr << "fusebox-pass run: cannot verify " << args.positionals[0] << ": " << error << "\n";
+            return kExitFailure;
+        }
+        options.verifyRewrite = [&verifier](const Graph &g) { return (*verifier)(g); };
+    }
+    options.isRejected = rejectionFilter(config);
+
+    UndoRecorder undone;
+    DriverResult result = GreedyDriver(*patterns, options).run(graph, nullptr, &undone);
+
+    nlohmann::json report;
+    report["model"] = args.positionals[0];
+    report["output"] = *output;
+    report["converged"] = result.converged;
+    report["rounds"] = result.rounds;
+    if (!result.message.empty())
+        report["message"] = result.message;
+    report["nodes_before"] = result.nodesBefore;
+    report["nodes_after"] = result.nodesAfter;
+    report["nodes_added"] = result.nodesAdded;
+    report["nodes_removed"] = result.nodesRemoved;
+    nlohmann::json counters = nlohmann::json::object();
+    for (const auto &[name, c] : result.counters)
+        counters[name] = {{"matched", c.matched}, {"applied", c.applied}, {"rejected", c.rejected},
+                          {"failed_verification", c.failedVerification}};
+    report["counters"] = counters;
+    nlohmann::json rewrites = nlohmann::json::array();
+    for (const AppliedRewrite &r : result.rewrites)
+        rewrites.push_back({{"label", r.label}, {"pattern", r.pattern}, {"anchor", r.anchor},
+                            {"nodes_removed", r.nodesRemoved}, {"nodes_added", r.nodesAdded}});
+    report["rewrites"] = rewrites;
+    report["undone"] = undone.undone;
+
+    int exitCode = kExitOk;
+    if (verify) {
+        auto final = verifyEquivalent(original, graph, {.precision = precision});
+        if (!final) {
+            report["verification"] = {{"passed", false}, {"message", final.error().message}};
+            exitCode = kExitFailure;
+        } else {
+            report["verification"] = {{"passed", final->passed}, {"precision", precision},
+                                      {"max_abs_diff", final->maxAbsDiff}, {"max_rel_diff", final->maxRelDiff},
+                                      {"message", final->message}};
+            if (!final->passed)
+                exitCode = kExitFailure;
+        }
+    }
+
+    Status written = endsWith(*output, ".pt") ? exportTorchScript(graph, *output)
+                                             : saveGraphJson(graph, *output, {.embedWeights = true});
+    if (!written) {
+        std::cerr << "fusebox-pass run: " << written.error().message << "\n";
+        return kExitFailure;
+    }
+    if (auto reportPath = args.value("--report")) {
+        std::ofstream out(*reportPath);
+        out << report.dump(2) << "\n";
+        if (!out) {
+            std::cerr << "fusebox-pass run: " << *reportPath << ": cannot write the report\n";
+            return kExitFailure;
+        }
+    }
+
+    std::cout << args.positionals[0] << ": " << result.rewrites.size() << " rewrite"
+              << (result.rewrites.size() == 1 ? "" : "s") << " in " << result.rounds << " round"
+              << (result.rounds == 1 ? "" : "s") << (result.converged ? "" : " (NOT converged: " + result.message + ")")
+              << "; nodes " << result.nodesBefore << " -> " << result.nodesAfter << " (+" << result.nodesAdded << " -"
+              << result.nodesRemoved << ")\n";
+    for (const auto &[name, c] : result.counters) {
+        std::cout << "  " << std::left << std::setw(34) << name << " matched " << c.matched << ", applied "
+                  << c.applied;
+        if (c.rejected)
+            std::cout << ", rejected " << c.rejected;
+        if (c.failedVerification)
+            std::cout << ", failed verification " << c.failedVerification;
+        std::cout << "\n";
+    }
+    if (verify)
+        std::cout << "verification: " << report["verification"]["message"].get<std::string>() << "\n";
+    std::cout << "wrote " << *output << "\n";
+    return exitCode;
+}
+
+} // namespace
+
+Command runCommand()
+{
+    return {"run",
+            "run MODEL -o OUT.pt|OUT.json [--config passes.json] [--verify] [--precision P] [--report report.json]",
+            "apply the rules greedily to a fixed point and write the rewritten model",
+            "Runs the greedy driver with the enabled rules (all built-in rules, or those\n"
+            "named by --config) until no rule fires, skipping the config's rejected matches,\n"
+            "and writes the rewritten model: OUT.pt loads with torch.jit.load; OUT.json is\n"
+            "graph JSON with weights. --verify runs the original and the graph after every\n"
+            "rewrite on the same random inputs; a rewrite whose outputs differ by more than\n"
+            "precision (absolute + relative) is undone and reported. The exit status is 1\n"
+            "when the final verification fails.",
+            {{"-o", "OUT", "where to write the rewritten model (.pt or .json; required)"},
+             configOption(),
+             {"--verify", "", "verify every rewrite numerically (Inductor's fx_passes_numeric_check)"},
+             {"--precision", "P", "verification tolerance, absolute and relative (default 1e-4)"},
+             {"--report", "report.json", "write a JSON report: counters per rule, nodes, verification"},
+             {"--max-rounds", "N", "give up after N rounds (default 10)"},
+             inputShapeOption()},
+            runRun};
+}
+
+} // namespace fusebox::cli
