@@ -216,8 +216,30 @@ private:
         }
     }
 
+    /// list[i] (aten::__getitem__.t) and tuple[i] (prim::TupleIndex) with a
+    /// constant index on a node's value are the IR's getitem: Fusebox's own
+    /// exports write getitem that way, and rules must see it again on re-import.
+    bool convertIndexing(jit::Node &node)
+    {
+        const bool listIndex = node.kind() == c10::aten::__getitem__ && node.maybeSchema()
+                               && node.maybeSchema()->overload_name() == "t";
+        if ((!listIndex && node.kind() != c10::prim::TupleIndex) || node.outputs().size() != 1)
+            return false;
+        Arg source = argFor(*node.input(0));
+        auto index = argFor(*node.input(1)).asInt();
+        if (!source.isNode() || !index)
+            return false;
+        NodeId id = m_target.addOp(std::string(ops::kGetItem), {source, Arg(*index)});
+        describe(id, *node.output());
+        m_target.node(id)->provenance = provenanceOf(node, m_modules);
+        m_values.emplace(node.output(), Arg(id));
+        return true;
+    }
+
     void convertOp(jit::Node &node)
     {
+        if (convertIndexing(node))
+            return;
         const c10::FunctionSchema *schema = node.maybeSchema();
         std::vector<Arg> args;
         auto inputs = node.inputs();

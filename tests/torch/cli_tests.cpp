@@ -120,3 +120,113 @@ TEST_CASE("fusebox-pass convert writes graph JSON that inspect reads back", "[to
     CHECK(a.at("nodes") == b.at("nodes"));
     CHECK(a.at("outputs") == b.at("outputs"));
 }
+
+namespace {
+
+std::string demoModel() { return std::string(FUSEBOX_SOURCE_DIR) + "/resources/demo/recsys_demo.pt"; }
+std::string outPath(const std::string &name) { return std::string(FUSEBOX_BINARY_DIR) + "/" + name; }
+
+nlohmann::json readJson(const std::string &path)
+{
+    std::ifstream in(path);
+    REQUIRE(in);
+    return nlohmann::json::parse(in);
+}
+
+} // namespace
+
+TEST_CASE("fusebox-pass run rewrites the demo model, verifies it and exports a loadable .pt", "[torch][cli]")
+{
+    const std::string out = outPath("cli_demo_rewritten.pt"), report = outPath("cli_demo_report.json");
+    RunResult r = runPass("run " + demoModel() + " -o " + out + " --verify --report " + report);
+    INFO(r.output);
+    REQUIRE(r.exitCode == 0);
+    nlohmann::json j = readJson(report);
+    CHECK(j.at("converged") == true);
+    CHECK(j.at("verification").at("passed") == true);
+    CHECK(j.at("nodes_after").get<int>() < j.at("nodes_before").get<int>());
+    // Both families fire on the demo model.
+    for (const char *rule : {"normalization_pass", "merge_getitem_cat_pass", "batch_linear", "batch_layernorm", "batch_relu"})
+        CHECK(j.at("counters").at(rule).at("applied").get<int>() >= 1);
+
+    // The exported model re-imports with the batched ops, and list indexing
+    // comes back as getitem nodes.
+    RunResult back = runPass("inspect --json " + out);
+    REQUIRE(back.exitCode == 0);
+    const nlohmann::json histogram = nlohmann::json::parse(back.output).at("op_histogram");
+    CHECK(histogram.contains("aten::baddbmm"));
+    CHECK(histogram.contains("getitem"));
+    CHECK_FALSE(histogram.contains("aten::__getitem__"));
+}
+
+TEST_CASE("fusebox-pass run on real models: whatever fires verifies", "[torch][cli]")
+{
+    for (const std::string model : {"resnet18", "mobilenet_v3_small"}) {
+        const std::string report = outPath("cli_" + model + "_report.json");
+        RunResult r = runPass("run " + fixture(model + ".pt") + " -o " + outPath("cli_" + model + ".json") +
+                              " --verify --report " + report);
+        INFO(r.output);
+        REQUIRE(r.exitCode == 0);
+        nlohmann::json j = readJson(report);
+        CHECK(j.at("converged") == true);
+        CHECK(j.at("verification").at("passed") == true);
+        CHECK(j.at("undone").empty());
+    }
+}
+
+TEST_CASE("fusebox-pass run honours the config and its rejected matches", "[torch][cli]")
+{
+    // Find the batch_linear matches and reject the first by its signature.
+    RunResult m = runPass("matches --json --pattern batch_linear " + demoModel());
+    REQUIRE(m.exitCode == 0);
+    nlohmann::json matches = nlohmann::json::parse(m.output);
+    REQUIRE(matches.size() == 2);
+    const std::string config = outPath("cli_passes.json");
+    {
+        nlohmann::json c;
+        c["pre_grad_fusion_options"]["batch_linear"] = nlohmann::json::object();
+        c["rejected"] = nlohmann::json::array({{{"pattern", "batch_linear"},
+                                                {"signature", matches[0].at("signature")},
+                                                {"anchor", matches[0].at("anchor")}}});
+        std::ofstream(config) << c.dump(2);
+    }
+    const std::string report = outPath("cli_config_report.json");
+    RunResult r = runPass("run " + demoModel() + " --config " + config + " -o " + outPath("cli_config.json") +
+                          " --report " + report);
+    INFO(r.output);
+    REQUIRE(r.exitCode == 0);
+    nlohmann::json j = readJson(report);
+    CHECK(j.at("counters").size() == 1);
+    CHECK(j.at("counters").at("batch_linear").at("applied") == 1);
+    CHECK(j.at("counters").at("batch_linear").at("rejected") == 1);
+
+    {
+        std::ofstream(config) << R"({"pre_grad_fusion_options": {"batch_lienar": {}}})";
+    }
+    RunResult typo = runPass("run " + demoModel() + " --config " + config + " -o " + outPath("x.json"));
+    CHECK(typo.exitCode == 1);
+    CHECK(typo.output.find("unknown rule (did you mean 'batch_linear'?)") != std::string::npos);
+}
+
+TEST_CASE("fusebox-pass explain prints a node's trace and the near-miss summary", "[torch][cli]")
+{
+    RunResult trace = runPass("explain " + demoModel() + " --pattern merge_getitem_cat_pass --node cat");
+    INFO(trace.output);
+    REQUIRE(trace.exitCode == 0);
+    CHECK(trace.output.find("FAIL  every cat input is a getitem  — cat input %layer_norm (aten::layer_norm) is not a getitem")
+          != std::string::npos);
+
+    RunResult summary = runPass("explain " + demoModel() + " --pattern batch_tanh");
+    INFO(summary.output);
+    REQUIRE(summary.exitCode == 0);
+    CHECK(summary.output.find("batch_tanh: attempted at 4 nodes, fires at 0") != std::string::npos);
+    CHECK(summary.output.find("%tanh: candidate group of 4 < min_fuse_set_size 5") != std::string::npos);
+
+    RunResult unavailable = runPass("explain " + demoModel() + " --pattern group_linear");
+    CHECK(unavailable.output.find("fbgemm") != std::string::npos);
+
+    CHECK(runPass("explain " + demoModel() + " --pattern nope").exitCode == 2);
+    RunResult noNode = runPass("explain " + demoModel() + " --pattern batch_tanh --node nothere");
+    CHECK(noNode.exitCode == 1);
+    CHECK(noNode.output.find("no node named 'nothere'") != std::string::npos);
+}
