@@ -93,6 +93,15 @@ public:
     std::vector<NodeId> users(NodeId id) const;
     /// Number of uses of id (a node reading it twice counts twice).
     size_t useCount(NodeId id) const;
+    /// Calls fn(user) once per use of id (a node reading it twice is called
+    /// twice), without allocating.
+    template <typename Fn>
+    void forEachUse(NodeId id, Fn &&fn) const
+    {
+        if (const Slot *s = slot(id))
+            for (NodeId user : s->users)
+                fn(user);
+    }
     /// One past the largest id ever handed out (ids are < idBound()).
     uint32_t idBound() const { return static_cast<uint32_t>(m_slots.size()); }
 

@@ -61,6 +61,16 @@ public:
     const Arg *kwarg(std::string_view name) const;
     /// Every node this node reads, in argument order, duplicates kept.
     std::vector<NodeId> inputNodes() const;
+    /// Calls fn(NodeId) for every node this node reads, as inputNodes() lists
+    /// them, without allocating (for hot loops over large graphs).
+    template <typename Fn>
+    void forEachInput(Fn &&fn) const
+    {
+        for (const Arg &a : m_args)
+            visitRefs(a, fn);
+        for (const NamedArg &kw : m_kwargs)
+            visitRefs(kw.value, fn);
+    }
 
     /// Unique, human-readable name ("linear_3", "x").
     std::string name;
@@ -83,6 +93,16 @@ public:
     std::string qualifiedOp() const { return overload.empty() ? op : op + "." + overload; }
 
 private:
+    template <typename Fn>
+    static void visitRefs(const Arg &a, Fn &fn)
+    {
+        if (const auto *id = std::get_if<NodeId>(&a.value))
+            fn(*id);
+        else if (const auto *list = std::get_if<ArgList>(&a.value))
+            for (const Arg &item : list->items)
+                visitRefs(item, fn);
+    }
+
     friend class Graph;
     NodeId m_id;
     NodeKind m_kind = NodeKind::Op;

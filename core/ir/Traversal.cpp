@@ -16,13 +16,11 @@ std::vector<NodeId> topologicalOrder(const Graph &graph)
     using Entry = std::pair<uint32_t, NodeId>; // (program position, node)
     std::priority_queue<Entry, std::vector<Entry>, std::greater<>> ready;
     for (NodeId id : program) {
-        // Count distinct live inputs; a node reading the same value twice waits once.
-        std::vector<NodeId> inputs = graph.node(id)->inputNodes();
-        std::sort(inputs.begin(), inputs.end());
-        inputs.erase(std::unique(inputs.begin(), inputs.end()), inputs.end());
-        for (NodeId in : inputs)
+        // One count per use; forEachUse below releases one per use too.
+        graph.node(id)->forEachInput([&](NodeId in) {
             if (graph.contains(in))
                 ++pending[id.value];
+        });
         if (pending[id.value] == 0)
             ready.push({position[id.value], id});
     }
@@ -33,9 +31,10 @@ std::vector<NodeId> topologicalOrder(const Graph &graph)
         NodeId id = ready.top().second;
         ready.pop();
         order.push_back(id);
-        for (NodeId user : graph.users(id))
+        graph.forEachUse(id, [&](NodeId user) {
             if (--pending[user.value] == 0)
                 ready.push({position[user.value], user});
+        });
     }
     if (order.size() != program.size())
         return {};

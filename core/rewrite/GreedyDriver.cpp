@@ -61,10 +61,11 @@ std::vector<Match> GreedyDriver::verticalMatches(const Graph &graph, const Verti
     return found;
 }
 
-std::vector<Match> GreedyDriver::horizontalMatches(const Graph &graph, const HorizontalPattern &pattern) const
+std::vector<Match> GreedyDriver::horizontalMatches(const Graph &graph, const HorizontalPattern &pattern,
+                                                   const std::vector<NodeId> &order) const
 {
     std::vector<Match> found;
-    for (FusionGroup &group : searchHorizontal(graph, pattern).groups) {
+    for (FusionGroup &group : searchHorizontal(graph, pattern, order).groups) {
         Match m;
         m.pattern = pattern.name();
         m.anchor = group.members.front();
@@ -83,24 +84,45 @@ void GreedyDriver::sortMatches(const Graph &graph, std::vector<Match> &matches) 
     for (const Pattern *p : m_patterns.all())
         patternIndex[p->name()] = i++;
     const std::vector<uint32_t> pos = positions(graph);
-    std::stable_sort(matches.begin(), matches.end(), [&](const Match &a, const Match &b) {
+    // Sort keys computed once per match, not per comparison.
+    struct Keyed {
+        int benefit;
+        size_t pattern;
+        uint32_t position;
+        size_t index;
+    };
+    std::vector<Keyed> keys;
+    keys.reserve(matches.size());
+    for (size_t k = 0; k < matches.size(); ++k)
+        keys.push_back({matches[k].benefit, patternIndex[matches[k].pattern], pos[matches[k].anchor.value], k});
+    std::sort(keys.begin(), keys.end(), [](const Keyed &a, const Keyed &b) {
         if (a.benefit != b.benefit)
             return a.benefit > b.benefit;
         if (a.pattern != b.pattern)
-            return patternIndex[a.pattern] < patternIndex[b.pattern];
-        return pos[a.anchor.value] < pos[b.anchor.value];
+            return a.pattern < b.pattern;
+        if (a.position != b.position)
+            return a.position < b.position;
+        return a.index < b.index;
     });
+    std::vector<Match> sorted;
+    sorted.reserve(matches.size());
+    for (const Keyed &k : keys)
+        sorted.push_back(std::move(matches[k.index]));
+    matches = std::move(sorted);
 }
 
 std::vector<Match> GreedyDriver::findMatches(const Graph &graph) const
 {
     std::vector<Match> matches;
+    std::vector<NodeId> order; // shared by the horizontal searches, computed when first needed
     for (const Pattern *p : m_patterns.enabled()) {
         if (!p->unavailableReason().empty())
             continue;
+        if (p->family() == PatternFamily::Horizontal && order.empty())
+            order = topologicalOrder(graph);
         std::vector<Match> found = p->family() == PatternFamily::Vertical
                                        ? verticalMatches(graph, static_cast<const VerticalPattern &>(*p))
-                                       : horizontalMatches(graph, static_cast<const HorizontalPattern &>(*p));
+                                       : horizontalMatches(graph, static_cast<const HorizontalPattern &>(*p), order);
         for (Match &m : found) {
             m.pattern = p->name();
             m.benefit = p->benefit();

@@ -97,7 +97,8 @@ public:
 
 private:
     std::vector<Match> verticalMatches(const Graph &graph, const VerticalPattern &pattern) const;
-    std::vector<Match> horizontalMatches(const Graph &graph, const HorizontalPattern &pattern) const;
+    std::vector<Match> horizontalMatches(const Graph &graph, const HorizontalPattern &pattern,
+                                         const std::vector<NodeId> &order) const;
     void sortMatches(const Graph &graph, std::vector<Match> &matches) const;
 
     const PatternSet &m_patterns;

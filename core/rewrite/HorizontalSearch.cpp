@@ -42,35 +42,53 @@ private:
     std::vector<std::optional<std::string>> m_keys;
 };
 
-/// Candidates (by key, in discovery order) found by the upward BFS from root.
-std::vector<std::pair<std::string, std::vector<NodeId>>> fusionCandidates(
-    const Graph &graph, NodeId root, const std::vector<char> &fused, KeyCache &keys, int64_t maxDepth)
-{
-    std::vector<std::pair<std::string, std::vector<NodeId>>> byKey;
-    std::deque<std::pair<int64_t, NodeId>> queue;
-    std::unordered_set<NodeId> visited;
-    for (NodeId in : graph.node(root)->inputNodes())
-        if (visited.insert(in).second)
-            queue.push_back({1, in});
-    while (!queue.empty()) {
-        auto [depth, id] = queue.front();
-        queue.pop_front();
-        if (fused[id.value])
-            continue;
-        if (const auto &key = keys.key(id)) {
-            auto it = std::find_if(byKey.begin(), byKey.end(), [&](const auto &e) { return e.first == *key; });
-            if (it == byKey.end())
-                byKey.push_back({*key, {id}});
-            else if (std::find(it->second.begin(), it->second.end(), id) == it->second.end())
-                it->second.push_back(id);
-        } else if (depth < maxDepth) {
-            for (NodeId in : graph.node(id)->inputNodes())
-                if (visited.insert(in).second)
-                    queue.push_back({depth + 1, in});
-        }
+/// The upward BFS from one root (Inductor's get_fusion_candidates). Buffers
+/// are reused across roots: visited marks are stamped with the root's number.
+class CandidateFinder {
+public:
+    CandidateFinder(const Graph &graph, KeyCache &keys, int64_t maxDepth)
+        : m_graph(graph), m_keys(keys), m_maxDepth(maxDepth), m_stamp(graph.idBound(), 0)
+    {
     }
-    return byKey;
-}
+
+    /// Candidates by key, in discovery order.
+    std::vector<std::pair<std::string, std::vector<NodeId>>> find(NodeId root, const std::vector<char> &fused)
+    {
+        ++m_round;
+        std::vector<std::pair<std::string, std::vector<NodeId>>> byKey;
+        m_queue.clear();
+        auto enqueue = [&](NodeId in, int64_t depth) {
+            if (m_stamp[in.value] != m_round) {
+                m_stamp[in.value] = m_round;
+                m_queue.push_back({depth, in});
+            }
+        };
+        m_graph.node(root)->forEachInput([&](NodeId in) { enqueue(in, 1); });
+        for (size_t head = 0; head < m_queue.size(); ++head) {
+            auto [depth, id] = m_queue[head];
+            if (fused[id.value])
+                continue;
+            if (const auto &key = m_keys.key(id)) {
+                auto it = std::find_if(byKey.begin(), byKey.end(), [&](const auto &e) { return e.first == *key; });
+                if (it == byKey.end())
+                    byKey.push_back({*key, {id}});
+                else if (std::find(it->second.begin(), it->second.end(), id) == it->second.end())
+                    it->second.push_back(id);
+            } else if (depth < m_maxDepth) {
+                m_graph.node(id)->forEachInput([&](NodeId in) { enqueue(in, depth + 1); });
+            }
+        }
+        return byKey;
+    }
+
+private:
+    const Graph &m_graph;
+    KeyCache &m_keys;
+    int64_t m_maxDepth;
+    std::vector<uint32_t> m_stamp;
+    uint32_t m_round = 0;
+    std::vector<std::pair<int64_t, NodeId>> m_queue;
+};
 
 /// Topological positions, for pruning upward walks.
 using Positions = std::vector<uint32_t>;
@@ -88,12 +106,12 @@ std::unordered_set<NodeId> dependentNodes(const Graph &graph, NodeId node,
     while (!work.empty()) {
         NodeId id = work.back();
         work.pop_back();
-        for (NodeId in : graph.node(id)->inputNodes()) {
+        graph.node(id)->forEachInput([&](NodeId in) {
             if (interesting.count(in))
                 deps.insert(in);
             if (position[in.value] > earliest && visited.insert(in).second)
                 work.push_back(in);
-        }
+        });
     }
     return deps;
 }
@@ -189,6 +207,12 @@ void record(std::unordered_map<NodeId, CandidateOutcome> &outcomes, NodeId id, C
 
 HorizontalSearchResult searchHorizontal(const Graph &graph, const HorizontalPattern &pattern)
 {
+    return searchHorizontal(graph, pattern, topologicalOrder(graph));
+}
+
+HorizontalSearchResult searchHorizontal(const Graph &graph, const HorizontalPattern &pattern,
+                                        const std::vector<NodeId> &order)
+{
     HorizontalSearchResult result;
     if (!pattern.unavailableReason().empty())
         return result;
@@ -196,9 +220,21 @@ HorizontalSearchResult searchHorizontal(const Graph &graph, const HorizontalPatt
     const auto maxSize = static_cast<size_t>(pattern.options().getInt("max_fuse_set_size", search_defaults::kMaxFuseSetSize));
     const int64_t maxDepth = pattern.options().getInt("max_fuse_search_depth", search_defaults::kMaxFuseSearchDepth);
 
+    // Rules whose root ops do not occur in the graph have nothing to find.
+    bool anyRoot = false;
+    for (NodeId id : order) {
+        const Node &n = *graph.node(id);
+        if (n.isOp() && pattern.isRootOp(n.op)) {
+            anyRoot = true;
+            break;
+        }
+    }
+    if (!anyRoot)
+        return result;
+
     KeyCache keys(graph, pattern);
+    CandidateFinder finder(graph, keys, maxDepth);
     std::vector<char> fused(graph.idBound(), 0);
-    std::vector<NodeId> order = topologicalOrder(graph);
     Positions position(graph.idBound(), 0);
     for (uint32_t i = 0; i < order.size(); ++i)
         position[order[i].value] = i;
@@ -207,7 +243,7 @@ HorizontalSearchResult searchHorizontal(const Graph &graph, const HorizontalPatt
         // Inductor skips getitem roots: their searches repeat their parent's.
         if (isOp(*graph.node(root), ops::kGetItem))
             continue;
-        for (auto &[key, candidates] : fusionCandidates(graph, root, fused, keys, maxDepth)) {
+        for (auto &[key, candidates] : finder.find(root, fused)) {
             if (candidates.size() < minSize) {
                 for (NodeId c : candidates)
                     record(result.outcomes, c, {CandidateOutcome::Kind::GroupTooSmall, key, -1, candidates.size(), 0, {}});

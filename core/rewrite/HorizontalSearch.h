@@ -60,5 +60,9 @@ struct HorizontalSearchResult {
 /// which only matters when a fusion's output feeds the same rule again (the
 /// driver's next round finds those).
 HorizontalSearchResult searchHorizontal(const Graph &graph, const HorizontalPattern &pattern);
+/// The same with the graph's topological order already computed (the driver
+/// shares one order between all rules of a round).
+HorizontalSearchResult searchHorizontal(const Graph &graph, const HorizontalPattern &pattern,
+                                        const std::vector<NodeId> &topologicalOrder);
 
 } // namespace fusebox
