@@ -1,0 +1,212 @@
+// fusebox: the IDE. With --screenshot, or without a display, it runs headless:
+// open the model, wait for load + layout, print a summary, write a PNG, exit.
+
+#include "core/ir/GraphSummary.h"
+#include "views/CollapsedGraph.h"
+#include "views/Document.h"
+#include "views/GraphScene.h"
+#include "views/MainWindow.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QElapsedTimer>
+#include <QFileInfo>
+#include <QPixmap>
+#include <QTimer>
+
+#include <cstdio>
+#include <optional>
+#include <string>
+
+using namespace fusebox;
+
+namespace {
+
+// "1,3,224,224" -> {1, 3, 224, 224}; several inputs: "1,16;1,8" or the option repeated.
+std::optional<std::vector<std::vector<int64_t>>> parseShapes(const QStringList &values, QString *error)
+{
+    std::vector<std::vector<int64_t>> shapes;
+    for (const QString &value : values) {
+        for (const QString &one : value.split(QLatin1Char(';'), Qt::SkipEmptyParts)) {
+            std::vector<int64_t> dims;
+            for (const QString &dim : one.split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+                bool ok = false;
+                const qlonglong d = dim.trimmed().toLongLong(&ok);
+                if (!ok || d < 0) {
+                    *error = QStringLiteral("--input-shape %1: '%2' is not a dimension (expected e.g. 1,3,224,224)")
+                                 .arg(value, dim);
+                    return std::nullopt;
+                }
+                dims.push_back(d);
+            }
+            shapes.push_back(std::move(dims));
+        }
+    }
+    return shapes;
+}
+
+QString shapeOf(const Node &node)
+{
+    return QString::fromStdString(node.meta.isKnown() ? node.meta.toString() : node.type);
+}
+
+void printSummary(const MainWindow &window, qint64 elapsedMs)
+{
+    const Document &doc = *window.document();
+    const Graph &graph = doc.graph();
+    const GraphSummary summary = summarize(graph);
+    const CollapsedGraph &shown = window.scene()->visibleGraph();
+    QString out;
+    // A file opened by name shows its path; the demo (a temporary copy) its name.
+    const bool named = QFileInfo(doc.filePath()).fileName() == doc.displayName();
+    out += QStringLiteral("file:    %1\n").arg(named ? QFileInfo(doc.filePath()).absoluteFilePath() : doc.displayName());
+    out += QStringLiteral("nodes:   %1 (%2 inputs, %3 ops, %4 constants, 1 output)\n")
+               .arg(summary.nodes).arg(summary.inputs).arg(summary.ops).arg(summary.constants);
+    out += QStringLiteral("edges:   %1\n").arg(summary.edges);
+    out += QStringLiteral("ops (top 10 of %1 kinds):\n").arg(summary.opHistogram.size());
+    for (size_t i = 0; i < summary.opHistogram.size() && i < 10; ++i)
+        out += QStringLiteral("  %1  %2\n").arg(summary.opHistogram[i].second, 5).arg(QString::fromStdString(summary.opHistogram[i].first));
+    out += QStringLiteral("inputs:\n");
+    for (NodeId id : graph.inputs())
+        out += QStringLiteral("  %1: %2\n").arg(QString::fromStdString(graph.node(id)->name), shapeOf(*graph.node(id)));
+    out += QStringLiteral("outputs:\n");
+    for (NodeId id : graph.outputValues())
+        if (const Node *n = graph.node(id))
+            out += QStringLiteral("  %1: %2\n").arg(QString::fromStdString(n->name), shapeOf(*n));
+    const ScopeTree &tree = window.scene()->scopeTree();
+    size_t modules = 0;
+    for (size_t s = 1; s < tree.size(); ++s)
+        modules += tree.scope(int(s)).artificial ? 0 : 1;
+    out += QStringLiteral("modules: %1 scopes, %2 at top level, %3 deep\n")
+               .arg(modules)
+               .arg(tree.scope(tree.root()).scopes.size())
+               .arg(tree.maxDepth());
+    const size_t groups = shown.groupCount();
+    out += QStringLiteral("view:    %1 items (%2 nodes, %3 collapsed groups%4), %5 edges drawn; %6\n")
+               .arg(shown.items().size())
+               .arg(shown.items().size() - groups)
+               .arg(groups)
+               .arg(shown.hiddenNodeCount() ? QStringLiteral(", %1 constants hidden").arg(shown.hiddenNodeCount()) : QString())
+               .arg(shown.edges().size())
+               .arg(window.scene()->startedCollapsed()
+                        ? QStringLiteral("started collapsed (fully expanded: %1 items, layout size %2; limits %3 and %4)")
+                              .arg(window.scene()->fullItemCount())
+                              .arg(qRound64(window.scene()->fullLayoutSize()))
+                              .arg(GraphScene::kCollapseThreshold)
+                              .arg(qRound64(GraphScene::kMaxLayoutSize))
+                        : QStringLiteral("fully expanded"));
+    out += QStringLiteral("time:    %1 ms to load and lay out\n").arg(elapsedMs);
+    for (const QString &w : doc.warnings())
+        out += QStringLiteral("warning: %1\n").arg(w);
+    std::fputs(out.toLocal8Bit().constData(), stdout);
+    std::fflush(stdout);
+}
+
+// Headless runs print a summary to stdout and errors as one line to stderr;
+// drop the offscreen platform's notices that say nothing about the model.
+void quietMessageHandler(QtMsgType type, const QMessageLogContext &context, const QString &message)
+{
+    if (type < QtCriticalMsg
+        && (message.contains(QLatin1String("propagateSizeHints")) || message.contains(QLatin1String("XDG_RUNTIME_DIR"))))
+        return;
+    std::fprintf(stderr, "%s\n", qPrintable(qFormatLogMessage(type, context, message)));
+}
+
+} // namespace
+
+int main(int argc, char *argv[])
+{
+    // Without a display, and unless the user chose a platform, render offscreen.
+    const bool noDisplay = qEnvironmentVariableIsEmpty("DISPLAY") && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY");
+    if (noDisplay && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+    const QByteArray platform = qgetenv("QT_QPA_PLATFORM");
+    const bool headless = platform.startsWith("offscreen") || platform.startsWith("minimal");
+    if (headless)
+        qInstallMessageHandler(quietMessageHandler);
+
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName(QStringLiteral("Fusebox"));
+    QApplication::setApplicationName(QStringLiteral("Fusebox"));
+    QApplication::setApplicationVersion(QStringLiteral("0.1.0"));
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral(
+        "Fusebox: inspect PyTorch model graphs at the operator level.\n"
+        "Opens MODEL (a TorchScript .pt/.pth/.zip archive or Fusebox graph .json), or the embedded demo\n"
+        "model when none is given. Without a display (no DISPLAY/WAYLAND_DISPLAY and QT_QPA_PLATFORM\n"
+        "unset), or with --screenshot, it runs headless: it loads and lays out the model, prints a\n"
+        "summary (nodes, edges, top ops, inputs/outputs), writes a 1600x1000 PNG of the window and exits\n"
+        "(0 on success, 1 when the model cannot be opened)."));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    parser.addPositionalArgument(QStringLiteral("model"), QStringLiteral("Model file to open (default: the demo model)."),
+                                 QStringLiteral("[model]"));
+    QCommandLineOption screenshot(QStringLiteral("screenshot"),
+                                  QStringLiteral("Write a PNG of the window to <out.png> once the graph is shown, then exit. "
+                                                 "Headless runs default to ./fusebox-screenshot.png."),
+                                  QStringLiteral("out.png"));
+    QCommandLineOption inputShape(QStringLiteral("input-shape"),
+                                  QStringLiteral("Shape of the model's tensor input, e.g. 1,3,224,224; repeat the option "
+                                                 "(or separate with ';') for several inputs. Overrides shapes the file records."),
+                                  QStringLiteral("dims"));
+    parser.addOption(screenshot);
+    parser.addOption(inputShape);
+    parser.process(app);
+
+    if (parser.positionalArguments().size() > 1) {
+        std::fprintf(stderr, "fusebox: expected at most one model file, got %lld\n",
+                     static_cast<long long>(parser.positionalArguments().size()));
+        return 2;
+    }
+    QString error;
+    auto shapes = parseShapes(parser.values(inputShape), &error);
+    if (!shapes) {
+        std::fprintf(stderr, "fusebox: %s\n", qPrintable(error));
+        return 2;
+    }
+
+    MainWindow window;
+    LoadOptions options;
+    options.inputShapes = *shapes;
+    window.setLoadOptions(options);
+
+    const bool batch = headless || parser.isSet(screenshot);
+    QElapsedTimer timer;
+    if (batch) {
+        const QString out = parser.isSet(screenshot) ? parser.value(screenshot) : QStringLiteral("fusebox-screenshot.png");
+        window.setErrorDialogsEnabled(false);
+        window.resize(1600, 1000);
+        QObject::connect(&window, &MainWindow::graphShown, &window, [&window, &timer, out] {
+            const qint64 elapsed = timer.elapsed();
+            // Let the status bar and docks settle before grabbing.
+            QTimer::singleShot(50, &window, [&window, out, elapsed] {
+                printSummary(window, elapsed);
+                const QPixmap shot = window.grab();
+                if (shot.isNull() || !shot.save(out, "PNG")) {
+                    std::fprintf(stderr, "fusebox: could not write the screenshot to %s\n", qPrintable(out));
+                    QCoreApplication::exit(1);
+                    return;
+                }
+                std::printf("screenshot: %s (%dx%d)\n", qPrintable(QFileInfo(out).absoluteFilePath()), shot.width(),
+                            shot.height());
+                std::fflush(stdout);
+                QCoreApplication::exit(0);
+            });
+        });
+        QObject::connect(&window, &MainWindow::openFailed, &window, [](const QString &message) {
+            std::fprintf(stderr, "fusebox: %s\n", qPrintable(message.simplified()));
+            QCoreApplication::exit(1);
+        });
+    }
+
+    window.show();
+    timer.start();
+    if (parser.positionalArguments().isEmpty()) {
+        if (!window.openDemoModel() && batch)
+            return 1;
+    } else {
+        window.openFile(parser.positionalArguments().first());
+    }
+    return app.exec();
+}

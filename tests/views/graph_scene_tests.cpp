@@ -1,0 +1,196 @@
+// GCC 12 reports false -Wmaybe-uninitialized when Arg's std::variant is moved
+// out of the initializer lists below.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
+#include "ViewTestGraphs.h"
+
+#include "views/Document.h"
+#include "views/EdgeItem.h"
+#include "views/GraphScene.h"
+#include "views/GroupItem.h"
+#include "views/NodeItem.h"
+
+#include <catch.hpp>
+
+#include <QSignalSpy>
+
+using namespace fusebox;
+using namespace fusebox::viewtest;
+
+TEST_CASE("GraphScene draws one item per visible node and edge", "[views]")
+{
+    Document doc;
+    GraphScene scene(&doc);
+    QSignalSpy finished(&scene, &GraphScene::layoutFinished);
+    doc.setGraph(encoderGraph(), QStringLiteral("encoder"));
+    REQUIRE(waitForLayout(scene));
+    REQUIRE(finished.count() == 1);
+    CHECK(finished.first().at(0).toBool()); // the first layout for this graph
+
+    const Graph &g = doc.graph();
+    CHECK_FALSE(scene.startedCollapsed());
+    CHECK_FALSE(scene.showConstants());
+    // Small graph: every scope expanded, the two weight constants hidden.
+    CHECK(scene.groupItemCount() == 0);
+    CHECK(scene.nodeItemCount() == int(g.size()) - 2);
+    CHECK(scene.nodeItemCount() == int(scene.visibleGraph().items().size()));
+    CHECK(scene.edgeItems().size() == qsizetype(scene.visibleGraph().edges().size()));
+    CHECK(scene.nodeItem(g.findByName("w")) == nullptr);
+    for (NodeId id : g.nodeIds())
+        if (g.node(id)->kind() != NodeKind::Constant)
+            CHECK(scene.nodeItem(id) != nullptr);
+
+    // The drawing runs top to bottom, and edges join their items.
+    NodeItem *x = scene.nodeItem(g.findByName("x"));
+    NodeItem *out = scene.nodeItem(g.output());
+    REQUIRE(x);
+    REQUIRE(out);
+    CHECK(x->pos().y() < out->pos().y());
+    for (EdgeItem *edge : scene.edgeItems()) {
+        NodeItem *from = scene.nodeItem(CollapsedGraph::nodeOfKey(edge->from()));
+        NodeItem *to = scene.nodeItem(CollapsedGraph::nodeOfKey(edge->to()));
+        REQUIRE(from);
+        REQUIRE(to);
+        const QPointF start = edge->path().pointAtPercent(0);
+        CHECK(from->sceneBoundingRect().adjusted(-4, -4, 4, 4).contains(start));
+        CHECK(edge->boundingRect().intersects(to->sceneBoundingRect().adjusted(-10, -10, 10, 10)));
+    }
+    // Labels carry the op and the shape.
+    NodeItem *square = scene.nodeItem(g.findByName("square"));
+    REQUIRE(square);
+    CHECK(square->label().title == QStringLiteral("mul"));
+    CHECK(square->label().detail == QStringLiteral("f32[4, 16]"));
+    CHECK(square->family() == OpFamily::Pointwise);
+
+    // Showing constants adds them and their edges.
+    const int before = scene.nodeItemCount();
+    const qsizetype edgesBefore = scene.edgeItems().size();
+    scene.setShowConstants(true);
+    REQUIRE(waitForLayout(scene));
+    CHECK(scene.nodeItemCount() == before + 2);
+    CHECK(scene.edgeItems().size() == edgesBefore + 2);
+    CHECK(scene.nodeItem(g.findByName("w")) != nullptr);
+}
+
+TEST_CASE("GraphScene starts a >800-node graph collapsed and expands groups", "[views]")
+{
+    Document doc;
+    GraphScene scene(&doc);
+    doc.setGraph(blockGraph(9, 10, 10), QStringLiteral("blocks"));
+    const Graph &g = doc.graph();
+    REQUIRE(CollapsedGraph::fullyExpandedItemCount(g, {false}) > GraphScene::kCollapseThreshold);
+    REQUIRE(waitForLayout(scene));
+
+    CHECK(scene.startedCollapsed());
+    // Top level: x, nine block groups, the output.
+    CHECK(scene.groupItemCount() == 9);
+    CHECK(scene.nodeItemCount() == 2);
+    CHECK(scene.edgeItems().size() == 10); // x -> block0 -> ... -> block8 -> output
+    const ScopeTree &tree = scene.scopeTree();
+    const int block3 = tree.find("block3");
+    REQUIRE(block3 > 0);
+    GroupItem *group = scene.groupItem(block3);
+    REQUIRE(group);
+    CHECK(group->label().title == QStringLiteral("block3"));
+    CHECK(group->label().count.contains(QStringLiteral("101 nodes")));
+    CHECK(group->label().summary.contains(QStringLiteral("linear")));
+
+    SECTION("expanding a group replaces it by its children")
+    {
+        scene.expandScope(block3);
+        REQUIRE(waitForLayout(scene));
+        CHECK(scene.isExpanded(block3));
+        CHECK(scene.groupItem(block3) == nullptr);
+        // block3's ten units as groups, its add as a node; the other blocks stay groups.
+        CHECK(scene.groupItemCount() == 8 + 10);
+        CHECK(scene.nodeItemCount() == 3);
+        CHECK(scene.groupItem(tree.find("block3.unit0")) != nullptr);
+        CHECK_FALSE(scene.focusRect().isEmpty());
+
+        // Expanding a unit shows its ops as nodes.
+        const int unit = tree.find("block3.unit4");
+        scene.expandScope(unit);
+        REQUIRE(waitForLayout(scene));
+        CHECK(scene.nodeItemCount() == 3 + 10);
+
+        // Collapsing block3 again brings back the single group.
+        scene.collapseScope(block3);
+        REQUIRE(waitForLayout(scene));
+        CHECK(scene.groupItemCount() == 9);
+        CHECK(scene.nodeItemCount() == 2);
+    }
+    SECTION("selecting a hidden node expands the scopes around it")
+    {
+        const NodeId deep = tree.scope(tree.find("block5.unit2")).nodes.at(3);
+        REQUIRE(scene.nodeItem(deep) == nullptr);
+        QSignalSpy selected(&scene, &GraphScene::selectedNodeChanged);
+        scene.selectNode(deep);
+        REQUIRE(waitForLayout(scene));
+        REQUIRE(scene.nodeItem(deep) != nullptr);
+        CHECK(scene.nodeItem(deep)->isSelected());
+        CHECK(scene.selectedNode() == deep);
+        REQUIRE(selected.count() >= 1);
+        CHECK(selected.last().at(0).value<NodeId>() == deep);
+        CHECK(scene.focusRect().intersects(scene.nodeItem(deep)->sceneBoundingRect()));
+    }
+    SECTION("expand all and collapse all")
+    {
+        CHECK(scene.expandAll());
+        REQUIRE(waitForLayout(scene));
+        CHECK(scene.groupItemCount() == 0);
+        CHECK(scene.nodeItemCount() == int(CollapsedGraph::fullyExpandedItemCount(g, {false})));
+        scene.collapseAll();
+        REQUIRE(waitForLayout(scene));
+        CHECK(scene.groupItemCount() == 9);
+    }
+}
+
+TEST_CASE("GraphScene opens big wrapping scopes of a collapsed start", "[views]")
+{
+    // Everything inside "net.body": top-level groups alone would show three
+    // boxes, so the biggest groups are opened until the view has some content.
+    Graph g = blockGraph(9, 10, 10);
+    for (NodeId id : g.nodeIds())
+        if (g.node(id)->isOp() || g.node(id)->kind() == NodeKind::Constant)
+            g.node(id)->provenance.scope = "net.body." + g.node(id)->provenance.scope;
+    Document doc;
+    GraphScene scene(&doc);
+    doc.setGraph(std::move(g), QStringLiteral("wrapped"));
+    REQUIRE(waitForLayout(scene));
+    CHECK(scene.startedCollapsed());
+    CHECK(scene.isExpanded(scene.scopeTree().find("net")));
+    CHECK(scene.isExpanded(scene.scopeTree().find("net.body")));
+    CHECK_FALSE(scene.isExpanded(scene.scopeTree().find("net.body.block0")));
+    CHECK(scene.groupItemCount() == 9);
+    CHECK(scene.nodeItemCount() + scene.groupItemCount() >= int(GraphScene::kMinInitialItems));
+}
+
+TEST_CASE("GraphScene starts a densely connected graph collapsed", "[views]")
+{
+    // Few nodes, but every layer reads every earlier one (DenseNet-style):
+    // dot would face thousands of virtual nodes, so it starts collapsed.
+    Graph g;
+    NodeId x = g.addInput("x", f32({1, 8}));
+    std::vector<Arg> earlier{x};
+    for (int block = 0; block < 2; ++block)
+        for (int layer = 0; layer < 70; ++layer) {
+            const std::string scope = "block" + std::to_string(block) + ".layer" + std::to_string(layer);
+            NodeId cat = g.addOp("aten::cat", {Arg::list(earlier), int64_t(1)});
+            g.node(cat)->provenance.scope = scope;
+            NodeId relu = g.addOp("aten::relu", {cat});
+            g.node(relu)->provenance.scope = scope;
+            earlier.push_back(relu);
+        }
+    g.setOutputs({earlier.back()});
+    REQUIRE(CollapsedGraph::fullyExpandedItemCount(g, {false}) < GraphScene::kCollapseThreshold);
+
+    Document doc;
+    GraphScene scene(&doc);
+    doc.setGraph(std::move(g), QStringLiteral("dense"));
+    REQUIRE(waitForLayout(scene));
+    CHECK(scene.startedCollapsed());
+    CHECK(scene.groupItemCount() == 2);
+    CHECK(scene.nodeItemCount() == 2);
+}

@@ -1,0 +1,20 @@
+// The views test runner: Qt widgets need a QApplication before any test runs,
+// so this binary has its own Catch2 main (tests/catch_main.cpp is for the
+// others). Runs offscreen unless QT_QPA_PLATFORM says otherwise.
+#define CATCH_CONFIG_RUNNER
+#include <catch.hpp>
+
+#include <QApplication>
+#include <QStandardPaths>
+
+int main(int argc, char *argv[])
+{
+    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+    // QSettings (recent files, window state) go to a test location, not the user's.
+    QStandardPaths::setTestModeEnabled(true);
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName(QStringLiteral("FuseboxTests"));
+    QApplication::setApplicationName(QStringLiteral("fusebox_views_tests"));
+    return Catch::Session().run(argc, argv);
+}

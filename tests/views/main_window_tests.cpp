@@ -1,0 +1,140 @@
+#include "ViewTestGraphs.h"
+
+#include "views/Document.h"
+#include "views/GraphScene.h"
+#include "views/GraphView.h"
+#include "views/InspectorPanel.h"
+#include "views/MainWindow.h"
+#include "views/NodeItem.h"
+
+#include <catch.hpp>
+
+#include <QFile>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QSignalSpy>
+
+using namespace fusebox;
+using namespace fusebox::viewtest;
+
+namespace {
+QString label(const MainWindow &w, const char *name)
+{
+    auto *l = w.findChild<QLabel *>(QString::fromLatin1(name));
+    return l ? l->text() : QStringLiteral("<no label %1>").arg(QString::fromLatin1(name));
+}
+} // namespace
+
+TEST_CASE("MainWindow shows a graph and its counts", "[views]")
+{
+    MainWindow w;
+    w.setErrorDialogsEnabled(false);
+    w.resize(1200, 800);
+    w.show();
+    QSignalSpy shown(&w, &MainWindow::graphShown);
+    w.document()->setGraph(encoderGraph(), QStringLiteral("encoder.json"));
+    REQUIRE(shown.wait(60000));
+
+    const Graph &g = w.document()->graph();
+    const QString counts = QStringLiteral("%1 nodes · %2 edges").arg(g.size()).arg(g.edgeCount());
+    CHECK(counts == QStringLiteral("9 nodes · 10 edges"));
+    CHECK(label(w, "countsLabel") == counts);
+    CHECK(w.countsText() == counts);
+    CHECK(label(w, "fileLabel") == QStringLiteral("encoder.json"));
+    CHECK(label(w, "viewLabel").contains(QStringLiteral("2 constants hidden")));
+    CHECK(w.windowTitle().contains(QStringLiteral("encoder.json")));
+    // A small graph fits at a readable zoom.
+    CHECK(w.view()->zoom() >= GraphView::kReadableZoom);
+
+    // Selecting a node in the scene fills the inspector.
+    const NodeId square = g.findByName("square");
+    w.scene()->nodeItem(square)->setSelected(true);
+    CHECK(w.inspector()->node() == square);
+    CHECK(w.inspector()->text().contains(QStringLiteral("f32[4, 16]")));
+    // Following an arg link selects that node.
+    emit w.inspector()->nodeActivated(g.findByName("residual"));
+    CHECK(w.scene()->selectedNode() == g.findByName("residual"));
+    CHECK(w.inspector()->text().contains(QStringLiteral("aten::add")));
+}
+
+TEST_CASE("MainWindow reports a file it cannot open and keeps going", "[views]")
+{
+    MainWindow w;
+    w.setErrorDialogsEnabled(false);
+    w.show();
+    QSignalSpy shown(&w, &MainWindow::graphShown);
+    w.document()->setGraph(encoderGraph(), QStringLiteral("encoder.json"));
+    REQUIRE(shown.wait(60000));
+
+    QSignalSpy failed(&w, &MainWindow::openFailed);
+    w.openFile(QStringLiteral("/nonexistent/dir/model.pt"));
+    REQUIRE(failed.wait(60000));
+    CHECK(failed.first().at(0).toString().contains(QStringLiteral("/nonexistent/dir/model.pt")));
+    // The previous graph stays.
+    CHECK(w.document()->graph().size() == 9);
+    CHECK(w.windowTitle().contains(QStringLiteral("encoder.json")));
+    auto *log = w.findChild<QPlainTextEdit *>(QStringLiteral("log"));
+    REQUIRE(log);
+    CHECK(log->toPlainText().contains(QStringLiteral("nonexistent")));
+
+    const QString garbage = QStringLiteral(FUSEBOX_FIXTURE_DIR "/garbage.pt");
+    if (QFile::exists(garbage)) {
+        failed.clear();
+        w.openFile(garbage);
+        REQUIRE(failed.wait(60000));
+        CHECK(failed.first().at(0).toString().contains(QStringLiteral("garbage.pt")));
+    }
+}
+
+TEST_CASE("MainWindow opens a TorchScript model and the demo model", "[views]")
+{
+    MainWindow w;
+    w.setErrorDialogsEnabled(false);
+    w.resize(1600, 1000);
+    w.show();
+    QSignalSpy shown(&w, &MainWindow::graphShown);
+    QSignalSpy failed(&w, &MainWindow::openFailed);
+
+    const QString resnet = QStringLiteral(FUSEBOX_FIXTURE_DIR "/resnet18.pt");
+    if (QFile::exists(resnet)) {
+        w.openFile(resnet);
+        REQUIRE(shown.wait(120000));
+        REQUIRE(failed.isEmpty());
+        const Graph &g = w.document()->graph();
+        CHECK(g.size() > 50);
+        CHECK(w.countsText() == QStringLiteral("%1 nodes · %2 edges").arg(g.size()).arg(g.edgeCount()));
+        CHECK(w.windowTitle().contains(QStringLiteral("resnet18.pt")));
+        CHECK(w.recentFiles().value(0).endsWith(QStringLiteral("resnet18.pt")));
+        CHECK(w.scene()->nodeItemCount() + w.scene()->groupItemCount() > 20);
+        // The view is readable, not a postage stamp.
+        CHECK(w.view()->zoom() >= GraphView::kReadableZoom);
+    }
+
+    shown.clear();
+    if (QFile::exists(QString::fromLatin1(MainWindow::kDemoResource))) {
+        REQUIRE(w.openDemoModel());
+        REQUIRE(shown.wait(120000));
+        REQUIRE(failed.isEmpty());
+        CHECK(w.document()->graph().size() > 10);
+        CHECK(w.windowTitle().contains(QStringLiteral("demo")));
+        CHECK(w.countsText().startsWith(QString::number(w.document()->graph().size()) + QStringLiteral(" nodes")));
+    } else {
+        // This binary does not embed the app's resources: the window says so.
+        CHECK_FALSE(w.openDemoModel());
+        REQUIRE(failed.count() == 1);
+        CHECK(failed.first().at(0).toString().contains(QStringLiteral("not embedded")));
+        failed.clear();
+    }
+
+    // The demo model as a file (the fixtures carry a copy).
+    const QString demo = QStringLiteral(FUSEBOX_FIXTURE_DIR "/recsys_demo.pt");
+    if (QFile::exists(demo)) {
+        shown.clear();
+        w.openFile(demo);
+        REQUIRE(shown.wait(120000));
+        REQUIRE(failed.isEmpty());
+        CHECK(w.document()->graph().size() > 10);
+        CHECK(w.scene()->nodeItemCount() + w.scene()->groupItemCount() > 10);
+        CHECK(w.countsText() == QStringLiteral("%1 nodes · %2 edges").arg(w.document()->graph().size()).arg(w.document()->graph().edgeCount()));
+    }
+}

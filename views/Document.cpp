@@ -1,0 +1,75 @@
+#include "Document.h"
+
+#include "core/ir/Verifier.h"
+
+#include <QFileInfo>
+#include <QFutureWatcher>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include <exception>
+
+namespace fusebox {
+
+Document::Document(QObject *parent) : QObject(parent) {}
+
+Document::~Document() = default;
+
+void Document::open(const QString &path, const LoadOptions &options, const QString &displayName)
+{
+    const quint64 generation = ++m_generation;
+    m_loading = true;
+    emit loadStarted(path);
+
+    const std::string file = path.toStdString();
+    auto *watcher = new QFutureWatcher<std::shared_ptr<Expected<LoadedModel>>>(this);
+    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, generation, path, displayName] {
+        watcher->deleteLater();
+        finishLoad(generation, path, displayName, watcher->result());
+    });
+    watcher->setFuture(QtConcurrent::run([file, options] {
+        // The loader reports errors as values; anything else escaping it must
+        // not take the GUI down.
+        try {
+            return std::make_shared<Expected<LoadedModel>>(loadModel(file, options));
+        } catch (const std::exception &e) {
+            return std::make_shared<Expected<LoadedModel>>(Error{file + ": " + e.what()});
+        } catch (...) {
+            return std::make_shared<Expected<LoadedModel>>(Error{file + ": unknown error while loading"});
+        }
+    }));
+}
+
+void Document::finishLoad(quint64 generation, const QString &path, const QString &displayName,
+                          std::shared_ptr<Expected<LoadedModel>> result)
+{
+    if (generation != m_generation)
+        return; // superseded by a later open()
+    m_loading = false;
+    if (!result || !result->hasValue()) {
+        emit loadFailed(path, result ? QString::fromStdString(result->error().message)
+                                     : tr("%1: the loader returned nothing").arg(path));
+        return;
+    }
+    QStringList warnings;
+    for (const std::string &w : result->value().warnings)
+        warnings << QString::fromStdString(w);
+    setGraph(std::move(result->value().graph),
+             displayName.isEmpty() ? QFileInfo(path).fileName() : displayName, warnings, path);
+}
+
+void Document::setGraph(Graph graph, const QString &displayName, const QStringList &warnings,
+                        const QString &filePath)
+{
+    ++m_generation; // a pending load must not overwrite this graph
+    m_loading = false;
+    m_graph = std::move(graph);
+    m_hasGraph = true;
+    m_displayName = displayName;
+    m_filePath = filePath;
+    m_warnings = warnings;
+    for (const VerifierIssue &issue : verify(m_graph))
+        m_warnings << tr("verifier: %1").arg(QString::fromStdString(issue.message));
+    emit graphLoaded();
+}
+
+} // namespace fusebox

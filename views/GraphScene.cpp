@@ -1,0 +1,483 @@
+#include "GraphScene.h"
+
+#include "Document.h"
+#include "EdgeItem.h"
+#include "GroupItem.h"
+#include "NodeItem.h"
+#include "ScopeFrameItem.h"
+#include "SceneStyle.h"
+#include "core/layout/DotLayout.h"
+
+#include <QFutureWatcher>
+#include <QGraphicsSceneContextMenuEvent>
+#include <QGraphicsSceneMouseEvent>
+#include <QMenu>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include <algorithm>
+#include <deque>
+#include <map>
+
+namespace fusebox {
+
+namespace {
+constexpr qreal kSceneMargin = 40;
+
+// What dot would really lay out for this view (boxes + virtual nodes of long edges).
+double layoutSize(const CollapsedGraph &view)
+{
+    LayoutInput input;
+    input.nodes.reserve(view.items().size());
+    for (const CollapsedGraph::Item &item : view.items())
+        input.nodes.push_back(LayoutNode{item.key, 1, 1});
+    for (const CollapsedGraph::Edge &e : view.edges())
+        input.edges.push_back(LayoutEdge{e.from, e.to});
+    return estimatedLayoutSize(input);
+}
+
+} // namespace
+
+GraphScene::GraphScene(Document *document, QObject *parent) : QGraphicsScene(parent), m_document(document)
+{
+    m_options.showConstants = false; // weights clutter model graphs; the View menu shows them
+    setBackgroundBrush(SceneStyle::background());
+    setItemIndexMethod(QGraphicsScene::BspTreeIndex);
+    connect(m_document, &Document::graphLoaded, this, &GraphScene::onGraphLoaded);
+    connect(this, &QGraphicsScene::selectionChanged, this, &GraphScene::onSelectionChanged);
+    if (m_document->hasGraph())
+        onGraphLoaded();
+}
+
+GraphScene::~GraphScene()
+{
+    // Items hold no pointers back into the scene's maps; drop the maps first
+    // so selectionChanged during teardown finds nothing stale.
+    m_nodeItems.clear();
+    m_groupItems.clear();
+    m_edgeItems.clear();
+    disconnect(this, &QGraphicsScene::selectionChanged, this, &GraphScene::onSelectionChanged);
+}
+
+bool GraphScene::isExpanded(int scope) const
+{
+    if (scope == m_tree.root())
+        return true;
+    if (scope < 0 || size_t(scope) >= m_tree.size())
+        return false;
+    return m_expanded.count(m_tree.scope(scope).path) != 0;
+}
+
+void GraphScene::onGraphLoaded()
+{
+    const Graph &graph = m_document->graph();
+    m_tree = ScopeTree(graph);
+    m_expanded.clear();
+    m_pendingSelection = {};
+    m_focusScope.reset();
+    if (m_selectedNode.isValid() || m_selectedGroup >= 0) {
+        m_selectedNode = {};
+        m_selectedGroup = -1;
+        emit selectedNodeChanged({});
+    }
+
+    std::set<std::string> all;
+    for (size_t s = 1; s < m_tree.size(); ++s)
+        all.insert(m_tree.scope(int(s)).path);
+    m_fullItemCount = CollapsedGraph::fullyExpandedItemCount(graph, m_options);
+    m_fullLayoutSize = layoutSize(CollapsedGraph(graph, m_tree, all, m_options));
+    m_startedCollapsed = m_fullItemCount > kCollapseThreshold || m_fullLayoutSize > kMaxLayoutSize;
+    if (!m_startedCollapsed) {
+        m_expanded = std::move(all);
+    } else {
+        // Top-level scopes as groups. A model wrapped in a few big scopes
+        // ("model", "encoder.layers") would show a handful of boxes: open the
+        // biggest group while the view has fewer than kMinInitialItems items
+        // and opening it keeps the view within both limits.
+        for (;;) {
+            CollapsedGraph view(graph, m_tree, m_expanded, m_options);
+            if (view.items().size() >= kMinInitialItems)
+                break;
+            const CollapsedGraph::Item *biggest = nullptr;
+            for (const CollapsedGraph::Item &item : view.items())
+                if (item.isGroup() && (!biggest || item.nodeCount > biggest->nodeCount))
+                    biggest = &item;
+            if (!biggest)
+                break;
+            const ScopeTree::Scope &s = m_tree.scope(biggest->scope);
+            if (view.items().size() - 1 + s.nodes.size() + s.scopes.size() > kCollapseThreshold)
+                break;
+            m_expanded.insert(s.path);
+            if (layoutSize(CollapsedGraph(graph, m_tree, m_expanded, m_options)) > kMaxLayoutSize) {
+                m_expanded.erase(s.path);
+                break;
+            }
+        }
+    }
+    m_firstLayout = true;
+    relayout();
+}
+
+void GraphScene::setShowConstants(bool show)
+{
+    if (m_options.showConstants == show)
+        return;
+    m_options.showConstants = show;
+    if (m_document->hasGraph())
+        relayout();
+}
+
+void GraphScene::expandScope(int scope)
+{
+    if (scope <= 0 || size_t(scope) >= m_tree.size())
+        return;
+    for (int s : m_tree.chain(scope))
+        m_expanded.insert(m_tree.scope(s).path);
+    relayout(scope);
+}
+
+void GraphScene::collapseScope(int scope)
+{
+    if (scope <= 0 || size_t(scope) >= m_tree.size())
+        return;
+    m_expanded.erase(m_tree.scope(scope).path);
+    relayout(scope);
+}
+
+bool GraphScene::expandAll()
+{
+    // Breadth-first, so a huge graph opens evenly; each expansion replaces one
+    // group by at most its children (nodes + child scopes).
+    CollapsedGraph current(m_document->graph(), m_tree, m_expanded, m_options);
+    size_t items = current.items().size();
+    bool complete = true;
+    std::deque<int> queue(m_tree.scope(m_tree.root()).scopes.begin(), m_tree.scope(m_tree.root()).scopes.end());
+    while (!queue.empty()) {
+        int s = queue.front();
+        queue.pop_front();
+        const ScopeTree::Scope &scope = m_tree.scope(s);
+        if (!m_expanded.count(scope.path)) {
+            size_t grown = items - 1 + scope.nodes.size() + scope.scopes.size();
+            if (grown > kMaxExpandedItems) {
+                complete = false;
+                continue;
+            }
+            m_expanded.insert(scope.path);
+            // Dense connections (DenseNet) make dot slow long before the item
+            // count is large: check what dot would really face.
+            if (layoutSize(CollapsedGraph(m_document->graph(), m_tree, m_expanded, m_options)) > kMaxExpandedLayoutSize) {
+                m_expanded.erase(scope.path);
+                complete = false;
+                continue;
+            }
+            items = grown;
+        }
+        queue.insert(queue.end(), scope.scopes.begin(), scope.scopes.end());
+    }
+    relayout();
+    return complete;
+}
+
+void GraphScene::collapseAll()
+{
+    m_expanded.clear();
+    relayout();
+}
+
+void GraphScene::selectNode(NodeId id)
+{
+    const Graph &graph = m_document->graph();
+    if (!graph.contains(id))
+        return;
+    if (NodeItem *item = nodeItem(id)) {
+        clearSelection();
+        item->setSelected(true);
+        m_focusRect = item->sceneBoundingRect();
+        return;
+    }
+    const Node &node = *graph.node(id);
+    if (node.kind() == NodeKind::Constant && !m_options.showConstants) {
+        // Hidden by the filter: tell the inspector, leave the drawing alone.
+        clearSelection();
+        m_selectedNode = id;
+        emit selectedNodeChanged(id);
+        return;
+    }
+    for (int s : m_tree.chain(m_tree.scopeOf(id)))
+        m_expanded.insert(m_tree.scope(s).path);
+    m_pendingSelection = id;
+    relayout();
+}
+
+NodeId GraphScene::selectedNode() const { return m_selectedNode; }
+
+int GraphScene::selectedGroup() const { return m_selectedGroup; }
+
+QString GraphScene::groupTitle(int scope) const { return GroupItem::titleFor(m_tree, scope); }
+
+void GraphScene::relayout(std::optional<int> focusScope)
+{
+    const Graph &graph = m_document->graph();
+    m_pending = CollapsedGraph(graph, m_tree, m_expanded, m_options);
+    m_focusScope = focusScope;
+
+    m_pendingLabels = GroupItem::labelsFor(m_document->graph(), m_tree, m_pending);
+    LayoutInput input;
+    // Room between ranks for the header of a scope frame (ScopeFrameItem).
+    input.rankSeparation = 38;
+    input.nodeSeparation = 24;
+    input.nodes.reserve(m_pending.items().size());
+    for (const CollapsedGraph::Item &item : m_pending.items()) {
+        const QSizeF size = item.isGroup() ? GroupItem::sizeFor(m_pendingLabels.at(item.scope))
+                                           : NodeItem::sizeFor(NodeItem::labelFor(*graph.node(item.node)));
+        input.nodes.push_back(LayoutNode{item.key, size.width(), size.height()});
+    }
+    for (const CollapsedGraph::Edge &e : m_pending.edges())
+        input.edges.push_back(LayoutEdge{e.from, e.to});
+
+    const quint64 generation = ++m_generation;
+    m_layoutRunning = true;
+    emit layoutStarted(int(input.nodes.size()));
+
+    using Result = std::shared_ptr<Expected<LayoutResult>>;
+    auto *watcher = new QFutureWatcher<Result>(this);
+    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, generation] {
+        watcher->deleteLater();
+        applyLayout(generation, watcher->result());
+    });
+    watcher->setFuture(QtConcurrent::run([input = std::move(input)] {
+        return std::make_shared<Expected<LayoutResult>>(layoutWithDot(input));
+    }));
+}
+
+void GraphScene::applyLayout(quint64 generation, const std::shared_ptr<Expected<LayoutResult>> &result)
+{
+    if (generation != m_generation)
+        return; // a newer request is running
+    m_layoutRunning = false;
+    if (!result || !result->hasValue()) {
+        m_pendingSelection = {};
+        emit layoutFailed(result ? QString::fromStdString(result->error().message) : tr("layout returned nothing"));
+        return;
+    }
+    const LayoutResult &layout = result->value();
+    const Graph &graph = m_document->graph();
+    const bool requestedSelection = m_pendingSelection.isValid();
+    const NodeId keepNode = requestedSelection ? m_pendingSelection : m_selectedNode;
+    const int keepGroup = m_selectedGroup;
+    m_pendingSelection = {};
+
+    disconnect(this, &QGraphicsScene::selectionChanged, this, &GraphScene::onSelectionChanged);
+    clear();
+    m_nodeItems.clear();
+    m_groupItems.clear();
+    m_edgeItems.clear();
+    m_frameItems.clear();
+    m_shown = std::move(m_pending);
+    m_pending = CollapsedGraph();
+
+    m_shownLabels = std::move(m_pendingLabels);
+    m_pendingLabels.clear();
+
+    for (const PlacedNode &placed : layout.nodes) {
+        const QSizeF size(placed.width, placed.height);
+        QGraphicsItem *item = nullptr;
+        if (CollapsedGraph::isGroupKey(placed.key)) {
+            const int scope = CollapsedGraph::scopeOfKey(placed.key);
+            const GroupItem::Label &label = m_shownLabels.at(scope);
+            auto *group = new GroupItem(scope, label, size);
+            m_groupItems.insert(scope, group);
+            item = group;
+        } else {
+            const NodeId id = CollapsedGraph::nodeOfKey(placed.key);
+            const Node *node = graph.node(id);
+            if (!node)
+                continue;
+            auto *nodeItem = new NodeItem(id, NodeItem::labelFor(*node), opFamily(*node), size);
+            m_nodeItems.insert(id.value, nodeItem);
+            item = nodeItem;
+        }
+        item->setPos(placed.x, placed.y);
+        addItem(item);
+    }
+    for (size_t i = 0; i < layout.edges.size(); ++i) {
+        const RoutedEdge &routed = layout.edges[i];
+        std::vector<QPointF> points;
+        points.reserve(routed.spline.size());
+        for (const Point &p : routed.spline)
+            points.emplace_back(p.x, p.y);
+        std::optional<QPointF> tip;
+        if (routed.arrowEnd)
+            tip = QPointF(routed.arrowEnd->x, routed.arrowEnd->y);
+        const size_t multiplicity = i < m_shown.edges().size() ? m_shown.edges()[i].multiplicity : 1;
+        auto *edge = new EdgeItem(routed.from, routed.to, points, tip, multiplicity);
+        m_edgeItems.append(edge);
+        addItem(edge);
+    }
+    m_frameItems.clear();
+    const auto frames = ScopeFrameItem::build(
+        m_tree, m_shown,
+        [this](uint64_t key) {
+            if (CollapsedGraph::isGroupKey(key)) {
+                GroupItem *g = groupItem(CollapsedGraph::scopeOfKey(key));
+                return g ? g->sceneBoundingRect() : QRectF();
+            }
+            NodeItem *n = nodeItem(CollapsedGraph::nodeOfKey(key));
+            return n ? n->sceneBoundingRect() : QRectF();
+        },
+        [this](int scope) { return isExpanded(scope); });
+    for (ScopeFrameItem *frame : frames) {
+        addItem(frame);
+        m_frameItems.append(frame);
+    }
+    setSceneRect(itemsBoundingRect().adjusted(-kSceneMargin, -kSceneMargin, kSceneMargin, kSceneMargin)
+                     .united(QRectF(-kSceneMargin, -kSceneMargin, layout.width + 2 * kSceneMargin,
+                                    layout.height + 2 * kSceneMargin)));
+
+    // Restore the selection where the selected thing is still visible.
+    NodeId newNode;
+    int newGroup = -1;
+    if (NodeItem *n = nodeItem(keepNode)) {
+        n->setSelected(true);
+        newNode = keepNode;
+    } else if (GroupItem *g = groupItem(keepGroup)) {
+        g->setSelected(true);
+        newGroup = keepGroup;
+    }
+    connect(this, &QGraphicsScene::selectionChanged, this, &GraphScene::onSelectionChanged);
+
+    m_focusRect = {};
+    if (requestedSelection && newNode.isValid())
+        m_focusRect = nodeItem(newNode)->sceneBoundingRect(); // selected through selectNode()
+    else if (m_focusScope) {
+        const int scope = *m_focusScope;
+        for (auto it = m_nodeItems.cbegin(); it != m_nodeItems.cend(); ++it)
+            if (m_tree.contains(scope, m_tree.scopeOf(NodeId{it.key()})))
+                m_focusRect |= it.value()->sceneBoundingRect();
+        for (auto it = m_groupItems.cbegin(); it != m_groupItems.cend(); ++it)
+            if (m_tree.contains(scope, it.key()) || m_tree.contains(it.key(), scope))
+                m_focusRect |= it.value()->sceneBoundingRect();
+        for (ScopeFrameItem *frame : std::as_const(m_frameItems))
+            if (frame->scope() == scope)
+                m_focusRect |= frame->frameRect();
+    }
+    m_focusScope.reset();
+
+    const bool nodeChanged = newNode != m_selectedNode;
+    const bool groupChanged = newGroup != m_selectedGroup;
+    m_selectedNode = newNode;
+    m_selectedGroup = newGroup;
+    updateEdgeHighlights();
+    const bool first = m_firstLayout;
+    m_firstLayout = false;
+    emit layoutFinished(first);
+    if (nodeChanged)
+        emit selectedNodeChanged(m_selectedNode);
+    if (groupChanged)
+        emit selectedGroupChanged(m_selectedGroup);
+}
+
+void GraphScene::onSelectionChanged()
+{
+    NodeId node;
+    int group = -1;
+    for (QGraphicsItem *item : selectedItems()) {
+        if (auto *n = qgraphicsitem_cast<NodeItem *>(item)) {
+            node = n->nodeId();
+            break;
+        }
+        if (auto *g = qgraphicsitem_cast<GroupItem *>(item)) {
+            group = g->scope();
+            break;
+        }
+    }
+    const bool nodeChanged = node != m_selectedNode;
+    const bool groupChanged = group != m_selectedGroup;
+    m_selectedNode = node;
+    m_selectedGroup = group;
+    updateEdgeHighlights();
+    if (nodeChanged)
+        emit selectedNodeChanged(node);
+    if (groupChanged)
+        emit selectedGroupChanged(group);
+}
+
+void GraphScene::updateEdgeHighlights()
+{
+    std::optional<uint64_t> key;
+    if (m_selectedNode.isValid() && nodeItem(m_selectedNode))
+        key = CollapsedGraph::nodeKey(m_selectedNode);
+    else if (m_selectedGroup >= 0)
+        key = CollapsedGraph::groupKey(m_selectedGroup);
+    for (EdgeItem *edge : m_edgeItems)
+        edge->setHighlighted(key && (edge->from() == *key || edge->to() == *key));
+}
+
+QRectF GraphScene::topRect(qreal height) const
+{
+    QRectF items = itemsBoundingRect();
+    QRectF top;
+    for (QGraphicsItem *item : this->items()) {
+        if (item->type() != NodeItem::Type && item->type() != GroupItem::Type)
+            continue;
+        QRectF r = item->sceneBoundingRect();
+        if (r.top() <= items.top() + height)
+            top |= r;
+    }
+    return top;
+}
+
+void GraphScene::mouseDoubleClickEvent(QGraphicsSceneMouseEvent *event)
+{
+    if (event->button() == Qt::LeftButton) {
+        for (QGraphicsItem *item : items(event->scenePos())) {
+            if (auto *group = qgraphicsitem_cast<GroupItem *>(item)) {
+                expandScope(group->scope());
+                event->accept();
+                return;
+            }
+            if (qgraphicsitem_cast<NodeItem *>(item))
+                break;
+        }
+        // On a frame's header (the innermost one under the cursor): collapse.
+        for (ScopeFrameItem *frame : std::as_const(m_frameItems)) {
+            if (frame->headerRect().contains(event->scenePos())) {
+                const int scope = frame->scope();
+                collapseScope(scope);
+                event->accept();
+                return;
+            }
+        }
+    }
+    QGraphicsScene::mouseDoubleClickEvent(event);
+}
+
+void GraphScene::contextMenuEvent(QGraphicsSceneContextMenuEvent *event)
+{
+    QMenu menu;
+    for (QGraphicsItem *item : items(event->scenePos())) {
+        if (auto *group = qgraphicsitem_cast<GroupItem *>(item)) {
+            const int scope = group->scope();
+            menu.addAction(tr("Expand %1").arg(groupTitle(scope)), this, [this, scope] { expandScope(scope); });
+            const int parent = m_tree.scope(scope).parent;
+            if (parent > 0)
+                menu.addAction(tr("Collapse %1").arg(groupTitle(parent)), this, [this, parent] { collapseScope(parent); });
+            break;
+        }
+        if (auto *node = qgraphicsitem_cast<NodeItem *>(item)) {
+            std::vector<int> chain = m_tree.chain(m_tree.scopeOf(node->nodeId()));
+            for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+                const int scope = *it;
+                menu.addAction(tr("Collapse %1").arg(groupTitle(scope)), this, [this, scope] { collapseScope(scope); });
+            }
+            break;
+        }
+    }
+    if (!menu.isEmpty())
+        menu.addSeparator();
+    menu.addAction(tr("Expand All"), this, [this] { expandAll(); });
+    menu.addAction(tr("Collapse All"), this, [this] { collapseAll(); });
+    menu.exec(event->screenPos());
+    event->accept();
+}
+
+} // namespace fusebox

@@ -1,0 +1,147 @@
+#pragma once
+
+#include "CollapsedGraph.h"
+#include "GroupItem.h"
+#include "ScopeTree.h"
+#include "core/layout/LayoutTypes.h"
+#include "core/ir/Expected.h"
+
+#include <QGraphicsScene>
+#include <QHash>
+
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <unordered_map>
+
+namespace fusebox {
+
+class Document;
+class EdgeItem;
+class NodeItem;
+class ScopeFrameItem;
+
+/// The drawing of the document's graph, keyed by ids: a NodeItem per visible
+/// node, a GroupItem per collapsed scope, an EdgeItem per aggregated edge.
+///
+/// Collapse rule: when a graph is loaded and would show more than
+/// kCollapseThreshold items fully expanded (or dot would face more than
+/// kMaxLayoutSize boxes + virtual nodes), it starts with only the top-level
+/// scopes as group boxes (while that shows fewer than kMinInitialItems items,
+/// the biggest group is opened, as long as the view stays under the
+/// limits); otherwise every scope starts expanded. Double-clicking a group
+/// expands it; double-clicking the header of an expanded scope's frame, or a
+/// node's context menu, collapses it again.
+///
+/// Layout runs on a worker thread (Graphviz dot via layoutWithDot); item sizes
+/// are measured before, and the items are rebuilt when it finishes. A request
+/// made while one runs supersedes it.
+class GraphScene final : public QGraphicsScene {
+    Q_OBJECT
+
+public:
+    /// Start collapsed above this many items...
+    static constexpr size_t kCollapseThreshold = 800;
+    /// ...or when dot would face more than this many boxes + virtual nodes
+    /// (estimatedLayoutSize(); about a second here), as densely connected
+    /// graphs (DenseNet) do long before they have many items.
+    static constexpr double kMaxLayoutSize = 6000;
+    /// A collapsed start opens its biggest groups until it shows this many items.
+    static constexpr size_t kMinInitialItems = 8;
+    /// Expand All stops before the view would exceed this many items or this
+    /// layout size (a few seconds of dot).
+    static constexpr size_t kMaxExpandedItems = 1500;
+    static constexpr double kMaxExpandedLayoutSize = 12000;
+
+    explicit GraphScene(Document *document, QObject *parent = nullptr);
+    ~GraphScene() override;
+
+    Document *document() const { return m_document; }
+    const ScopeTree &scopeTree() const { return m_tree; }
+    /// What the items show (the last finished layout).
+    const CollapsedGraph &visibleGraph() const { return m_shown; }
+    bool isLayoutRunning() const { return m_layoutRunning; }
+    /// True when the current graph was opened collapsed by the collapse rule.
+    bool startedCollapsed() const { return m_startedCollapsed; }
+    /// Why: the item count and layout size of the fully expanded graph.
+    size_t fullItemCount() const { return m_fullItemCount; }
+    double fullLayoutSize() const { return m_fullLayoutSize; }
+    bool showConstants() const { return m_options.showConstants; }
+    const std::set<std::string> &expandedScopes() const { return m_expanded; }
+    bool isExpanded(int scope) const;
+
+    void setShowConstants(bool show);
+    void expandScope(int scope);
+    void collapseScope(int scope);
+    /// Expands scopes breadth-first up to kMaxExpandedItems items; false when it stopped short.
+    bool expandAll();
+    void collapseAll();
+
+    /// Selects the node, expanding the scopes that hide it (then after layout).
+    void selectNode(NodeId id);
+    NodeId selectedNode() const;
+    /// The selected group's scope, or -1.
+    int selectedGroup() const;
+
+    NodeItem *nodeItem(NodeId id) const { return m_nodeItems.value(id.value); }
+    GroupItem *groupItem(int scope) const { return m_groupItems.value(scope); }
+    const QList<EdgeItem *> &edgeItems() const { return m_edgeItems; }
+    /// Frames around expanded scopes (see ScopeFrameItem::build).
+    const QList<ScopeFrameItem *> &frameItems() const { return m_frameItems; }
+    int nodeItemCount() const { return int(m_nodeItems.size()); }
+    int groupItemCount() const { return int(m_groupItems.size()); }
+    /// Where the last expand/collapse/select happened, for the view to look at; empty otherwise.
+    QRectF focusRect() const { return m_focusRect; }
+    /// The items of the first layout rank(s): the top of the graph.
+    QRectF topRect(qreal height) const;
+
+signals:
+    void layoutStarted(int itemCount);
+    /// Items were rebuilt from a finished layout. firstForGraph: the first
+    /// layout since a graph was loaded.
+    void layoutFinished(bool firstForGraph);
+    void layoutFailed(const QString &message);
+    /// The selected node changed (invalid id when none).
+    void selectedNodeChanged(fusebox::NodeId id);
+    /// A group was selected (-1 when none).
+    void selectedGroupChanged(int scope);
+
+protected:
+    void mouseDoubleClickEvent(QGraphicsSceneMouseEvent *event) override;
+    void contextMenuEvent(QGraphicsSceneContextMenuEvent *event) override;
+
+private:
+    void onGraphLoaded();
+    void relayout(std::optional<int> focusScope = std::nullopt);
+    void applyLayout(quint64 generation, const std::shared_ptr<Expected<LayoutResult>> &result);
+    void onSelectionChanged();
+    void updateEdgeHighlights();
+    QString groupTitle(int scope) const;
+
+    Document *m_document;
+    ScopeTree m_tree;
+    std::set<std::string> m_expanded;
+    CollapsedGraph::Options m_options;
+    CollapsedGraph m_pending;
+    CollapsedGraph m_shown;
+    std::unordered_map<int, GroupItem::Label> m_pendingLabels;
+    std::unordered_map<int, GroupItem::Label> m_shownLabels;
+    QHash<uint32_t, NodeItem *> m_nodeItems;
+    QHash<int, GroupItem *> m_groupItems;
+    QList<EdgeItem *> m_edgeItems;
+    QList<ScopeFrameItem *> m_frameItems;
+    quint64 m_generation = 0;
+    bool m_layoutRunning = false;
+    bool m_firstLayout = false;
+    bool m_startedCollapsed = false;
+    size_t m_fullItemCount = 0;
+    double m_fullLayoutSize = 0;
+    std::optional<int> m_focusScope;
+    NodeId m_pendingSelection;
+    QRectF m_focusRect;
+    NodeId m_selectedNode;
+    int m_selectedGroup = -1;
+};
+
+} // namespace fusebox

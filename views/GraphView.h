@@ -1,0 +1,49 @@
+#pragma once
+
+#include <QGraphicsView>
+
+namespace fusebox {
+
+class GraphScene;
+
+/// The graph canvas: wheel zoom around the cursor, drag to pan, fit to view,
+/// antialiased. Zoom 1 draws scene units (layout points) as pixels.
+class GraphView final : public QGraphicsView {
+    Q_OBJECT
+
+public:
+    /// Below this zoom the node text is too small to read.
+    static constexpr qreal kReadableZoom = 0.75;
+    static constexpr qreal kMinZoom = 0.02;
+    static constexpr qreal kMaxZoom = 4.0;
+
+    explicit GraphView(GraphScene *scene, QWidget *parent = nullptr);
+
+    GraphScene *graphScene() const { return m_scene; }
+    qreal zoom() const;
+    /// Sets the zoom, keeping the viewport centre in place.
+    void setZoom(qreal zoom);
+    void zoomIn();
+    void zoomOut();
+    /// Shows the whole drawing, at most at zoom 1.
+    void fitToView();
+    /// The view for a freshly laid out graph: everything when that is
+    /// readable, else the top of the graph at a readable zoom.
+    void showReadable();
+    /// Brings rect into view, zooming out only as far as stays readable.
+    void focusOn(const QRectF &rect);
+
+signals:
+    void zoomChanged(qreal zoom);
+
+protected:
+    void wheelEvent(QWheelEvent *event) override;
+    void drawForeground(QPainter *painter, const QRectF &rect) override;
+
+private:
+    void scaleBy(qreal factor);
+
+    GraphScene *m_scene;
+};
+
+} // namespace fusebox

@@ -1,0 +1,47 @@
+#pragma once
+
+#include "core/ir/NodeId.h"
+
+#include <QDockWidget>
+
+class QTextBrowser;
+class QUrl;
+
+namespace fusebox {
+
+class Document;
+class GraphScene;
+
+/// A dock that describes the selected node: name, op with overload, the
+/// original spelling, kind, args and kwargs with node names, output type,
+/// shape, dtype and device, users, scope and source location. Node names are
+/// links: clicking one emits nodeActivated(). For a selected group it shows the
+/// scope's size and op histogram.
+class InspectorPanel final : public QDockWidget {
+    Q_OBJECT
+
+public:
+    InspectorPanel(Document *document, GraphScene *scene, QWidget *parent = nullptr);
+
+    void showNode(NodeId id);
+    void showGroup(int scope);
+    void clear();
+    /// The node shown (invalid when none).
+    NodeId node() const { return m_node; }
+    /// What the panel shows, as plain text.
+    QString text() const;
+
+signals:
+    /// A node name was clicked.
+    void nodeActivated(fusebox::NodeId id);
+
+private:
+    void onAnchorClicked(const QUrl &url);
+
+    Document *m_document;
+    GraphScene *m_scene;
+    QTextBrowser *m_browser;
+    NodeId m_node;
+};
+
+} // namespace fusebox

@@ -1,0 +1,122 @@
+#pragma once
+
+#include "core/ir/NodeId.h"
+#include "core/torch/ModelLoader.h"
+
+#include <QElapsedTimer>
+#include <QMainWindow>
+
+#include <memory>
+
+class QAction;
+class QLabel;
+class QMenu;
+class QPlainTextEdit;
+class QProgressBar;
+class QTemporaryFile;
+
+namespace fusebox {
+
+class Document;
+class GraphScene;
+class GraphView;
+class InspectorPanel;
+class LegendWidget;
+class NodeSearchField;
+
+/// The IDE window: the graph canvas in the middle, the inspector and the
+/// op-family legend on the right, a log of load warnings at the bottom; File
+/// and View menus; a status bar with the layout progress, what is shown,
+/// "N nodes · E edges" and the file name. Window geometry, dock state, recent
+/// files and the constants toggle persist in QSettings.
+class MainWindow final : public QMainWindow {
+    Q_OBJECT
+
+public:
+    static constexpr int kMaxRecentFiles = 8;
+    /// Where the demo model is embedded (resources/fusebox.qrc).
+    static constexpr const char *kDemoResource = ":/demo/recsys_demo.pt";
+
+    explicit MainWindow(QWidget *parent = nullptr);
+    ~MainWindow() override;
+
+    Document *document() const { return m_document; }
+    GraphScene *scene() const { return m_scene; }
+    GraphView *view() const { return m_view; }
+    InspectorPanel *inspector() const { return m_inspector; }
+
+    /// Options for files opened from now on (--input-shape).
+    void setLoadOptions(const LoadOptions &options) { m_loadOptions = options; }
+    /// When false, errors go only to openFailed() and the log, not to a message box.
+    void setErrorDialogsEnabled(bool enabled) { m_errorDialogs = enabled; }
+
+    /// Starts opening a model file (in the background).
+    void openFile(const QString &path);
+    /// Opens the embedded demo model; false (and an error) when it is not embedded.
+    bool openDemoModel();
+    /// "N nodes · E edges", as the status bar shows it.
+    QString countsText() const;
+    QStringList recentFiles() const;
+
+signals:
+    /// A loaded graph has been laid out and placed in the view.
+    void graphShown();
+    /// Opening a file (or laying it out) failed; message is one line.
+    void openFailed(const QString &message);
+
+protected:
+    void closeEvent(QCloseEvent *event) override;
+    void dragEnterEvent(QDragEnterEvent *event) override;
+    void dropEvent(QDropEvent *event) override;
+
+private:
+    void createActions();
+    void createDocks();
+    void createStatusBar();
+    void restoreSettings();
+    void saveSettings();
+    void showOpenDialog();
+    void addRecentFile(const QString &path);
+    void rebuildRecentMenu();
+    void reportError(const QString &title, const QString &message);
+    void log(const QString &line);
+
+    void onLoadStarted(const QString &path);
+    void onGraphLoaded();
+    void onLoadFailed(const QString &path, const QString &message);
+    void onLayoutStarted(int items);
+    void onLayoutFinished(bool firstForGraph);
+    void onLayoutFailed(const QString &message);
+    void onNodeSelected(NodeId id);
+    void onGroupSelected(int scope);
+    void onExpandAll();
+    void onSearch(const QString &text);
+    void updateStatus();
+    void updateTitle();
+    void setBusy(const QString &what);
+
+    Document *m_document;
+    GraphScene *m_scene;
+    GraphView *m_view;
+    InspectorPanel *m_inspector;
+    LegendWidget *m_legend;
+    NodeSearchField *m_search = nullptr;
+    QPlainTextEdit *m_log;
+    QMenu *m_recentMenu = nullptr;
+    QMenu *m_viewMenu = nullptr;
+    QAction *m_showConstants = nullptr;
+    QProgressBar *m_progress;
+    QLabel *m_busyLabel;
+    QLabel *m_viewLabel;
+    QLabel *m_countsLabel;
+    QLabel *m_zoomLabel;
+    QLabel *m_fileLabel;
+    LoadOptions m_loadOptions;
+    std::unique_ptr<QTemporaryFile> m_demoFile;
+    QString m_pendingRecent;
+    bool m_errorDialogs = true;
+    bool m_waitingForFirstLayout = false;
+    QElapsedTimer m_layoutTimer;
+};
+
+} // namespace fusebox
