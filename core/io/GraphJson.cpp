@@ -1,6 +1,7 @@
 #include "GraphJson.h"
 
 #include "Base64.h"
+#include "JsonSupport.h"
 
 #include <nlohmann/json.hpp>
 
@@ -150,14 +151,7 @@ std::string writeGraphJson(const Graph &graph, const GraphJsonWriteOptions &opti
 
 Status saveGraphJson(const Graph &graph, const std::string &path, const GraphJsonWriteOptions &options)
 {
-    std::ofstream out(path, std::ios::binary);
-    if (!out)
-        return Error{path + ": cannot open for writing"};
-    out << writeGraphJson(graph, options);
-    out.close();
-    if (!out)
-        return Error{path + ": write failed (disk full?)"};
-    return Status::ok();
+    return json_support::writeTextFile(path, writeGraphJson(graph, options));
 }
 
 // ---------------------------------------------------------------------------
@@ -171,13 +165,7 @@ struct JsonFieldError {
     std::string message;
 };
 
-std::string describe(const json &j)
-{
-    std::string text = j.dump();
-    if (text.size() > 40)
-        text = text.substr(0, 37) + "...";
-    return std::string(j.type_name()) + " " + text;
-}
+using json_support::describe;
 
 [[noreturn]] void fail(const std::string &path, const std::string &message)
 {
@@ -404,35 +392,14 @@ private:
     Graph &m_graph;
 };
 
-/// "line 3, column 7" for a byte offset into text.
-std::string lineColumn(const std::string &text, size_t offset)
-{
-    size_t line = 1, column = 1;
-    for (size_t i = 0; i < offset && i < text.size(); ++i) {
-        if (text[i] == '\n') {
-            ++line;
-            column = 1;
-        } else {
-            ++column;
-        }
-    }
-    return std::to_string(line) + ":" + std::to_string(column);
-}
-
 } // namespace
 
 Expected<LoadedModel> readGraphJson(const std::string &text, const std::string &sourceName)
 {
-    json root;
-    try {
-        root = json::parse(text);
-    } catch (const json::parse_error &e) {
-        std::string what = e.what();
-        auto colon = what.rfind(": ");
-        std::string detail = colon == std::string::npos ? what : what.substr(colon + 2);
-        return Error{sourceName + ":" + lineColumn(text, e.byte ? e.byte - 1 : 0)
-                     + ": invalid JSON: " + detail};
-    }
+    auto parsed = json_support::parse(text, sourceName);
+    if (!parsed)
+        return parsed.error();
+    const json &root = *parsed;
 
     LoadedModel model;
     try {
@@ -485,12 +452,10 @@ Expected<LoadedModel> readGraphJson(const std::string &text, const std::string &
 
 Expected<LoadedModel> loadGraphJson(const std::string &path)
 {
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        return Error{path + ": cannot open for reading"};
-    std::ostringstream text;
-    text << in.rdbuf();
-    return readGraphJson(text.str(), path);
+    auto text = json_support::readTextFile(path);
+    if (!text)
+        return text.error();
+    return readGraphJson(*text, path);
 }
 
 } // namespace fusebox

@@ -1,5 +1,7 @@
 #include "PassConfig.h"
 
+#include "JsonSupport.h"
+
 #include <nlohmann/json.hpp>
 
 #include <fstream>
@@ -15,13 +17,7 @@ struct ConfigError {
     std::string path, message;
 };
 
-std::string describe(const json &j)
-{
-    std::string text = j.dump();
-    if (text.size() > 40)
-        text = text.substr(0, 37) + "...";
-    return std::string(j.type_name()) + " " + text;
-}
+using json_support::describe;
 
 std::map<std::string, std::map<std::string, ConfigValue>> readSection(const json &section, const std::string &path)
 {
@@ -76,15 +72,10 @@ std::string stringField(const json &object, const std::string &path, const char 
 
 Expected<PassConfig> readPassConfig(const std::string &text, const std::string &sourceName)
 {
-    json root;
-    try {
-        root = json::parse(text);
-    } catch (const json::parse_error &e) {
-        std::string what = e.what();
-        auto colon = what.rfind(": ");
-        return Error{sourceName + ": invalid JSON at byte " + std::to_string(e.byte) + ": "
-                     + (colon == std::string::npos ? what : what.substr(colon + 2))};
-    }
+    auto parsed = json_support::parse(text, sourceName);
+    if (!parsed)
+        return parsed.error();
+    const json &root = *parsed;
     PassConfig config;
     try {
         if (!root.is_object())
@@ -118,12 +109,10 @@ Expected<PassConfig> readPassConfig(const std::string &text, const std::string &
 
 Expected<PassConfig> loadPassConfig(const std::string &path)
 {
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        return Error{path + ": cannot open for reading"};
-    std::ostringstream text;
-    text << in.rdbuf();
-    return readPassConfig(text.str(), path);
+    auto text = json_support::readTextFile(path);
+    if (!text)
+        return text.error();
+    return readPassConfig(*text, path);
 }
 
 std::string writePassConfig(const PassConfig &config)
@@ -140,11 +129,7 @@ std::string writePassConfig(const PassConfig &config)
 
 Status savePassConfig(const PassConfig &config, const std::string &path)
 {
-    std::ofstream out(path, std::ios::binary);
-    if (!out)
-        return Error{path + ": cannot open for writing"};
-    out << writePassConfig(config);
-    return out ? Status::ok() : Status(Error{path + ": write failed"});
+    return json_support::writeTextFile(path, writePassConfig(config));
 }
 
 } // namespace fusebox

@@ -95,3 +95,10 @@ TEST_CASE("spelling suggestions", "[ir]")
           == std::vector<std::string>{"aten::linear", "aten::bilinear"});
     CHECK(didYouMean("zzz", {"aten::relu"}).empty());
 }
+
+TEST_CASE("pass config syntax errors give line and column", "[io]")
+{
+    auto bad = readPassConfig("{\n  \"rejected\": [,]\n}", "p.json");
+    REQUIRE_FALSE(bad.hasValue());
+    CHECK(bad.error().message.rfind("p.json:2:16: invalid JSON: ", 0) == 0);
+}

@@ -1,0 +1,25 @@
+#pragma once
+
+#include "core/ir/Expected.h"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+namespace fusebox::json_support {
+
+/// "string \"onnx\"", "number 2.5": a JSON value's type and (shortened) text,
+/// for "expected ..., found ..." messages.
+std::string describe(const nlohmann::json &value);
+
+/// Parses text; a syntax error becomes "<sourceName>:<line>:<column>: invalid
+/// JSON: <what nlohmann says>".
+Expected<nlohmann::json> parse(const std::string &text, const std::string &sourceName);
+
+/// The whole file as bytes; "<path>: cannot open for reading" when it cannot.
+Expected<std::string> readTextFile(const std::string &path);
+
+/// Writes text to path; errors name the path.
+Status writeTextFile(const std::string &path, const std::string &text);
+
+} // namespace fusebox::json_support
