@@ -28,20 +28,8 @@ public:
 protected:
     std::optional<Plan> analyze(const Graph &graph, NodeId anchor, MatchTrace &trace) const override
     {
-        auto inputs = readTensorList(graph, anchor, trace, "cat");
-        if (!inputs)
-            return std::nullopt;
-        auto group = readGetItemsOfOneSplit(graph, anchor, *inputs, trace, "cat");
+        auto group = readCatOfOneSplit(graph, anchor, trace);
         if (!group)
-            return std::nullopt;
-        const Node &cat = *graph.node(anchor);
-        auto catDim = dimArg(cat, 1, catRank(graph, cat));
-        if (!require(trace, catDim && *catDim == group->split.dim, "cat dim equals split dim",
-                     [&] {
-                         return "cat dim " + (catDim ? std::to_string(*catDim) : std::string("unknown"))
-                                + " ≠ split dim " + std::to_string(group->split.dim);
-                     },
-                     {anchor, group->split.node}))
             return std::nullopt;
         if (!checkConsecutive(group->indices, trace))
             return std::nullopt;

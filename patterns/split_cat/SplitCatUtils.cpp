@@ -254,6 +254,26 @@ std::optional<SplitGetItems> readGetItemsOfOneSplit(const Graph &graph, NodeId o
     return out;
 }
 
+std::optional<SplitGetItems> readCatOfOneSplit(const Graph &graph, NodeId anchor, MatchTrace &trace)
+{
+    auto inputs = readTensorList(graph, anchor, trace, "cat");
+    if (!inputs)
+        return std::nullopt;
+    auto group = readGetItemsOfOneSplit(graph, anchor, *inputs, trace, "cat");
+    if (!group)
+        return std::nullopt;
+    const Node &cat = *graph.node(anchor);
+    auto catDim = dimArg(cat, 1, catRank(graph, cat));
+    if (!require(trace, catDim && *catDim == group->split.dim, "cat dim equals split dim",
+                 [&] {
+                     return "cat dim " + (catDim ? std::to_string(*catDim) : std::string("unknown"))
+                            + " ≠ split dim " + std::to_string(group->split.dim);
+                 },
+                 {anchor, group->split.node}))
+        return std::nullopt;
+    return group;
+}
+
 bool checkUsedOnce(const Graph &graph, const std::vector<NodeId> &items, MatchTrace &trace)
 {
     for (NodeId item : items) {

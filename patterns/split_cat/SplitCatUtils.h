@@ -128,6 +128,12 @@ std::optional<SplitGetItems> readGetItemsOfOneSplit(const Graph &graph, NodeId o
                                                     const std::vector<NodeId> &inputs, MatchTrace &trace,
                                                     std::string_view what);
 
+/// Reads a cat whose inputs are getitems of one normalized split on the
+/// split's dim: readTensorList, readGetItemsOfOneSplit, then "cat dim equals
+/// split dim" ("cat dim 0 ≠ split dim 1"). Shared by merge_getitem_cat_pass
+/// and mutate_cat_pass, which PyTorch also starts alike.
+std::optional<SplitGetItems> readCatOfOneSplit(const Graph &graph, NodeId cat, MatchTrace &trace);
+
 /// Records "each getitem is used once": "getitem %g has 2 users (needs 1)".
 bool checkUsedOnce(const Graph &graph, const std::vector<NodeId> &items, MatchTrace &trace);
 
