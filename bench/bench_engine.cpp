@@ -56,6 +56,15 @@ void runCatalog(const Graph &graph, const PatternSet &catalog, int runs, size_t 
                     last.nodesBefore, last.nodesAfter);
         std::printf("  peak RSS during run: +%.1f MiB over the generated graph and its clone%s\n", mib(peakDeltaKiB),
                     peakReset ? "" : " [VmHWM reset refused: process-wide peak]");
+        for (size_t r = 0; r < last.roundStats.size(); ++r) {
+            const RoundStats &st = last.roundStats[r];
+            std::printf("  round %zu: %s%s, %zu candidates, %zu applied; search %.1f ms, apply %.1f ms, "
+                        "reorder %.1f ms\n",
+                        r + 1, st.searchedNodes ? ("near changes (" + std::to_string(st.searchedNodes) + " nodes)").c_str()
+                                                : "whole graph",
+                        st.fullSearch ? " then whole graph" : "", st.candidates, st.applied, st.searchMs, st.applyMs,
+                        st.reorderMs);
+        }
         std::string appliedBy;
         for (const auto &[name, c] : last.counters)
             if (c.applied)
@@ -118,7 +127,7 @@ int main(int argc, char **argv)
     const auto &lrPattern = static_cast<const LinearReluPattern &>(*lrSet.find("bench_linear_relu"));
 
     for (size_t target : sizes) {
-        const int runs = target >= 100000 ? 1 : 3;
+        const int runs = 3;
         const long rssStart = procStatusKiB("VmRSS");
         auto t0 = Clock::now();
         Graph graph = generateRecsysGraph({.targetNodes = target});

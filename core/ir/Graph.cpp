@@ -57,7 +57,13 @@ Graph Graph::clone() const
     copy.metadata = metadata;
     copy.m_slots.reserve(m_slots.size());
     for (const Slot &s : m_slots)
-        copy.m_slots.push_back(Slot{s.node ? std::make_unique<Node>(*s.node) : nullptr, s.prev, s.next, s.users});
+        copy.m_slots.push_back(Slot{s.node ? std::make_unique<Node>(*s.node) : nullptr, s.prev, s.next, s.users, s.inputs});
+    for (size_t i = 0; i < m_slots.size(); ++i) {
+        copy.m_slots[i].opBucket = m_slots[i].opBucket;
+        copy.m_slots[i].opBucketPos = m_slots[i].opBucketPos;
+    }
+    copy.m_opBuckets = m_opBuckets;
+    copy.m_opBucketByName = m_opBucketByName;
     copy.m_byName = m_byName;
     copy.m_nameCounters = m_nameCounters;
     copy.m_inputs = m_inputs;
@@ -128,7 +134,7 @@ NodeId Graph::allocate(NodeKind kind, std::string name, NodeId before)
     if (node->name != name && underscore != std::string::npos)
         m_nameCounters[std::string(name)] = std::stoul(node->name.substr(underscore + 1)) + 1;
     m_byName.emplace(node->name, id);
-    m_slots.push_back(Slot{std::move(node), {}, {}, {}});
+    m_slots.push_back(Slot{std::move(node), {}, {}, {}, {}});
     link(id, before);
     ++m_liveCount;
     return id;
@@ -173,7 +179,8 @@ void Graph::unlink(NodeId id)
 
 void Graph::addUses(NodeId user, const Node &node)
 {
-    for (NodeId used : node.inputNodes()) {
+    m_slots[user.value].inputs = node.inputNodes();
+    for (NodeId used : m_slots[user.value].inputs) {
         assert(contains(used) && "argument refers to a node that is not in the graph");
         if (Slot *s = slot(used)) {
             s->users.push_back(user);
@@ -182,9 +189,11 @@ void Graph::addUses(NodeId user, const Node &node)
     }
 }
 
-void Graph::removeUses(NodeId user, const Node &node)
+void Graph::removeUses(NodeId user, const Node &)
 {
-    for (NodeId used : node.inputNodes()) {
+    std::vector<NodeId> inputs = std::move(m_slots[user.value].inputs);
+    m_slots[user.value].inputs.clear();
+    for (NodeId used : inputs) {
         Slot *s = slot(used);
         if (!s)
             continue;
@@ -228,7 +237,75 @@ NodeId Graph::addOp(std::string op, std::vector<Arg> args, std::vector<NamedArg>
     n.m_args = std::move(args);
     n.m_kwargs = std::move(kwargs);
     addUses(id, n);
+    indexOp(id);
     return id;
+}
+
+void Graph::indexOp(NodeId id)
+{
+    Slot &s = m_slots[id.value];
+    if (s.node->kind() != NodeKind::Op)
+        return;
+    auto it = m_opBucketByName.find(std::string_view(s.node->op));
+    if (it == m_opBucketByName.end()) {
+        it = m_opBucketByName.emplace(s.node->op, static_cast<uint32_t>(m_opBuckets.size())).first;
+        m_opBuckets.push_back({s.node->op, {}});
+    }
+    OpBucket &bucket = m_opBuckets[it->second];
+    s.opBucket = it->second;
+    s.opBucketPos = static_cast<uint32_t>(bucket.nodes.size());
+    bucket.nodes.push_back(id);
+}
+
+void Graph::unindexOp(NodeId id)
+{
+    Slot &s = m_slots[id.value];
+    if (s.opBucket == kNoBucket)
+        return;
+    // Swap-remove keeps removal O(1); buckets are unordered by contract.
+    std::vector<NodeId> &nodes = m_opBuckets[s.opBucket].nodes;
+    const NodeId moved = nodes.back();
+    nodes[s.opBucketPos] = moved;
+    m_slots[moved.value].opBucketPos = s.opBucketPos;
+    nodes.pop_back();
+    s.opBucket = kNoBucket;
+    s.opBucketPos = 0;
+}
+
+void Graph::setOp(NodeId id, std::string op)
+{
+    Node *n = node(id);
+    if (!n)
+        return;
+    n->op = std::move(op);
+    refreshOpIndex(id);
+}
+
+void Graph::refreshOpIndex(NodeId id)
+{
+    const Slot *s = slot(id);
+    if (!s)
+        return;
+    if (s->opBucket != kNoBucket && m_opBuckets[s->opBucket].op == s->node->op)
+        return;
+    unindexOp(id);
+    indexOp(id);
+}
+
+const std::vector<NodeId> &Graph::nodesWithOp(std::string_view op) const
+{
+    static const std::vector<NodeId> none;
+    auto it = m_opBucketByName.find(op);
+    return it == m_opBucketByName.end() ? none : m_opBuckets[it->second].nodes;
+}
+
+std::vector<std::string> Graph::opNames() const
+{
+    std::vector<std::string> names;
+    for (const OpBucket &b : m_opBuckets)
+        if (!b.nodes.empty())
+            names.push_back(b.op);
+    return names;
 }
 
 NodeId Graph::setOutputs(std::vector<Arg> values)
@@ -289,6 +366,7 @@ std::unique_ptr<Node> Graph::extract(NodeId id)
         return nullptr;
     removeUses(id, *s->node);
     unlink(id);
+    unindexOp(id);
     m_byName.erase(s->node->name);
     if (s->node->kind() == NodeKind::Input)
         m_inputs.erase(std::find(m_inputs.begin(), m_inputs.end(), id));
@@ -327,6 +405,7 @@ bool Graph::restore(std::unique_ptr<Node> node, NodeId before)
     m_slots[id.value].node = std::move(node);
     link(id, before);
     addUses(id, *m_slots[id.value].node);
+    indexOp(id);
     ++m_liveCount;
     return true;
 }
@@ -360,10 +439,15 @@ bool Graph::reorder(const std::vector<NodeId> &order)
     m_last = prevId;
     if (m_last.isValid())
         m_slots[m_last.value].next = {};
-    // Inputs keep their relative order as listed.
+    // Inputs keep their relative order as listed (marked from m_inputs, so
+    // that no node has to be read).
+    std::vector<char> isInput(m_slots.size(), 0);
+    for (NodeId id : m_inputs)
+        isInput[id.value] = 1;
     std::vector<NodeId> inputs;
+    inputs.reserve(m_inputs.size());
     for (NodeId id : order)
-        if (m_slots[id.value].node->kind() == NodeKind::Input)
+        if (isInput[id.value])
             inputs.push_back(id);
     m_inputs = std::move(inputs);
     return true;

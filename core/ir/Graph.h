@@ -4,6 +4,8 @@
 #include "Node.h"
 #include "WeightStore.h"
 
+#include <climits>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
@@ -11,6 +13,13 @@
 #include <vector>
 
 namespace fusebox {
+
+/// Transparent hash so that maps keyed by std::string can be searched with a
+/// std::string_view without building a string.
+struct StringHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
 
 /// An operator-level dataflow graph, FX-like: inputs, op calls, constants, and
 /// one output node whose first arg lists the returned values.
@@ -64,6 +73,11 @@ public:
     /// Sets the program order. `order` must list every live node exactly once
     /// (returns false and changes nothing otherwise).
     bool reorder(const std::vector<NodeId> &order);
+    /// Changes an op node's op, keeping the op index in step. Code that
+    /// assigns Node::op directly must call refreshOpIndex(id) afterwards.
+    void setOp(NodeId id, std::string op);
+    /// Re-files `id` in the op index under its current Node::op.
+    void refreshOpIndex(NodeId id);
 
     // --- queries ------------------------------------------------------------
     bool contains(NodeId id) const;
@@ -83,6 +97,20 @@ public:
     /// The next / previous node in program order (invalid at the ends).
     NodeId next(NodeId id) const;
     NodeId prev(NodeId id) const;
+    /// The live op nodes whose op is `op`, in no particular order (sort by
+    /// program position where order matters). O(1) to find, no walk: like
+    /// torch.fx's find_nodes lookup table, it lets a matcher visit only the
+    /// nodes its root ops name.
+    const std::vector<NodeId> &nodesWithOp(std::string_view op) const;
+    /// True when id is a live op node whose op is `op`; answered from the op
+    /// index without reading the node (cheap in loops over many inputs).
+    bool hasOp(NodeId id, std::string_view op) const
+    {
+        const Slot *s = slot(id);
+        return s && s->opBucket != kNoBucket && m_opBuckets[s->opBucket].op == op;
+    }
+    /// Every op name with at least one live node, in no particular order.
+    std::vector<std::string> opNames() const;
     /// Input nodes in declaration order.
     const std::vector<NodeId> &inputs() const { return m_inputs; }
     /// The output node (invalid until setOutputs()).
@@ -102,6 +130,16 @@ public:
             for (NodeId user : s->users)
                 fn(user);
     }
+    /// Calls fn(input) once per node reference in id's arguments (args then
+    /// kwargs, as Node::forEachInput), from an index kept beside the users
+    /// index: walks over many nodes (sorting, searches) stay in one array.
+    template <typename Fn>
+    void forEachInput(NodeId id, Fn &&fn) const
+    {
+        if (const Slot *s = slot(id))
+            for (NodeId in : s->inputs)
+                fn(in);
+    }
     /// One past the largest id ever handed out (ids are < idBound()).
     uint32_t idBound() const { return static_cast<uint32_t>(m_slots.size()); }
 
@@ -116,6 +154,15 @@ private:
         std::unique_ptr<Node> node;
         NodeId prev, next;
         std::vector<NodeId> users; // one entry per use
+        std::vector<NodeId> inputs; // the node's own references, in arg order
+        /// Op nodes: the op-index bucket holding this node, and where in it.
+        uint32_t opBucket = kNoBucket;
+        uint32_t opBucketPos = 0;
+    };
+    static constexpr uint32_t kNoBucket = UINT32_MAX;
+    struct OpBucket {
+        std::string op;
+        std::vector<NodeId> nodes;
     };
 
     NodeId allocate(NodeKind kind, std::string name, NodeId before);
@@ -125,8 +172,12 @@ private:
     void removeUses(NodeId user, const Node &node);
     Slot *slot(NodeId id);
     const Slot *slot(NodeId id) const;
+    void indexOp(NodeId id);
+    void unindexOp(NodeId id);
 
     std::vector<Slot> m_slots;
+    std::vector<OpBucket> m_opBuckets;
+    std::unordered_map<std::string, uint32_t, StringHash, std::equal_to<>> m_opBucketByName;
     std::unordered_map<std::string, NodeId> m_byName;
     std::unordered_map<std::string, uint32_t> m_nameCounters;
     std::vector<NodeId> m_inputs;

@@ -1,43 +1,67 @@
 #include "Traversal.h"
 
 #include <algorithm>
-#include <queue>
 
 namespace fusebox {
 
 std::vector<NodeId> topologicalOrder(const Graph &graph)
 {
     const std::vector<NodeId> program = graph.nodeIds();
-    std::vector<uint32_t> position(graph.idBound(), 0);
-    std::vector<uint32_t> pending(graph.idBound(), 0);
-    for (uint32_t i = 0; i < program.size(); ++i)
-        position[program[i].value] = i;
-
-    using Entry = std::pair<uint32_t, NodeId>; // (program position, node)
-    std::priority_queue<Entry, std::vector<Entry>, std::greater<>> ready;
-    for (NodeId id : program) {
-        // One count per use; forEachUse below releases one per use too.
-        graph.node(id)->forEachInput([&](NodeId in) {
-            if (graph.contains(in))
-                ++pending[id.value];
-        });
-        if (pending[id.value] == 0)
-            ready.push({position[id.value], id});
+    // Fast path, and the usual case (importers and the driver keep graphs
+    // sorted): when program order is already topological it is the answer.
+    {
+        std::vector<char> defined(graph.idBound(), 0);
+        bool sorted = true;
+        for (NodeId id : program) {
+            graph.forEachInput(id, [&](NodeId in) {
+                if (!defined[in.value] && graph.contains(in))
+                    sorted = false;
+            });
+            if (!sorted)
+                break;
+            defined[id.value] = 1;
+        }
+        if (sorted)
+            return program;
     }
-
+    // Otherwise walk program order and emit each node after its not yet
+    // emitted inputs (a depth-first post-order over the args): nodes already
+    // in order stay where they are, a node read before its definition is
+    // hoisted to just before its first reader. O(nodes + edges), no heap.
+    enum : char { kNew, kOpen, kDone };
+    std::vector<char> state(graph.idBound(), kNew);
     std::vector<NodeId> order;
     order.reserve(program.size());
-    while (!ready.empty()) {
-        NodeId id = ready.top().second;
-        ready.pop();
-        order.push_back(id);
-        graph.forEachUse(id, [&](NodeId user) {
-            if (--pending[user.value] == 0)
-                ready.push({position[user.value], user});
-        });
+    std::vector<std::pair<NodeId, size_t>> stack; // (node, next input to visit)
+    std::vector<NodeId> inputs;
+    for (NodeId start : program) {
+        if (state[start.value] != kNew)
+            continue;
+        stack.push_back({start, 0});
+        state[start.value] = kOpen;
+        while (!stack.empty()) {
+            auto &[id, next] = stack.back();
+            inputs.clear();
+            graph.forEachInput(id, [&](NodeId in) { inputs.push_back(in); });
+            bool descended = false;
+            while (next < inputs.size()) {
+                const NodeId in = inputs[next++];
+                if (!graph.contains(in) || state[in.value] == kDone)
+                    continue;
+                if (state[in.value] == kOpen)
+                    return {}; // a cycle
+                state[in.value] = kOpen;
+                stack.push_back({in, 0});
+                descended = true;
+                break;
+            }
+            if (descended)
+                continue;
+            state[id.value] = kDone;
+            order.push_back(id);
+            stack.pop_back();
+        }
     }
-    if (order.size() != program.size())
-        return {};
     return order;
 }
 

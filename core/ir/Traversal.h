@@ -7,7 +7,9 @@
 namespace fusebox {
 
 /// A topological order of the live nodes that keeps program order wherever it
-/// is already valid (Kahn's algorithm, ties broken by program position).
+/// is already valid: program order itself when it is topological; otherwise a
+/// node read before its definition moves up to just before its first reader
+/// (with whatever it reads in turn). Deterministic, O(nodes + edges).
 /// Returns an empty vector when the graph has a cycle.
 std::vector<NodeId> topologicalOrder(const Graph &graph);
 

@@ -2,6 +2,7 @@
 
 #include "Traversal.h"
 
+#include <algorithm>
 #include <unordered_set>
 
 namespace fusebox {
@@ -17,6 +18,7 @@ std::vector<VerifierIssue> verify(const Graph &graph)
     const std::vector<NodeId> program = graph.nodeIds();
     std::unordered_set<std::string> names;
     std::vector<char> defined(graph.idBound(), 0);
+    size_t opNodes = 0;
     for (NodeId id : program) {
         const Node &n = *graph.node(id);
         if (n.name.empty())
@@ -47,6 +49,7 @@ std::vector<VerifierIssue> verify(const Graph &graph)
         case NodeKind::Op:
             if (n.op.empty())
                 report(id, "an op node has no op name");
+            ++opNodes;
             if (n.op == ops::kGetItem
                 && (n.args().size() != 2 || !n.args()[0].isNode() || !n.args()[1].asInt()))
                 report(id, "getitem needs (node, int) arguments, has "
@@ -58,6 +61,21 @@ std::vector<VerifierIssue> verify(const Graph &graph)
             break;
         }
     }
+
+    // The op index must list each live op node once, under its current op.
+    size_t indexed = 0;
+    for (const std::string &op : graph.opNames())
+        for (NodeId id : graph.nodesWithOp(op)) {
+            ++indexed;
+            const Node *n = graph.node(id);
+            if (!n || n->op != op)
+                issues.push_back({id, "graph: the op index lists node #" + std::to_string(id.value) + " under '" + op
+                                          + "' but it is " + (n ? "'" + n->op + "'" : "gone")
+                                          + " (an op was assigned without Graph::setOp)"});
+        }
+    if (indexed != opNodes)
+        issues.push_back({{}, "graph: the op index holds " + std::to_string(indexed) + " nodes for "
+                                  + std::to_string(opNodes) + " op nodes"});
 
     if (!graph.output().isValid())
         issues.push_back({{}, "graph: has no output node"});

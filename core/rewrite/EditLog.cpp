@@ -14,13 +14,13 @@ bool assign(Graph &graph, NodeId id, const Node &state)
             return false;
     graph.setArgs(id, state.args(), state.kwargs());
     n->name = state.name;
-    n->op = state.op;
     n->overload = state.overload;
     n->type = state.type;
     n->meta = state.meta;
     n->provenance = state.provenance;
     n->weightKey = state.weightKey;
     n->opaqueBody = state.opaqueBody;
+    graph.setOp(id, state.op);
     return true;
 }
 

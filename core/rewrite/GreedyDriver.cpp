@@ -6,6 +6,7 @@
 #include "core/ir/Traversal.h"
 
 #include <algorithm>
+#include <chrono>
 #include <set>
 #include <cstdio>
 #include <unordered_map>
@@ -13,23 +14,90 @@
 namespace fusebox {
 namespace {
 
-/// Marks the nodes a rewrite inserted, erased or modified.
+/// Marks the nodes a rewrite inserted, erased or modified, and keeps the
+/// nodes whose neighbourhood changed (the seeds of the next round's search).
 class TouchTracker final : public RewriteListener {
 public:
     std::vector<char> touched;
+    /// Touched nodes and the inputs they had before the change, in mark order.
+    std::vector<NodeId> seeds;
     size_t inserted = 0, erased = 0;
 
     void mark(NodeId id)
     {
         if (id.value >= touched.size())
             touched.resize(id.value + 1, 0);
-        touched[id.value] = 1;
+        if (!touched[id.value]) {
+            touched[id.value] = 1;
+            seeds.push_back(id);
+        }
     }
+    void seed(NodeId id) { seeds.push_back(id); }
     bool isTouched(NodeId id) const { return id.value < touched.size() && touched[id.value]; }
     void nodeInserted(const Graph &, NodeId id) override { mark(id); ++inserted; }
-    void nodeErasing(const Graph &, NodeId id) override { mark(id); ++erased; }
+    void nodeErasing(const Graph &graph, NodeId id) override
+    {
+        mark(id);
+        ++erased;
+        // Its inputs lose a user: patterns that count users may now match there.
+        graph.forEachInput(id, [&](NodeId in) { seed(in); });
+    }
+    void nodeModifying(const Graph &graph, NodeId id) override
+    {
+        graph.forEachInput(id, [&](NodeId in) { seed(in); });
+    }
     void nodeModified(const Graph &, NodeId id) override { mark(id); }
 };
+
+/// Nodes within `radius` undirected hops of a live seed (program neighbours
+/// through args and the users index).
+std::vector<char> neighbourhoodOf(const Graph &graph, const std::vector<NodeId> &seeds, int radius)
+{
+    std::vector<char> in(graph.idBound(), 0);
+    std::vector<NodeId> frontier, next;
+    for (NodeId id : seeds)
+        if (graph.contains(id) && !in[id.value]) {
+            in[id.value] = 1;
+            frontier.push_back(id);
+        }
+    for (int hop = 0; hop < radius && !frontier.empty(); ++hop) {
+        next.clear();
+        auto visit = [&](NodeId n) {
+            if (graph.contains(n) && !in[n.value]) {
+                in[n.value] = 1;
+                next.push_back(n);
+            }
+        };
+        for (NodeId id : frontier) {
+            graph.forEachInput(id, visit);
+            graph.forEachUse(id, visit);
+        }
+        std::swap(frontier, next);
+    }
+    return in;
+}
+
+/// `region` grown downstream (along users) by `depth` hops: the roots whose
+/// depth-bounded upward search can reach a region node.
+void extendDownstream(const Graph &graph, std::vector<char> &region, int64_t depth)
+{
+    std::vector<NodeId> frontier;
+    for (uint32_t i = 0; i < region.size(); ++i)
+        if (region[i])
+            frontier.push_back(NodeId{i});
+    std::vector<NodeId> next;
+    for (int64_t hop = 0; hop < depth && !frontier.empty(); ++hop) {
+        next.clear();
+        for (NodeId id : frontier)
+            graph.forEachUse(id, [&](NodeId user) {
+                if (!region[user.value]) {
+                    region[user.value] = 1;
+                    next.push_back(user);
+                }
+            });
+        std::swap(frontier, next);
+    }
+}
 
 std::vector<uint32_t> positions(const Graph &graph)
 {
@@ -45,27 +113,45 @@ std::vector<uint32_t> positions(const Graph &graph)
 GreedyDriver::GreedyDriver(const PatternSet &patterns, DriverOptions options)
     : m_patterns(patterns), m_options(std::move(options))
 {
+    size_t i = 0;
+    for (const Pattern *p : m_patterns.all())
+        m_patternIndex.emplace(p->name(), i++);
 }
 
-std::vector<Match> GreedyDriver::verticalMatches(const Graph &graph, const VerticalPattern &pattern) const
+size_t GreedyDriver::patternIndex(const std::string &name) const
 {
+    auto it = m_patternIndex.find(name);
+    return it == m_patternIndex.end() ? m_patternIndex.size() : it->second;
+}
+
+std::vector<Match> GreedyDriver::verticalMatches(const Graph &graph, const VerticalPattern &pattern,
+                                                 const std::vector<char> *region) const
+{
+    // Only the nodes carrying a root op are visited (the graph's op index);
+    // sortMatches puts the matches in program order afterwards.
     std::vector<Match> found;
-    for (NodeId id = graph.first(); id.isValid(); id = graph.next(id)) {
-        const Node &n = *graph.node(id);
-        if (!n.isOp() || !pattern.isRootOp(n.op))
-            continue;
-        MatchTrace trace;
-        if (auto m = pattern.match(graph, id, trace))
-            found.push_back(std::move(*m));
-    }
+    size_t roots = 0;
+    for (const std::string &op : pattern.rootOps())
+        roots += graph.nodesWithOp(op).size();
+    found.reserve(roots);
+    for (const std::string &op : pattern.rootOps())
+        for (NodeId id : graph.nodesWithOp(op)) {
+            if (region && !(*region)[id.value])
+                continue;
+            MatchTrace trace;
+            if (auto m = pattern.match(graph, id, trace))
+                found.push_back(std::move(*m));
+        }
     return found;
 }
 
 std::vector<Match> GreedyDriver::horizontalMatches(const Graph &graph, const HorizontalPattern &pattern,
-                                                   const std::vector<NodeId> &order) const
+                                                   const std::vector<NodeId> &order,
+                                                   const std::vector<char> *roots, HorizontalKeyMemo *memo) const
 {
     std::vector<Match> found;
-    for (FusionGroup &group : searchHorizontal(graph, pattern, order).groups) {
+    for (FusionGroup &group :
+         searchHorizontal(graph, pattern, order, HorizontalSearchMode::GroupsOnly, roots, memo).groups) {
         Match m;
         m.pattern = pattern.name();
         m.anchor = group.members.front();
@@ -79,10 +165,8 @@ std::vector<Match> GreedyDriver::horizontalMatches(const Graph &graph, const Hor
 
 void GreedyDriver::sortMatches(const Graph &graph, std::vector<Match> &matches) const
 {
-    std::unordered_map<std::string, size_t> patternIndex;
-    size_t i = 0;
-    for (const Pattern *p : m_patterns.all())
-        patternIndex[p->name()] = i++;
+    if (matches.empty())
+        return;
     const std::vector<uint32_t> pos = positions(graph);
     // Sort keys computed once per match, not per comparison.
     struct Keyed {
@@ -94,7 +178,7 @@ void GreedyDriver::sortMatches(const Graph &graph, std::vector<Match> &matches) 
     std::vector<Keyed> keys;
     keys.reserve(matches.size());
     for (size_t k = 0; k < matches.size(); ++k)
-        keys.push_back({matches[k].benefit, patternIndex[matches[k].pattern], pos[matches[k].anchor.value], k});
+        keys.push_back({matches[k].benefit, patternIndex(matches[k].pattern), pos[matches[k].anchor.value], k});
     std::sort(keys.begin(), keys.end(), [](const Keyed &a, const Keyed &b) {
         if (a.benefit != b.benefit)
             return a.benefit > b.benefit;
@@ -113,6 +197,13 @@ void GreedyDriver::sortMatches(const Graph &graph, std::vector<Match> &matches) 
 
 std::vector<Match> GreedyDriver::findMatches(const Graph &graph) const
 {
+    return findMatchesIn(graph, nullptr, nullptr, nullptr);
+}
+
+std::vector<Match> GreedyDriver::findMatchesIn(const Graph &graph, const std::vector<char> *anchors,
+                                               const std::vector<char> *roots,
+                                               std::map<std::string, HorizontalKeyMemo> *memos) const
+{
     std::vector<Match> matches;
     std::vector<NodeId> order; // shared by the horizontal searches, computed when first needed
     for (const Pattern *p : m_patterns.enabled()) {
@@ -121,10 +212,14 @@ std::vector<Match> GreedyDriver::findMatches(const Graph &graph) const
         if (p->family() == PatternFamily::Horizontal && order.empty())
             order = topologicalOrder(graph);
         std::vector<Match> found = p->family() == PatternFamily::Vertical
-                                       ? verticalMatches(graph, static_cast<const VerticalPattern &>(*p))
-                                       : horizontalMatches(graph, static_cast<const HorizontalPattern &>(*p), order);
+                                       ? verticalMatches(graph, static_cast<const VerticalPattern &>(*p), anchors)
+                                       : horizontalMatches(graph, static_cast<const HorizontalPattern &>(*p), order, roots,
+                                                           memos ? &(*memos)[p->name()] : nullptr);
+        if (matches.empty())
+            matches.reserve(found.size());
         for (Match &m : found) {
-            m.pattern = p->name();
+            if (m.pattern != p->name())
+                m.pattern = p->name();
             m.benefit = p->benefit();
             matches.push_back(std::move(m));
         }
@@ -166,18 +261,22 @@ DriverResult GreedyDriver::run(Graph &graph, EditLog *log, DriverListener *liste
 {
     DriverResult result;
     result.nodesBefore = graph.size();
+    // Edits are recorded when someone needs them: the caller's log, an undo
+    // after failed verification, or a listener shown each rewrite's group.
     EditLog local;
-    EditLog &edits = log ? *log : local;
+    EditLog *edits = log ? log : (m_options.verifyRewrite || listener) ? &local : nullptr;
     std::map<std::string, size_t> labelCounts;
     // Matches already rejected or failed: reported once, never retried.
     std::set<std::string> rejectedSeen, blocked;
+    int64_t searchDepth = 0;
+    for (const Pattern *p : m_patterns.enabled())
+        if (p->family() == PatternFamily::Horizontal)
+            searchDepth = std::max(searchDepth, p->options().getInt("max_fuse_search_depth",
+                                                                    search_defaults::kMaxFuseSearchDepth));
 
-    for (int round = 1; round <= m_options.maxRounds; ++round) {
-        result.rounds = round;
-        std::vector<Match> matches = findMatches(graph);
-        TouchTracker tracker;
+    // Applies a round's candidates in order; returns how many were applied.
+    auto applyAll = [&](std::vector<Match> &matches, TouchTracker &tracker) {
         size_t applied = 0;
-
         for (Match &candidate : matches) {
             const Pattern *p = m_patterns.find(candidate.pattern);
             bool stale = false;
@@ -221,8 +320,9 @@ DriverResult GreedyDriver::run(Graph &graph, EditLog *log, DriverListener *liste
             const std::string anchorName = graph.node(candidate.anchor)->name;
             const std::string label = candidate.pattern + "#" + std::to_string(++labelCounts[candidate.pattern]);
             const size_t insertedBefore = tracker.inserted, erasedBefore = tracker.erased;
-            edits.beginGroup(label);
-            PatternRewriter rewriter(graph, &edits, &tracker);
+            if (edits)
+                edits->beginGroup(label);
+            PatternRewriter rewriter(graph, edits, &tracker);
             rewriter.setCreatedBy(label);
             if (p->family() == PatternFamily::Vertical)
                 static_cast<const VerticalPattern &>(*p).rewrite(rewriter, candidate);
@@ -232,11 +332,12 @@ DriverResult GreedyDriver::run(Graph &graph, EditLog *log, DriverListener *liste
                 tracker.mark(id);
             if (m_options.verifyRewrite)
                 rewriter.restoreTopologicalOrder(); // the verifier executes the graph
-            edits.endGroup();
+            if (edits)
+                edits->endGroup();
 
             if (m_options.verifyRewrite) {
                 if (auto failure = m_options.verifyRewrite(graph)) {
-                    edits.undo(graph);
+                    edits->undo(graph);
                     blocked.insert(signature);
                     ++counters.failedVerification;
                     if (listener)
@@ -251,13 +352,61 @@ DriverResult GreedyDriver::run(Graph &graph, EditLog *log, DriverListener *liste
             result.nodesRemoved += tracker.erased - erasedBefore;
             result.nodesAdded += tracker.inserted - insertedBefore;
             if (listener)
-                listener->rewriteApplied(graph, candidate, edits.groups()[edits.appliedCount() - 1]);
+                listener->rewriteApplied(graph, candidate, edits->groups()[edits->appliedCount() - 1]);
         }
+        return applied;
+    };
 
-        edits.beginGroup("restore topological order");
-        PatternRewriter rewriter(graph, &edits);
+    // Round 1 searches everywhere. Later rounds search first where the last
+    // round's rewrites changed something (MLIR's worklist idea): vertical
+    // anchors within kAnchorRadius hops of a change, horizontal roots whose
+    // upward search reaches one. Only when that finds nothing does the round
+    // search the whole graph, so the run still ends at a true fixed point.
+    constexpr int kAnchorRadius = 3;
+    std::vector<char> anchors, roots;
+    // Horizontal keys survive between rounds except near a change.
+    std::map<std::string, HorizontalKeyMemo> keyMemos;
+    bool incremental = false;
+    using Clock = std::chrono::steady_clock;
+    auto msSince = [](Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); };
+    for (int round = 1; round <= m_options.maxRounds; ++round) {
+        result.rounds = round;
+        RoundStats stats;
+        TouchTracker tracker;
+        auto t = Clock::now();
+        std::vector<Match> matches;
+        if (incremental) {
+            stats.searchedNodes = size_t(std::count(anchors.begin(), anchors.end(), 1));
+            matches = findMatchesIn(graph, &anchors, &roots, &keyMemos);
+        } else {
+            matches = findMatchesIn(graph, nullptr, nullptr, &keyMemos);
+        }
+        stats.searchMs = msSince(t);
+        stats.candidates = matches.size();
+        t = Clock::now();
+        size_t applied = applyAll(matches, tracker);
+        stats.applyMs = msSince(t);
+        if (applied == 0 && incremental) {
+            stats.fullSearch = true;
+            t = Clock::now();
+            matches = findMatchesIn(graph, nullptr, nullptr, &keyMemos);
+            stats.searchMs += msSince(t);
+            stats.candidates += matches.size();
+            t = Clock::now();
+            applied = applyAll(matches, tracker);
+            stats.applyMs += msSince(t);
+        }
+        stats.applied = applied;
+
+        t = Clock::now();
+        if (edits)
+            edits->beginGroup("restore topological order");
+        PatternRewriter rewriter(graph, edits);
         const bool acyclic = rewriter.restoreTopologicalOrder();
-        edits.endGroup();
+        if (edits)
+            edits->endGroup();
+        stats.reorderMs = msSince(t);
+        result.roundStats.push_back(stats);
         if (!acyclic) {
             result.message = "a rewrite in round " + std::to_string(round) + " created a cycle";
             break;
@@ -266,6 +415,12 @@ DriverResult GreedyDriver::run(Graph &graph, EditLog *log, DriverListener *liste
             result.converged = true;
             break;
         }
+        anchors = neighbourhoodOf(graph, tracker.seeds, kAnchorRadius);
+        for (auto &[name, memo] : keyMemos)
+            memo.invalidate(anchors);
+        roots = anchors;
+        extendDownstream(graph, roots, searchDepth);
+        incremental = true;
     }
     if (!result.converged && result.message.empty())
         result.message = "still rewriting after " + std::to_string(m_options.maxRounds)

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "EditLog.h"
+#include "HorizontalSearch.h"
 #include "Pattern.h"
 #include "PatternSet.h"
 
@@ -8,6 +9,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace fusebox {
@@ -44,6 +46,19 @@ struct AppliedRewrite {
     size_t nodesAdded = 0;
 };
 
+/// What one round of the driver did, and how long it took.
+struct RoundStats {
+    /// Nodes the round's first search was limited to (vertical anchors near
+    /// the previous round's changes); 0 when it searched the whole graph.
+    size_t searchedNodes = 0;
+    /// True when the limited search found nothing to apply and the round
+    /// searched the whole graph after it.
+    bool fullSearch = false;
+    size_t candidates = 0;
+    size_t applied = 0;
+    double searchMs = 0, applyMs = 0, reorderMs = 0;
+};
+
 /// The outcome of a run.
 struct DriverResult {
     bool converged = false;
@@ -52,6 +67,7 @@ struct DriverResult {
     std::string message;
     std::map<std::string, PatternCounters> counters;
     std::vector<AppliedRewrite> rewrites;
+    std::vector<RoundStats> roundStats;
     size_t nodesBefore = 0, nodesAfter = 0;
     size_t nodesAdded = 0, nodesRemoved = 0;
 };
@@ -70,13 +86,15 @@ struct DriverOptions {
 /// Applies a pattern set to a fixed point, greedily (MLIR's
 /// GreedyPatternRewriteDriver, with Optimus's horizontal search inside).
 ///
-/// Each round collects every candidate (vertical patterns at each node whose
-/// op is a root op; horizontal groups from searchHorizontal), orders them by
+/// Each round collects candidates (vertical patterns at each node whose op is
+/// a root op; horizontal groups from searchHorizontal), orders them by
 /// benefit (then pattern order, then position: deterministic), and applies
 /// them one by one; a candidate whose nodes an earlier rewrite of the round
 /// touched is re-matched at its anchor (vertical) or left to the next round
-/// (horizontal). A round ends by restoring topological order; the run ends when
-/// a round applies nothing (converged) or after maxRounds (reported). No
+/// (horizontal). Round 1 searches the whole graph; later rounds search first
+/// around what the previous round changed, then, if that applies nothing, the
+/// whole graph again. A round ends by restoring topological order; the run ends
+/// when a round applies nothing (converged) or after maxRounds (reported). No
 /// rewrite can create a cycle: vertical rewrites are local, horizontal groups
 /// are mutually independent, and the topological sort would detect one.
 class GreedyDriver {
@@ -96,13 +114,24 @@ public:
     bool apply(Graph &graph, const Match &match, EditLog *log = nullptr) const;
 
 private:
-    std::vector<Match> verticalMatches(const Graph &graph, const VerticalPattern &pattern) const;
+    /// findMatches restricted to vertical anchors and horizontal roots marked
+    /// in the given masks (indexed by NodeId; nullptr: everywhere).
+    std::vector<Match> findMatchesIn(const Graph &graph, const std::vector<char> *anchors,
+                                     const std::vector<char> *roots,
+                                     std::map<std::string, HorizontalKeyMemo> *memos) const;
+    std::vector<Match> verticalMatches(const Graph &graph, const VerticalPattern &pattern,
+                                       const std::vector<char> *region) const;
     std::vector<Match> horizontalMatches(const Graph &graph, const HorizontalPattern &pattern,
-                                         const std::vector<NodeId> &order) const;
+                                         const std::vector<NodeId> &order, const std::vector<char> *roots,
+                                         HorizontalKeyMemo *memo) const;
     void sortMatches(const Graph &graph, std::vector<Match> &matches) const;
+
+    size_t patternIndex(const std::string &name) const;
 
     const PatternSet &m_patterns;
     DriverOptions m_options;
+    /// Each pattern's place in the set: the tie-break after benefit.
+    std::unordered_map<std::string, size_t> m_patternIndex;
 };
 
 /// A stable description of a match that survives re-import and renames: the

@@ -12,35 +12,60 @@
 #include <unordered_set>
 
 namespace fusebox {
-namespace {
 
-/// pattern.key() for each node, computed once per search.
+void HorizontalKeyMemo::invalidate(const std::vector<char> &changed)
+{
+    const size_t n = std::min(changed.size(), m_slot.size());
+    for (size_t i = 0; i < n; ++i)
+        if (changed[i])
+            m_slot[i] = -1;
+}
+
+/// pattern.key() for each node, computed once per search (or once per memo).
+/// Per node only an index is kept (keys are few), so a search on a large graph
+/// stays light.
 class KeyCache {
 public:
-    KeyCache(const Graph &graph, const HorizontalPattern &pattern)
-        : m_graph(graph), m_pattern(pattern), m_state(graph.idBound(), 0), m_keys(graph.idBound())
+    KeyCache(const Graph &graph, const HorizontalPattern &pattern, HorizontalKeyMemo *memo)
+        : m_graph(graph), m_pattern(pattern), m_memo(memo ? *memo : m_own)
     {
+        m_memo.m_slot.resize(graph.idBound(), kUnknown);
     }
+
+    /// Every root-op node has been keyed: any other node has no key, and
+    /// key() answers without reading it.
+    void setComplete() { m_complete = true; }
 
     const std::optional<std::string> &key(NodeId id)
     {
-        if (!m_state[id.value]) {
-            m_state[id.value] = 1;
+        int32_t &slot = m_memo.m_slot[id.value];
+        if (slot == kUnknown && m_complete)
+            return m_none;
+        if (slot == kUnknown) {
+            slot = kNone;
             const Node &n = *m_graph.node(id);
             if (n.isOp() && m_pattern.isRootOp(n.op)) {
                 MatchTrace trace;
-                m_keys[id.value] = m_pattern.key(m_graph, id, trace);
+                if (auto k = m_pattern.key(m_graph, id, trace)) {
+                    slot = static_cast<int32_t>(m_memo.m_keys.size());
+                    m_memo.m_keys.push_back(std::move(k));
+                }
             }
         }
-        return m_keys[id.value];
+        return slot == kNone ? m_none : m_memo.m_keys[slot];
     }
 
 private:
+    static constexpr int32_t kUnknown = -1, kNone = -2;
     const Graph &m_graph;
     const HorizontalPattern &m_pattern;
-    std::vector<char> m_state;
-    std::vector<std::optional<std::string>> m_keys;
+    HorizontalKeyMemo m_own;
+    HorizontalKeyMemo &m_memo;
+    const std::optional<std::string> m_none;
+    bool m_complete = false;
 };
+
+namespace {
 
 /// The upward BFS from one root (Inductor's get_fusion_candidates). Buffers
 /// are reused across roots: visited marks are stamped with the root's number.
@@ -63,7 +88,7 @@ public:
                 m_queue.push_back({depth, in});
             }
         };
-        m_graph.node(root)->forEachInput([&](NodeId in) { enqueue(in, 1); });
+        m_graph.forEachInput(root, [&](NodeId in) { enqueue(in, 1); });
         for (size_t head = 0; head < m_queue.size(); ++head) {
             auto [depth, id] = m_queue[head];
             if (fused[id.value])
@@ -75,7 +100,7 @@ public:
                 else if (std::find(it->second.begin(), it->second.end(), id) == it->second.end())
                     it->second.push_back(id);
             } else if (depth < m_maxDepth) {
-                m_graph.node(id)->forEachInput([&](NodeId in) { enqueue(in, depth + 1); });
+                m_graph.forEachInput(id, [&](NodeId in) { enqueue(in, depth + 1); });
             }
         }
         return byKey;
@@ -93,24 +118,52 @@ private:
 /// Topological positions, for pruning upward walks.
 using Positions = std::vector<uint32_t>;
 
-/// The candidates among `interesting` that `node` transitively reads. The
-/// walk stops below the earliest interesting node: nothing topologically
+/// Per-node marks that are cleared in O(1) by moving to a new stamp.
+class StampSet {
+public:
+    explicit StampSet(size_t size) : m_stamp(size, 0) {}
+    void clear() { ++m_current; }
+    bool contains(NodeId id) const { return m_stamp[id.value] == m_current; }
+    /// Marks id; true when it was not marked yet.
+    bool insert(NodeId id)
+    {
+        if (m_stamp[id.value] == m_current)
+            return false;
+        m_stamp[id.value] = m_current;
+        return true;
+    }
+
+private:
+    std::vector<uint32_t> m_stamp;
+    uint32_t m_current = 1;
+};
+
+/// The independence test's scratch space, sized once per search.
+struct DependencyScratch {
+    explicit DependencyScratch(size_t size) : remaining(size), visited(size), found(size), inSubset(size), subsetDeps(size) {}
+    StampSet remaining, visited, found, inSubset, subsetDeps;
+    std::vector<NodeId> work;
+};
+
+/// The candidates among `scratch.remaining` that `node` transitively reads.
+/// The walk stops below the earliest interesting node: nothing topologically
 /// before it can lead to one (Inductor walks every ancestor; same result).
-std::unordered_set<NodeId> dependentNodes(const Graph &graph, NodeId node,
-                                          const std::unordered_set<NodeId> &interesting,
-                                          const Positions &position, uint32_t earliest)
+std::vector<NodeId> dependentNodes(const Graph &graph, NodeId node, DependencyScratch &scratch,
+                                   const Positions &position, uint32_t earliest)
 {
-    std::unordered_set<NodeId> deps;
-    std::unordered_set<NodeId> visited{node};
-    std::vector<NodeId> work{node};
-    while (!work.empty()) {
-        NodeId id = work.back();
-        work.pop_back();
-        graph.node(id)->forEachInput([&](NodeId in) {
-            if (interesting.count(in))
-                deps.insert(in);
-            if (position[in.value] > earliest && visited.insert(in).second)
-                work.push_back(in);
+    std::vector<NodeId> deps;
+    scratch.visited.clear();
+    scratch.found.clear();
+    scratch.visited.insert(node);
+    scratch.work.assign(1, node);
+    while (!scratch.work.empty()) {
+        NodeId id = scratch.work.back();
+        scratch.work.pop_back();
+        graph.forEachInput(id, [&](NodeId in) {
+            if (scratch.remaining.contains(in) && scratch.found.insert(in))
+                deps.push_back(in);
+            if (position[in.value] > earliest && scratch.visited.insert(in))
+                scratch.work.push_back(in);
         });
     }
     return deps;
@@ -124,42 +177,47 @@ struct Subset {
 /// find_independent_subset_greedy, returning every subset it forms (the
 /// caller keeps those of at least min_fuse_set_size).
 std::vector<Subset> independentSubsets(const Graph &graph, std::vector<NodeId> nodes, size_t maxSize,
-                                       const Positions &position)
+                                       const Positions &position, DependencyScratch &scratch)
 {
     std::vector<Subset> subsets;
-    std::unordered_map<NodeId, std::unordered_set<NodeId>> cache;
+    std::unordered_map<NodeId, std::vector<NodeId>> cache;
     while (!nodes.empty()) {
-        std::unordered_set<NodeId> remaining(nodes.begin(), nodes.end());
+        scratch.remaining.clear();
         uint32_t earliest = UINT32_MAX;
-        for (NodeId n : nodes)
+        for (NodeId n : nodes) {
+            scratch.remaining.insert(n);
             earliest = std::min(earliest, position[n.value]);
+        }
         Subset subset;
-        std::unordered_set<NodeId> inSubset, subsetDeps;
+        scratch.inSubset.clear();
+        scratch.subsetDeps.clear();
         std::vector<NodeId> nextRound;
         for (NodeId node : nodes) {
-            if (subset.members.size() >= maxSize || subsetDeps.count(node)) {
-                if (subsetDeps.count(node))
+            const bool dependedOn = scratch.subsetDeps.contains(node);
+            if (subset.members.size() >= maxSize || dependedOn) {
+                if (dependedOn)
                     subset.conflicts.push_back(node);
                 nextRound.push_back(node);
                 continue;
             }
-            std::unordered_set<NodeId> deps;
+            std::vector<NodeId> deps;
             if (auto it = cache.find(node); it != cache.end()) {
                 deps = std::move(it->second);
                 cache.erase(it);
             } else {
-                deps = dependentNodes(graph, node, remaining, position, earliest);
+                deps = dependentNodes(graph, node, scratch, position, earliest);
             }
             bool independent = true;
             for (NodeId d : deps)
-                if (inSubset.count(d)) {
+                if (scratch.inSubset.contains(d)) {
                     independent = false;
                     break;
                 }
             if (independent) {
                 subset.members.push_back(node);
-                inSubset.insert(node);
-                subsetDeps.insert(deps.begin(), deps.end());
+                scratch.inSubset.insert(node);
+                for (NodeId d : deps)
+                    scratch.subsetDeps.insert(d);
             } else {
                 subset.conflicts.push_back(node);
                 nextRound.push_back(node);
@@ -170,7 +228,7 @@ std::vector<Subset> independentSubsets(const Graph &graph, std::vector<NodeId> n
         for (auto it = cache.begin(); it != cache.end();) {
             bool touches = false;
             for (NodeId d : it->second)
-                if (inSubset.count(d)) {
+                if (scratch.inSubset.contains(d)) {
                     touches = true;
                     break;
                 }
@@ -180,6 +238,64 @@ std::vector<Subset> independentSubsets(const Graph &graph, std::vector<NodeId> n
         nodes = std::move(nextRound);
     }
     return subsets;
+}
+
+/// Marks the roots whose upward walk may find at least minSize keyed nodes.
+///
+/// A root's walk (CandidateFinder) reaches a keyed node at depth d only along
+/// a path of d edges whose inner nodes are not keyed (keyed nodes are not
+/// expanded). So the number of such paths of length 1..maxDepth ending at the
+/// root bounds what it can find. Those counts flow downstream from the keyed
+/// nodes over the users index, level by level, touching only the nodes within
+/// maxDepth below a keyed node; counts saturate at minSize. Returns an empty
+/// vector when no root qualifies.
+std::vector<char> rootsThatCanSee(const Graph &graph, KeyCache &keys, const std::vector<NodeId> &keyed,
+                                  int64_t maxDepth, size_t minSize)
+{
+    const uint32_t cap = static_cast<uint32_t>(std::min<size_t>(minSize, UINT32_MAX));
+    auto saturatingAdd = [cap](uint32_t a, uint32_t b) { return std::min<uint64_t>(uint64_t(a) + b, cap); };
+    std::vector<uint32_t> total(graph.idBound(), 0);
+    std::vector<uint32_t> level(graph.idBound(), 0), nextLevel(graph.idBound(), 0);
+    std::vector<NodeId> frontier, nextFrontier;
+    // Level 1: each use of a keyed node.
+    for (NodeId k : keyed)
+        graph.forEachUse(k, [&](NodeId user) {
+            if (level[user.value] == 0)
+                frontier.push_back(user);
+            level[user.value] = saturatingAdd(level[user.value], 1);
+        });
+    bool any = false;
+    for (int64_t depth = 1;; ++depth) {
+        for (NodeId id : frontier) {
+            total[id.value] = saturatingAdd(total[id.value], level[id.value]);
+            any = any || total[id.value] >= cap;
+        }
+        if (depth >= maxDepth)
+            break;
+        // Paths extend only through nodes the walk would expand: unkeyed ones.
+        nextFrontier.clear();
+        for (NodeId id : frontier) {
+            const uint32_t paths = level[id.value];
+            if (!keys.key(id))
+                graph.forEachUse(id, [&](NodeId user) {
+                    if (nextLevel[user.value] == 0)
+                        nextFrontier.push_back(user);
+                    nextLevel[user.value] = saturatingAdd(nextLevel[user.value], paths);
+                });
+        }
+        for (NodeId id : frontier)
+            level[id.value] = 0;
+        std::swap(level, nextLevel);
+        std::swap(frontier, nextFrontier);
+        if (frontier.empty())
+            break;
+    }
+    if (!any)
+        return {};
+    std::vector<char> searchable(graph.idBound(), 0);
+    for (uint32_t i = 0; i < total.size(); ++i)
+        searchable[i] = total[i] >= cap;
+    return searchable;
 }
 
 /// Keeps the most telling outcome of a candidate seen by several roots'
@@ -211,7 +327,8 @@ HorizontalSearchResult searchHorizontal(const Graph &graph, const HorizontalPatt
 }
 
 HorizontalSearchResult searchHorizontal(const Graph &graph, const HorizontalPattern &pattern,
-                                        const std::vector<NodeId> &order)
+                                        const std::vector<NodeId> &order, HorizontalSearchMode mode,
+                                        const std::vector<char> *rootMask, HorizontalKeyMemo *memo)
 {
     HorizontalSearchResult result;
     if (!pattern.unavailableReason().empty())
@@ -219,48 +336,62 @@ HorizontalSearchResult searchHorizontal(const Graph &graph, const HorizontalPatt
     const auto minSize = static_cast<size_t>(pattern.options().getInt("min_fuse_set_size", search_defaults::kMinFuseSetSize));
     const auto maxSize = static_cast<size_t>(pattern.options().getInt("max_fuse_set_size", search_defaults::kMaxFuseSetSize));
     const int64_t maxDepth = pattern.options().getInt("max_fuse_search_depth", search_defaults::kMaxFuseSearchDepth);
+    const bool withOutcomes = mode == HorizontalSearchMode::WithOutcomes;
 
     // Rules whose root ops do not occur in the graph have nothing to find.
-    bool anyRoot = false;
-    for (NodeId id : order) {
-        const Node &n = *graph.node(id);
-        if (n.isOp() && pattern.isRootOp(n.op)) {
-            anyRoot = true;
-            break;
-        }
-    }
-    if (!anyRoot)
+    KeyCache keys(graph, pattern, memo);
+    std::vector<NodeId> keyed;
+    for (const std::string &op : pattern.rootOps())
+        for (NodeId id : graph.nodesWithOp(op))
+            if (keys.key(id))
+                keyed.push_back(id);
+    keys.setComplete();
+    if (keyed.empty() || (!withOutcomes && keyed.size() < minSize))
         return result;
 
-    KeyCache keys(graph, pattern);
+    std::vector<char> searchable;
+    if (!withOutcomes) {
+        searchable = rootsThatCanSee(graph, keys, keyed, maxDepth, minSize);
+        if (searchable.empty())
+            return result;
+    }
+
     CandidateFinder finder(graph, keys, maxDepth);
     std::vector<char> fused(graph.idBound(), 0);
+    std::optional<DependencyScratch> scratch; // made when the first key has enough candidates
     Positions position(graph.idBound(), 0);
     for (uint32_t i = 0; i < order.size(); ++i)
         position[order[i].value] = i;
     for (auto it = order.rbegin(); it != order.rend(); ++it) {
         NodeId root = *it;
+        if ((!withOutcomes && !searchable[root.value]) || (rootMask && !(*rootMask)[root.value]))
+            continue;
         // Inductor skips getitem roots: their searches repeat their parent's.
         if (isOp(*graph.node(root), ops::kGetItem))
             continue;
         for (auto &[key, candidates] : finder.find(root, fused)) {
             if (candidates.size() < minSize) {
-                for (NodeId c : candidates)
-                    record(result.outcomes, c, {CandidateOutcome::Kind::GroupTooSmall, key, -1, candidates.size(), 0, {}});
+                if (withOutcomes)
+                    for (NodeId c : candidates)
+                        record(result.outcomes, c, {CandidateOutcome::Kind::GroupTooSmall, key, -1, candidates.size(), 0, {}});
                 continue;
             }
-            for (Subset &subset : independentSubsets(graph, candidates, maxSize, position)) {
+            if (!scratch)
+                scratch.emplace(graph.idBound());
+            for (Subset &subset : independentSubsets(graph, candidates, maxSize, position, *scratch)) {
                 if (subset.members.size() < minSize) {
-                    for (NodeId c : subset.members)
-                        record(result.outcomes, c, {CandidateOutcome::Kind::SubsetTooSmall, key, -1,
-                                                    candidates.size(), subset.members.size(), subset.conflicts});
+                    if (withOutcomes)
+                        for (NodeId c : subset.members)
+                            record(result.outcomes, c, {CandidateOutcome::Kind::SubsetTooSmall, key, -1,
+                                                        candidates.size(), subset.members.size(), subset.conflicts});
                     continue;
                 }
                 const int index = static_cast<int>(result.groups.size());
                 for (NodeId m : subset.members) {
                     fused[m.value] = 1;
-                    result.outcomes.insert_or_assign(m, CandidateOutcome{CandidateOutcome::Kind::Grouped, key, index,
-                                                                         candidates.size(), subset.members.size(), {}});
+                    if (withOutcomes)
+                        result.outcomes.insert_or_assign(m, CandidateOutcome{CandidateOutcome::Kind::Grouped, key, index,
+                                                                             candidates.size(), subset.members.size(), {}});
                 }
                 result.groups.push_back({key, std::move(subset.members), root});
             }

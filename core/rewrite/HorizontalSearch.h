@@ -2,7 +2,9 @@
 
 #include "Pattern.h"
 
+#include <deque>
 #include <map>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -26,6 +28,19 @@ struct CandidateOutcome {
     size_t subsetSize = 0;
     /// Candidates it depends on or that depend on it (why subsets split).
     std::vector<NodeId> conflicts;
+};
+
+/// Keys a rule gave to nodes, kept between searches on the same graph (the
+/// driver's rounds) so that only the nodes near a change are keyed again.
+class HorizontalKeyMemo {
+public:
+    /// Forgets the keys of every node marked in `changed` (indexed by NodeId).
+    void invalidate(const std::vector<char> &changed);
+
+private:
+    friend class KeyCache;
+    std::vector<int32_t> m_slot; // per NodeId: -1 unknown, -2 no key, else index into m_keys
+    std::deque<std::optional<std::string>> m_keys;
 };
 
 /// One group a horizontal rule would fuse.
@@ -60,9 +75,27 @@ struct HorizontalSearchResult {
 /// which only matters when a fusion's output feeds the same rule again (the
 /// driver's next round finds those).
 HorizontalSearchResult searchHorizontal(const Graph &graph, const HorizontalPattern &pattern);
+
+/// What a search must produce.
+enum class HorizontalSearchMode {
+    /// Groups and every keyed node's outcome (explanations).
+    WithOutcomes,
+    /// Groups only (the driver). Skips the upward walk from every root that
+    /// provably cannot see min_fuse_set_size keyed nodes: an upper bound on
+    /// what each root's walk can find is propagated downstream from the keyed
+    /// nodes along the users index. The groups are the same as WithOutcomes'.
+    GroupsOnly,
+};
+
 /// The same with the graph's topological order already computed (the driver
-/// shares one order between all rules of a round).
+/// shares one order between all rules of a round). `roots`, when given, is a
+/// mask by NodeId of the only roots to search from (the driver's later rounds);
+/// `memo`, when given, keeps keys from one search to the next (the caller
+/// invalidates those of changed nodes).
 HorizontalSearchResult searchHorizontal(const Graph &graph, const HorizontalPattern &pattern,
-                                        const std::vector<NodeId> &topologicalOrder);
+                                        const std::vector<NodeId> &topologicalOrder,
+                                        HorizontalSearchMode mode = HorizontalSearchMode::WithOutcomes,
+                                        const std::vector<char> *roots = nullptr,
+                                        HorizontalKeyMemo *memo = nullptr);
 
 } // namespace fusebox

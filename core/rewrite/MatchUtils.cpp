@@ -64,8 +64,10 @@ bool isOp(const Node &node, std::string_view op)
 
 bool isGetItem(const Graph &graph, NodeId id, NodeId *source, int64_t *index)
 {
+    if (!graph.hasOp(id, ops::kGetItem))
+        return false;
     const Node *n = graph.node(id);
-    if (!n || !isOp(*n, ops::kGetItem) || n->args().size() != 2 || !n->args()[0].isNode())
+    if (n->args().size() != 2 || !n->args()[0].isNode())
         return false;
     auto i = n->args()[1].asInt();
     if (!i)

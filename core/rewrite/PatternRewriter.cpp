@@ -27,8 +27,8 @@ NodeId PatternRewriter::createOp(std::string op, std::vector<Arg> args, std::vec
     Node &n = *m_graph.node(id);
     n.meta = std::move(meta);
     n.provenance.createdBy = m_createdBy;
-    Edit edit{Edit::Kind::Insert, id, nullptr, snapshot(n), m_graph.next(id), {}};
-    record(std::move(edit));
+    if (m_log)
+        record({Edit::Kind::Insert, id, nullptr, snapshot(n), m_graph.next(id), {}, {}, {}});
     if (m_listener)
         m_listener->nodeInserted(m_graph, id);
     return id;
@@ -39,9 +39,13 @@ void PatternRewriter::setArgs(NodeId id, std::vector<Arg> args, std::vector<Name
     const Node *n = m_graph.node(id);
     if (!n)
         return;
-    auto before = snapshot(*n);
+    if (m_listener)
+        m_listener->nodeModifying(m_graph, id);
+    // Snapshots only when there is a log to keep them (the driver runs without).
+    auto before = m_log ? snapshot(*n) : nullptr;
     m_graph.setArgs(id, std::move(args), std::move(kwargs));
-    record({Edit::Kind::Modify, id, before, snapshot(*m_graph.node(id)), {}, {}});
+    if (m_log)
+        record({Edit::Kind::Modify, id, before, snapshot(*m_graph.node(id)), {}, {}, {}, {}});
     if (m_listener)
         m_listener->nodeModified(m_graph, id);
 }
@@ -51,9 +55,13 @@ void PatternRewriter::modify(NodeId id, const std::function<void(Node &)> &fn)
     Node *n = m_graph.node(id);
     if (!n)
         return;
-    auto before = snapshot(*n);
+    if (m_listener)
+        m_listener->nodeModifying(m_graph, id);
+    auto before = m_log ? snapshot(*n) : nullptr;
     fn(*n);
-    record({Edit::Kind::Modify, id, before, snapshot(*n), {}, {}});
+    m_graph.refreshOpIndex(id); // fn may have changed the op
+    if (m_log)
+        record({Edit::Kind::Modify, id, before, snapshot(*n), {}, {}, {}, {}});
     if (m_listener)
         m_listener->nodeModified(m_graph, id);
 }
@@ -90,9 +98,10 @@ bool PatternRewriter::erase(NodeId id)
         return false;
     if (m_listener)
         m_listener->nodeErasing(m_graph, id);
-    Edit edit{Edit::Kind::Erase, id, snapshot(*n), nullptr, m_graph.next(id), {}};
+    Edit edit{Edit::Kind::Erase, id, m_log ? snapshot(*n) : nullptr, nullptr, m_graph.next(id), {}, {}, {}};
     m_graph.erase(id);
-    record(std::move(edit));
+    if (m_log)
+        record(std::move(edit));
     return true;
 }
 
@@ -124,7 +133,7 @@ void PatternRewriter::moveBefore(NodeId id, NodeId before)
         return;
     NodeId oldPosition = m_graph.next(id);
     m_graph.moveBefore(id, before);
-    record({Edit::Kind::Move, id, nullptr, nullptr, before, oldPosition});
+    record({Edit::Kind::Move, id, nullptr, nullptr, before, oldPosition, {}, {}});
 }
 
 } // namespace fusebox
@@ -140,6 +149,8 @@ bool PatternRewriter::restoreTopologicalOrder()
     if (order == current)
         return true;
     m_graph.reorder(order);
+    if (!m_log)
+        return true;
     Edit edit;
     edit.kind = Edit::Kind::Reorder;
     edit.oldOrder = std::make_shared<const std::vector<NodeId>>(std::move(current));

@@ -18,6 +18,9 @@ public:
     virtual void nodeInserted(const Graph &, NodeId) {}
     /// Called just before the node is removed, while it is still readable.
     virtual void nodeErasing(const Graph &, NodeId) {}
+    /// Called just before a node's arguments (or other fields) change, while
+    /// its old inputs are still readable.
+    virtual void nodeModifying(const Graph &, NodeId) {}
     virtual void nodeModified(const Graph &, NodeId) {}
 };
 

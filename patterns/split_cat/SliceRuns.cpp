@@ -14,7 +14,12 @@ std::vector<InputRun> groupRuns(const Graph &graph, const std::vector<NodeId> &i
         NodeId source;
         int64_t index = 0;
         if (!item.isValid() || !isGetItem(graph, item, &source, &index) || !isParent(*graph.node(source))) {
-            runs.push_back({{}, {in}, {in}, {}});
+            // Consecutive other inputs share one run (kept as they are): a
+            // stack of hundreds of weights costs one run, not hundreds.
+            if (runs.empty() || runs.back().parent.isValid())
+                runs.push_back({{}, {}, {}, {}});
+            runs.back().inputs.push_back(in);
+            runs.back().getitems.push_back(in);
             continue;
         }
         if (runs.empty() || runs.back().parent != source)

@@ -13,7 +13,7 @@
 
 namespace fusebox::splitcat {
 
-/// A maximal stretch of list inputs reading one parent, or one other input.
+/// A maximal stretch of list inputs reading one parent, or of other inputs.
 struct InputRun {
     /// The split/unbind the getitems read; invalid for another input.
     NodeId parent;
