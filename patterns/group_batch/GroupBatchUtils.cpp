@@ -41,7 +41,8 @@ NodeId tensorOperand(const Graph &graph, NodeId id, size_t index, std::string_vi
     if (!a && !altName.empty())
         a = n.kwarg(altName);
     const bool ok = a && a->isNode() && graph.contains(a->node());
-    const std::string requirement = std::string(role) + " is a tensor";
+    const std::string requirement =
+        trace.explaining() ? std::string(role) + " is a tensor" : std::string(); // quiet matching formats nothing
     if (!trace.check(ok, requirement, [&] {
             if (!a)
                 return std::string(role) + " is missing";
@@ -56,7 +57,8 @@ std::optional<std::vector<int64_t>> staticShapeOf(const Graph &graph, NodeId ope
 {
     const Node &n = *graph.node(operand);
     auto shape = staticShape(n);
-    const std::string requirement = std::string(role) + " shape is static";
+    const std::string requirement =
+        trace.explaining() ? std::string(role) + " shape is static" : std::string(); // quiet matching formats nothing
     if (!trace.check(shape.has_value(), requirement, [&] {
             std::string who = std::string(role) + " " + nodeRef(graph, operand);
             if (!n.meta.shape)
@@ -70,7 +72,8 @@ std::optional<std::vector<int64_t>> staticShapeOf(const Graph &graph, NodeId ope
 bool checkRank(const Graph &graph, NodeId operand, const std::vector<int64_t> &shape, int rank,
                std::string_view role, MatchTrace &trace)
 {
-    const std::string requirement = std::string(role) + " is " + std::to_string(rank) + "-D";
+    const std::string requirement =
+        trace.explaining() ? std::string(role) + " is " + std::to_string(rank) + "-D" : std::string(); // quiet matching formats nothing
     return trace.check(static_cast<int>(shape.size()) == rank, requirement, [&] {
         return std::string(role) + " " + nodeRef(graph, operand) + " is " + std::to_string(shape.size()) + "-D "
                + graph.node(operand)->meta.toString();
