@@ -1,0 +1,333 @@
+// writeFxText: IR -> print_readable()-style Python that readFxText reads back
+// to the same graph. docs/fx-text.md lists the conventions (scope comments,
+// "# type:" comments, metadata lines).
+
+#include "FxAnnotation.h"
+#include "FxTargets.h"
+#include "FxText.h"
+
+#include <cctype>
+#include <cstdio>
+#include <set>
+#include <unordered_set>
+
+namespace fusebox {
+namespace {
+
+bool isIdentifier(std::string_view s)
+{
+    if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0])))
+        return false;
+    for (char c : s)
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_')
+            return false;
+    return true;
+}
+
+/// Names the reader treats as keywords, modules or builtins.
+bool isReserved(std::string_view s)
+{
+    static const std::unordered_set<std::string_view> kReserved = {
+        "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue", "def",
+        "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in", "is", "lambda",
+        "nonlocal", "not", "or", "pass", "raise", "return", "try", "while", "with", "yield", "self", "torch", "F",
+        "operator", "_operator", "math", "builtins", "pytree", "fx_pytree", "device", "slice", "getattr", "inf",
+        "nan"};
+    return kReserved.count(s) > 0;
+}
+
+/// A Python string literal ('...'), escaping what the reader decodes.
+std::string pyString(std::string_view s, char quote = '\'')
+{
+    std::string out(1, quote);
+    for (unsigned char c : s) {
+        if (c == '\\' || c == static_cast<unsigned char>(quote)) {
+            out += '\\';
+            out += static_cast<char>(c);
+        } else if (c == '\n') {
+            out += "\\n";
+        } else if (c == '\t') {
+            out += "\\t";
+        } else if (c == '\r') {
+            out += "\\r";
+        } else if (c < 0x20 || c == 0x7f) {
+            char buf[5];
+            std::snprintf(buf, sizeof buf, "\\x%02x", c);
+            out += buf;
+        } else {
+            out += static_cast<char>(c);
+        }
+    }
+    return out + quote;
+}
+
+class Writer {
+public:
+    Writer(const Graph &graph, const FxWriteOptions &options) : m_graph(graph), m_options(options) {}
+
+    std::string run()
+    {
+        for (const auto &[key, value] : m_graph.metadata)
+            m_out += "# metadata " + pyString(key, '"') + " = " + pyString(value, '"') + "\n";
+        m_out += "class " + m_options.className + "(torch.nn.Module):\n";
+        assignNames();
+        writeSignature();
+        for (NodeId id : m_graph.nodeIds()) {
+            const Node &n = *m_graph.node(id);
+            if (n.kind() == NodeKind::Op || n.kind() == NodeKind::Constant)
+                writeNode(n);
+        }
+        writeReturn();
+        writeSubmodules();
+        return std::move(m_out);
+    }
+
+private:
+    void assignNames()
+    {
+        m_names.resize(m_graph.idBound());
+        std::set<std::string> used;
+        for (NodeId id : m_graph.nodeIds())
+            if (isIdentifier(m_graph.node(id)->name) && !isReserved(m_graph.node(id)->name))
+                used.insert(m_graph.node(id)->name);
+        for (NodeId id : m_graph.nodeIds()) {
+            const std::string &name = m_graph.node(id)->name;
+            if (isIdentifier(name) && !isReserved(name)) {
+                m_names[id.value] = name;
+                continue;
+            }
+            // Not writable as Python: a close identifier (the round trip renames it).
+            std::string base;
+            for (char c : name)
+                base += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+            if (base.empty() || std::isdigit(static_cast<unsigned char>(base[0])) || isReserved(base))
+                base = "_" + base;
+            std::string candidate = base;
+            for (int i = 1; used.count(candidate); ++i)
+                candidate = base + "_" + std::to_string(i);
+            used.insert(candidate);
+            m_names[id.value] = candidate;
+        }
+    }
+
+    std::string name(NodeId id) const { return id.value < m_names.size() ? m_names[id.value] : "_missing"; }
+
+    std::string arg(const Arg &a) const
+    {
+        if (const auto *id = std::get_if<NodeId>(&a.value))
+            return name(*id);
+        if (const auto *s = std::get_if<std::string>(&a.value))
+            return pyString(*s);
+        if (const auto *list = std::get_if<ArgList>(&a.value)) {
+            std::string s;
+            for (size_t i = 0; i < list->items.size(); ++i)
+                s += (i ? ", " : "") + arg(list->items[i]);
+            switch (list->kind) {
+            case ArgList::Kind::Tuple: return "(" + s + (list->items.size() == 1 ? ",)" : ")");
+            case ArgList::Kind::Slice: return "slice(" + s + ")";
+            case ArgList::Kind::List: return "[" + s + "]";
+            }
+        }
+        if (const auto *d = std::get_if<Device>(&a.value))
+            return d->index < 0 ? "device(type=" + pyString(d->type) + ")"
+                                : "device(type=" + pyString(d->type) + ", index=" + std::to_string(d->index) + ")";
+        return a.toString();
+    }
+
+    std::string callArgs(const Node &n, size_t skip = 0) const
+    {
+        std::string s;
+        for (size_t i = skip; i < n.args().size(); ++i)
+            s += (s.empty() ? "" : ", ") + arg(n.args()[i]);
+        for (const NamedArg &kw : n.kwargs())
+            s += (s.empty() ? "" : ", ") + kw.name + " = " + arg(kw.value);
+        return s;
+    }
+
+    /// self.a.b, with getattr(self.x, "0") for path parts that are not identifiers (as FX writes them).
+    static std::string selfAccess(std::string_view path)
+    {
+        std::string s = "self";
+        size_t begin = 0;
+        while (begin <= path.size()) {
+            size_t dot = path.find('.', begin);
+            std::string_view part = path.substr(begin, dot == std::string_view::npos ? std::string_view::npos : dot - begin);
+            s = isIdentifier(part) ? s + "." + std::string(part) : "getattr(" + s + ", " + pyString(part) + ")";
+            if (dot == std::string_view::npos)
+                break;
+            begin = dot + 1;
+        }
+        return s;
+    }
+
+    void directives(const Node &n, const std::string &indent)
+    {
+        if (n.provenance.scope != m_scope) {
+            m_scope = n.provenance.scope;
+            m_out += indent + (m_scope.empty() ? "# scope:" : "# scope: " + m_scope) + "\n";
+        }
+        if (n.provenance.source != m_source) {
+            m_source = n.provenance.source;
+            if (!m_source.isKnown()) {
+                m_out += indent + "# No stacktrace found for following nodes\n";
+            } else {
+                m_out += indent + "# File: " + m_source.file + ":" + std::to_string(m_source.line);
+                if (m_source.column > 0)
+                    m_out += ":" + std::to_string(m_source.column);
+                m_out += "\n";
+            }
+        }
+    }
+
+    std::string inputAnnotation(const Node &n) const
+    {
+        if (n.type == "SymInt" && !n.meta.isKnown()) {
+            const std::string &spelling = n.provenance.originalSpelling;
+            return spelling.starts_with("Sym(") ? spelling : "Sym(" + n.name + ")";
+        }
+        if (n.meta.isKnown())
+            return fx::formatAnnotation(n.meta);
+        return n.type == "Tensor" ? std::string() : n.type;
+    }
+
+    void writeSignature()
+    {
+        bool multiline = false;
+        for (NodeId id : m_graph.inputs()) {
+            const Node &n = *m_graph.node(id);
+            multiline = multiline || !n.provenance.scope.empty() || n.provenance.source.isKnown();
+        }
+        std::vector<std::string> params;
+        for (NodeId id : m_graph.inputs()) {
+            const Node &n = *m_graph.node(id);
+            std::string ann = inputAnnotation(n);
+            params.push_back(name(id) + (ann.empty() ? "" : ": " + pyString(ann, '"')));
+        }
+        if (!multiline) {
+            m_out += "    def forward(self";
+            for (const std::string &p : params)
+                m_out += ", " + p;
+            m_out += "):\n";
+            return;
+        }
+        // One parameter a line, so that scope and File comments can precede each.
+        m_out += "    def forward(\n        self,\n";
+        for (size_t i = 0; i < params.size(); ++i) {
+            directives(*m_graph.node(m_graph.inputs()[i]), "        ");
+            m_out += "        " + params[i] + ",\n";
+        }
+        m_out += "    ):\n";
+    }
+
+    void writeNode(const Node &n)
+    {
+        directives(n, "        ");
+        std::string ann;
+        std::string typeComment;
+        if (n.meta.isKnown())
+            ann = fx::formatAnnotation(n.meta);
+        else if (n.type == "SymInt")
+            ann = "Sym(" + name(n.id()) + ")";
+        if (n.type != "Tensor" && !(n.type == "SymInt" && !n.meta.isKnown()))
+            typeComment = "  # type: " + n.type;
+        std::string lhs = name(n.id()) + (ann.empty() ? "" : ": " + pyString(ann, '"'));
+        std::string rhs = n.kind() == NodeKind::Constant ? selfAccess(n.weightKey.empty() ? n.name : n.weightKey)
+                                                         : expression(n);
+        m_out += "        " + lhs + " = " + rhs + typeComment + "\n";
+    }
+
+    /// The call as the reader maps it back to n's op and overload.
+    std::string expression(const Node &n) const
+    {
+        const std::string &spelling = n.provenance.originalSpelling;
+        const auto &args = n.args();
+        const bool firstIsNode = !args.empty() && args[0].isNode();
+        if (n.op == ops::kGetItem) {
+            if (spelling == "Tensor.__getitem__" && firstIsNode)
+                return arg(args[0]) + ".__getitem__(" + callArgs(n, 1) + ")";
+            if (spelling.empty() && args.size() == 2 && n.kwargs().empty())
+                return arg(args[0]) + "[" + arg(args[1]) + "]";
+            return "operator.getitem(" + callArgs(n) + ")";
+        }
+        if (n.op.starts_with("call_module:"))
+            return selfAccess(std::string_view(n.op).substr(12)) + "(" + callArgs(n) + ")";
+        if (n.op.find("::") == std::string::npos) {
+            // Opaque: the op is the target as the dump spelled it.
+            if (n.op.starts_with("Tensor.") && firstIsNode)
+                return arg(args[0]) + "." + n.op.substr(7) + "(" + callArgs(n, 1) + ")";
+            return n.op + "(" + callArgs(n) + ")";
+        }
+        if (spelling.starts_with("operator.") && fx::canonicalFunction(spelling).op == n.op) {
+            const bool unary = args.size() == 1;
+            std::string symbol = fx::infixForOperator(spelling, unary);
+            if (!symbol.empty() && n.kwargs().empty() && unary)
+                return symbol + arg(args[0]);
+            if (!symbol.empty() && n.kwargs().empty() && args.size() == 2)
+                return arg(args[0]) + " " + symbol + " " + arg(args[1]);
+            return spelling + "(" + callArgs(n) + ")";
+        }
+        if (spelling.starts_with("Tensor.") && firstIsNode) {
+            std::string method = spelling.substr(7);
+            bool folds = fx::takesVarargsList(method) && args.size() >= 2 && !args[1].isList()
+                         && !std::holds_alternative<DType>(args[1].value);
+            if (fx::canonicalMethod(method).op == n.op && !folds)
+                return arg(args[0]) + "." + method + "(" + callArgs(n, 1) + ")";
+        } else if (!spelling.empty() && spelling.find("::") == std::string::npos) {
+            fx::CanonicalTarget t = fx::canonicalFunction(spelling);
+            if (t.mapped && t.op == n.op && (!t.overload || *t.overload == n.overload))
+                return spelling + "(" + callArgs(n) + ")";
+        }
+        return fx::torchOpsSpelling(n.op, n.overload) + "(" + callArgs(n) + ")";
+    }
+
+    void writeReturn()
+    {
+        std::vector<std::string> values;
+        if (const Node *out = m_graph.node(m_graph.output()))
+            if (!out->args().empty())
+                if (const auto *items = out->args()[0].items())
+                    for (const Arg &a : *items)
+                        values.push_back(arg(a));
+        std::string joined;
+        for (size_t i = 0; i < values.size(); ++i)
+            joined += (i ? ", " : "") + values[i];
+        m_out += "        return (" + joined + (values.size() == 1 ? ",)" : ")") + "\n";
+    }
+
+    /// Submodule code kept on opaque module-call nodes, once per submodule.
+    void writeSubmodules()
+    {
+        std::set<std::string> written;
+        for (NodeId id : m_graph.nodeIds()) {
+            const Node &n = *m_graph.node(id);
+            if (!n.op.starts_with("call_module:") || n.opaqueBody.empty() || !written.insert(n.op).second)
+                continue;
+            m_out += "\n";
+            size_t pos = 0;
+            while (pos < n.opaqueBody.size()) {
+                size_t end = n.opaqueBody.find('\n', pos);
+                if (end == std::string::npos)
+                    end = n.opaqueBody.size();
+                std::string_view line = std::string_view(n.opaqueBody).substr(pos, end - pos);
+                m_out += line.empty() ? "\n" : "    " + std::string(line) + "\n";
+                pos = end + 1;
+            }
+        }
+    }
+
+    const Graph &m_graph;
+    const FxWriteOptions &m_options;
+    std::vector<std::string> m_names;
+    std::string m_out;
+    std::string m_scope;
+    SourceLocation m_source;
+};
+
+} // namespace
+
+std::string writeFxText(const Graph &graph, const FxWriteOptions &options)
+{
+    return Writer(graph, options).run();
+}
+
+} // namespace fusebox

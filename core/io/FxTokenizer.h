@@ -1,0 +1,66 @@
+#pragma once
+// Tokenizer for the Python subset that FX dumps are written in (print_readable
+// code and str(graph) lines). Internal to core/io's FX text reader.
+
+#include "core/ir/Expected.h"
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace fusebox::fx {
+
+/// Kinds of tokens. Newline/Indent/Dedent follow Python's rules: no Newline
+/// inside brackets, blank and comment-only lines produce nothing.
+enum class TokenKind { Name, Int, Float, String, Op, Newline, Indent, Dedent, End };
+
+/// One token. Positions are 1-based and count from the start of the whole text.
+struct Token {
+    TokenKind kind = TokenKind::End;
+    /// The token's text; for strings, the decoded value.
+    std::string text;
+    int line = 0;
+    int column = 0;
+    /// Byte offsets of the token in the text (begin inclusive, end exclusive).
+    size_t begin = 0;
+    size_t end = 0;
+};
+
+/// A '#' comment: FX dumps carry provenance in them ("# File: ...").
+struct Comment {
+    /// The text after '#', trimmed.
+    std::string text;
+    int line = 0;
+    int column = 0;
+    /// True when nothing but indentation precedes it on its line.
+    bool ownLine = false;
+};
+
+struct TokenStream {
+    std::vector<Token> tokens; // always ends with an End token
+    std::vector<Comment> comments; // in text order
+};
+
+/// Options of tokenize().
+struct TokenizeOptions {
+    /// Where to start (the reader skips log prefixes before the header); the
+    /// line holding `start` is treated as unindented.
+    size_t start = 0;
+    /// str(graph) text: "[#users=1]" is not a comment there.
+    bool graphForm = false;
+    /// Names the text in errors.
+    std::string sourceName;
+};
+
+/// Splits text into tokens. Errors read "file:line:column: expected <what>,
+/// found <what>" (unterminated strings, stray characters, bad dedents).
+Expected<TokenStream> tokenize(std::string_view text, const TokenizeOptions &options);
+
+/// "'x'", "end of line", "end of file", "indentation": how a token is named in
+/// "found ..." messages.
+std::string describeToken(const Token &token);
+
+/// "file:line:column: " for a position.
+std::string positionPrefix(const std::string &sourceName, int line, int column);
+
+} // namespace fusebox::fx

@@ -1,0 +1,587 @@
+#include "core/io/FxText.h"
+#include "core/ir/GraphCompare.h"
+#include "core/ir/Verifier.h"
+
+#include "bench/RecsysGraphGenerator.h"
+
+#include <catch.hpp>
+
+#include <cmath>
+
+using namespace fusebox;
+
+namespace {
+
+/// "aten::split.Tensor(Tensor self, int split_size, int dim=0)"; '*' starts
+/// keyword-only parameters. Defaults must not contain ", ".
+OpSchema schema(const std::string &text)
+{
+    OpSchema s;
+    size_t paren = text.find('(');
+    std::string qualified = text.substr(0, paren);
+    size_t dot = qualified.find('.');
+    s.name = qualified.substr(0, dot);
+    s.overload = dot == std::string::npos ? "" : qualified.substr(dot + 1);
+    std::string params = text.substr(paren + 1, text.rfind(')') - paren - 1);
+    bool kwargOnly = false;
+    size_t pos = 0;
+    while (pos < params.size()) {
+        size_t comma = params.find(", ", pos);
+        std::string p = params.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+        pos = comma == std::string::npos ? params.size() : comma + 2;
+        if (p == "*") {
+            kwargOnly = true;
+            continue;
+        }
+        SchemaArgument a;
+        size_t space = p.rfind(' ');
+        a.type = p.substr(0, space);
+        std::string rest = p.substr(space + 1);
+        if (size_t eq = rest.find('='); eq != std::string::npos) {
+            a.defaultValue = rest.substr(eq + 1);
+            rest.resize(eq);
+        }
+        a.name = rest;
+        a.kwargOnly = kwargOnly;
+        s.arguments.push_back(a);
+    }
+    s.returns.push_back({"", "Tensor", {}, false});
+    return s;
+}
+
+const OpSchemaRegistry &testSchemas()
+{
+    static const OpSchemaRegistry registry = [] {
+        OpSchemaRegistry r;
+        for (const char *text : {
+                 "aten::split.Tensor(Tensor self, int split_size, int dim=0)",
+                 "aten::split.sizes(Tensor self, int[] split_size, int dim=0)",
+                 "aten::cat(Tensor[] tensors, int dim=0)",
+                 "aten::relu(Tensor self)",
+                 "aten::relu_(Tensor self)",
+                 "aten::linear(Tensor input, Tensor weight, Tensor? bias=None)",
+                 "aten::view(Tensor self, SymInt[] size)",
+                 "aten::permute(Tensor self, int[] dims)",
+                 "aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1)",
+                 "aten::add.Scalar(Tensor self, Scalar other, Scalar alpha=1)",
+                 "aten::mul.Tensor(Tensor self, Tensor other)",
+                 "aten::sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1)",
+                 "aten::sub.Scalar(Tensor self, Scalar other, Scalar alpha=1)",
+                 "aten::div.Tensor(Tensor self, Tensor other)",
+                 "aten::div.Scalar(Tensor self, Scalar other)",
+                 "aten::matmul(Tensor self, Tensor other)",
+                 "aten::neg(Tensor self)",
+                 "aten::dropout(Tensor input, float p, bool train)",
+                 "aten::sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None)",
+                 "aten::layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, "
+                 "float eps=1e-05, bool cudnn_enable=True)",
+             })
+            r.add(schema(text));
+        return r;
+    }();
+    return registry;
+}
+
+LoadedModel read(const std::string &text, const FxReadOptions &options = {.schemas = nullptr, .sourceName = "m.py"})
+{
+    auto result = readFxText(text, options);
+    INFO(text);
+    if (!result)
+        FAIL(result.error().message);
+    CHECK(verify(result->graph).empty());
+    INFO(formatIssues(verify(result->graph)));
+    return std::move(result.value());
+}
+
+std::string errorOf(const std::string &text)
+{
+    auto result = readFxText(text, {.schemas = &testSchemas(), .sourceName = "bad.py"});
+    INFO(text);
+    REQUIRE_FALSE(result.hasValue());
+    return result.error().message;
+}
+
+const Node &node(const Graph &g, const std::string &name)
+{
+    NodeId id = g.findByName(name);
+    INFO(name);
+    REQUIRE(id.isValid());
+    return *g.node(id);
+}
+
+std::string args(const Graph &g, const Node &n)
+{
+    std::string s;
+    for (const Arg &a : n.args())
+        s += (s.empty() ? "" : ", ") + a.toString([&g](NodeId id) { return g.node(id)->name; });
+    for (const NamedArg &kw : n.kwargs())
+        s += (s.empty() ? "" : ", ") + kw.name + "=" + kw.value.toString([&g](NodeId id) { return g.node(id)->name; });
+    return s;
+}
+
+bool hasWarning(const LoadedModel &m, const std::string &part)
+{
+    for (const std::string &w : m.warnings)
+        if (w.find(part) != std::string::npos)
+            return true;
+    return false;
+}
+
+/// text -> IR -> text -> IR: the two graphs are identical and the second
+/// write equals the first.
+void checkRoundTrip(const std::string &text, const OpSchemaRegistry *schemas = nullptr)
+{
+    FxReadOptions options{schemas, "m.py"};
+    auto first = readFxText(text, options);
+    INFO(text);
+    REQUIRE(first.hasValue());
+    std::string written = writeFxText(first->graph);
+    INFO(written);
+    auto second = readFxText(written, {schemas, "again.py"});
+    if (!second)
+        FAIL(second.error().message);
+    auto diff = firstDifference(first->graph, second->graph);
+    INFO(diff.value_or(""));
+    CHECK_FALSE(diff.has_value());
+    CHECK(writeFxText(second->graph) == written);
+}
+
+const char *kDynamo = R"FX(class GraphModule(torch.nn.Module):
+    def forward(self, L_x_: "f32[3, 4][4, 1]cpu", s0: "Sym(s0)"):
+        l_x_ = L_x_
+        
+        # File: /tmp/model.py:12 in forward, code: a, b = torch.split(x, 2, dim=1)
+        split = torch.split(l_x_, [2, 2], dim = 1);  l_x_ = None
+        getitem: "f32[3, 2][4, 1]cpu" = split[0]
+        getitem_1: "f32[3, 2][4, 1]cpu" = split[1];  split = None
+        
+        # File: /tmp/model.py:13 in forward, code: return torch.cat([b, a], 1)
+        cat: "f32[3, 4][4, 1]cpu" = torch.cat([getitem_1, getitem], 1);  getitem_1 = getitem = None
+        return (cat,)
+)FX";
+
+const char *kAot = R"FX(class <lambda>(torch.nn.Module):
+    def forward(self, primals, tangents):
+        primals_1: "f32[10]"; primals_2: "f32[10]"; tangents_1: "f32[10]"; 
+    
+        primals_1, primals_2, tangents_1, = fx_pytree.tree_flatten_spec([primals, tangents], self._in_spec)
+        mul: "f32[10]" = torch.ops.aten.mul.Tensor(primals_1, primals_2)
+        mul_1: "f32[10]" = torch.ops.aten.mul.Tensor(tangents_1, primals_2);  tangents_1 = primals_2 = None
+        return pytree.tree_unflatten([mul, mul_1], self._out_spec)
+)FX";
+
+const char *kGraphForm = R"FX(graph():
+    %x : [num_users=1] = placeholder[target=x]
+    %w : [num_users=1] = get_attr[target=layer.weight]
+    %linear : [num_users=1] = call_function[target=torch._C._nn.linear](args = (%x, %w), kwargs = {})
+    %view : [num_users=1] = call_method[target=view](args = (%linear, 2, 8), kwargs = {})
+    %sub : [num_users=1] = call_module[target=sub.block](args = (%view,), kwargs = {})
+    %relu : [num_users=1] = call_function[target=torch.ops.aten.relu.default](args = (%sub,), kwargs = {})
+    %split : [num_users=1] = call_function[target=torch.split](args = (%relu, 4), kwargs = {dim: 1})
+    %getitem : [num_users=1] = call_function[target=operator.getitem](args = (%split, 0), kwargs = {})
+    return (getitem,)
+)FX";
+
+const char *kStatements = R"FX(class GraphModule(torch.nn.Module):
+    def forward(self, x: "f32[2, 16]", y: "f32[2, 16]", n):
+        w: "f32[16, 16]" = self.weight
+        b = self.layer.bias
+        c0 = getattr(self.layers, "0").scale
+        lin: "f32[2, 16]" = torch.nn.functional.linear(x, w, b)
+        r = F.relu(lin, inplace = False)
+        r2 = F.relu(r, inplace = True)
+        v = r2.view(2, 8, 2)
+        p = v.permute(0, 2, 1)
+        add = x + y
+        sub = x - 1
+        mul = x * y
+        div = x / 2.5
+        mm = x @ w
+        neg = -x
+        s = x.split(4, dim = 1)
+        first = s[0]
+        also_first = operator.getitem(s, 1)
+        a, bb = torch.split(y, 8, 1)
+        lit = torch.ops.aten.fancy.default(x, [1, [2, 3]], (4,), None, True, False, 1e-05, -inf, inf, nan, 'str', torch.int64, device(type='cuda', index=0), slice(None, 2, None), -9223372036854775808)
+        sl = x[0:2]
+        mod = self.linear(x)
+        ext = math.sqrt(n)
+        drop = F.dropout(x, p = 0.1, training = False, inplace = False)
+        ln = torch.nn.functional.layer_norm(x, [16], None, None, 1e-05)
+        sm = torch.sum(x, [1])
+        return [add, sub]
+)FX";
+
+} // namespace
+
+TEST_CASE("FX text: a Dynamo print_readable dump becomes IR", "[io][fx]")
+{
+    LoadedModel m = read(kDynamo);
+    const Graph &g = m.graph;
+    CHECK(g.inputs().size() == 2);
+    const Node &x = node(g, "L_x_");
+    CHECK(x.meta.toString() == "f32[3, 4]");
+    CHECK(x.meta.strides == std::vector<int64_t>{4, 1});
+    CHECK(x.meta.device == "cpu");
+    CHECK(node(g, "s0").type == "SymInt");
+    CHECK_FALSE(g.findByName("l_x_").isValid()); // an alias, not a node
+
+    const Node &split = node(g, "split");
+    CHECK(split.op == "aten::split");
+    CHECK(split.overload.empty());
+    CHECK(args(g, split) == "L_x_, [2, 2], dim=1");
+    CHECK(split.provenance.originalSpelling == "torch.split");
+    CHECK(split.provenance.source.file == "/tmp/model.py");
+    CHECK(split.provenance.source.line == 12);
+
+    const Node &item = node(g, "getitem_1");
+    CHECK(item.op == "getitem");
+    CHECK(args(g, item) == "split, 1");
+    CHECK(item.meta.toString() == "f32[3, 2]");
+    const Node &cat = node(g, "cat");
+    CHECK(cat.op == "aten::cat");
+    CHECK(args(g, cat) == "[getitem_1, getitem], 1");
+    CHECK(cat.provenance.source.line == 13);
+    CHECK(g.outputValues() == std::vector<NodeId>{cat.id()});
+    CHECK(g.size() == 7);
+    CHECK(g.metadata.at("source.format") == "fx-text");
+    CHECK(m.warnings.empty());
+}
+
+TEST_CASE("FX text: the committed fixture file reads", "[io][fx]")
+{
+    auto m = readFxTextFile(std::string(FUSEBOX_SOURCE_DIR) + "/tests/fixtures/fx/dynamo_split_cat.py");
+    REQUIRE(m.hasValue());
+    CHECK(m->graph.nodesWithOp("aten::cat").size() == 1);
+    CHECK(m->graph.metadata.at("source.path").ends_with("dynamo_split_cat.py"));
+    auto missing = readFxTextFile("/nonexistent/x.py");
+    REQUIRE_FALSE(missing.hasValue());
+    CHECK(missing.error().message == "/nonexistent/x.py: cannot open for reading");
+}
+
+TEST_CASE("FX text: schemas pick overloads and normalise arguments", "[io][fx]")
+{
+    LoadedModel m = read(kDynamo, {&testSchemas(), "m.py"});
+    const Node &split = node(m.graph, "split");
+    CHECK(split.overload == "sizes");
+    CHECK(args(m.graph, split) == "L_x_, [2, 2], 1");
+
+    LoadedModel s = read(kStatements, {&testSchemas(), "s.py"});
+    const Graph &g = s.graph;
+    CHECK(node(g, "lin").op == "aten::linear");
+    CHECK(node(g, "lin").provenance.originalSpelling == "torch.nn.functional.linear");
+    CHECK(node(g, "r").op == "aten::relu");
+    CHECK(args(g, node(g, "r")) == "lin");
+    CHECK(node(g, "r2").op == "aten::relu_");
+    CHECK(node(g, "v").op == "aten::view");
+    CHECK(args(g, node(g, "v")) == "r2, [2, 8, 2]");
+    CHECK(node(g, "v").provenance.originalSpelling == "Tensor.view");
+    CHECK(args(g, node(g, "p")) == "v, [0, 2, 1]");
+    CHECK(node(g, "add").qualifiedOp() == "aten::add.Tensor");
+    CHECK(args(g, node(g, "add")) == "x, y");
+    CHECK(node(g, "add").provenance.originalSpelling == "operator.add");
+    CHECK(node(g, "sub").qualifiedOp() == "aten::sub.Scalar");
+    CHECK(args(g, node(g, "sub")) == "x, 1, 1");
+    CHECK(node(g, "mul").qualifiedOp() == "aten::mul.Tensor");
+    CHECK(node(g, "div").qualifiedOp() == "aten::div.Scalar");
+    CHECK(node(g, "mm").op == "aten::matmul");
+    CHECK(node(g, "neg").op == "aten::neg");
+    CHECK(node(g, "s").qualifiedOp() == "aten::split.Tensor");
+    CHECK(args(g, node(g, "s")) == "x, 4, 1");
+    CHECK(node(g, "drop").op == "aten::dropout");
+    CHECK(args(g, node(g, "drop")) == "x, 0.1, False");
+    // Trailing defaulted parameters are filled, as a TorchScript import has them.
+    CHECK(args(g, node(g, "ln")) == "x, [16], None, None, 1e-05, True");
+    CHECK(node(g, "sm").qualifiedOp() == "aten::sum.dim_IntList");
+    CHECK(args(g, node(g, "sm")) == "x, [1], False");
+    // Ops the registry lacks stay, named by their spelling, with a warning.
+    CHECK(node(g, "lit").op == "aten::fancy");
+    CHECK(hasWarning(s, "s.py:21: no schema for aten::fancy"));
+    CHECK(node(g, "ext").op == "math.sqrt");
+    CHECK(hasWarning(s, "s.py:24: math.sqrt is not an ATen op"));
+    CHECK(node(g, "mod").op == "call_module:linear");
+    CHECK(hasWarning(s, "s.py:23: module call self.linear(...) imported as an opaque node"));
+}
+
+TEST_CASE("FX text: statements, literals and attributes", "[io][fx]")
+{
+    LoadedModel m = read(kStatements);
+    const Graph &g = m.graph;
+    CHECK(node(g, "w").kind() == NodeKind::Constant);
+    CHECK(node(g, "w").weightKey == "weight");
+    CHECK(node(g, "w").meta.toString() == "f32[16, 16]");
+    CHECK(node(g, "b").weightKey == "layer.bias");
+    CHECK(node(g, "c0").weightKey == "layers.0.scale");
+    CHECK(node(g, "r").op == "aten::relu");
+    CHECK(node(g, "r").kwargs().empty()); // inplace=False dropped
+    CHECK(node(g, "r2").op == "aten::relu_");
+    CHECK(node(g, "r2").provenance.originalSpelling == "F.relu_");
+    CHECK(args(g, node(g, "add")) == "x, y");
+    CHECK(args(g, node(g, "sub")) == "x, 1");
+    CHECK(args(g, node(g, "div")) == "x, 2.5");
+    CHECK(args(g, node(g, "s")) == "x, 4, dim=1");
+    CHECK(node(g, "first").op == "getitem");
+    CHECK(node(g, "also_first").op == "getitem");
+    CHECK(node(g, "also_first").provenance.originalSpelling == "operator.getitem");
+    CHECK(node(g, "a").op == "getitem");
+    CHECK(args(g, node(g, "bb")) == "split, 1");
+    CHECK(node(g, "split").op == "aten::split");
+    CHECK(args(g, node(g, "lit"))
+          == "x, [1, [2, 3]], (4,), None, True, False, 1e-05, -inf, inf, nan, 'str', torch.int64, "
+             "device(type='cuda', index=0), slice(None, 2, None), -9223372036854775808");
+    // Basic tensor indexing becomes TorchScript's slice/select chain.
+    CHECK(node(g, "sl").op == "aten::slice");
+    CHECK(args(g, node(g, "sl")) == "x, 0, 0, 2, 1");
+    CHECK(args(g, node(g, "drop")) == "x, p=0.1, train=False");
+    CHECK(g.outputValues() == std::vector<NodeId>{node(g, "add").id(), node(g, "sub").id()});
+    CHECK(m.warnings.size() == 2); // mod, ext
+}
+
+TEST_CASE("FX text: AOT joint graphs take their inputs from tree_flatten_spec", "[io][fx]")
+{
+    LoadedModel m = read(kAot);
+    const Graph &g = m.graph;
+    REQUIRE(g.inputs().size() == 3);
+    CHECK(g.node(g.inputs()[0])->name == "primals_1");
+    CHECK(g.node(g.inputs()[2])->name == "tangents_1");
+    CHECK(g.node(g.inputs()[2])->meta.toString() == "f32[10]");
+    CHECK(node(g, "mul").qualifiedOp() == "aten::mul.Tensor");
+    CHECK(node(g, "mul").provenance.originalSpelling.empty());
+    CHECK(g.outputValues() == std::vector<NodeId>{node(g, "mul").id(), node(g, "mul_1").id()});
+}
+
+TEST_CASE("FX text: str(graph) dumps, current and older", "[io][fx]")
+{
+    LoadedModel m = read(kGraphForm);
+    const Graph &g = m.graph;
+    CHECK(g.inputs().size() == 1);
+    CHECK(node(g, "w").weightKey == "layer.weight");
+    CHECK(node(g, "linear").op == "aten::linear");
+    CHECK(args(g, node(g, "view")) == "linear, [2, 8]");
+    CHECK(node(g, "sub").op == "call_module:sub.block");
+    CHECK(node(g, "relu").op == "aten::relu");
+    CHECK(node(g, "relu").overload.empty());
+    CHECK(args(g, node(g, "split")) == "relu, 4, dim=1");
+    CHECK(node(g, "getitem").op == "getitem");
+    CHECK(g.metadata.at("source.format") == "fx-graph");
+
+    LoadedModel old = read(R"FX(graph():
+    %x : [#users=1] = placeholder[target=x]
+    %relu : [#users=1] = call_function[target=<built-in method relu of type object at 0x7f>](args = (%x,), kwargs = {})
+    %getitem : [#users=1] = call_function[target=<built-in function getitem>](args = (%relu, 0), kwargs = {})
+    %output : [#users=0] = output[target=output](args = ((%getitem,),), kwargs = {})
+)FX");
+    CHECK(node(old.graph, "relu").op == "aten::relu");
+    CHECK(node(old.graph, "getitem").op == "getitem");
+    CHECK(old.graph.outputValues().size() == 1);
+
+    LoadedModel bare = read("graph():\n    %x = placeholder[target=x]\n"
+                            "    %y : torch.Tensor [num_users=1] = call_method[target=relu](args = (%x,), kwargs = {})\n"
+                            "    return y\n");
+    CHECK(node(bare.graph, "y").op == "aten::relu");
+}
+
+TEST_CASE("FX text: annotations of every PT2 variant", "[io][fx]")
+{
+    LoadedModel m = read(R"FX(class GraphModule(torch.nn.Module):
+    def forward(self, a: "f32[s0][1]cuda:0", b: "f32[][]cpu", c: "bf16[2, 64][64, 1]cpu", d: "f8e4m3fn[4]", e: "u16[2]", f, g: "i64[s0, 2*s1 + 1]"):
+        return (a, b, c, d, e, f, g)
+)FX");
+    const Graph &g = m.graph;
+    CHECK(node(g, "a").meta.shape == std::vector<Dim>{std::string("s0")});
+    CHECK(node(g, "a").meta.device == "cuda:0");
+    CHECK(node(g, "b").meta.shape == std::vector<Dim>{});
+    CHECK(node(g, "b").meta.strides == std::vector<int64_t>{});
+    CHECK(node(g, "c").meta.dtype == DType::BFloat16);
+    CHECK(node(g, "d").meta.dtype == DType::Float8E4M3FN);
+    CHECK(node(g, "e").meta.dtype == DType::Unknown);
+    CHECK(hasWarning(m, "m.py:2: dtype 'u16' has no Fusebox equivalent"));
+    CHECK_FALSE(node(g, "f").meta.isKnown());
+    CHECK(node(g, "g").meta.shapeString() == "[s0, 2*s1 + 1]");
+
+    // PyTorch 2.0 printed annotations without quotes.
+    LoadedModel old = read(R"FX(class GraphModule(torch.nn.Module):
+    def forward(self, x : f32[2, 8], y : i64[3]):
+        view : f32[16] = x.view(-1)
+        return (view, y)
+)FX");
+    CHECK(node(old.graph, "x").meta.toString() == "f32[2, 8]");
+    CHECK(node(old.graph, "view").meta.toString() == "f32[16]");
+    CHECK(args(old.graph, node(old.graph, "view")) == "x, [-1]");
+}
+
+TEST_CASE("FX text: nested submodules become opaque nodes that keep their code", "[io][fx]")
+{
+    const char *text = R"FX(class GraphModule(torch.nn.Module):
+    def forward(self, x: "f32[4]"):
+        submod_0 = self.submod_0(x);  x = None
+        return (submod_0,)
+        
+    class submod_0(torch.nn.Module):
+        def forward(self, x: "f32[4]"):
+            relu: "f32[4]" = torch.relu(x)
+
+            return relu
+)FX";
+    LoadedModel m = read(text);
+    const Node &sub = node(m.graph, "submod_0");
+    CHECK(sub.op == "call_module:submod_0");
+    CHECK(sub.opaqueBody.starts_with("class submod_0(torch.nn.Module):\n    def forward(self, x: \"f32[4]\"):\n"));
+    CHECK(sub.opaqueBody.ends_with("\n\n        return relu\n"));
+    CHECK(hasWarning(m, "m.py:3: submodule self.submod_0(...) imported as an opaque node"));
+    checkRoundTrip(text);
+}
+
+TEST_CASE("FX text: log prefixes before the header are skipped", "[io][fx]")
+{
+    LoadedModel m = read(R"FX(V0101 12:00:00.000 torch/_dynamo/output_graph.py:1 [__graph_code] TRACED GRAPH
+ ===== __compiled_fn_1 =====
+ /usr/lib/python3/dist-packages/torch/fx/_lazy_graph_module.py class GraphModule(torch.nn.Module):
+    def forward(self, L_x_: "f32[3]"):
+        relu: "f32[3]" = torch.relu(L_x_)
+        return (relu,)
+)FX");
+    CHECK(node(m.graph, "relu").op == "aten::relu");
+    CHECK(looksLikeFxText(kDynamo));
+    CHECK(looksLikeFxText(kGraphForm));
+    CHECK_FALSE(looksLikeFxText("{\"format\": \"fusebox-graph\"}"));
+    CHECK_FALSE(looksLikeFxText("import torch\nprint('hello')\n"));
+}
+
+TEST_CASE("FX text: round trips are exact", "[io][fx]")
+{
+    for (const char *text : {kDynamo, kAot, kGraphForm, kStatements}) {
+        checkRoundTrip(text);
+        checkRoundTrip(text, &testSchemas());
+    }
+}
+
+TEST_CASE("FX text: written scope and source comments read back", "[io][fx]")
+{
+    Graph g;
+    NodeId x = g.addInput("x", TensorMeta{DType::Float32, std::vector<Dim>{int64_t(8), std::string("s0")}, {}, ""});
+    g.node(x)->provenance.scope = "tower0";
+    NodeId w = g.addConstant("w", "layer1.0.weight");
+    g.node(w)->provenance.scope = "layer1.0";
+    g.node(w)->provenance.source = {"/m.py", 3, 7};
+    NodeId r = g.addOp("aten::relu", {x});
+    g.node(r)->provenance.scope = "layer1.0";
+    NodeId s = g.addOp("aten::split", {r, int64_t(2)});
+    g.node(s)->overload = "Tensor";
+    g.node(s)->type = "Tensor[]";
+    NodeId i = g.addOp("getitem", {s, int64_t(0)});
+    NodeId sz = g.addOp("aten::sym_size", {x, int64_t(1)});
+    g.node(sz)->overload = "int";
+    g.node(sz)->type = "SymInt";
+    NodeId str = g.addOp("aten::fancy", {std::string("it's \"q\"\n"), Device{"cpu", -1}, DType::Float16});
+    g.setOutputs({i, sz, str});
+    g.metadata["source.format"] = "hand \"built\"";
+
+    std::string text = writeFxText(g);
+    INFO(text);
+    CHECK(text.find("# scope: layer1.0") != std::string::npos);
+    CHECK(text.find("# File: /m.py:3:7") != std::string::npos);
+    CHECK(text.find("w = getattr(self.layer1, '0').weight") != std::string::npos);
+    CHECK(text.find("split = torch.ops.aten.split.Tensor(relu, 2)  # type: Tensor[]") != std::string::npos);
+    CHECK(text.find("getitem = split[0]") != std::string::npos);
+    auto back = readFxText(text);
+    if (!back)
+        FAIL(back.error().message);
+    auto diff = firstDifference(g, back->graph);
+    INFO(diff.value_or(""));
+    CHECK_FALSE(diff.has_value());
+}
+
+TEST_CASE("FX text: a generated recsys graph round-trips", "[io][fx]")
+{
+    Graph g = bench::generateRecsysGraph({.targetNodes = 2000});
+    std::string text = writeFxText(g);
+    auto back = readFxText(text, {.schemas = nullptr, .sourceName = "recsys.py"});
+    if (!back)
+        FAIL(back.error().message);
+    CHECK(verify(back->graph).empty());
+    auto diff = firstDifference(g, back->graph);
+    INFO(diff.value_or(""));
+    CHECK_FALSE(diff.has_value());
+    CHECK(back->warnings.empty());
+    CHECK(writeFxText(back->graph) == text);
+}
+
+TEST_CASE("FX text: malformed dumps give file:line:column errors", "[io][fx]")
+{
+    const std::string head = "class GraphModule(torch.nn.Module):\n    def forward(self, x: \"f32[3]\"):\n";
+    struct Case {
+        std::string text;
+        std::string expected;
+    };
+    const std::vector<Case> cases = {
+        {"hello\n", "bad.py:1:1: expected 'class GraphModule(torch.nn.Module):', 'def forward(self, ...):' or 'graph():', found 'hello'"},
+        {head + "        y = torch.relu(x\n        return (y,)\n", "bad.py:4:9: expected ')' to close the '(' at 3:23, found 'return'"},
+        {head + "        y = torch.relu(x))\n        return (y,)\n", "bad.py:3:26: expected end of line, found ')'"},
+        {head + "        y = torch.relu(foo)\n        return (y,)\n", "bad.py:3:24: name 'foo' is not defined"},
+        {head + "        y = torch.relu(x)\n        y = torch.relu(x)\n        return (y,)\n", "bad.py:4:9: expected a new name, found 'y' (already defined at line 3)"},
+        {"class GraphModule(torch.nn.Module):\n    def helper(self, x):\n        return x\n", "bad.py:4:1: expected 'def forward(self, ...):' in class GraphModule, found end of block"},
+        {"class GraphModule(torch.nn.Module):\n    def forward(self, x: \"f32[3, \"):\n        return (x,)\n", "bad.py:2:34: expected a dimension, found end of annotation"},
+        {"class GraphModule(torch.nn.Module):\n    def forward(self, x: \"q99[3]\"):\n        return (x,)\n", "bad.py:2:27: expected a dtype abbreviation (f32, bf16, i64, ...), found 'q99'"},
+        {head + "        y = 'abc\n        return (y,)\n", "bad.py:3:17: expected a closing ', found end of line"},
+        {head + "        y = torch.relu(x)\n", "bad.py:2:5: expected a return statement in forward(), found none"},
+        {head + "        y = torch.relu(x)\n      z = y\n        return (y,)\n", "bad.py:4:7: expected indentation of 4 spaces, found 6"},
+        {head + "        y $ x\n", "bad.py:3:11: expected a token, found '$'"},
+        {head + "        y: \"f32[2]\"\n        y + 1 = x\n", "bad.py:4:9: expected a name or names to assign to, found an expression"},
+        {head + "        if x:\n            pass\n", "bad.py:3:9: expected a simple statement (FX code has no blocks), found 'if'"},
+        {"graph():\n    %x : [num_users=1] = placeholder[target=x]\n    %y : [num_users=1] = call_function[target=torch.relu](args = (%foo,), kwargs = {})\n    return (y,)\n", "bad.py:3:67: name '%foo' is not defined"},
+        {"graph():\n    %x : [num_users=1] = placeholder[target=x]\n    %y : [num_users=1] = frobnicate[target=x]\n", "bad.py:3:26: expected placeholder, call_function, call_method, call_module, get_attr or output, found 'frobnicate'"},
+        {head + "        y = torch.relu(x, k = 1, 2)\n        return (y,)\n", "bad.py:3:34: expected a keyword argument (positional ones come first), found '2'"},
+    };
+    for (const Case &c : cases)
+        CHECK(errorOf(c.text) == c.expected);
+    // Pathological nesting is an error, not a stack overflow.
+    std::string deep = head + "        y = " + std::string(100000, '[') + "\n        return (y,)\n";
+    CHECK(errorOf(deep).starts_with("bad.py:3:"));
+    std::string negs = head + "        y = " + std::string(100000, '-') + "x\n        return (y,)\n";
+    CHECK(errorOf(negs).find("levels of nesting") != std::string::npos);
+}
+
+TEST_CASE("FX text: truncating a dump anywhere never crashes", "[io][fx]")
+{
+    for (const char *source : {kDynamo, kStatements, kGraphForm, kAot}) {
+        const std::string text = source;
+        size_t ok = 0;
+        for (size_t cut = 0; cut <= text.size(); ++cut) {
+            auto result = readFxText(std::string_view(text).substr(0, cut), {&testSchemas(), "cut.py"});
+            if (result) {
+                ++ok;
+                INFO(text.substr(0, cut));
+                INFO(formatIssues(verify(result->graph)));
+                CHECK(verify(result->graph).empty());
+            } else {
+                CHECK(result.error().message.starts_with("cut.py:"));
+            }
+        }
+        CHECK(ok >= 1); // at least the whole text reads
+    }
+}
+
+TEST_CASE("FX text: tensor indexing reads as TorchScript's slice/select chain", "[io][fx]")
+{
+    const char *text = R"(class GraphModule(torch.nn.Module):
+    def forward(self, ids: "i64[8, 6]"):
+        col: "i64[8]" = ids[(slice(None, None, None), 0)]
+        rows: "i64[2, 6]" = operator.getitem(ids, slice(1, 3, None))
+        odd = ids[None]
+        return (col, rows, odd)
+)";
+    LoadedModel m = read(text);
+    const Graph &g = m.graph;
+    const Node &col = node(g, "col");
+    CHECK(col.op == "aten::select");
+    CHECK(col.overload == "int");
+    REQUIRE(col.args().size() == 3);
+    const Node &full = *g.node(col.args()[0].node());
+    CHECK(full.op == "aten::slice");
+    CHECK(args(g, full) == "ids, 0, 0, 9223372036854775807, 1");
+    CHECK(args(g, col).ends_with(", 1, 0"));
+    CHECK(args(g, node(g, "rows")) == "ids, 0, 1, 3, 1");
+    CHECK(node(g, "odd").op == "operator.getitem"); // None inserts a dim: kept opaque, with a warning
+    CHECK(m.warnings.size() == 1);
+}
