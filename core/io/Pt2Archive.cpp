@@ -1,0 +1,107 @@
+#include "Pt2Archive.h"
+
+#include <zip.h>
+
+#include <algorithm>
+
+namespace fusebox {
+
+struct Pt2Archive::Handle {
+    zip_t *zip = nullptr;
+    ~Handle()
+    {
+        // Read-only: discard rather than close so that nothing is ever written back.
+        if (zip)
+            zip_discard(zip);
+    }
+};
+
+namespace {
+
+std::string libzipMessage(int code)
+{
+    zip_error_t error;
+    zip_error_init_with_code(&error, code);
+    std::string message = zip_error_strerror(&error);
+    zip_error_fini(&error);
+    return message;
+}
+
+} // namespace
+
+Pt2Archive::Pt2Archive(std::string path, std::unique_ptr<Handle> handle, std::vector<std::string> entries)
+    : m_path(std::move(path)), m_handle(std::move(handle)), m_entries(std::move(entries))
+{
+}
+
+Pt2Archive::Pt2Archive(Pt2Archive &&) noexcept = default;
+Pt2Archive &Pt2Archive::operator=(Pt2Archive &&) noexcept = default;
+Pt2Archive::~Pt2Archive() = default;
+
+Expected<Pt2Archive> Pt2Archive::open(const std::string &path)
+{
+    int code = 0;
+    zip_t *zip = zip_open(path.c_str(), ZIP_RDONLY, &code);
+    if (!zip)
+        return Error{path + ": not a readable zip archive (" + libzipMessage(code) + ")"};
+    auto handle = std::make_unique<Handle>();
+    handle->zip = zip;
+    const zip_int64_t count = zip_get_num_entries(zip, 0);
+    std::vector<std::string> entries;
+    for (zip_int64_t i = 0; i < count; ++i)
+        if (const char *name = zip_get_name(zip, static_cast<zip_uint64_t>(i), ZIP_FL_ENC_GUESS))
+            entries.emplace_back(name);
+    return Pt2Archive(path, std::move(handle), std::move(entries));
+}
+
+bool Pt2Archive::contains(const std::string &entry) const
+{
+    return std::find(m_entries.begin(), m_entries.end(), entry) != m_entries.end();
+}
+
+std::optional<uint64_t> Pt2Archive::entrySize(const std::string &entry) const
+{
+    zip_stat_t stat;
+    zip_stat_init(&stat);
+    if (zip_stat(m_handle->zip, entry.c_str(), 0, &stat) != 0 || !(stat.valid & ZIP_STAT_SIZE))
+        return std::nullopt;
+    return stat.size;
+}
+
+Expected<std::string> Pt2Archive::read(const std::string &entry) const
+{
+    const std::string where = m_path + "/" + entry;
+    const auto size = entrySize(entry);
+    if (!size)
+        return Error{where + ": no such entry in the archive"};
+    zip_file_t *file = zip_fopen(m_handle->zip, entry.c_str(), 0);
+    if (!file)
+        return Error{where + ": cannot open entry (" + std::string(zip_strerror(m_handle->zip)) + ")"};
+    std::string bytes(*size, '\0');
+    zip_uint64_t done = 0;
+    std::string failure;
+    while (done < *size) {
+        const zip_int64_t n = zip_fread(file, bytes.data() + done, *size - done);
+        if (n < 0) {
+            failure = zip_file_strerror(file);
+            break;
+        }
+        if (n == 0) {
+            failure = "entry ends after " + std::to_string(done) + " of " + std::to_string(*size) + " bytes";
+            break;
+        }
+        done += static_cast<zip_uint64_t>(n);
+    }
+    // A final read at the end makes libzip check the CRC of what it inflated.
+    if (failure.empty()) {
+        char extra;
+        if (zip_fread(file, &extra, 1) < 0)
+            failure = zip_file_strerror(file);
+    }
+    zip_fclose(file);
+    if (!failure.empty())
+        return Error{where + ": corrupt entry (" + failure + ")"};
+    return bytes;
+}
+
+} // namespace fusebox

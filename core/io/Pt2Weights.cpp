@@ -1,0 +1,230 @@
+#include "Pt2Weights.h"
+
+#include "ExportArgumentDecoder.h"
+#include "JsonSupport.h"
+
+#include <cstring>
+#include <map>
+
+namespace fusebox {
+
+namespace {
+
+using export_json::Cursor;
+using export_json::JsonPathError;
+
+/// One PayloadMeta of a payload config, and where it was read.
+struct PayloadEntry {
+    std::string dir;    // "data/weights/" or "data/constants/"
+    std::string config; // the config entry, for messages
+    nlohmann::json meta;
+};
+
+/// Reasons a payload was not loaded -> the weight keys it applies to.
+using Reasons = std::map<std::string, std::vector<std::string>>;
+
+/// Reads the first config in `names` that the archive holds into payloads
+/// (keys already present win: weights are read before constants).
+void readPayloadConfig(const Pt2Archive &archive, const Pt2ModelLocation &at, const std::string &dir,
+                       const std::vector<std::string> &names, std::map<std::string, PayloadEntry> &payloads,
+                       std::vector<std::string> &warnings)
+{
+    for (const std::string &name : names) {
+        const std::string entry = at.root + dir + name;
+        if (!archive.contains(entry))
+            continue;
+        const std::string where = archive.path() + "/" + entry;
+        auto text = archive.read(entry);
+        if (!text) {
+            warnings.push_back("weights not loaded: " + text.error().message);
+            return;
+        }
+        auto parsed = json_support::parse(*text, where);
+        if (!parsed) {
+            warnings.push_back("weights not loaded: " + parsed.error().message);
+            return;
+        }
+        try {
+            const Cursor config = Cursor(*parsed, "")["config"];
+            for (const auto &item : config.object().items())
+                payloads.emplace(item.key(), PayloadEntry{dir, where, item.value()});
+        } catch (const JsonPathError &e) {
+            warnings.push_back("weights not loaded: " + where + ": " + e.path + ": " + e.message);
+        }
+        return;
+    }
+}
+
+/// a*b, or nullopt on overflow or a negative factor.
+std::optional<int64_t> checkedMul(int64_t a, int64_t b)
+{
+    int64_t r;
+    if (a < 0 || b < 0 || __builtin_mul_overflow(a, b, &r))
+        return std::nullopt;
+    return r;
+}
+
+/// Copies the tensor meta describes out of a raw storage (row-major result).
+/// Returns the reason on failure, "" on success.
+std::string gather(const std::string &storage, const export_json::DecodedTensorMeta &decoded,
+                   std::vector<std::byte> &out)
+{
+    const TensorMeta &meta = decoded.meta;
+    const int64_t elem = elementSize(meta.dtype);
+    std::vector<int64_t> sizes;
+    for (const Dim &d : *meta.shape)
+        sizes.push_back(std::get<int64_t>(d));
+    std::vector<int64_t> strides(sizes.size(), 1);
+    for (size_t k = sizes.size(); k-- > 1;)
+        strides[k - 1] = strides[k] * std::max<int64_t>(sizes[k], 1);
+    const bool contiguousStrides = !meta.strides || *meta.strides == strides;
+    if (meta.strides) {
+        if (meta.strides->size() != sizes.size())
+            return "strides and sizes differ in rank";
+        strides = *meta.strides;
+    }
+    std::optional<int64_t> numel = 1;
+    for (int64_t s : sizes)
+        numel = numel ? checkedMul(*numel, s) : std::nullopt;
+    const auto bytes = numel ? checkedMul(*numel, elem) : std::nullopt;
+    if (!bytes || *bytes > (int64_t(1) << 40))
+        return "implausible tensor size";
+    if (*numel == 0)
+        return {};
+    if (decoded.storageOffset < 0)
+        return "negative storage offset";
+    // The largest storage element the view touches must lie inside the payload.
+    std::optional<int64_t> last = decoded.storageOffset;
+    for (size_t k = 0; k < sizes.size() && last; ++k) {
+        auto span = checkedMul(sizes[k] - 1, strides[k]);
+        last = span ? std::optional<int64_t>(*last + *span) : std::nullopt;
+    }
+    const auto needed = last && *last >= 0 ? checkedMul(*last + 1, elem) : std::nullopt;
+    if (!needed)
+        return "negative or overflowing strides";
+    if (*needed > int64_t(storage.size()))
+        return "payload has " + std::to_string(storage.size()) + " bytes, the tensor needs " + std::to_string(*needed);
+
+    out.resize(static_cast<size_t>(*bytes));
+    const char *base = storage.data() + decoded.storageOffset * elem;
+    if (contiguousStrides) {
+        std::memcpy(out.data(), base, out.size());
+        return {};
+    }
+    std::vector<int64_t> index(sizes.size(), 0);
+    for (int64_t i = 0; i < *numel; ++i) {
+        int64_t offset = 0;
+        for (size_t k = 0; k < sizes.size(); ++k)
+            offset += index[k] * strides[k];
+        std::memcpy(out.data() + i * elem, base + offset * elem, static_cast<size_t>(elem));
+        for (size_t k = sizes.size(); k-- > 0;) {
+            if (++index[k] < sizes[k])
+                break;
+            index[k] = 0;
+        }
+    }
+    return {};
+}
+
+/// The payload of one constant, or the reason it cannot be loaded.
+std::string loadOne(const Pt2Archive &archive, const Pt2ModelLocation &at, const PayloadEntry &entry,
+                    const Node &node, std::map<std::string, std::string> &storages, Weight &weight)
+{
+    const Cursor meta(entry.meta, "config." + node.weightKey);
+    if (auto pickled = meta.find("use_pickle"); pickled && pickled->boolean())
+        return "pickled payload; Fusebox reads raw payloads only";
+    const std::string pathName = meta["path_name"].string();
+    auto tensorMeta = meta.find("tensor_meta");
+    if (!tensorMeta)
+        return "no tensor_meta in " + entry.config;
+    export_json::Warnings ignored;
+    const export_json::DecodedTensorMeta decoded = export_json::decodeTensorMeta(*tensorMeta, ignored);
+    if (elementSize(decoded.meta.dtype) == 0)
+        return "payload dtype not supported";
+    if (!decoded.meta.hasStaticShape())
+        return "payload shape is symbolic";
+    if (node.meta.dtype != DType::Unknown && node.meta.dtype != decoded.meta.dtype)
+        return "payload dtype " + std::string(shortName(decoded.meta.dtype)) + " differs from the graph's "
+               + std::string(shortName(node.meta.dtype));
+    if (node.meta.hasStaticShape() && node.meta.shape != decoded.meta.shape)
+        return "payload shape " + decoded.meta.shapeString() + " differs from the graph's " + node.meta.shapeString();
+
+    auto cached = storages.find(entry.dir + pathName);
+    if (cached == storages.end()) {
+        auto bytes = archive.read(at.root + entry.dir + pathName);
+        if (!bytes)
+            return bytes.error().message;
+        cached = storages.emplace(entry.dir + pathName, std::move(bytes).value()).first;
+    }
+    if (cached->second.empty() && decoded.meta.numel().value_or(0) > 0)
+        return "empty payload (the archive was saved without weights)";
+    weight.meta = TensorMeta{decoded.meta.dtype, decoded.meta.shape, std::nullopt, decoded.meta.device};
+    const std::string reason = gather(cached->second, decoded, weight.data);
+    return reason.empty() ? std::string() : entry.dir + pathName + ": " + reason;
+}
+
+std::string listKeys(const std::vector<std::string> &keys)
+{
+    std::string text;
+    const size_t shown = std::min<size_t>(keys.size(), 8);
+    for (size_t i = 0; i < shown; ++i)
+        text += (i ? ", " : "") + keys[i];
+    if (keys.size() > shown)
+        text += " and " + std::to_string(keys.size() - shown) + " more";
+    return text;
+}
+
+} // namespace
+
+void loadPt2Weights(const Pt2Archive &archive, const Pt2ModelLocation &at, Graph &graph,
+                    std::vector<std::string> &warnings)
+{
+    std::vector<NodeId> wanted;
+    for (NodeId id : graph.nodeIds()) {
+        const Node &n = *graph.node(id);
+        if (n.kind() == NodeKind::Constant && !n.weightKey.empty() && n.type == "Tensor"
+            && !graph.weights().contains(n.weightKey))
+            wanted.push_back(id);
+    }
+    if (wanted.empty())
+        return;
+
+    std::map<std::string, PayloadEntry> payloads;
+    readPayloadConfig(archive, at, "data/weights/",
+                      {at.model + "_weights_config.json", at.model + "_model_param_config.json"}, payloads, warnings);
+    readPayloadConfig(archive, at, "data/constants/",
+                      {at.model + "_constants_config.json", at.model + "_model_constants_config.json"}, payloads,
+                      warnings);
+    const std::string legacyWeights = "data/weights/" + at.model + ".pt";
+    const std::string missingReason = archive.contains(at.root + legacyWeights)
+                                          ? legacyWeights + " is a torch pickle, which Fusebox does not read"
+                                          : "no entry in the archive's payload configs";
+
+    Reasons reasons;
+    std::map<std::string, std::string> storages;
+    for (NodeId id : wanted) {
+        const Node &node = *graph.node(id);
+        if (graph.weights().contains(node.weightKey))
+            continue; // two constants sharing one key
+        auto entry = payloads.find(node.weightKey);
+        if (entry == payloads.end()) {
+            reasons[missingReason].push_back(node.weightKey);
+            continue;
+        }
+        Weight weight;
+        std::string reason;
+        try {
+            reason = loadOne(archive, at, entry->second, node, storages, weight);
+        } catch (const JsonPathError &e) {
+            reason = entry->second.config + ": " + e.path + ": " + e.message;
+        }
+        if (reason.empty())
+            graph.weights().put(node.weightKey, std::move(weight));
+        else
+            reasons[reason].push_back(node.weightKey);
+    }
+    for (const auto &[reason, keys] : reasons)
+        warnings.push_back(archive.path() + ": weights not loaded: " + listKeys(keys) + " (" + reason + ")");
+}
+
+} // namespace fusebox
