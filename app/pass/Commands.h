@@ -42,6 +42,14 @@ OptionSpec configOption();
 std::optional<PatternSet> patternsForCommand(const ParsedArgs &args, const std::string &commandName,
                                              PassConfig *config = nullptr);
 
+/// The graph formats fusebox-pass writes, chosen by OUT's extension.
+enum class OutputFormat { TorchScript, GraphJson, FxText, Unknown };
+/// .pt -> TorchScript, .json -> graph JSON, .py/.txt -> FX text.
+OutputFormat outputFormatOf(const std::string &path);
+/// Writes graph to path in the format its extension names (graph JSON with
+/// weights when embedWeights). Errors are one line.
+Status saveModel(const Graph &graph, const std::string &path, bool embedWeights);
+
 /// Exit codes: 0 ok, 1 the input could not be processed, 2 bad usage.
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailure = 1;

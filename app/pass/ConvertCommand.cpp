@@ -1,6 +1,5 @@
 #include "Commands.h"
 
-#include "core/io/GraphJson.h"
 
 #include <iostream>
 
@@ -14,21 +13,24 @@ int runConvert(const ParsedArgs &args)
         return kExitUsage;
     }
     auto output = args.value("-o");
-    if (!output) {
-        std::cerr << "fusebox-pass convert: -o OUT.json is required\n";
+    if (!output || (outputFormatOf(*output) != OutputFormat::GraphJson
+                    && outputFormatOf(*output) != OutputFormat::FxText)) {
+        std::cerr << "fusebox-pass convert: -o OUT.json (graph JSON) or -o OUT.py (FX text) is required\n";
         return kExitUsage;
     }
     auto model = loadModelForCommand(args, "convert");
     if (!model)
         return kExitFailure;
-    GraphJsonWriteOptions options;
-    options.embedWeights = args.has("--weights");
-    if (Status written = saveGraphJson(model->graph, *output, options); !written) {
+    const bool embedWeights = args.has("--weights");
+    if (embedWeights && outputFormatOf(*output) == OutputFormat::FxText)
+        std::cerr << "fusebox-pass convert: --weights is ignored for FX text (it names weights, holds none)\n";
+    if (Status written = saveModel(model->graph, *output, embedWeights); !written) {
         std::cerr << "fusebox-pass convert: " << written.error().message << "\n";
         return kExitFailure;
     }
+    const bool embedded = embedWeights && outputFormatOf(*output) == OutputFormat::GraphJson;
     std::cout << "wrote " << *output << " (" << model->graph.size() << " nodes"
-              << (options.embedWeights ? ", " + std::to_string(model->graph.weights().size()) + " weights embedded" : "")
+              << (embedded ? ", " + std::to_string(model->graph.weights().size()) + " weights embedded" : "")
               << ")\n";
     return kExitOk;
 }
@@ -38,11 +40,12 @@ int runConvert(const ParsedArgs &args)
 Command convertCommand()
 {
     return {"convert",
-            "convert MODEL -o OUT.json [--weights] [--input-shape N,N,...]",
-            "write a model's graph as Fusebox graph JSON",
-            "Reads MODEL and writes its graph as Fusebox graph JSON (docs/graph-json.md).\n"
-            "Weights are left out unless --weights embeds them (base64).",
-            {{"-o", "OUT.json", "where to write the graph JSON (required)"},
+            "convert MODEL -o OUT.json|OUT.py [--weights] [--input-shape N,N,...]",
+            "write a model's graph as Fusebox graph JSON or FX text",
+            "Reads MODEL (any format Fusebox opens) and writes its graph: OUT.json as Fusebox\n"
+            "graph JSON (docs/graph-json.md), OUT.py or OUT.txt as print_readable()-style FX\n"
+            "text (docs/fx-text.md). JSON leaves weights out unless --weights embeds them (base64).",
+            {{"-o", "OUT", "where to write the graph: .json or .py/.txt (required)"},
              {"--weights", "", "embed constant payloads in the JSON"},
              inputShapeOption()},
             runConvert};

@@ -91,7 +91,7 @@ Command inspectCommand()
     return {"inspect",
             "inspect MODEL [--json] [--input-shape N,N,...]",
             "print node count, op histogram, inputs and outputs with shapes",
-            "Reads MODEL (TorchScript .pt or Fusebox graph JSON) and prints its node and\n"
+            "Reads MODEL (TorchScript, torch.export, FX text or graph JSON) and prints its node and\n"
             "edge counts, the histogram of operators and the graph's inputs and outputs\n"
             "with their shapes. Warnings (e.g. control flow imported as opaque nodes)\n"
             "go to stderr.",

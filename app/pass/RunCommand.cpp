@@ -88,8 +88,9 @@ int runRun(const ParsedArgs &args)
         return kExitUsage;
     }
     auto output = args.value("-o");
-    if (!output || !(endsWith(*output, ".pt") || endsWith(*output, ".json"))) {
-        std::cerr << "fusebox-pass run: -o OUT.pt (TorchScript) or -o OUT.json (graph JSON) is required\n";
+    if (!output || outputFormatOf(*output) == OutputFormat::Unknown) {
+        std::cerr << "fusebox-pass run: -o OUT.pt (TorchScript), -o OUT.json (graph JSON) or -o OUT.py (FX text) "
+                     "is required\n";
         return kExitUsage;
     }
     double precision = 1e-4;
@@ -174,8 +175,7 @@ int runRun(const ParsedArgs &args)
         }
     }
 
-    Status written = endsWith(*output, ".pt") ? exportTorchScript(graph, *output)
-                                             : saveGraphJson(graph, *output, {.embedWeights = true});
+    Status written = saveModel(graph, *output, /*embedWeights=*/true);
     if (!written) {
         std::cerr << "fusebox-pass run: " << written.error().message << "\n";
         return kExitFailure;
@@ -214,16 +214,17 @@ int runRun(const ParsedArgs &args)
 Command runCommand()
 {
     return {"run",
-            "run MODEL -o OUT.pt|OUT.json [--config passes.json] [--verify] [--precision P] [--report report.json]",
+            "run MODEL -o OUT.pt|OUT.json|OUT.py [--config passes.json] [--verify] [--precision P] [--report report.json]",
             "apply the rules greedily to a fixed point and write the rewritten model",
             "Runs the greedy driver with the enabled rules (all built-in rules, or those\n"
             "named by --config) until no rule fires, skipping the config's rejected matches,\n"
             "and writes the rewritten model: OUT.pt loads with torch.jit.load; OUT.json is\n"
-            "graph JSON with weights. --verify runs the original and the graph after every\n"
+            "graph JSON with weights; OUT.py is print_readable()-style FX text. MODEL may be\n"
+            "TorchScript, a torch.export .pt2, an FX text dump or graph JSON. --verify runs the original and the graph after every\n"
             "rewrite on the same random inputs; a rewrite whose outputs differ by more than\n"
             "precision (absolute + relative) is undone and reported. The exit status is 1\n"
             "when the final verification fails.",
-            {{"-o", "OUT", "where to write the rewritten model (.pt or .json; required)"},
+            {{"-o", "OUT", "where to write the rewritten model (.pt, .json or .py; required)"},
              configOption(),
              {"--verify", "", "verify every rewrite numerically (Inductor's fx_passes_numeric_check)"},
              {"--precision", "P", "verification tolerance, absolute and relative (default 1e-4)"},

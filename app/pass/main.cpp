@@ -16,8 +16,11 @@ std::vector<Command> allCommands()
 void printTopHelp(std::ostream &out)
 {
     out << "Usage: fusebox-pass COMMAND [ARGS...]\n\n"
-           "Inspects and rewrites PyTorch model graphs (TorchScript .pt archives and\n"
-           "Fusebox graph JSON) with the Optimus rules, without a GUI.\n\nCommands:\n";
+           "Inspects and rewrites PyTorch model graphs with the Optimus rules, without a\n"
+           "GUI. MODEL is a TorchScript .pt archive, a torch.export .pt2 archive or\n"
+           "ExportedProgram JSON, an FX text dump (print_readable(), fx_graph_readable.py,\n"
+           "str(graph); .py/.txt) or Fusebox graph JSON; the format is found from the\n"
+           "content.\n\nCommands:\n";
     for (const Command &c : allCommands()) {
         std::string left = "  " + c.name;
         left.resize(14, ' ');

@@ -1,7 +1,11 @@
 #include "ModelLoader.h"
 
+#include "TorchSchemas.h"
 #include "TorchScriptImporter.h"
+#include "core/io/ExportedProgram.h"
+#include "core/io/FxText.h"
 #include "core/io/GraphJson.h"
+#include "core/io/JsonSupport.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -42,33 +46,47 @@ std::string lowerExtension(const std::string &path)
 
 std::vector<std::string> supportedModelExtensions()
 {
-    return {"pt", "pth", "torchscript", "zip", "json"};
+    return {"pt", "pth", "torchscript", "zip", "pt2", "json", "py", "txt"};
 }
 
 Expected<LoadedModel> loadModel(const std::string &path, const LoadOptions &options)
 {
     TorchScriptImportOptions torchOptions;
     torchOptions.inputShapes = options.inputShapes;
+    // PT2 formats are canonicalised against libtorch's schemas, so that their
+    // graphs read exactly like a TorchScript import of the same model.
+    auto shapesIgnored = [&](Expected<LoadedModel> model, const char *format) {
+        if (model && !options.inputShapes.empty())
+            model->warnings.push_back(std::string("--input-shape is ignored for ") + format
+                                      + " (it records its shapes)");
+        return model;
+    };
     switch (sniff(path)) {
     case FileKind::Missing:
         return Error{path + ": no such file"};
     case FileKind::Directory:
         return Error{path + ": is a directory, not a model file"};
-    case FileKind::Json: {
-        auto model = loadGraphJson(path);
-        if (model && !options.inputShapes.empty())
-            model->warnings.push_back("--input-shape is ignored for graph JSON (it records its shapes)");
-        return model;
-    }
+    case FileKind::Json:
+        if (looksLikeExportedProgram(path))
+            return shapesIgnored(readExportedProgramFile(path, {&torchSchemas(), path}), "torch.export programs");
+        return shapesIgnored(loadGraphJson(path), "graph JSON");
     case FileKind::Zip:
+        if (looksLikeExportedProgram(path))
+            return shapesIgnored(readExportedProgramFile(path, {&torchSchemas(), path}), "torch.export archives");
         return importTorchScript(path, torchOptions);
     case FileKind::Unknown:
         break;
     }
-    // Not a zip and not JSON: let the TorchScript reader explain (it recognises
-    // torch.save pickles of the legacy format), unless the extension says JSON.
-    if (lowerExtension(path) == ".json")
+    // Not a zip and not JSON: FX text when it reads like a dump; else let the
+    // TorchScript reader explain (it recognises torch.save pickles of the
+    // legacy format), unless the extension says JSON.
+    if (auto text = json_support::readTextFile(path); text && looksLikeFxText(*text))
+        return shapesIgnored(readFxText(*text, {&torchSchemas(), path}), "FX text");
+    const std::string ext = lowerExtension(path);
+    if (ext == ".json")
         return loadGraphJson(path);
+    if (ext == ".py" || ext == ".txt")
+        return readFxTextFile(path, {&torchSchemas(), path}); // its errors say what is wrong
     return importTorchScript(path, torchOptions);
 }
 

@@ -18,7 +18,9 @@ struct LoadOptions {
 };
 
 /// Opens any model file Fusebox reads, choosing the reader by content and
-/// extension: TorchScript archives (.pt/.pth/.zip, via libtorch) and Fusebox
+/// extension: TorchScript archives (.pt/.pth/.zip, via libtorch), torch.export
+/// archives and programs (.pt2 zip, ExportedProgram JSON), FX text dumps
+/// (print_readable / fx_graph_readable.py / str(graph); .py/.txt) and Fusebox
 /// graph JSON (.json). Errors are one line naming the file.
 Expected<LoadedModel> loadModel(const std::string &path, const LoadOptions &options = {});
 
