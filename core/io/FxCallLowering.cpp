@@ -1,0 +1,323 @@
+#include "FxTextReaderImpl.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace fusebox::fx {
+namespace {
+
+bool isDigits(std::string_view s)
+{
+    return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+/// Names FX code uses as modules or builtins rather than values.
+bool isGlobalRoot(std::string_view name)
+{
+    for (std::string_view g : {"torch", "F", "operator", "_operator", "math", "builtins", "pytree", "fx_pytree",
+                               "device", "slice", "getattr", "inf", "nan", "None", "True", "False"})
+        if (name == g)
+            return true;
+    return false;
+}
+
+/// Python modules FX code calls functions of.
+bool isModuleRoot(std::string_view name)
+{
+    for (std::string_view g : {"torch", "F", "operator", "_operator", "math", "builtins", "pytree", "fx_pytree"})
+        if (name == g)
+            return true;
+    return false;
+}
+
+} // namespace
+
+// --- indexing ----------------------------------------------------------------
+Arg Builder::subscript(const Expr &e, const std::string &name)
+{
+    Arg object = evaluate(*e.object, {});
+    Arg index = evaluate(*e.items[0], {});
+    if (auto *items = object.items(); items && index.asInt()) {
+        int64_t i = *index.asInt(), n = int64_t(items->size());
+        if (i < -n || i >= n)
+            fail(e, "expected an index below " + std::to_string(n) + ", found " + std::to_string(i));
+        return (*items)[size_t(i < 0 ? i + n : i)];
+    }
+    if (object.isNode() && index.asInt())
+        return Arg(addNode("getitem", std::nullopt, "", {object, index}, {}, name, e.line, true));
+    return tensorIndex(object, index, name, e.line);
+}
+
+/// Basic tensor indexing (`x[:, 0]`, `x[1:3]`) as the aten::slice /
+/// aten::select chain TorchScript's tracer records for it, so that both
+/// imports of a model agree (written back as torch.ops calls). Other indices (None, Ellipsis, tensors) stay
+/// one opaque operator.getitem node.
+Arg Builder::tensorIndex(const Arg &object, const Arg &index, const std::string &name, int line)
+{
+    std::vector<Arg> items;
+    if (const auto *list = std::get_if<ArgList>(&index.value); list && list->kind != ArgList::Kind::Slice)
+        items = list->items;
+    else
+        items = {index};
+    auto isBasic = [](const Arg &a) {
+        const auto *l = std::get_if<ArgList>(&a.value);
+        return a.asInt().has_value() || (l && l->kind == ArgList::Kind::Slice && l->items.size() == 3);
+    };
+    if (!object.isNode() || items.empty() || !std::all_of(items.begin(), items.end(), isBasic))
+        return Arg(addNode(CanonicalTarget{"operator.getitem", std::nullopt, false}, "operator.getitem",
+                           {object, index}, {}, name, line));
+    Arg value = object;
+    int64_t dim = 0;
+    for (size_t i = 0; i < items.size(); ++i) {
+        const std::string stepName = i + 1 == items.size() ? name : std::string();
+        if (auto at = items[i].asInt()) {
+            value = Arg(addNode("aten::select", std::string("int"), "",
+                                {value, Arg(dim), Arg(*at)}, {}, stepName, line, true));
+            continue;
+        }
+        const auto &bounds = std::get<ArgList>(items[i].value).items;
+        auto orElse = [](const Arg &a, int64_t fallback) { return a.asInt() ? Arg(*a.asInt()) : Arg(fallback); };
+        value = Arg(addNode("aten::slice", std::string("Tensor"), "",
+                            {value, Arg(dim), orElse(bounds[0], 0),
+                             orElse(bounds[1], std::numeric_limits<int64_t>::max()), orElse(bounds[2], 1)},
+                            {}, stepName, line, true));
+        ++dim;
+    }
+    return value;
+}
+
+// --- calls -------------------------------------------------------------------
+CallArgs Builder::callArgs(const Expr &call)
+{
+    CallArgs out;
+    for (const ExprPtr &item : call.items)
+        out.args.push_back(evaluate(*item, {}));
+    for (const auto &[key, value] : call.keywords)
+        out.kwargs.push_back({key, evaluate(*value, {})});
+    return out;
+}
+
+Arg Builder::call(const Expr &e, const std::string &name)
+{
+    const Expr &f = *e.object;
+    if (f.kind == Expr::Kind::Name && !m_env.count(f.text)) {
+        if (f.text == "device")
+            return deviceLiteral(e);
+        if (f.text == "slice") {
+            CallArgs a = callArgs(e);
+            while (a.args.size() < 3)
+                a.args.insert(a.args.size() == 1 ? a.args.begin() : a.args.end(), Arg(NoneArg{}));
+            return Arg::list(std::move(a.args), ArgList::Kind::Slice);
+        }
+        if (f.text == "getattr")
+            if (selfPath(e))
+                return attribute(e, name);
+    }
+    if (auto path = selfPath(f))
+        return moduleCall(e, *path, name);
+    if (auto dotted = dottedName(f)) {
+        const Expr *root = &f;
+        while (root->object)
+            root = root->object.get();
+        if (root != &f && !isModuleRoot(root->text))
+            fail(*root, "name '" + root->text + "' is not defined");
+        if (*dotted == "torch.device")
+            return deviceLiteral(e);
+        if (f.kind == Expr::Kind::Name && isGlobalRoot(*dotted) && *dotted != "getattr")
+            fail(f, "expected a function, found '" + *dotted + "'");
+        return functionCall(e, *dotted, name);
+    }
+    if (f.kind == Expr::Kind::Attribute)
+        return methodCall(e, name);
+    fail(f, "expected a function, found an expression");
+}
+
+Arg Builder::deviceLiteral(const Expr &e)
+{
+    CallArgs a = callArgs(e);
+    Device d;
+    auto str = [](const Arg &x) { auto *s = std::get_if<std::string>(&x.value); return s ? *s : std::string(); };
+    if (!a.args.empty())
+        d.type = str(a.args[0]);
+    if (a.args.size() > 1 && a.args[1].asInt())
+        d.index = int(*a.args[1].asInt());
+    for (const NamedArg &kw : a.kwargs) {
+        if (kw.name == "type")
+            d.type = str(kw.value);
+        else if (kw.name == "index" && kw.value.asInt())
+            d.index = int(*kw.value.asInt());
+    }
+    if (auto colon = d.type.find(':'); colon != std::string::npos && isDigits(d.type.substr(colon + 1))) {
+        d.index = std::stoi(d.type.substr(colon + 1));
+        d.type.resize(colon);
+    }
+    if (d.type.empty())
+        fail(e, "expected device(type='...'), found a device without a type");
+    return Arg(d);
+}
+
+Arg Builder::moduleCall(const Expr &e, const std::string &path, const std::string &name)
+{
+    CallArgs a = callArgs(e);
+    NodeId id = addNode("call_module:" + path, std::nullopt, "", std::move(a.args), std::move(a.kwargs), name,
+                        e.line, true);
+    auto nested = m_nested.find(path);
+    if (nested != m_nested.end()) {
+        m_graph.node(id)->opaqueBody = nested->second->text;
+        m_warnings.push_back(where(e.line) + ": submodule self." + path
+                             + "(...) imported as an opaque node (its code is kept, not flattened)");
+    } else {
+        m_warnings.push_back(where(e.line) + ": module call self." + path + "(...) imported as an opaque node");
+    }
+    return Arg(id);
+}
+
+Arg Builder::functionCall(const Expr &e, const std::string &dotted, const std::string &name)
+{
+    CallArgs a = callArgs(e);
+    CanonicalTarget t = canonicalFunction(dotted);
+    std::string spelling = dotted;
+    if (t.op == "getitem") {
+        if (a.args.size() == 2 && a.args[0].isNode() && a.args[1].asInt() && a.kwargs.empty())
+            return Arg(addNode("getitem", std::nullopt, spelling, a.args, {}, name, e.line, true));
+        if (a.args.size() == 2 && a.kwargs.empty())
+            return tensorIndex(a.args[0], a.args[1], name, e.line);
+        t = CanonicalTarget{"operator.getitem", std::nullopt, false};
+    }
+    if ((dotted == "torch.nn.functional.embedding" || dotted == "F.embedding") && a.args.size() >= 2) {
+        adaptFunctionalEmbedding(a);
+        // Written back as torch.ops.aten.embedding: the F spelling takes
+        // its arguments in another order.
+        spelling.clear();
+    }
+    if (dotted.starts_with("torch.nn.functional.") || dotted.starts_with("F.")) {
+        // Python-only keywords of torch.nn.functional that ATen schemas lack.
+        std::vector<NamedArg> kept;
+        for (NamedArg &kw : a.kwargs) {
+            if (kw.name == "_stacklevel")
+                continue;
+            if (kw.name == "inplace") {
+                if (kw.value == Arg(true)) {
+                    t.op += "_";
+                    spelling += "_";
+                }
+                continue;
+            }
+            if (kw.name == "training" && t.op.starts_with("aten::") && t.op.find("dropout") != std::string::npos)
+                kw.name = "train";
+            kept.push_back(std::move(kw));
+        }
+        a.kwargs = std::move(kept);
+    }
+    return Arg(addNode(t, spelling, std::move(a.args), std::move(a.kwargs), name, e.line));
+}
+
+/// F.embedding(input, weight, padding_idx, max_norm, norm_type,
+/// scale_grad_by_freq, sparse) -> aten::embedding(weight, indices,
+/// padding_idx=-1, scale_grad_by_freq, sparse). max_norm (a renormalising
+/// pre-step) and norm_type have no place in the op; they are kept (and the
+/// call falls back to "arguments kept as written") only when max_norm is set.
+void Builder::adaptFunctionalEmbedding(CallArgs &a)
+{
+    std::vector<Arg> positional = a.args;
+    std::vector<NamedArg> named;
+    const char *names[] = {"input", "weight", "padding_idx", "max_norm", "norm_type", "scale_grad_by_freq",
+                           "sparse"};
+    for (size_t i = 2; i < positional.size() && i < 7; ++i)
+        named.push_back({names[i], positional[i]});
+    for (NamedArg &kw : a.kwargs)
+        named.push_back(kw);
+    CallArgs out;
+    out.args = {positional[1], positional[0]};
+    bool maxNorm = false;
+    for (NamedArg &kw : named) {
+        if (kw.name == "max_norm") {
+            maxNorm = !std::holds_alternative<NoneArg>(kw.value.value);
+            if (maxNorm)
+                out.kwargs.push_back(kw);
+            continue;
+        }
+        if (kw.name == "norm_type" && !maxNorm)
+            continue;
+        if (kw.name == "padding_idx" && std::holds_alternative<NoneArg>(kw.value.value))
+            kw.value = Arg(int64_t(-1));
+        out.kwargs.push_back(kw);
+    }
+    a = std::move(out);
+}
+
+Arg Builder::methodCall(const Expr &e, const std::string &name)
+{
+    const Expr &f = *e.object;
+    Arg self = evaluate(*f.object, {});
+    CallArgs a = callArgs(e);
+    CanonicalTarget t = canonicalMethod(f.text);
+    if (takesVarargsList(f.text) && !a.args.empty() && !a.args[0].isList()
+        && !std::holds_alternative<DType>(a.args[0].value)) {
+        // x.view(2, 8) passes one int list to the schema.
+        std::vector<Arg> sizes = std::move(a.args);
+        a.args = {Arg::list(std::move(sizes))};
+    }
+    a.args.insert(a.args.begin(), self);
+    if (t.op == "getitem" && a.args.size() == 2 && self.isNode() && a.args[1].asInt())
+        return Arg(addNode("getitem", std::nullopt, "Tensor.__getitem__", a.args, {}, name, e.line, true));
+    return Arg(addNode(t, "Tensor." + f.text, std::move(a.args), std::move(a.kwargs), name, e.line));
+}
+
+// --- node creation -------------------------------------------------------------
+NodeId Builder::addNode(std::string op, std::optional<std::string> overload, const std::string &spelling,
+               std::vector<Arg> args, std::vector<NamedArg> kwargs, const std::string &name, int line,
+               bool mapped)
+{
+    return addNode(CanonicalTarget{std::move(op), std::move(overload), mapped}, spelling, std::move(args),
+                   std::move(kwargs), name, line);
+}
+
+NodeId Builder::addNode(CanonicalTarget t, const std::string &spelling, std::vector<Arg> args,
+               std::vector<NamedArg> kwargs, const std::string &name, int line)
+{
+    std::string overload = t.overload.value_or("");
+    const bool isModule = t.op.starts_with("call_module:");
+    if (!t.mapped && !isModule) {
+        t.op = spelling.empty() ? t.op : spelling;
+        m_warnings.push_back(where(line) + ": " + t.op + " is not an ATen op; imported as an opaque node");
+    } else if (m_options.schemas && t.op.find("::") != std::string::npos) {
+        const bool known = !m_options.schemas->overloads(t.op).empty();
+        if (!known && !t.overload) {
+            m_warnings.push_back(where(line) + ": no schema for " + t.op + "; " + spelling
+                                 + " imported as an opaque node");
+            t.op = spelling;
+        } else if (!known) {
+            m_warnings.push_back(where(line) + ": no schema for " + t.op + "; arguments kept as written");
+        } else {
+            SchemaFit fit = fitSchema(*m_options.schemas, t.op, t.overload, CallArgs{args, kwargs},
+                                      [this](NodeId id) { return nodeType(id); });
+            if (fit.fitted) {
+                overload = fit.overload;
+                args = std::move(fit.call.args);
+                kwargs = std::move(fit.call.kwargs);
+            } else {
+                m_warnings.push_back(where(line) + ": " + fit.message + "; arguments kept as written");
+            }
+        }
+    }
+    NodeId id = m_graph.addOp(t.op, std::move(args), std::move(kwargs), name);
+    Node &n = *m_graph.node(id);
+    n.overload = overload;
+    n.provenance.scope = m_scope;
+    n.provenance.source = m_source;
+    if (spelling != torchOpsSpelling(n.op, n.overload) && spelling != n.op)
+        n.provenance.originalSpelling = spelling;
+    return id;
+}
+
+/// The value type fitSchema uses to choose overloads; "" when unknown.
+std::string Builder::nodeType(NodeId id) const
+{
+    const Node *n = m_graph.node(id);
+    if (!n || (n->type == "Tensor" && !n->meta.isKnown()))
+        return {};
+    return n->type;
+}
+
+} // namespace fusebox::fx

@@ -1,0 +1,144 @@
+#pragma once
+// The builder behind buildGraph(): FxTextReader.cpp walks statements and
+// evaluates values, FxCallLowering.cpp turns calls, method calls, module calls
+// and indexing into nodes. Private to those two files.
+
+#include "FxAnnotation.h"
+#include "FxTargets.h"
+#include "FxTextReader.h"
+
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace fusebox::fx {
+
+/// Thrown inside the builder, caught in buildGraph: keeps every check one line.
+struct Failure {
+    std::string message;
+};
+
+/// Builds one graph from a parsed dump; every error throws a Failure.
+class Builder {
+public:
+    /// Builds into model.graph (and model.warnings); fn and options must outlive it.
+    Builder(const FxFunction &fn, const FxReadOptions &options, LoadedModel &model);
+
+    /// Adds the inputs, one node per call and the outputs; throws a Failure on errors.
+    void run();
+
+private:
+    static constexpr size_t npos = size_t(-1);
+
+    /// Throws "file:line:column: <what>" at `at`.
+    [[noreturn]] void fail(const Expr &at, const std::string &what) const
+    {
+        throw Failure{positionPrefix(m_file, at.line, at.column) + what};
+    }
+    /// "file:line" for warnings.
+    std::string where(int line) const { return m_file + ":" + std::to_string(line); }
+
+    // --- comments (FxTextReader.cpp) ---------------------------------------------
+    /// Applies the "# File:", "# No stacktrace found" and "# scope:" comments
+    /// on their own lines before `line` to the provenance of the next nodes.
+    void applyDirectivesBefore(int line);
+    /// The "# type: T" comment trailing a statement, or empty.
+    std::string trailingType(const Stmt &s) const;
+
+    // --- inputs and annotations (FxTextReader.cpp) -------------------------------
+    /// Parses a type annotation; warns about dtypes Fusebox lacks.
+    ParsedAnnotation annotation(const Annotation &a);
+    /// Adds the graph input `name`, typed by its annotation when there is one.
+    void addInput(const std::string &name, const std::optional<Annotation> &ann, int line, int column);
+    /// Fails when `name` is already bound.
+    void checkNew(const std::string &name, int line, int column);
+    /// Index of the AOT joint graph's tree_flatten_spec unpack in the body, or npos.
+    size_t findTreeFlatten() const;
+
+    // --- statements (FxTextReader.cpp) -------------------------------------------
+    /// Handles one statement; true when it was the return.
+    bool statement(const Stmt &s);
+    /// "a, b = value": binds each name to an item (or a getitem node) of value.
+    void unpack(const Stmt &s, const Expr &targets);
+    /// Sets the graph's outputs from a return statement.
+    void returnStatement(const Stmt &s);
+
+    // --- expressions (FxTextReader.cpp) ------------------------------------------
+    /// "torch.ops.aten.add" for a chain of attributes on a global (not a value).
+    std::optional<std::string> dottedName(const Expr &e) const;
+    /// "layer.weight" for self.layer.weight / getattr(self.layer, "weight"); "" for self.
+    std::optional<std::string> selfPath(const Expr &e) const;
+    /// The value of e; nodes it creates are named `name` (or automatically when empty).
+    Arg evaluate(const Expr &e, const std::string &name);
+    /// A 64-bit integer literal.
+    Arg intLiteral(const Expr &e) const;
+    /// A bound name, or None/True/False/inf/nan.
+    Arg lookup(const Expr &e) const;
+    /// A unary operator: folded on constants, a node on values.
+    Arg unary(const Expr &e, const std::string &name);
+    /// self.x (a constant), torch.* globals (dtypes, inf, names) or a Tensor attribute node.
+    Arg attribute(const Expr &e, const std::string &name);
+    /// A node name for a parameter path: "layer.weight" -> "layer_weight".
+    static std::string sanitize(const std::string &path);
+
+    // --- calls and indexing (FxCallLowering.cpp) ---------------------------------
+    /// object[index]: an item of a list, a getitem node, or tensor indexing.
+    Arg subscript(const Expr &e, const std::string &name);
+    /// Basic tensor indexing (`x[:, 0]`, `x[1:3]`) as the aten::slice /
+    /// aten::select chain TorchScript's tracer records for it, so that both
+    /// imports of a model agree (written back as torch.ops calls). Other indices (None, Ellipsis, tensors) stay
+    /// one opaque operator.getitem node.
+    Arg tensorIndex(const Arg &object, const Arg &index, const std::string &name, int line);
+    /// The evaluated positional and keyword arguments of a call.
+    CallArgs callArgs(const Expr &call);
+    /// A call: device(...), slice(...), getattr(self, ...), a module, function or method call.
+    Arg call(const Expr &e, const std::string &name);
+    /// device(type, index) / torch.device("cuda:0") as a Device value.
+    Arg deviceLiteral(const Expr &e);
+    /// self.path(...): an opaque call_module node (carrying the nested class's code if any).
+    Arg moduleCall(const Expr &e, const std::string &path, const std::string &name);
+    /// A call of the dotted function `dotted` (torch.*, F.*, operator.*, ...).
+    Arg functionCall(const Expr &e, const std::string &dotted, const std::string &name);
+    /// F.embedding(input, weight, padding_idx, max_norm, norm_type,
+    /// scale_grad_by_freq, sparse) -> aten::embedding(weight, indices,
+    /// padding_idx=-1, scale_grad_by_freq, sparse). max_norm (a renormalising
+    /// pre-step) and norm_type have no place in the op; they are kept (and the
+    /// call falls back to "arguments kept as written") only when max_norm is set.
+    static void adaptFunctionalEmbedding(CallArgs &a);
+    /// value.method(...) as the Tensor method's op.
+    Arg methodCall(const Expr &e, const std::string &name);
+
+    // --- node creation (FxCallLowering.cpp) --------------------------------------
+    /// addNode() for a target given as op, overload and whether it is mapped.
+    NodeId addNode(std::string op, std::optional<std::string> overload, const std::string &spelling,
+                   std::vector<Arg> args, std::vector<NamedArg> kwargs, const std::string &name, int line,
+                   bool mapped);
+    /// Adds the node of a call of t (spelled `spelling` in the dump), fitting
+    /// its arguments to the op's schema when there is one; unmapped targets
+    /// become opaque nodes with a warning.
+    NodeId addNode(CanonicalTarget t, const std::string &spelling, std::vector<Arg> args,
+                   std::vector<NamedArg> kwargs, const std::string &name, int line);
+    /// The value type fitSchema uses to choose overloads; "" when unknown.
+    std::string nodeType(NodeId id) const;
+
+    /// A bound name: its value and the line that bound it.
+    struct Binding {
+        Arg value;
+        int line = 0;
+    };
+
+    const FxFunction &m_fn;
+    const FxReadOptions &m_options;
+    Graph &m_graph;
+    std::vector<std::string> &m_warnings;
+    std::string m_file;
+    std::unordered_map<std::string, Binding> m_env;
+    std::unordered_map<std::string, Annotation> m_pending;
+    std::unordered_map<std::string, const NestedClass *> m_nested;
+    size_t m_commentCursor = 0;
+    std::string m_scope;
+    SourceLocation m_source;
+};
+
+} // namespace fusebox::fx
