@@ -272,7 +272,9 @@ public:
         if (j.is_array())
             return list(j, path, ArgList::Kind::List);
         if (j.is_object() && j.size() == 1) {
-            const auto &[key, value] = *j.items().begin();
+            // (not *j.items().begin(): the proxy's key dies with the temporary)
+            const std::string &key = j.begin().key();
+            const json &value = j.begin().value();
             if (key == "ref") {
                 if (!value.is_string())
                     fail(path + "/ref", "expected a node name, found " + describe(value));

@@ -410,7 +410,7 @@ TEST_CASE("broken .pt2 archives give errors that name the file and entry", "[io]
                        "serialized_exported_program.json); it holds archive/archive_format, archive/data/weights/weight_0");
 
     const std::string garbage = scratchPath("garbage.pt2");
-    writeFile(garbage, std::string("PK\x03\x04 this is not a zip", 24));
+    writeFile(garbage, std::string("PK\x03\x04", 4) + " this is not a zip");
     CHECK_FALSE(looksLikeExportedProgram(garbage));
     CHECK_THAT(errorOfFile(garbage), Catch::StartsWith(garbage + ": not a readable zip archive ("));
 
