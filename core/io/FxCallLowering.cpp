@@ -37,15 +37,21 @@ Arg Builder::subscript(const Expr &e, const std::string &name)
 {
     Arg object = evaluate(*e.object, {});
     Arg index = evaluate(*e.items[0], {});
-    if (auto *items = object.items(); items && index.asInt()) {
-        int64_t i = *index.asInt(), n = int64_t(items->size());
-        if (i < -n || i >= n)
-            fail(e, "expected an index below " + std::to_string(n) + ", found " + std::to_string(i));
-        return (*items)[size_t(i < 0 ? i + n : i)];
-    }
+    if (auto *items = object.items(); items && index.asInt())
+        return itemOf(e, *items, *index.asInt());
     if (object.isNode() && index.asInt())
         return Arg(addNode("getitem", std::nullopt, "", {object, index}, {}, name, e.line, true));
     return tensorIndex(object, index, name, e.line);
+}
+
+/// An item of a list or tuple the reader evaluated (a literal, or the values
+/// a flattened submodule returned); fails out of range.
+Arg Builder::itemOf(const Expr &at, const std::vector<Arg> &items, int64_t i) const
+{
+    const int64_t n = int64_t(items.size());
+    if (i < -n || i >= n)
+        fail(at, "expected an index below " + std::to_string(n) + ", found " + std::to_string(i));
+    return items[size_t(i < 0 ? i + n : i)];
 }
 
 /// Basic tensor indexing (`x[:, 0]`, `x[1:3]`) as the aten::slice /
@@ -156,28 +162,15 @@ Arg Builder::deviceLiteral(const Expr &e)
     return Arg(d);
 }
 
-Arg Builder::moduleCall(const Expr &e, const std::string &path, const std::string &name)
-{
-    CallArgs a = callArgs(e);
-    NodeId id = addNode("call_module:" + path, std::nullopt, "", std::move(a.args), std::move(a.kwargs), name,
-                        e.line, true);
-    auto nested = m_nested.find(path);
-    if (nested != m_nested.end()) {
-        m_graph.node(id)->opaqueBody = nested->second->text;
-        m_warnings.push_back(where(e.line) + ": submodule self." + path
-                             + "(...) imported as an opaque node (its code is kept, not flattened)");
-    } else {
-        m_warnings.push_back(where(e.line) + ": module call self." + path + "(...) imported as an opaque node");
-    }
-    return Arg(id);
-}
-
 Arg Builder::functionCall(const Expr &e, const std::string &dotted, const std::string &name)
 {
     CallArgs a = callArgs(e);
     CanonicalTarget t = canonicalFunction(dotted);
     std::string spelling = dotted;
     if (t.op == "getitem") {
+        if (const auto *items = a.args.size() == 2 ? a.args[0].items() : nullptr;
+            items && a.args[1].asInt() && a.kwargs.empty())
+            return itemOf(e, *items, *a.args[1].asInt());
         if (a.args.size() == 2 && a.args[0].isNode() && a.args[1].asInt() && a.kwargs.empty())
             return Arg(addNode("getitem", std::nullopt, spelling, a.args, {}, name, e.line, true));
         if (a.args.size() == 2 && a.kwargs.empty())
@@ -301,7 +294,7 @@ NodeId Builder::addNode(CanonicalTarget t, const std::string &spelling, std::vec
             }
         }
     }
-    NodeId id = m_graph.addOp(t.op, std::move(args), std::move(kwargs), name);
+    NodeId id = m_graph.addOp(t.op, std::move(args), std::move(kwargs), nodeName(name));
     Node &n = *m_graph.node(id);
     n.overload = overload;
     n.provenance.scope = m_scope;

@@ -158,7 +158,7 @@ private:
         auto selfPath = [&] { return dottedExpr("self." + target, line, column); };
 
         if (kind == "placeholder") {
-            m_result.params.push_back(Param{name, std::nullopt, line, column});
+            m_result.params.push_back(Param{name, std::nullopt, line, column, nullptr, 0});
             return expectKind(TokenKind::Newline, "end of line");
         }
         if (kind == "output") {

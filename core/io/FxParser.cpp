@@ -4,6 +4,7 @@
 #include "FxGraphStringParser.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace fusebox::fx {
 namespace {
@@ -12,22 +13,27 @@ namespace {
 class Parser : public ExprParser {
 public:
     Parser(std::string_view text, TokenStream stream, std::string sourceName)
-        : ExprParser(text, std::move(stream.tokens), std::move(sourceName))
+        : ExprParser(text, std::move(stream.tokens), std::move(sourceName)), m_comments(std::move(stream.comments))
     {
-        m_result.comments = std::move(stream.comments);
     }
 
     Expected<FxFunction> run()
     {
-        bool ok = isName("class") ? parseClass() : parseDef(true);
+        FxFunction result;
+        bool ok = isName("class") ? parseClass(result, 0) : parseDef(&result);
         if (!ok)
             return Error{m_error};
-        return std::move(m_result);
+        assignComments(result, 1, std::numeric_limits<int>::max());
+        return result;
     }
 
 private:
+    /// Classes nested deeper than this are an error (reported when called).
+    static constexpr int kMaxClassNesting = 32;
+
     // --- print_readable ------------------------------------------------------
-    bool parseClass()
+    /// `class Name(...):` and its body into out; nested classes at depth + 1.
+    bool parseClass(FxFunction &out, int depth)
     {
         next(); // "class"
         std::string name;
@@ -36,7 +42,7 @@ private:
                 return fail(peek(), "'(' after the class name");
             name += next().text;
         }
-        m_result.className = name;
+        out.className = name;
         if (isOp("(") && !skipGroup())
             return false;
         if (!expectOp(":") || !expectKind(TokenKind::Newline, "end of line after the class header")
@@ -46,11 +52,11 @@ private:
         while (!is(TokenKind::Dedent) && !is(TokenKind::End)) {
             if (isName("def")) {
                 bool isForward = peek(1).text == "forward" && !haveForward;
-                if (!parseDef(isForward))
+                if (!parseDef(isForward ? &out : nullptr))
                     return false;
                 haveForward = haveForward || isForward;
             } else if (isName("class")) {
-                if (!parseNested())
+                if (!parseNested(out, depth + 1))
                     return false;
             } else {
                 if (!parseSimpleStatements(nullptr))
@@ -59,14 +65,45 @@ private:
         }
         if (!haveForward)
             return fail(peek(), "'def forward(self, ...):' in class " + name);
+        if (depth > 0) // a nested class ends with its dedent
+            return expectKind(TokenKind::Dedent, "the end of class " + name);
         return true;
     }
 
-    bool parseNested()
+    /// A nested class. Errors in its body are kept in the NestedClass (the
+    /// reader reports them if the class is called); the class is then skipped.
+    bool parseNested(FxFunction &parent, int depth)
     {
-        const Token &start = next();
+        const size_t startPos = m_pos;
+        const Token start = peek();
         NestedClass nested;
         nested.line = start.line;
+        nested.column = start.column;
+        auto fn = std::make_shared<FxFunction>();
+        if (depth > kMaxClassNesting ? fail(start, "at most " + std::to_string(kMaxClassNesting)
+                                                       + " levels of nested classes")
+                                     : parseClass(*fn, depth)) {
+            nested.name = fn->className;
+            nested.function = std::move(fn);
+        } else {
+            nested.error = std::move(m_error);
+            m_error.clear();
+            m_pos = startPos;
+            if (!skipClass(nested))
+                return false;
+        }
+        for (size_t i = startPos; i < m_pos; ++i)
+            if (m_tokens[i].kind != TokenKind::Indent && m_tokens[i].kind != TokenKind::Dedent)
+                nested.endLine = std::max(nested.endLine, m_tokens[i].line);
+        parent.nested.push_back(std::move(nested));
+        return true;
+    }
+
+    /// Skips a class without parsing its body; fails only when its header or
+    /// indentation is broken (the enclosing code cannot be parsed then either).
+    bool skipClass(NestedClass &nested)
+    {
+        next(); // "class"
         while (!isOp("(") && !isOp(":") && !is(TokenKind::Newline) && !is(TokenKind::End))
             nested.name += next().text;
         if (isOp("(") && !skipGroup())
@@ -74,49 +111,35 @@ private:
         if (!expectOp(":") || !expectKind(TokenKind::Newline, "end of line after the class header")
             || !expectKind(TokenKind::Indent, "an indented class body"))
             return false;
-        int depth = 1;
-        int lastLine = start.line;
-        while (depth > 0) {
+        for (int depth = 1; depth > 0;) {
             if (is(TokenKind::End))
                 return fail(peek(), "the end of class " + nested.name);
             const Token &t = next();
-            if (t.kind == TokenKind::Indent)
-                ++depth;
-            else if (t.kind == TokenKind::Dedent)
-                --depth;
-            else
-                lastLine = t.line;
+            depth += t.kind == TokenKind::Indent ? 1 : t.kind == TokenKind::Dedent ? -1 : 0;
         }
-        nested.text = sourceLines(start.line, lastLine, start.column - 1);
-        m_result.nested.push_back(std::move(nested));
         return true;
     }
 
-    /// Lines first..last of the text, each without its first `dedent` columns.
-    std::string sourceLines(int first, int last, int dedent) const
+    /// fn's comments: those on lines first..last outside its nested classes.
+    void assignComments(FxFunction &fn, int first, int last)
     {
-        std::string out;
-        size_t pos = 0;
-        for (int line = 1; line <= last && pos <= m_text.size(); ++line) {
-            size_t end = m_text.find('\n', pos);
-            if (end == std::string_view::npos)
-                end = m_text.size();
-            if (line >= first) {
-                std::string_view l = m_text.substr(pos, end - pos);
-                size_t cut = 0;
-                while (cut < l.size() && cut < size_t(dedent) && (l[cut] == ' ' || l[cut] == '\t'))
-                    ++cut;
-                l.remove_prefix(cut);
-                while (!l.empty() && (l.back() == ' ' || l.back() == '\r' || l.back() == '\t'))
-                    l.remove_suffix(1);
-                out += std::string(l) + "\n";
-            }
-            pos = end + 1;
+        size_t n = 0;
+        for (const Comment &c : m_comments) {
+            if (c.line < first || c.line > last)
+                continue;
+            while (n < fn.nested.size() && fn.nested[n].endLine < c.line)
+                ++n;
+            if (n < fn.nested.size() && fn.nested[n].line <= c.line)
+                continue;
+            fn.comments.push_back(c);
         }
-        return out;
+        for (NestedClass &nested : fn.nested)
+            if (nested.function)
+                assignComments(*nested.function, nested.line, nested.endLine);
     }
 
-    bool parseDef(bool keep)
+    /// A def; forward's parameters and body go to out when it is given.
+    bool parseDef(FxFunction *out)
     {
         const Token &defTok = peek();
         if (!isName("def"))
@@ -127,11 +150,13 @@ private:
             return false;
         std::vector<Param> params;
         while (!isOp(")")) {
-            if (isOp("*") || isOp("**"))
+            int star = isOp("*") ? 1 : isOp("**") ? 2 : 0;
+            if (star)
                 next();
             Param p;
             p.line = peek().line;
             p.column = peek().column;
+            p.star = star;
             if (!expectName(p.name, "a parameter name"))
                 return false;
             if (isOp(":")) {
@@ -143,7 +168,8 @@ private:
             }
             if (isOp("=")) {
                 next();
-                if (!parseExpr())
+                p.defaultValue = parseExpr();
+                if (!p.defaultValue)
                     return false;
             }
             params.push_back(std::move(p));
@@ -167,13 +193,13 @@ private:
                 return false;
         if (!expectKind(TokenKind::Dedent, "the end of " + fname + "()"))
             return false;
-        if (keep) {
+        if (out) {
             if (!params.empty() && params.front().name == "self")
                 params.erase(params.begin());
-            m_result.params = std::move(params);
-            m_result.body = std::move(body);
-            m_result.line = defTok.line;
-            m_result.column = defTok.column;
+            out->params = std::move(params);
+            out->body = std::move(body);
+            out->line = defTok.line;
+            out->column = defTok.column;
         }
         return true;
     }
@@ -289,7 +315,7 @@ private:
         return true;
     }
 
-    FxFunction m_result;
+    std::vector<Comment> m_comments;
 };
 
 bool startsWithWord(std::string_view line, std::string_view word)

@@ -70,14 +70,26 @@ struct Param {
     std::optional<Annotation> annotation;
     int line = 0;
     int column = 0;
+    /// The `= value` default, or null.
+    ExprPtr defaultValue;
+    /// 1 for `*args`, 2 for `**kwargs`, 0 otherwise.
+    int star = 0;
 };
 
-/// A class nested in the module class (a submodule's code).
+struct FxFunction;
+
+/// A class nested in the module class: a submodule's code, as print_readable
+/// prints the children that are GraphModules (nested again for theirs).
 struct NestedClass {
     std::string name;
-    /// Its source lines, dedented to column 1, trailing spaces removed.
-    std::string text;
+    /// Its forward, parameters, nested classes and comments; null when the
+    /// class did not parse (then `error` says why; reported only when it is called).
+    std::shared_ptr<FxFunction> function;
+    std::string error;
+    /// The `class` keyword's position and the class's last line.
     int line = 0;
+    int column = 0;
+    int endLine = 0;
 };
 
 /// The parsed dump: forward's parameters and body, nested classes, comments.
@@ -88,6 +100,7 @@ struct FxFunction {
     std::vector<Param> params; // without self
     std::vector<Stmt> body;
     std::vector<NestedClass> nested;
+    /// The comments of this class (not those inside its nested classes).
     std::vector<Comment> comments;
     /// Where forward's `def` (or the `graph():` header) is.
     int line = 0;

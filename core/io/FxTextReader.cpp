@@ -35,17 +35,7 @@ void Builder::run()
                      item->column);
         }
     }
-    bool returned = false;
-    for (size_t i = 0; i < m_fn.body.size() && !returned; ++i) {
-        if (i == flattenIndex)
-            continue;
-        const Stmt &s = m_fn.body[i];
-        applyDirectivesBefore(s.line);
-        returned = statement(s);
-    }
-    if (!returned)
-        throw Failure{positionPrefix(m_file, m_fn.line, m_fn.column)
-                      + "expected a return statement in forward(), found none"};
+    returnStatement(body(flattenIndex));
 }
 
 // --- comments --------------------------------------------------------------
@@ -65,7 +55,7 @@ void Builder::applyDirectivesBefore(int line)
             std::string_view scope = text.substr(6);
             while (!scope.empty() && scope.front() == ' ')
                 scope.remove_prefix(1);
-            m_scope = std::string(scope);
+            m_scope = joinPath(m_scopeBase, std::string(scope));
         }
     }
 }
@@ -141,14 +131,28 @@ size_t Builder::findTreeFlatten() const
 }
 
 // --- statements -------------------------------------------------------------
-/// Handles one statement; true when it was the return.
+const Stmt &Builder::body(size_t skip)
+{
+    for (size_t i = 0; i < m_fn.body.size(); ++i) {
+        if (i == skip)
+            continue;
+        const Stmt &s = m_fn.body[i];
+        applyDirectivesBefore(s.line);
+        if (statement(s))
+            return s;
+    }
+    throw Failure{positionPrefix(m_file, m_fn.line, m_fn.column)
+                  + "expected a return statement in forward(), found none"};
+}
+
+/// Handles one statement; true when it is the return (left to the caller).
 bool Builder::statement(const Stmt &s)
 {
     switch (s.kind) {
     case Stmt::Kind::Pass: return false;
     case Stmt::Kind::AnnotationOnly: m_pending[s.targets.front()->text] = *s.annotation; return false;
     case Stmt::Kind::Expression: evaluate(*s.value, {}); return false;
-    case Stmt::Kind::Return: returnStatement(s); return true;
+    case Stmt::Kind::Return: return true;
     case Stmt::Kind::Assign: break;
     }
     // "a = b = None": PT2 frees values early; nothing to build.
@@ -336,7 +340,9 @@ Arg Builder::unary(const Expr &e, const std::string &name)
 Arg Builder::attribute(const Expr &e, const std::string &name)
 {
     if (auto path = selfPath(e)) {
-        NodeId id = m_graph.addConstant(name.empty() ? sanitize(*path) : name, *path);
+        // In a flattened submodule self.w is the parameter <submodule path>.w.
+        const std::string key = joinPath(m_selfPath, *path);
+        NodeId id = m_graph.addConstant(name.empty() ? sanitize(key) : nodeName(name), key);
         Node &n = *m_graph.node(id);
         n.provenance.scope = m_scope;
         n.provenance.source = m_source;

@@ -1,7 +1,8 @@
 #pragma once
 // The builder behind buildGraph(): FxTextReader.cpp walks statements and
-// evaluates values, FxCallLowering.cpp turns calls, method calls, module calls
-// and indexing into nodes. Private to those two files.
+// evaluates values, FxCallLowering.cpp turns calls, method calls and indexing
+// into nodes, FxSubmoduleInliner.cpp flattens calls of nested submodule
+// classes (or keeps module calls opaque). Private to those files.
 
 #include "FxAnnotation.h"
 #include "FxTargets.h"
@@ -31,6 +32,11 @@ public:
 private:
     static constexpr size_t npos = size_t(-1);
 
+    /// A builder for the forward of the nested class `fn`, flattened at a
+    /// call of self.<path> in `parent`: it shares the parent's graph and
+    /// warnings, and has its own names, self path and scope.
+    Builder(const FxFunction &fn, const Builder &parent, const std::string &path);
+
     /// Throws "file:line:column: <what>" at `at`.
     [[noreturn]] void fail(const Expr &at, const std::string &what) const
     {
@@ -57,7 +63,10 @@ private:
     size_t findTreeFlatten() const;
 
     // --- statements (FxTextReader.cpp) -------------------------------------------
-    /// Handles one statement; true when it was the return.
+    /// Runs forward's statements (but `skip`) up to the return, which it
+    /// returns; fails when there is none.
+    const Stmt &body(size_t skip);
+    /// Handles one statement; true when it is the return (left to the caller).
     bool statement(const Stmt &s);
     /// "a, b = value": binds each name to an item (or a getitem node) of value.
     void unpack(const Stmt &s, const Expr &targets);
@@ -81,6 +90,14 @@ private:
     Arg attribute(const Expr &e, const std::string &name);
     /// A node name for a parameter path: "layer.weight" -> "layer_weight".
     static std::string sanitize(const std::string &path);
+    /// "a.b" of a and b; either may be empty.
+    static std::string joinPath(const std::string &a, const std::string &b)
+    {
+        return a.empty() ? b : b.empty() ? a : a + "." + b;
+    }
+    /// The graph name of a node the code names `name`: prefixed in flattened
+    /// submodules ("submod_0_relu"); empty stays empty (named after the op).
+    std::string nodeName(const std::string &name) const { return name.empty() ? name : m_namePrefix + name; }
 
     // --- calls and indexing (FxCallLowering.cpp) ---------------------------------
     /// object[index]: an item of a list, a getitem node, or tensor indexing.
@@ -96,8 +113,8 @@ private:
     Arg call(const Expr &e, const std::string &name);
     /// device(type, index) / torch.device("cuda:0") as a Device value.
     Arg deviceLiteral(const Expr &e);
-    /// self.path(...): an opaque call_module node (carrying the nested class's code if any).
-    Arg moduleCall(const Expr &e, const std::string &path, const std::string &name);
+    /// An item of a list or tuple the reader evaluated; fails out of range.
+    Arg itemOf(const Expr &at, const std::vector<Arg> &items, int64_t i) const;
     /// A call of the dotted function `dotted` (torch.*, F.*, operator.*, ...).
     Arg functionCall(const Expr &e, const std::string &dotted, const std::string &name);
     /// F.embedding(input, weight, padding_idx, max_norm, norm_type,
@@ -108,6 +125,19 @@ private:
     static void adaptFunctionalEmbedding(CallArgs &a);
     /// value.method(...) as the Tensor method's op.
     Arg methodCall(const Expr &e, const std::string &name);
+
+    // --- module calls (FxSubmoduleInliner.cpp) -----------------------------------
+    /// self.path(...): flattened when path names a nested class, otherwise an
+    /// opaque call_module node.
+    Arg moduleCall(const Expr &e, const std::string &path, const std::string &name);
+    /// The nested class self.<path> names (a child of this class, or of a
+    /// child for dotted paths), or null.
+    const NestedClass *findNested(const std::string &path) const;
+    /// Inlines the nested class's forward at the call e; its return value.
+    Arg flatten(const Expr &e, const NestedClass &nested, const std::string &path);
+    /// Binds forward's parameters to a call's arguments (evaluated by the
+    /// caller); `callee` ("self.submod_0") names it in errors.
+    void bindParameters(const Expr &call, const CallArgs &args, const std::string &callee);
 
     // --- node creation (FxCallLowering.cpp) --------------------------------------
     /// addNode() for a target given as op, overload and whether it is mapped.
@@ -139,6 +169,13 @@ private:
     size_t m_commentCursor = 0;
     std::string m_scope;
     SourceLocation m_source;
+    /// In a flattened submodule: the builder of the calling code (null at
+    /// the top level), the module path `self` stands for ("submod_0.inner"),
+    /// the scope "# scope:" comments are relative to, and the node name prefix.
+    const Builder *m_parent = nullptr;
+    std::string m_selfPath;
+    std::string m_scopeBase;
+    std::string m_namePrefix;
 };
 
 } // namespace fusebox::fx

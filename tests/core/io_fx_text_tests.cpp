@@ -212,6 +212,20 @@ const char *kStatements = R"FX(class GraphModule(torch.nn.Module):
         return [add, sub]
 )FX";
 
+const char *kSubmodules = R"FX(class GraphModule(torch.nn.Module):
+    def forward(self, x: "f32[4, 8]"):
+        submod_0 = self.submod_0(x);  x = None
+        getitem: "f32[4, 8]" = submod_0[0];  submod_0 = None
+        relu: "f32[4, 8]" = torch.relu(getitem);  getitem = None
+        return (relu,)
+
+    class submod_0(torch.nn.Module):
+        def forward(self, x: "f32[4, 8]"):
+            neg: "f32[4, 8]" = torch.neg(x);  x = None
+            add: "f32[4, 8]" = torch.ops.aten.add.Tensor(neg, 1);  neg = None
+            return (add,)
+)FX";
+
 } // namespace
 
 TEST_CASE("FX text: a Dynamo print_readable dump becomes IR", "[io][fx]")
@@ -410,26 +424,193 @@ TEST_CASE("FX text: annotations of every PT2 variant", "[io][fx]")
     CHECK(args(old.graph, node(old.graph, "view")) == "x, [-1]");
 }
 
-TEST_CASE("FX text: nested submodules become opaque nodes that keep their code", "[io][fx]")
+TEST_CASE("FX text: nested submodule classes are flattened into the graph", "[io][fx]")
+{
+    LoadedModel m = read(kSubmodules);
+    const Graph &g = m.graph;
+    CHECK_FALSE(g.findByName("submod_0").isValid()); // no call_module node
+    CHECK_FALSE(g.findByName("getitem").isValid());  // submod_0[0] is the returned node itself
+    const Node &neg = node(g, "submod_0_neg");
+    CHECK(neg.op == "aten::neg");
+    CHECK(args(g, neg) == "x");
+    CHECK(neg.provenance.scope == "submod_0");
+    CHECK(neg.meta.toString() == "f32[4, 8]");
+    const Node &add = node(g, "submod_0_add");
+    CHECK(add.op == "aten::add");
+    CHECK(add.overload == "Tensor");
+    CHECK(args(g, add) == "submod_0_neg, 1");
+    CHECK(add.provenance.scope == "submod_0");
+    const Node &relu = node(g, "relu");
+    CHECK(args(g, relu) == "submod_0_add");
+    CHECK(relu.provenance.scope.empty());
+    CHECK(g.size() == 5); // x, neg, add, relu, output
+    REQUIRE(m.warnings.size() == 1);
+    CHECK(m.warnings[0] == "m.py:3: submodule self.submod_0 flattened into the graph (2 nodes)");
+    checkRoundTrip(kSubmodules);
+    checkRoundTrip(kSubmodules, &testSchemas());
+    CHECK(writeFxText(g).find("class submod_0") == std::string::npos);
+    CHECK(writeFxText(g).find("# scope: submod_0\n") != std::string::npos);
+
+    // A module without a nested class stays an opaque call_module node.
+    LoadedModel opaque = read(R"FX(class GraphModule(torch.nn.Module):
+    def forward(self, x: "f32[4]"):
+        linear = self.linear(x)
+        return (linear,)
+)FX");
+    CHECK(node(opaque.graph, "linear").op == "call_module:linear");
+    CHECK(hasWarning(opaque, "m.py:3: module call self.linear(...) imported as an opaque node"));
+}
+
+TEST_CASE("FX text: flattened submodules bind keyword arguments and defaults", "[io][fx]")
 {
     const char *text = R"FX(class GraphModule(torch.nn.Module):
-    def forward(self, x: "f32[4]"):
-        submod_0 = self.submod_0(x);  x = None
-        return (submod_0,)
-        
-    class submod_0(torch.nn.Module):
-        def forward(self, x: "f32[4]"):
-            relu: "f32[4]" = torch.relu(x)
+    def forward(self, a: "f32[4]", b: "f32[4]"):
+        sub = self.sub(b, y = a)
+        sub_1 = self.sub(a, b, alpha = 3)
+        return (sub, sub_1)
 
-            return relu
+    class sub(torch.nn.Module):
+        def forward(self, x, y, alpha = 2):
+            mul = torch.mul(y, alpha)
+            out: "f32[4]" = x - mul
+            return out
 )FX";
     LoadedModel m = read(text);
-    const Node &sub = node(m.graph, "submod_0");
-    CHECK(sub.op == "call_module:submod_0");
-    CHECK(sub.opaqueBody.starts_with("class submod_0(torch.nn.Module):\n    def forward(self, x: \"f32[4]\"):\n"));
-    CHECK(sub.opaqueBody.ends_with("\n\n        return relu\n"));
-    CHECK(hasWarning(m, "m.py:3: submodule self.submod_0(...) imported as an opaque node"));
+    const Graph &g = m.graph;
+    CHECK(args(g, node(g, "sub_mul")) == "a, 2");
+    CHECK(args(g, node(g, "sub_out")) == "b, sub_mul");
+    CHECK(node(g, "sub_out").meta.toString() == "f32[4]");
+    // A second call flattens again, with unique names.
+    CHECK(args(g, node(g, "sub_mul_1")) == "b, 3");
+    CHECK(args(g, node(g, "sub_out_1")) == "a, sub_mul_1");
+    CHECK(args(g, *g.node(g.output())) == "[sub_out, sub_out_1]");
+    CHECK(hasWarning(m, "m.py:4: submodule self.sub flattened into the graph (2 nodes)"));
     checkRoundTrip(text);
+}
+
+TEST_CASE("FX text: a flattened submodule's tuple is read by getitems and unpacking", "[io][fx]")
+{
+    const char *text = R"FX(class GraphModule(torch.nn.Module):
+    def forward(self, x: "f32[4, 8]"):
+        submod_1 = self.submod_1(x);  x = None
+        getitem: "f32[4, 4]" = submod_1[0]
+        getitem_1 = operator.getitem(submod_1, 1)
+        a, b = submod_1
+        last = submod_1[-1];  submod_1 = None
+        cat: "f32[4, 12]" = torch.cat([getitem, getitem_1, b], 1)
+        return (cat, a, last)
+
+    class submod_1(torch.nn.Module):
+        def forward(self, x: "f32[4, 8]"):
+            split = torch.split(x, 4, dim = 1);  x = None
+            getitem: "f32[4, 4]" = split[0]
+            getitem_1: "f32[4, 4]" = split[1];  split = None
+            return (getitem, getitem_1)
+)FX";
+    LoadedModel m = read(text);
+    const Graph &g = m.graph;
+    CHECK_FALSE(g.findByName("getitem").isValid());
+    CHECK_FALSE(g.findByName("getitem_1").isValid());
+    CHECK(node(g, "submod_1_getitem").op == "getitem");
+    CHECK(args(g, node(g, "submod_1_getitem_1")) == "submod_1_split, 1");
+    CHECK(args(g, node(g, "cat")) == "[submod_1_getitem, submod_1_getitem_1, submod_1_getitem_1], 1");
+    CHECK(args(g, *g.node(g.output())) == "[cat, submod_1_getitem, submod_1_getitem_1]");
+    CHECK(m.warnings.size() == 1); // no opaque operator.getitem
+    checkRoundTrip(text);
+    checkRoundTrip(text, &testSchemas());
+}
+
+TEST_CASE("FX text: submodules nested in submodules, with attributes and opaque children", "[io][fx]")
+{
+    const char *text = R"FX(class GraphModule(torch.nn.Module):
+    def forward(self, x: "f32[2, 16]"):
+        # File: /m.py:5 in forward, code: return self.block(x)
+        block = self.block(x);  x = None
+        getitem = block[0]
+        return (getitem,)
+
+    class block(torch.nn.Module):
+        def forward(self, x: "f32[2, 16]"):
+            weight: "f32[16, 16]" = self.weight
+            # File: /m.py:9 in forward, code: y = self.inner(x @ self.weight)
+            mm: "f32[2, 16]" = x @ weight
+            inner = self.inner(mm)
+            lin = self.linear(inner)
+            return (lin,)
+
+        class inner(torch.nn.Module):
+            def forward(self, h):
+                bias = self.bias
+                add = h + bias
+                relu = torch.relu(add)
+                return relu
+)FX";
+    LoadedModel m = read(text);
+    const Graph &g = m.graph;
+    const Node &weight = node(g, "block_weight");
+    CHECK(weight.kind() == NodeKind::Constant);
+    CHECK(weight.weightKey == "block.weight");
+    CHECK(weight.provenance.scope == "block");
+    CHECK(weight.provenance.source.line == 5); // the call site's until the class has its own
+    CHECK(node(g, "block_mm").provenance.source.line == 9);
+    const Node &bias = node(g, "block_inner_bias");
+    CHECK(bias.weightKey == "block.inner.bias");
+    CHECK(bias.provenance.scope == "block.inner");
+    CHECK(args(g, node(g, "block_inner_add")) == "block_mm, block_inner_bias");
+    CHECK(node(g, "block_inner_relu").provenance.scope == "block.inner");
+    const Node &lin = node(g, "block_lin");
+    CHECK(lin.op == "call_module:block.linear");
+    CHECK(args(g, lin) == "block_inner_relu");
+    CHECK(lin.provenance.scope == "block");
+    CHECK(args(g, *g.node(g.output())) == "[block_lin]");
+    CHECK(hasWarning(m, "m.py:13: submodule self.block.inner flattened into the graph (3 nodes)"));
+    CHECK(hasWarning(m, "m.py:4: submodule self.block flattened into the graph (6 nodes)"));
+    CHECK(hasWarning(m, "m.py:14: module call self.block.linear(...) imported as an opaque node"));
+    checkRoundTrip(text);
+
+    // A dotted call reaches a child's child directly.
+    LoadedModel direct = read(std::string(text).replace(std::string(text).find("self.block(x)"), 13,
+                                                        "self.block.inner(x)"));
+    CHECK(node(direct.graph, "block_inner_bias").weightKey == "block.inner.bias");
+    CHECK(node(direct.graph, "block_inner_relu").provenance.scope == "block.inner");
+}
+
+TEST_CASE("FX text: calls of nested classes give file:line:column errors", "[io][fx]")
+{
+    const std::string head = "class GraphModule(torch.nn.Module):\n    def forward(self, x: \"f32[3]\"):\n";
+    const std::string sub = "        return (y,)\n\n    class sub(torch.nn.Module):\n        def forward(self, a):\n";
+    const std::string body = sub + "            return (a,)\n";
+    CHECK(errorOf(head + "        y = self.sub(x, x)\n" + body)
+          == "bad.py:3:25: expected at most 1 positional argument for self.sub (forward at line 7), found 2");
+    CHECK(errorOf(head + "        y = self.sub()\n" + body)
+          == "bad.py:3:13: expected a value for parameter 'a' of self.sub (forward at line 7), found none");
+    CHECK(errorOf(head + "        y = self.sub(x, b = x)\n" + body)
+          == "bad.py:3:29: expected a parameter of self.sub (forward at line 7), found keyword 'b'");
+    CHECK(errorOf(head + "        y = self.sub(x, a = x)\n" + body)
+          == "bad.py:3:29: expected one value for parameter 'a' of self.sub (forward at line 7), found two");
+    CHECK(errorOf(head + "        y = self.sub(x)\n        z = y[1]\n" + body)
+          == "bad.py:4:13: expected an index below 1, found 1");
+    // Errors inside the class point into it.
+    const std::string call = "        y = self.sub(x)\n";
+    CHECK(errorOf(head + call + sub + "            b = torch.relu(foo)\n            return (b,)\n")
+          == "bad.py:8:28: name 'foo' is not defined");
+    // A class that does not parse is an error only where it is called.
+    const std::string broken = sub + "            if a:\n                pass\n            return (a,)\n";
+    CHECK(errorOf(head + call + broken)
+          == "bad.py:8:13: expected a simple statement (FX code has no blocks), found 'if' (in submodule "
+             "self.sub, called at line 3)");
+    auto unused = readFxText(head + "        y = torch.relu(x)\n" + broken, {nullptr, "ok.py"});
+    CHECK(unused.hasValue());
+    // Nesting is bounded: self.c inside class c is its own child c, 40 levels deep.
+    std::string deep = "class GraphModule(torch.nn.Module):\n";
+    for (int level = 0; level <= 40; ++level) {
+        const std::string indent(size_t(4 * level), ' ');
+        if (level > 0)
+            deep += indent + "class c(torch.nn.Module):\n";
+        deep += indent + "    def forward(self, x):\n" + indent + "        y = self.c(x)\n" + indent
+                + "        return y\n";
+    }
+    CHECK(errorOf(deep).find("expected at most 32 levels of nested classes") != std::string::npos);
 }
 
 TEST_CASE("FX text: log prefixes before the header are skipped", "[io][fx]")
@@ -544,7 +725,7 @@ TEST_CASE("FX text: malformed dumps give file:line:column errors", "[io][fx]")
 
 TEST_CASE("FX text: truncating a dump anywhere never crashes", "[io][fx]")
 {
-    for (const char *source : {kDynamo, kStatements, kGraphForm, kAot}) {
+    for (const char *source : {kDynamo, kStatements, kGraphForm, kAot, kSubmodules}) {
         const std::string text = source;
         size_t ok = 0;
         for (size_t cut = 0; cut <= text.size(); ++cut) {
