@@ -9,7 +9,12 @@
 
 #include <catch.hpp>
 
+#include <QApplication>
+#include <QDragEnterEvent>
+#include <QDropEvent>
 #include <QFile>
+#include <QMimeData>
+#include <QUrl>
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QSignalSpy>
@@ -137,4 +142,40 @@ TEST_CASE("MainWindow opens a TorchScript model and the demo model", "[views]")
         CHECK(w.scene()->nodeItemCount() + w.scene()->groupItemCount() > 10);
         CHECK(w.countsText() == QStringLiteral("%1 nodes · %2 edges").arg(w.document()->graph().size()).arg(w.document()->graph().edgeCount()));
     }
+}
+
+TEST_CASE("MainWindow opens PT2 graphs: an FX dump by File > Open, a torch.export program by drag and drop",
+          "[views][fx][pt2]")
+{
+    MainWindow w;
+    w.setErrorDialogsEnabled(false);
+    w.resize(1600, 1000);
+    w.show();
+    QSignalSpy shown(&w, &MainWindow::graphShown);
+    QSignalSpy failed(&w, &MainWindow::openFailed);
+
+    const QString fx = QStringLiteral(FUSEBOX_FIXTURE_DIR "/demo_fx_readable.py");
+    REQUIRE(QFile::exists(fx));
+    w.openFile(fx);
+    REQUIRE(shown.wait(120000));
+    REQUIRE(failed.isEmpty());
+    CHECK(w.document()->graph().size() == 216); // the TorchScript form has 210: it shares one slice of ids
+    CHECK(w.windowTitle().contains(QStringLiteral("demo_fx_readable.py")));
+    CHECK(w.scene()->nodeItemCount() + w.scene()->groupItemCount() > 10);
+
+    // Drop a torch.export JSON on the window, as a file manager would.
+    const QString pt2 = QStringLiteral(FUSEBOX_SOURCE_DIR "/tests/fixtures/pt2/split_cat_linear.json");
+    REQUIRE(QFile::exists(pt2));
+    shown.clear();
+    QMimeData mime;
+    mime.setUrls({QUrl::fromLocalFile(pt2)});
+    QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(&w, &enter);
+    CHECK(enter.isAccepted());
+    QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(&w, &drop);
+    REQUIRE(shown.wait(120000));
+    REQUIRE(failed.isEmpty());
+    CHECK(w.document()->graph().size() == 15);
+    CHECK(w.windowTitle().contains(QStringLiteral("split_cat_linear.json")));
 }
