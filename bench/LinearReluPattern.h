@@ -14,7 +14,7 @@ namespace fusebox::bench {
 class LinearReluPattern final : public VerticalPattern {
 public:
     LinearReluPattern()
-        : VerticalPattern("bench_linear_relu", PassStage::PreGrad, 1, {"aten::relu"},
+        : VerticalPattern("linear_relu", PassStage::PreGrad, 1, {"aten::relu"},
                           "relu(linear(x, w, b)) with a single-use linear")
     {
     }

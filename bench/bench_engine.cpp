@@ -124,7 +124,7 @@ int main(int argc, char **argv)
 
     PatternSet lrSet;
     lrSet.add(std::make_unique<LinearReluPattern>());
-    const auto &lrPattern = static_cast<const LinearReluPattern &>(*lrSet.find("bench_linear_relu"));
+    const auto &lrPattern = static_cast<const LinearReluPattern &>(*lrSet.find("linear_relu"));
 
     for (size_t target : sizes) {
         const int runs = 3;

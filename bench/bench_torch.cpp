@@ -153,7 +153,7 @@ void matchingBenchmark(const std::vector<size_t> &sizes)
                     target, graph.size(), countNodes(*tg), tg->inputs().size(), buildMs);
 
         // Matching alone: one warm-up, then the median of 5 of each.
-        const LinearReluPattern &lrPattern = static_cast<const LinearReluPattern &>(*lrSet.find("bench_linear_relu"));
+        const LinearReluPattern &lrPattern = static_cast<const LinearReluPattern &>(*lrSet.find("linear_relu"));
         std::vector<double> tFb, tLoop, tFind, tRewrite;
         size_t nFb = 0, nLoop = 0, nFind = 0, nRewritten = 0;
         // malloc_trim before each timed section: otherwise glibc consolidates
