@@ -8,16 +8,6 @@
 namespace fusebox::fx {
 namespace {
 
-bool isIdentifier(std::string_view s)
-{
-    if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0])))
-        return false;
-    for (char c : s)
-        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_')
-            return false;
-    return true;
-}
-
 struct OperatorName {
     std::string_view python; // operator.<python>
     std::string_view symbol; // infix spelling
@@ -317,6 +307,16 @@ SchemaFit fitSchema(const OpSchemaRegistry &schemas, const std::string &op, cons
             result.message = message;
     }
     return result;
+}
+
+bool isIdentifier(std::string_view s)
+{
+    if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0])))
+        return false;
+    for (char c : s)
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_')
+            return false;
+    return true;
 }
 
 } // namespace fusebox::fx

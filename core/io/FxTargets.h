@@ -50,6 +50,9 @@ bool takesVarargsList(std::string_view method);
 /// empty overload. Empty when op is not "<ns>::<name>".
 std::string torchOpsSpelling(std::string_view op, std::string_view overload);
 
+/// True for a Python identifier (ASCII): a name FX text can print bare.
+bool isIdentifier(std::string_view s);
+
 /// The result of fitting a call to an op's schemas.
 struct SchemaFit {
     std::string overload;

@@ -14,16 +14,6 @@
 namespace fusebox {
 namespace {
 
-bool isIdentifier(std::string_view s)
-{
-    if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0])))
-        return false;
-    for (char c : s)
-        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_')
-            return false;
-    return true;
-}
-
 /// Names the reader treats as keywords, modules or builtins.
 bool isReserved(std::string_view s)
 {
@@ -88,11 +78,11 @@ private:
         m_names.resize(m_graph.idBound());
         std::set<std::string> used;
         for (NodeId id : m_graph.nodeIds())
-            if (isIdentifier(m_graph.node(id)->name) && !isReserved(m_graph.node(id)->name))
+            if (fx::isIdentifier(m_graph.node(id)->name) && !isReserved(m_graph.node(id)->name))
                 used.insert(m_graph.node(id)->name);
         for (NodeId id : m_graph.nodeIds()) {
             const std::string &name = m_graph.node(id)->name;
-            if (isIdentifier(name) && !isReserved(name)) {
+            if (fx::isIdentifier(name) && !isReserved(name)) {
                 m_names[id.value] = name;
                 continue;
             }
@@ -152,7 +142,7 @@ private:
         while (begin <= path.size()) {
             size_t dot = path.find('.', begin);
             std::string_view part = path.substr(begin, dot == std::string_view::npos ? std::string_view::npos : dot - begin);
-            s = isIdentifier(part) ? s + "." + std::string(part) : "getattr(" + s + ", " + pyString(part) + ")";
+            s = fx::isIdentifier(part) ? s + "." + std::string(part) : "getattr(" + s + ", " + pyString(part) + ")";
             if (dot == std::string_view::npos)
                 break;
             begin = dot + 1;
