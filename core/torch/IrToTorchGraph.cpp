@@ -1,5 +1,6 @@
 #include "IrToTorchGraph.h"
 
+#include "FuseboxOps.h"
 #include "TorchValueConversion.h"
 #include "core/ir/Traversal.h"
 
@@ -428,6 +429,7 @@ std::string describeNode(const Node &node)
 
 Expected<LoweredGraph> lowerGraph(const Graph &graph)
 {
+    ensureFuseboxOpsRegistered(); // graphs may use fusebox:: fused ops
     Lowerer lowerer(graph);
     try {
         return lowerer.run();

@@ -1,5 +1,7 @@
 #include "TorchSchemas.h"
 
+#include "FuseboxOps.h"
+
 #include <torch/csrc/jit/runtime/operator.h>
 
 #include <sstream>
@@ -53,6 +55,7 @@ OpSchema convertSchema(const c10::FunctionSchema &schema)
 
 OpSchemaRegistry buildRegistry()
 {
+    ensureFuseboxOpsRegistered();
     OpSchemaRegistry registry;
     for (const std::shared_ptr<torch::jit::Operator> &op : torch::jit::getAllOperators())
         registry.add(convertSchema(op->schema()));
