@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -96,9 +97,24 @@ Expected<PassConfig> readPassConfig(const std::string &text, const std::string &
                                                stringField(value[i], path, "signature", true),
                                                stringField(value[i], path, "anchor", false)});
                 }
+            } else if (key == "custom_patterns") {
+                if (!value.is_array())
+                    throw ConfigError{"/custom_patterns", "expected an array, found " + describe(value)};
+                for (size_t i = 0; i < value.size(); ++i) {
+                    const std::string path = "/custom_patterns/" + std::to_string(i);
+                    if (!value[i].is_object())
+                        throw ConfigError{path, "expected an object, found " + describe(value[i])};
+                    CustomPatternSource source;
+                    source.file = stringField(value[i], path, "file", false);
+                    source.text = stringField(value[i], path, "text", false);
+                    if (source.file.empty() == source.text.empty())
+                        throw ConfigError{path, "expected either \"file\" or \"text\""};
+                    source.resolvedFile = source.file;
+                    config.customPatterns.push_back(std::move(source));
+                }
             } else if (key != "format" && key != "version" && key != "comment") {
                 throw ConfigError{"/" + key, "unknown section (expected pre_grad_fusion_options, "
-                                             "post_grad_fusion_options or rejected)"};
+                                             "post_grad_fusion_options, custom_patterns or rejected)"};
             }
         }
     } catch (const ConfigError &e) {
@@ -112,7 +128,16 @@ Expected<PassConfig> loadPassConfig(const std::string &path)
     auto text = json_support::readTextFile(path);
     if (!text)
         return text.error();
-    return readPassConfig(*text, path);
+    auto config = readPassConfig(*text, path);
+    if (config) {
+        // Pattern files are named relative to the config, so that the pair
+        // can move together.
+        const std::filesystem::path folder = std::filesystem::path(path).parent_path();
+        for (CustomPatternSource &source : config->customPatterns)
+            if (!source.file.empty() && std::filesystem::path(source.file).is_relative())
+                source.resolvedFile = (folder / source.file).lexically_normal().string();
+    }
+    return config;
 }
 
 std::string writePassConfig(const PassConfig &config)
@@ -120,6 +145,12 @@ std::string writePassConfig(const PassConfig &config)
     json root;
     root["pre_grad_fusion_options"] = writeSection(config.preGradFusionOptions);
     root["post_grad_fusion_options"] = writeSection(config.postGradFusionOptions);
+    if (!config.customPatterns.empty()) {
+        json custom = json::array();
+        for (const CustomPatternSource &c : config.customPatterns)
+            custom.push_back(c.file.empty() ? json{{"text", c.text}} : json{{"file", c.file}});
+        root["custom_patterns"] = std::move(custom);
+    }
     json rejected = json::array();
     for (const RejectedMatch &r : config.rejected)
         rejected.push_back({{"pattern", r.pattern}, {"signature", r.signature}, {"anchor", r.anchor}});

@@ -23,14 +23,30 @@ struct RejectedMatch {
     friend bool operator==(const RejectedMatch &, const RejectedMatch &) = default;
 };
 
+/// Custom patterns (docs/pattern-language.md) a pass config carries: a
+/// pattern file it references, or pattern text embedded in it.
+struct CustomPatternSource {
+    /// The file as written in the config ("patterns/fusions.patterns").
+    std::string file;
+    /// The file resolved against the config's folder (loadPassConfig); equal
+    /// to `file` when read from text or absolute.
+    std::string resolvedFile;
+    /// Embedded pattern text (when `file` is empty).
+    std::string text;
+    friend bool operator==(const CustomPatternSource &, const CustomPatternSource &) = default;
+};
+
 /// The production pass's configuration, in Inductor's shape:
 /// {"pre_grad_fusion_options": {"batch_linear": {"min_fuse_set_size": 5}},
-///  "post_grad_fusion_options": {...}, "rejected": [...]}.
-/// A rule is enabled when its name appears in either section (with its option
-/// overrides), as with torch._inductor.config.
+///  "post_grad_fusion_options": {...}, "custom_patterns": [...], "rejected": [...]}.
+/// A built-in rule is enabled when its name appears in either section (with
+/// its option overrides), as with torch._inductor.config; every custom
+/// pattern is enabled (a section may still override its options).
 struct PassConfig {
     std::map<std::string, std::map<std::string, ConfigValue>> preGradFusionOptions;
     std::map<std::string, std::map<std::string, ConfigValue>> postGradFusionOptions;
+    /// [{"file": "x.patterns"} | {"text": "pattern p { ... }"}].
+    std::vector<CustomPatternSource> customPatterns;
     std::vector<RejectedMatch> rejected;
     friend bool operator==(const PassConfig &, const PassConfig &) = default;
 };

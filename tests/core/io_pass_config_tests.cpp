@@ -52,7 +52,8 @@ TEST_CASE("pass config errors name the JSON path", "[io]")
     auto section = readPassConfig(R"({"pre_grad_options": {}})", "p.json");
     REQUIRE_FALSE(section.hasValue());
     CHECK(section.error().message
-          == "p.json: /pre_grad_options: unknown section (expected pre_grad_fusion_options, post_grad_fusion_options or rejected)");
+          == "p.json: /pre_grad_options: unknown section (expected pre_grad_fusion_options, post_grad_fusion_options, "
+             "custom_patterns or rejected)");
     auto rejected = readPassConfig(R"({"rejected": [{"pattern": "x"}]})", "p.json");
     REQUIRE_FALSE(rejected.hasValue());
     CHECK(rejected.error().message == "p.json: /rejected/0/signature: missing");
@@ -101,4 +102,26 @@ TEST_CASE("pass config syntax errors give line and column", "[io]")
     auto bad = readPassConfig("{\n  \"rejected\": [,]\n}", "p.json");
     REQUIRE_FALSE(bad.hasValue());
     CHECK(bad.error().message.rfind("p.json:2:16: invalid JSON: ", 0) == 0);
+}
+
+TEST_CASE("pass configs carry custom patterns, referenced or embedded", "[io][pattern]")
+{
+    auto config = readPassConfig(R"({
+      "custom_patterns": [{"file": "fusions.patterns"},
+                          {"text": "pattern p {\n match { y = aten::neg(x) }\n replace { y = aten::neg(x) }\n}\n"}]})",
+                                 "passes.json");
+    REQUIRE(config.hasValue());
+    REQUIRE(config->customPatterns.size() == 2);
+    CHECK(config->customPatterns[0].file == "fusions.patterns");
+    CHECK(config->customPatterns[1].text.starts_with("pattern p {"));
+    auto back = readPassConfig(writePassConfig(*config), "again.json");
+    REQUIRE(back.hasValue());
+    CHECK(*back == *config);
+
+    auto neither = readPassConfig(R"({"custom_patterns": [{}]})", "p.json");
+    REQUIRE_FALSE(neither.hasValue());
+    CHECK(neither.error().message == "p.json: /custom_patterns/0: expected either \"file\" or \"text\"");
+    auto notList = readPassConfig(R"({"custom_patterns": {"file": "x"}})", "p.json");
+    REQUIRE_FALSE(notList.hasValue());
+    CHECK(notList.error().message == "p.json: /custom_patterns: expected an array, found object {\"file\":\"x\"}");
 }
