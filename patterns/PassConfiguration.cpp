@@ -1,5 +1,8 @@
 #include "PassConfiguration.h"
 
+#include "custom/PatternCompiler.h"
+#include "core/io/PatternFile.h"
+
 #include "core/ir/Spelling.h"
 
 #include <set>
@@ -52,6 +55,31 @@ Status configurePatterns(PatternSet &patterns, const PassConfig &config)
     for (const Pattern *p : patterns.all())
         patterns.setEnabled(p->name(), enabled.count(p->name()) != 0);
     return Status::ok();
+}
+
+Expected<std::vector<std::string>> addCustomPatterns(PatternSet &patterns, const PassConfig &config,
+                                                     const std::string &configName, const OpSchemaRegistry *schemas)
+{
+    std::vector<std::string> added;
+    for (size_t i = 0; i < config.customPatterns.size(); ++i) {
+        const CustomPatternSource &source = config.customPatterns[i];
+        Expected<PatternFile> file =
+            source.text.empty()
+                ? readPatternFile(source.resolvedFile.empty() ? source.file : source.resolvedFile, {schemas, {}})
+                : parsePatternFile(source.text, {schemas, configName + ": custom_patterns[" + std::to_string(i) + "]"});
+        if (!file)
+            return file.error();
+        auto compiled = compilePatterns(*file, schemas);
+        if (!compiled)
+            return compiled.error();
+        for (std::unique_ptr<Pattern> &p : *compiled) {
+            if (patterns.find(p->name()))
+                return Error{configName + ": custom pattern '" + p->name() + "' is already defined"};
+            added.push_back(p->name());
+            patterns.add(std::move(p));
+        }
+    }
+    return added;
 }
 
 PassConfig passConfigFor(const PatternSet &patterns)

@@ -37,7 +37,10 @@ std::optional<LoadedModel> loadModelForCommand(const ParsedArgs &args, const std
 
 /// The --config option of commands that run patterns.
 OptionSpec configOption();
-/// The built-in catalog, narrowed by --config when given; prints a one-line
+/// The --patterns option (repeatable) of the same commands.
+OptionSpec patternsOption();
+/// The built-in catalog plus --patterns files and the config's custom
+/// patterns (always enabled), narrowed by --config when given; prints a one-line
 /// error and returns nullopt when the config is bad. `config` receives it.
 std::optional<PatternSet> patternsForCommand(const ParsedArgs &args, const std::string &commandName,
                                              PassConfig *config = nullptr);

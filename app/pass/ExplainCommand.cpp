@@ -125,7 +125,7 @@ int runExplain(const ParsedArgs &args)
 Command explainCommand()
 {
     return {"explain",
-            "explain MODEL --pattern NAME [--node NODE] [--config passes.json] [--json]",
+            "explain MODEL --pattern NAME [--node NODE] [--config passes.json] [--patterns FILE] [--json]",
             "say why a rule fires or not: a node's check trace, or the near-miss summary",
             "With --node, prints the ordered checks the rule makes at that node, each with\n"
             "pass/fail and the values seen (the same code path the engine runs). Without\n"
@@ -134,6 +134,7 @@ Command explainCommand()
             {{"--pattern", "NAME", "the rule to explain (required)"},
              {"--node", "NODE", "the node's name (as `inspect`/the app shows it)"},
              configOption(),
+             patternsOption(),
              {"--json", "", "print as JSON"},
              inputShapeOption()},
             runExplain};

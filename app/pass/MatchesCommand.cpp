@@ -62,12 +62,12 @@ int runMatches(const ParsedArgs &args)
 Command matchesCommand()
 {
     return {"matches",
-            "matches MODEL [--pattern NAME] [--config passes.json] [--json]",
+            "matches MODEL [--pattern NAME] [--config passes.json] [--patterns FILE] [--json]",
             "list the candidate matches the greedy engine finds",
             "Finds every candidate match of the enabled rules on MODEL without rewriting:\n"
             "vertical matches at each anchor node and horizontal groups from Inductor's\n"
             "greedy search, in the order the driver would apply them (benefit first).",
-            {{"--pattern", "NAME", "only this rule"}, configOption(), {"--json", "", "print the matches as JSON"},
+            {{"--pattern", "NAME", "only this rule"}, configOption(), patternsOption(), {"--json", "", "print the matches as JSON"},
              inputShapeOption()},
             runMatches};
 }

@@ -1,6 +1,8 @@
 #include "Commands.h"
 
+#include "core/torch/TorchSchemas.h"
 #include "patterns/Catalog.h"
+#include "patterns/custom/PatternCompiler.h"
 #include "patterns/PassConfiguration.h"
 
 #include <iostream>
@@ -46,27 +48,51 @@ OptionSpec configOption()
 {
     return {"--config", "passes.json",
             "pass config in Inductor's shape (pre_grad_fusion_options, post_grad_fusion_options, "
-            "rejected); default: every built-in rule with Inductor's default options"};
+            "custom_patterns, rejected); default: every built-in rule with Inductor's default options"};
 }
 
 std::optional<PatternSet> patternsForCommand(const ParsedArgs &args, const std::string &commandName,
                                              PassConfig *configOut)
 {
+    auto fail = [&](const std::string &message) {
+        std::cerr << "fusebox-pass " << commandName << ": " << message << "\n";
+        return std::nullopt;
+    };
     PatternSet patterns = builtinCatalog();
+    std::vector<std::string> custom;
+    // Custom patterns are checked against libtorch's schemas (unknown ops,
+    // arity) and match normalised arguments, like the importers produce.
+    for (const std::string &file : args.values("--patterns")) {
+        const size_t before = patterns.size();
+        if (Status s = addPatternFile(patterns, file, &torchSchemas()); !s)
+            return fail(s.error().message);
+        for (size_t i = before; i < patterns.size(); ++i)
+            custom.push_back(patterns.all()[i]->name());
+    }
     if (auto path = args.value("--config")) {
         auto config = loadPassConfig(*path);
-        if (!config) {
-            std::cerr << "fusebox-pass " << commandName << ": " << config.error().message << "\n";
-            return std::nullopt;
-        }
-        if (Status s = configurePatterns(patterns, *config); !s) {
-            std::cerr << "fusebox-pass " << commandName << ": " << *path << ": " << s.error().message << "\n";
-            return std::nullopt;
-        }
+        if (!config)
+            return fail(config.error().message);
+        auto added = addCustomPatterns(patterns, *config, *path, &torchSchemas());
+        if (!added)
+            return fail(added.error().message);
+        custom.insert(custom.end(), added->begin(), added->end());
+        if (Status s = configurePatterns(patterns, *config); !s)
+            return fail(*path + ": " + s.error().message);
         if (configOut)
             *configOut = std::move(*config);
     }
+    // A custom pattern runs whenever it is given, config or not.
+    for (const std::string &name : custom)
+        patterns.setEnabled(name, true);
     return patterns;
+}
+
+OptionSpec patternsOption()
+{
+    return {"--patterns", "FILE",
+            "custom patterns (docs/pattern-language.md) to run with the built-in rules; repeatable",
+            true};
 }
 
 } // namespace fusebox::cli

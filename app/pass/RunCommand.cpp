@@ -214,7 +214,7 @@ int runRun(const ParsedArgs &args)
 Command runCommand()
 {
     return {"run",
-            "run MODEL -o OUT.pt|OUT.json|OUT.py [--config passes.json] [--verify] [--precision P] [--report report.json]",
+            "run MODEL -o OUT.pt|OUT.json|OUT.py [--config passes.json] [--patterns FILE] [--verify] [--precision P] [--report report.json]",
             "apply the rules greedily to a fixed point and write the rewritten model",
             "Runs the greedy driver with the enabled rules (all built-in rules, or those\n"
             "named by --config) until no rule fires, skipping the config's rejected matches,\n"
@@ -226,6 +226,7 @@ Command runCommand()
             "when the final verification fails.",
             {{"-o", "OUT", "where to write the rewritten model (.pt, .json or .py; required)"},
              configOption(),
+             patternsOption(),
              {"--verify", "", "verify every rewrite numerically (Inductor's fx_passes_numeric_check)"},
              {"--precision", "P", "verification tolerance, absolute and relative (default 1e-4)"},
              {"--report", "report.json", "write a JSON report: counters per rule, nodes, verification"},
