@@ -81,8 +81,18 @@ public:
 private:
     using Lists = std::vector<std::vector<Arg>>;
 
+    /// A structural check: its actual-value text describes a failure, so a
+    /// passing check shows none.
     template <typename Actual>
     bool check(Bindings &b, bool ok, const std::string &desc, Actual &&actual, std::vector<NodeId> nodes = {})
+    {
+        if (ok)
+            return checkWithValues(b, true, desc, [] { return std::string(); }, std::move(nodes));
+        return checkWithValues(b, false, desc, std::forward<Actual>(actual), std::move(nodes));
+    }
+    /// A check whose actual-value text holds either way (where-constraints).
+    template <typename Actual>
+    bool checkWithValues(Bindings &b, bool ok, const std::string &desc, Actual &&actual, std::vector<NodeId> nodes = {})
     {
         if (m_trace.check(ok, desc, std::forward<Actual>(actual), std::move(nodes))) {
             ++b.progress;
@@ -319,7 +329,7 @@ bool Search::finish(Bindings &b)
         const Expr &constraint = m_p.decl.where[k];
         auto v = evaluate(constraint, m_g, scope);
         const bool ok = v && std::holds_alternative<bool>(v->value) && std::get<bool>(v->value);
-        if (!check(b, ok, m_p.whereTexts[k], [&] { return describeOperands(constraint, m_g, scope); }))
+        if (!checkWithValues(b, ok, m_p.whereTexts[k], [&] { return describeOperands(constraint, m_g, scope); }))
             return false;
     }
     NodeId offender, user;

@@ -112,18 +112,21 @@ Graph catOfSlicesGraph(const std::vector<int64_t> &indices, bool useFirstElsewhe
 
 } // namespace
 
-TEST_CASE("linear_relu_fusion fires on relu and gelu and keeps the output's metadata", "[patterns][custom]")
+TEST_CASE("linear_relu_fusion / linear_gelu_fusion fire on their activation and keep the output's metadata",
+          "[patterns][custom]")
 {
     PatternSet set = loadSet("linear_relu_fusion.patterns");
     const Pattern &p = *set.find("linear_relu_fusion");
     CHECK(p.benefit() == 10);
     CHECK(p.stage() == PassStage::PostGrad);
-    CHECK(p.rootOps() == std::vector<std::string>{"aten::relu", "aten::gelu"});
-    for (std::string act : {"aten::relu", "aten::gelu"}) {
+    CHECK(p.rootOps() == std::vector<std::string>{"aten::relu"});
+    CHECK(set.find("linear_gelu_fusion")->rootOps() == std::vector<std::string>{"aten::gelu"});
+    for (auto [act, fused] : {std::pair<std::string, std::string>{"aten::relu", "linear_relu"},
+                              std::pair<std::string, std::string>{"aten::gelu", "linear_gelu"}}) {
         Graph g = linearActGraph(act, 16);
         DriverResult r = runSet(set, g);
-        CHECK(applied(r, "linear_relu_fusion") == 1);
-        CHECK(outputs(g) == std::vector<std::string>{"fusebox::linear_relu(x, w, bias)"});
+        CHECK(applied(r, fused + "_fusion") == 1);
+        CHECK(outputs(g) == std::vector<std::string>{"fusebox::" + fused + "(x, w, bias)"});
         CHECK(outputShape(g, 0) == "[4, 8]");
         CHECK(countOps(g, "aten::linear") == 0);
     }
