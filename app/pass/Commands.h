@@ -28,6 +28,7 @@ Command convertCommand();
 Command matchesCommand();
 Command explainCommand();
 Command runCommand();
+Command patternFromCommand();
 
 /// The --input-shape option every model-reading command takes.
 OptionSpec inputShapeOption();

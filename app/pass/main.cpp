@@ -2,6 +2,7 @@
 // production pipeline runs.
 #include "Commands.h"
 
+#include <algorithm>
 #include <iostream>
 
 using namespace fusebox::cli;
@@ -10,7 +11,7 @@ namespace {
 
 std::vector<Command> allCommands()
 {
-    return {inspectCommand(), convertCommand(), matchesCommand(), explainCommand(), runCommand()};
+    return {inspectCommand(), convertCommand(), matchesCommand(), explainCommand(), runCommand(), patternFromCommand()};
 }
 
 void printTopHelp(std::ostream &out)
@@ -21,9 +22,12 @@ void printTopHelp(std::ostream &out)
            "ExportedProgram JSON, an FX text dump (print_readable(), fx_graph_readable.py,\n"
            "str(graph); .py/.txt) or Fusebox graph JSON; the format is found from the\n"
            "content.\n\nCommands:\n";
+    size_t width = 0;
+    for (const Command &c : allCommands())
+        width = std::max(width, c.name.size());
     for (const Command &c : allCommands()) {
         std::string left = "  " + c.name;
-        left.resize(14, ' ');
+        left.resize(width + 4, ' ');
         out << left << c.summary << "\n";
     }
     out << "\n`fusebox-pass COMMAND --help` describes a command.\n"

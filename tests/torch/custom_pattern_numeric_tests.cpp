@@ -9,6 +9,7 @@
 #include "core/torch/TorchSchemas.h"
 #include "patterns/custom/PatternCompiler.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <filesystem>
@@ -186,4 +187,42 @@ pattern relu_is_neg {
     std::ifstream report(dir + "/unsafe.json");
     std::string text((std::istreambuf_iterator<char>(report)), {});
     CHECK(text.find("\"failed_verification\": 1") != std::string::npos);
+}
+
+TEST_CASE("fusebox-pass pattern-from writes a pattern that matches every occurrence in the demo", "[torch][custom][cli]")
+{
+    const std::string dir = std::string(FUSEBOX_BINARY_DIR) + "/test-output";
+    std::filesystem::create_directories(dir);
+    const std::string demo = std::string(FUSEBOX_SOURCE_DIR) + "/resources/demo/recsys_demo.pt";
+    const std::string pass = std::string(FUSEBOX_BINARY_DIR) + "/app/fusebox-pass ";
+    auto run = [](const std::string &command, int *exitCode) {
+        std::string output;
+        FILE *pipe = popen((command + " 2>&1").c_str(), "r");
+        REQUIRE(pipe);
+        std::array<char, 4096> buffer;
+        size_t n;
+        while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0)
+            output.append(buffer.data(), n);
+        const int status = pclose(pipe);
+        *exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+        return output;
+    };
+    int exitCode = -1;
+    std::string out = run(pass + "pattern-from " + demo + " --nodes linear,relu,layer_norm --name dense_branch -o " + dir
+                              + "/dense_branch.patterns",
+                          &exitCode);
+    INFO(out);
+    REQUIRE(exitCode == 0);
+    out = run(pass + "matches " + demo + " --patterns " + dir + "/dense_branch.patterns --pattern dense_branch --json",
+              &exitCode);
+    INFO(out);
+    REQUIRE(exitCode == 0);
+    // One match per dense branch, the selected one (anchored at %layer_norm) included.
+    CHECK(std::count(out.begin(), out.end(), '{') >= 16);
+    CHECK(out.find("\"layer_norm\"") != std::string::npos);
+    CHECK(out.find("\"layer_norm_15\"") != std::string::npos);
+
+    out = run(pass + "pattern-from " + demo + " --nodes nope", &exitCode);
+    CHECK(exitCode == 1);
+    CHECK(out.find("no node named 'nope'") != std::string::npos);
 }
