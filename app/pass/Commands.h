@@ -29,6 +29,7 @@ Command matchesCommand();
 Command explainCommand();
 Command runCommand();
 Command patternFromCommand();
+Command exportPatternsCommand();
 
 /// The --input-shape option every model-reading command takes.
 OptionSpec inputShapeOption();

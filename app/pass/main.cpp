@@ -11,7 +11,8 @@ namespace {
 
 std::vector<Command> allCommands()
 {
-    return {inspectCommand(), convertCommand(), matchesCommand(), explainCommand(), runCommand(), patternFromCommand()};
+    return {inspectCommand(), convertCommand(), matchesCommand(), explainCommand(), runCommand(), patternFromCommand(),
+            exportPatternsCommand()};
 }
 
 void printTopHelp(std::ostream &out)
