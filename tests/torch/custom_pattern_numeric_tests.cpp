@@ -12,6 +12,8 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
+#include <cstdlib>
+#include <tuple>
 #include <filesystem>
 #include <fstream>
 #include <sys/wait.h>
@@ -225,4 +227,45 @@ TEST_CASE("fusebox-pass pattern-from writes a pattern that matches every occurre
     out = run(pass + "pattern-from " + demo + " --nodes nope", &exitCode);
     CHECK(exitCode == 1);
     CHECK(out.find("no node named 'nope'") != std::string::npos);
+}
+
+TEST_CASE("fusebox-pass export-patterns writes both targets and lists what it skipped", "[torch][custom][cli]")
+{
+    const std::string dir = std::string(FUSEBOX_BINARY_DIR) + "/test-output";
+    std::filesystem::create_directories(dir);
+    const std::string patterns = std::string(FUSEBOX_SOURCE_DIR) + "/resources/patterns/";
+    const std::string pass = std::string(FUSEBOX_BINARY_DIR) + "/app/fusebox-pass ";
+    auto run = [](const std::string &command) {
+        std::string output;
+        FILE *pipe = popen((command + " 2>&1").c_str(), "r");
+        REQUIRE(pipe);
+        std::array<char, 4096> buffer;
+        size_t n;
+        while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0)
+            output.append(buffer.data(), n);
+        const int status = pclose(pipe);
+        return std::pair{WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
+    };
+    auto [code, out] = run(pass + "export-patterns " + patterns + "linear_relu_fusion.patterns --to torchscript -o " + dir
+                           + "/fusion_patterns.h");
+    INFO(out);
+    REQUIRE(code == 0);
+    CHECK(out.find("2 of 2 patterns exported") != std::string::npos);
+    std::ifstream header(dir + "/fusion_patterns.h");
+    std::string text((std::istreambuf_iterator<char>(header)), {});
+    CHECK(text.find("registerFuseboxPatterns") != std::string::npos);
+    CHECK(text.find("fusebox::linear_relu(%x, %w, %b)") != std::string::npos);
+
+    std::tie(code, out) = run(pass + "export-patterns " + patterns + "cat_of_slices.patterns --to inductor -o " + dir
+                              + "/cat_patterns.py");
+    INFO(out);
+    REQUIRE(code == 0);
+    CHECK(out.find("skipped cat_of_slices: variadic list") != std::string::npos);
+    CHECK(std::system(("/usr/bin/python3 -m py_compile " + dir + "/cat_patterns.py").c_str()) == 0);
+
+    std::tie(code, out) = run(pass + "export-patterns " + patterns + "cat_of_slices.patterns --to onnx -o " + dir + "/x");
+    CHECK(code == 2);
+    std::tie(code, out) = run(pass + "--help");
+    CHECK(out.find("export-patterns") != std::string::npos);
+    CHECK(out.find("pattern-from") != std::string::npos);
 }
