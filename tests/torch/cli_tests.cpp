@@ -1,4 +1,6 @@
 // Runs the real fusebox-pass binary the way a user would.
+#include "RunPass.h"
+
 #include <catch.hpp>
 
 #include <nlohmann/json.hpp>
@@ -9,27 +11,10 @@
 #include <string>
 #include <sys/wait.h>
 
+using fusebox::testing::RunResult;
+using fusebox::testing::runPass;
+
 namespace {
-
-struct RunResult {
-    int exitCode = -1;
-    std::string output; // stdout and stderr together
-};
-
-RunResult runPass(const std::string &arguments)
-{
-    std::string command = std::string(FUSEBOX_BINARY_DIR) + "/app/fusebox-pass " + arguments + " 2>&1";
-    RunResult result;
-    FILE *pipe = popen(command.c_str(), "r");
-    REQUIRE(pipe);
-    std::array<char, 4096> buffer;
-    size_t n;
-    while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0)
-        result.output.append(buffer.data(), n);
-    int status = pclose(pipe);
-    result.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    return result;
-}
 
 std::string fixture(const std::string &name) { return std::string(FUSEBOX_FIXTURE_DIR) + "/" + name; }
 

@@ -1,6 +1,8 @@
 // The shipped example patterns (resources/patterns/) fire on small graphs
 // written as FX text, and every rewrite passes numeric verification in
 // libtorch; an unsafe pattern is caught by the verifier and undone.
+#include "RunPass.h"
+
 #include <catch.hpp>
 
 #include "core/io/FxText.h"
@@ -173,18 +175,11 @@ pattern relu_is_neg {
         relu: "f32[4, 8]" = torch.ops.aten.relu.default(x)
         return (relu,)
 )";
-    const std::string command = std::string(FUSEBOX_BINARY_DIR) + "/app/fusebox-pass run " + dir + "/unsafe.py --patterns "
-                                + path + " --verify -o " + dir + "/unsafe_out.py --report " + dir + "/unsafe.json 2>&1";
-    std::string output;
-    FILE *pipe = popen(command.c_str(), "r");
-    REQUIRE(pipe);
-    std::array<char, 4096> buffer;
-    size_t n;
-    while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0)
-        output.append(buffer.data(), n);
-    const int status = pclose(pipe);
+    const testing::RunResult cli = testing::runPass("run " + dir + "/unsafe.py --patterns " + path + " --verify -o " + dir
+                                                    + "/unsafe_out.py --report " + dir + "/unsafe.json");
+    const std::string &output = cli.output;
     INFO(output);
-    CHECK(WEXITSTATUS(status) == 0); // the final graph (with the rewrite undone) verifies
+    CHECK(cli.exitCode == 0); // the final graph (with the rewrite undone) verifies
     CHECK(output.find("relu_is_neg at %relu failed verification and was undone") != std::string::npos);
     std::ifstream report(dir + "/unsafe.json");
     std::string text((std::istreambuf_iterator<char>(report)), {});
@@ -196,26 +191,18 @@ TEST_CASE("fusebox-pass pattern-from writes a pattern that matches every occurre
     const std::string dir = std::string(FUSEBOX_BINARY_DIR) + "/test-output";
     std::filesystem::create_directories(dir);
     const std::string demo = std::string(FUSEBOX_SOURCE_DIR) + "/resources/demo/recsys_demo.pt";
-    const std::string pass = std::string(FUSEBOX_BINARY_DIR) + "/app/fusebox-pass ";
-    auto run = [](const std::string &command, int *exitCode) {
-        std::string output;
-        FILE *pipe = popen((command + " 2>&1").c_str(), "r");
-        REQUIRE(pipe);
-        std::array<char, 4096> buffer;
-        size_t n;
-        while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0)
-            output.append(buffer.data(), n);
-        const int status = pclose(pipe);
-        *exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-        return output;
+    auto run = [](const std::string &arguments, int *exitCode) {
+        testing::RunResult r = testing::runPass(arguments);
+        *exitCode = r.exitCode;
+        return r.output;
     };
     int exitCode = -1;
-    std::string out = run(pass + "pattern-from " + demo + " --nodes linear,relu,layer_norm --name dense_branch -o " + dir
+    std::string out = run("pattern-from " + demo + " --nodes linear,relu,layer_norm --name dense_branch -o " + dir
                               + "/dense_branch.patterns",
                           &exitCode);
     INFO(out);
     REQUIRE(exitCode == 0);
-    out = run(pass + "matches " + demo + " --patterns " + dir + "/dense_branch.patterns --pattern dense_branch --json",
+    out = run("matches " + demo + " --patterns " + dir + "/dense_branch.patterns --pattern dense_branch --json",
               &exitCode);
     INFO(out);
     REQUIRE(exitCode == 0);
@@ -224,7 +211,7 @@ TEST_CASE("fusebox-pass pattern-from writes a pattern that matches every occurre
     CHECK(out.find("\"layer_norm\"") != std::string::npos);
     CHECK(out.find("\"layer_norm_15\"") != std::string::npos);
 
-    out = run(pass + "pattern-from " + demo + " --nodes nope", &exitCode);
+    out = run("pattern-from " + demo + " --nodes nope", &exitCode);
     CHECK(exitCode == 1);
     CHECK(out.find("no node named 'nope'") != std::string::npos);
 }
@@ -234,19 +221,11 @@ TEST_CASE("fusebox-pass export-patterns writes both targets and lists what it sk
     const std::string dir = std::string(FUSEBOX_BINARY_DIR) + "/test-output";
     std::filesystem::create_directories(dir);
     const std::string patterns = std::string(FUSEBOX_SOURCE_DIR) + "/resources/patterns/";
-    const std::string pass = std::string(FUSEBOX_BINARY_DIR) + "/app/fusebox-pass ";
-    auto run = [](const std::string &command) {
-        std::string output;
-        FILE *pipe = popen((command + " 2>&1").c_str(), "r");
-        REQUIRE(pipe);
-        std::array<char, 4096> buffer;
-        size_t n;
-        while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0)
-            output.append(buffer.data(), n);
-        const int status = pclose(pipe);
-        return std::pair{WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
+    auto run = [](const std::string &arguments) {
+        testing::RunResult r = testing::runPass(arguments);
+        return std::pair{r.exitCode, r.output};
     };
-    auto [code, out] = run(pass + "export-patterns " + patterns + "linear_relu_fusion.patterns --to torchscript -o " + dir
+    auto [code, out] = run("export-patterns " + patterns + "linear_relu_fusion.patterns --to torchscript -o " + dir
                            + "/fusion_patterns.h");
     INFO(out);
     REQUIRE(code == 0);
@@ -256,16 +235,16 @@ TEST_CASE("fusebox-pass export-patterns writes both targets and lists what it sk
     CHECK(text.find("registerFuseboxPatterns") != std::string::npos);
     CHECK(text.find("fusebox::linear_relu(%x, %w, %b)") != std::string::npos);
 
-    std::tie(code, out) = run(pass + "export-patterns " + patterns + "cat_of_slices.patterns --to inductor -o " + dir
+    std::tie(code, out) = run("export-patterns " + patterns + "cat_of_slices.patterns --to inductor -o " + dir
                               + "/cat_patterns.py");
     INFO(out);
     REQUIRE(code == 0);
     CHECK(out.find("skipped cat_of_slices: variadic list") != std::string::npos);
     CHECK(std::system(("/usr/bin/python3 -m py_compile " + dir + "/cat_patterns.py").c_str()) == 0);
 
-    std::tie(code, out) = run(pass + "export-patterns " + patterns + "cat_of_slices.patterns --to onnx -o " + dir + "/x");
+    std::tie(code, out) = run("export-patterns " + patterns + "cat_of_slices.patterns --to onnx -o " + dir + "/x");
     CHECK(code == 2);
-    std::tie(code, out) = run(pass + "--help");
+    std::tie(code, out) = run("--help");
     CHECK(out.find("export-patterns") != std::string::npos);
     CHECK(out.find("pattern-from") != std::string::npos);
 }

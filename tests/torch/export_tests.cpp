@@ -1,5 +1,7 @@
 // The TorchScript exporter: archives re-imported by Fusebox and loaded and
 // run by Python's torch.jit.load (tests/fixtures/check_export.py).
+#include "RunPass.h"
+
 #include <catch.hpp>
 
 #include "ExecutorTestGraphs.h"
@@ -91,27 +93,14 @@ std::string writeCase(const std::string &name, const std::string &exported, cons
     return dir.string();
 }
 
-struct PythonResult {
-    int exitCode = -1;
-    std::string output;
-};
+using PythonResult = testing::RunResult;
 
 PythonResult checkInPython(const std::vector<std::string> &caseDirs)
 {
     std::string command = "/usr/bin/python3 " + std::string(FUSEBOX_SOURCE_DIR) + "/tests/fixtures/check_export.py";
     for (const std::string &dir : caseDirs)
         command += " '" + dir + "'";
-    command += " 2>&1";
-    PythonResult result;
-    FILE *pipe = popen(command.c_str(), "r");
-    REQUIRE(pipe);
-    std::array<char, 4096> buffer;
-    size_t n;
-    while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0)
-        result.output.append(buffer.data(), n);
-    int status = pclose(pipe);
-    result.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    return result;
+    return testing::runCommand(command);
 }
 
 /// Exports the fixture's graph, re-imports the archive, and compares both

@@ -1,6 +1,8 @@
 // PT2 inputs end to end: FX text dumps of the demo model, read with libtorch's
 // schemas, fire the same rules as its TorchScript form; fusebox-pass reads and
 // writes them.
+#include "RunPass.h"
+
 #include "core/io/FxText.h"
 #include "core/ir/GraphSummary.h"
 #include "core/ir/Verifier.h"
@@ -55,17 +57,9 @@ std::map<std::string, size_t> appliedCounts(Graph graph)
 
 std::string runPass(const std::string &arguments, int *exitCode)
 {
-    std::string command = std::string(FUSEBOX_BINARY_DIR) + "/app/fusebox-pass " + arguments + " 2>&1";
-    std::string output;
-    FILE *pipe = popen(command.c_str(), "r");
-    REQUIRE(pipe);
-    std::array<char, 4096> buffer;
-    size_t n;
-    while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0)
-        output.append(buffer.data(), n);
-    const int status = pclose(pipe);
-    *exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    return output;
+    testing::RunResult r = testing::runPass(arguments);
+    *exitCode = r.exitCode;
+    return r.output;
 }
 
 } // namespace
