@@ -220,10 +220,11 @@ Command runCommand()
             "named by --config) until no rule fires, skipping the config's rejected matches,\n"
             "and writes the rewritten model: OUT.pt loads with torch.jit.load; OUT.json is\n"
             "graph JSON with weights; OUT.py is print_readable()-style FX text. MODEL may be\n"
-            "TorchScript, a torch.export .pt2, an FX text dump or graph JSON. --verify runs the original and the graph after every\n"
-            "rewrite on the same random inputs; a rewrite whose outputs differ by more than\n"
-            "precision (absolute + relative) is undone and reported. The exit status is 1\n"
-            "when the final verification fails.",
+            "TorchScript, a torch.export .pt2, an FX text dump or graph JSON.\n"
+            "--verify runs the original and the graph after every rewrite on the same\n"
+            "random inputs; a rewrite whose outputs differ by more than precision\n"
+            "(absolute + relative) is undone and reported, naming its pattern. The exit\n"
+            "status is 1 when the final verification fails.",
             {{"-o", "OUT", "where to write the rewritten model (.pt, .json or .py; required)"},
              configOption(),
              patternsOption(),

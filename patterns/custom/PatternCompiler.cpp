@@ -1,5 +1,6 @@
 #include "PatternCompiler.h"
 #include "FilePattern.h"
+#include "ReplacementTypeCheck.h"
 
 #include "core/ir/OpSchema.h"
 
@@ -82,6 +83,8 @@ public:
         for (const Expr &w : d.where)
             p.whereTexts.push_back(writePatternExpr(w));
         if (auto error = checkReplacement(); !error.empty())
+            return Error{error};
+        if (auto error = custom::checkReplacementTypes(d, p.sourceName); !error.empty())
             return Error{error};
         p.needsCycleCheck = !p.steps.empty() || d.outputs.size() > 1;
 

@@ -337,6 +337,99 @@ TEST_CASE("the pattern compiler reports bad patterns with file:line:col", "[patt
              "returns Tensor");
 }
 
+namespace {
+/// A one-output pattern `r = <match>` rewritten to `r = <replacement>`.
+std::string typeCheckPattern(const std::string &match, const std::string &where, const std::string &replacement)
+{
+    return "pattern p {\n match {\n  r = " + match + "\n }\n where {\n  " + where + "\n }\n replace {\n  r = "
+           + replacement + "\n }\n}\n";
+}
+
+bool compiles(const std::string &text)
+{
+    PatternFileReadOptions options;
+    options.sourceName = "t.patterns";
+    auto file = parsePatternFile(text, options);
+    REQUIRE(file.hasValue());
+    auto patterns = compilePatterns(*file, nullptr);
+    INFO((patterns ? std::string() : patterns.error().message));
+    return patterns.hasValue();
+}
+} // namespace
+
+TEST_CASE("a replacement that cannot have the replaced value's dtype or rank is refused", "[patterns][custom]")
+{
+    SECTION("a comparison gives bool where the match keeps a float dtype")
+    {
+        CHECK(compileError(typeCheckPattern("aten::relu(x)", "dtype(x) in [f32, bf16]", "aten::gt(x, 0)"))
+              == "t.patterns:9:7: the replacement of 'r' cannot have the dtype of the value it replaces: aten::gt "
+                 "gives b8, the matched aten::relu gives bf16 or f32 (the dtype of x)");
+    }
+    SECTION("an op with no integer kernel makes its input floating")
+    {
+        CHECK(compileError(typeCheckPattern("aten::gelu(x)", "rank(x) == 2", "aten::argmax(x, 1, True)"))
+              == "t.patterns:9:7: the replacement of 'r' cannot have the dtype of the value it replaces: "
+                 "aten::argmax gives i64, the matched aten::gelu gives a floating dtype (the dtype of x)");
+    }
+    SECTION("to() with another dtype")
+    {
+        CHECK(compileError(typeCheckPattern("aten::neg(x)", "dtype(x) == f32", "aten::to(x, f16)"))
+              == "t.patterns:9:7: the replacement of 'r' cannot have the dtype of the value it replaces: aten::to "
+                 "gives f16, the matched aten::neg gives f32 (the dtype of x)");
+    }
+    SECTION("a reduction drops a dimension")
+    {
+        CHECK(compileError(typeCheckPattern("aten::relu(x)", "users(x) == 1", "aten::sum(x, [1])"))
+              == "t.patterns:9:7: the replacement of 'r' cannot have the rank of the value it replaces: aten::sum "
+                 "gives rank rank(x) - 1, the matched aten::relu gives rank rank(x)");
+    }
+    SECTION("a view to a fixed rank where the constraint fixes another")
+    {
+        CHECK(compileError(typeCheckPattern("aten::relu(x)", "rank(x) == 3", "aten::view(x, [-1])"))
+              == "t.patterns:9:7: the replacement of 'r' cannot have the rank of the value it replaces: aten::view "
+                 "gives rank 1, the matched aten::relu gives rank 3");
+    }
+    SECTION("an alias to a capture of another rank")
+    {
+        CHECK(compileError(typeCheckPattern("aten::unsqueeze(x, 0)", "users(x) == 1", "x"))
+              == "t.patterns:9:7: the replacement of 'r' cannot have the rank of the value it replaces: 'x' gives "
+                 "rank rank(x), the matched aten::unsqueeze gives rank rank(x) + 1");
+    }
+    SECTION("through replacement values")
+    {
+        CHECK(compileError("pattern p {\n match {\n  r = aten::cat([a, b], 1)\n }\n where {\n  rank(a) == 2\n"
+                           "  rank(b) == 2\n }\n replace {\n  s = aten::stack([a, b], 1)\n"
+                           "  r = aten::sum(s, [1], True)\n }\n}\n")
+              == "t.patterns:11:7: the replacement of 'r' cannot have the rank of the value it replaces: aten::sum "
+                 "gives rank 3, the matched aten::cat gives rank 2");
+    }
+    SECTION("through the items of an unbind")
+    {
+        CHECK(compileError("pattern p {\n match {\n  r = aten::neg(x)\n }\n where {\n  rank(x) == 2\n }\n"
+                           " replace {\n  s = aten::unbind(x, 0)\n  r = getitem(s, 0)\n }\n}\n")
+              == "t.patterns:10:7: the replacement of 'r' cannot have the rank of the value it replaces: getitem "
+                 "gives rank 1, the matched aten::neg gives rank 2");
+    }
+}
+
+TEST_CASE("the type check never refuses a pattern that can be right", "[patterns][custom]")
+{
+    // Same dtype and rank, by the rules the check knows.
+    CHECK(compiles(typeCheckPattern("aten::relu(aten::linear(x, w, b))", "users(x) == 1",
+                                    "fusebox::linear_relu(x, w, b)")));
+    CHECK(compiles(typeCheckPattern("aten::sum(x, [1], True)", "rank(x) == 2", "aten::sum(x, -1, True)")));
+    CHECK(compiles(typeCheckPattern("aten::squeeze(aten::unsqueeze(x, 0), 0)", "users(x) == 1", "x")));
+    CHECK(compiles(typeCheckPattern("aten::mean(x, [0, 1])", "rank(x) == 2", "aten::mean(x)")));
+    CHECK(compiles(typeCheckPattern("aten::to(x, f32)", "users(x) == 1", "aten::_to_copy(x, dtype=f32)")));
+    CHECK(compiles(typeCheckPattern("aten::add(x, x)", "users(x) == 1", "aten::mul(x, 2)")));
+    CHECK(compiles(typeCheckPattern("aten::mul(x, 0.5)", "users(x) == 1", "aten::div(x, 2)")));
+    CHECK(compiles(typeCheckPattern("aten::view(x, [a, b])", "rank(x) == 2", "aten::reshape(x, [a, b])")));
+    // Unknown facts (another namespace, a capture of unknown dtype) are never a mismatch.
+    CHECK(compiles(typeCheckPattern("aten::relu(x)", "users(x) == 1", "mylib::anything(x)")));
+    CHECK(compiles(typeCheckPattern("aten::eq(x, y)", "users(x) == 1", "aten::logical_not(aten::ne(x, y))")));
+    CHECK(compiles(typeCheckPattern("aten::relu(x)", "users(x) == 1", "aten::gt(x, 0)")));
+}
+
 TEST_CASE("addPatternFile refuses names already in the set", "[patterns][custom]")
 {
     PatternSet set = loadSet("linear_relu_fusion.patterns");
