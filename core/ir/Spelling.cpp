@@ -2,23 +2,29 @@
 
 #include <algorithm>
 #include <numeric>
+#include <vector>
 
 namespace fusebox {
 
 size_t editDistance(std::string_view a, std::string_view b)
 {
-    std::vector<size_t> row(b.size() + 1);
-    std::iota(row.begin(), row.end(), 0);
-    for (size_t i = 1; i <= a.size(); ++i) {
-        size_t diagonal = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= b.size(); ++j) {
-            size_t above = row[j];
-            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-            diagonal = above;
+    // Optimal string alignment: Levenshtein plus adjacent transpositions,
+    // the commonest typo ("rleu" is one edit from "relu").
+    const size_t n = a.size(), m = b.size();
+    std::vector<std::vector<size_t>> d(n + 1, std::vector<size_t>(m + 1));
+    for (size_t i = 0; i <= n; ++i)
+        d[i][0] = i;
+    for (size_t j = 0; j <= m; ++j)
+        d[0][j] = j;
+    for (size_t i = 1; i <= n; ++i) {
+        for (size_t j = 1; j <= m; ++j) {
+            const size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+            d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+                d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
         }
     }
-    return row[b.size()];
+    return d[n][m];
 }
 
 std::vector<std::string> closestMatches(std::string_view word, const std::vector<std::string> &candidates, size_t limit)
@@ -30,7 +36,12 @@ std::vector<std::string> closestMatches(std::string_view word, const std::vector
         if (d <= budget)
             scored.push_back({d, c});
     }
-    std::stable_sort(scored.begin(), scored.end(), [](const auto &x, const auto &y) { return x.first < y.first; });
+    // Closest first; among equals, a candidate of the word's length (a
+    // substitution or a swap) before one that adds or drops letters.
+    auto lengthGap = [&](const std::string &c) { return c.size() > word.size() ? c.size() - word.size() : word.size() - c.size(); };
+    std::stable_sort(scored.begin(), scored.end(), [&](const auto &x, const auto &y) {
+        return x.first != y.first ? x.first < y.first : lengthGap(x.second) < lengthGap(y.second);
+    });
     std::vector<std::string> best;
     for (size_t i = 0; i < scored.size() && i < limit; ++i)
         best.push_back(scored[i].second);

@@ -6,7 +6,8 @@
 
 namespace fusebox {
 
-/// Levenshtein distance between two strings.
+/// Edit distance between two strings: insertions, deletions, substitutions
+/// and swaps of adjacent letters each cost 1 (optimal string alignment).
 size_t editDistance(std::string_view a, std::string_view b);
 
 /// Up to `limit` candidates closest to `word` (edit distance at most a third

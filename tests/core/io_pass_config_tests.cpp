@@ -95,6 +95,10 @@ TEST_CASE("spelling suggestions", "[ir]")
     CHECK(closestMatches("aten::lienar", {"aten::linear", "aten::bilinear", "aten::relu"})
           == std::vector<std::string>{"aten::linear", "aten::bilinear"});
     CHECK(didYouMean("zzz", {"aten::relu"}).empty());
+    // A swap of adjacent letters is one edit, and a same-length candidate
+    // comes before one that drops a letter at the same distance.
+    CHECK(editDistance("rleu", "relu") == 1);
+    CHECK(closestMatches("aten::rleu", {"aten::elu", "aten::glu", "aten::relu"}).front() == "aten::relu");
 }
 
 TEST_CASE("pass config syntax errors give line and column", "[io]")
