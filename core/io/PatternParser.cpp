@@ -170,7 +170,25 @@ private:
     }
 
     // Precedence, loosest first: or, and, not, comparison/in, + -, * / %, unary -, postfix [].
-    Expr parseExpr() { return parseOr(); }
+    Expr parseExpr()
+    {
+        NestingGuard guard(*this, peek());
+        return parseOr();
+    }
+
+    /// Bounds recursion, so that absurd nesting is an error and not a stack
+    /// overflow (the editor parses every keystroke).
+    static constexpr int kMaxNesting = 200;
+    struct NestingGuard {
+        Parser &parser;
+        NestingGuard(Parser &p, const Token &at) : parser(p)
+        {
+            if (++parser.m_nesting > kMaxNesting)
+                parser.fail(at, "nesting deeper than " + std::to_string(kMaxNesting) + " levels");
+        }
+        ~NestingGuard() { --parser.m_nesting; }
+    };
+    int m_nesting = 0;
 
     Expr binary(const Token &op, Expr lhs, Expr rhs)
     {
@@ -215,6 +233,7 @@ private:
         if (!peek().is(TokenKind::Name, "not"))
             return parseComparison();
         const Token op = next();
+        NestingGuard guard(*this, op);
         return unary(op, parseNot());
     }
 
@@ -246,6 +265,7 @@ private:
         if (!peek().isPunct("-"))
             return parsePostfix();
         const Token op = next();
+        NestingGuard guard(*this, op);
         Expr operand = parseUnary();
         // Fold `-literal` so match literals compare as plain numbers.
         if (operand.kind == ExprKind::Int || operand.kind == ExprKind::Float) {

@@ -379,3 +379,20 @@ TEST_CASE("structural errors of patterns", "[io][pattern]")
     CHECK(errorOf("pattern p {\n    options { a = x }\n    match { y = aten::relu(x) }\n    replace { y = x }\n}")
           == "t.patterns:2:19: option 'a' must be a literal, found 'x'");
 }
+
+TEST_CASE("absurd nesting is an error, not a stack overflow", "[io][pattern]")
+{
+    const std::string deep(5000, '(');
+    const std::string close(5000, ')');
+    const std::string error =
+        errorOf(pattern("        y = aten::relu(x)\n", "        " + deep + "rank(x)" + close + " == 2\n", "        y = x\n"));
+    CHECK(error.find("nesting deeper than 200 levels") != std::string::npos);
+    std::string nots;
+    for (int i = 0; i < 5000; ++i)
+        nots += "not ";
+    CHECK(errorOf(pattern("        y = aten::relu(x)\n", "        " + nots + "True\n", "        y = x\n"))
+              .find("nesting deeper than 200 levels")
+          != std::string::npos);
+    // Ordinary nesting is fine.
+    parseOk(pattern("        y = aten::relu(x)\n", "        ((((rank(x)))) == 2)\n", "        y = x\n"));
+}
