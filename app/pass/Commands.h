@@ -5,6 +5,7 @@
 #include "core/io/PassConfig.h"
 #include "core/rewrite/PatternSet.h"
 #include "core/torch/ModelLoader.h"
+#include "core/torch/ModelSaver.h"
 
 #include <functional>
 #include <string>
@@ -47,13 +48,10 @@ OptionSpec patternsOption();
 std::optional<PatternSet> patternsForCommand(const ParsedArgs &args, const std::string &commandName,
                                              PassConfig *config = nullptr);
 
-/// The graph formats fusebox-pass writes, chosen by OUT's extension.
-enum class OutputFormat { TorchScript, GraphJson, FxText, Unknown };
-/// .pt -> TorchScript, .json -> graph JSON, .py/.txt -> FX text.
-OutputFormat outputFormatOf(const std::string &path);
-/// Writes graph to path in the format its extension names (graph JSON with
-/// weights when embedWeights). Errors are one line.
-Status saveModel(const Graph &graph, const std::string &path, bool embedWeights);
+// The graph formats fusebox-pass writes: core/torch/ModelSaver.h.
+using fusebox::OutputFormat;
+using fusebox::outputFormatOf;
+using fusebox::saveModel;
 
 /// Exit codes: 0 ok, 1 the input could not be processed, 2 bad usage.
 inline constexpr int kExitOk = 0;

@@ -4,6 +4,7 @@
 #include "core/rewrite/GreedyDriver.h"
 #include "core/torch/Executor.h"
 #include "core/torch/NumericVerifier.h"
+#include "core/torch/RewriteVerifier.h"
 #include "core/torch/TorchScriptExporter.h"
 #include "patterns/PassConfiguration.h"
 
@@ -15,53 +16,6 @@
 
 namespace fusebox::cli {
 namespace {
-
-/// Checks each rewrite against the original graph's outputs on fixed inputs.
-class RewriteVerifier {
-public:
-    static std::optional<RewriteVerifier> create(const Graph &original, double precision, std::string &error)
-    {
-        auto inputs = randomInputs(original, 0);
-        if (!inputs) {
-            error = inputs.error().message;
-            return std::nullopt;
-        }
-        auto executor = Executor::create(original);
-        if (!executor) {
-            error = executor.error().message;
-            return std::nullopt;
-        }
-        std::vector<std::string> names;
-        auto expected = executor->run(*inputs, &names);
-        if (!expected) {
-            error = expected.error().message;
-            return std::nullopt;
-        }
-        return RewriteVerifier{std::move(*inputs), std::move(*expected), std::move(names), precision};
-    }
-
-    std::optional<std::string> operator()(const Graph &rewritten) const
-    {
-        auto actual = runGraph(rewritten, m_inputs);
-        if (!actual)
-            return "the rewritten graph does not run: " + actual.error().message;
-        VerificationResult r = compareOutputs(m_expected, *actual, m_names, m_precision);
-        if (!r.passed)
-            return r.message;
-        return std::nullopt;
-    }
-
-private:
-    RewriteVerifier(std::vector<HostTensor> inputs, std::vector<HostTensor> expected, std::vector<std::string> names,
-                    double precision)
-        : m_inputs(std::move(inputs)), m_expected(std::move(expected)), m_names(std::move(names)),
-          m_precision(precision)
-    {
-    }
-    std::vector<HostTensor> m_inputs, m_expected;
-    std::vector<std::string> m_names;
-    double m_precision;
-};
 
 /// Collects undone rewrites for the report.
 class UndoRecorder final : public DriverListener {
@@ -75,11 +29,6 @@ public:
                   << " failed verification and was undone: " << reason << "\n";
     }
 };
-
-bool endsWith(const std::string &s, const std::string &suffix)
-{
-    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
 
 int runRun(const ParsedArgs &args)
 {
@@ -124,12 +73,13 @@ int runRun(const ParsedArgs &args)
     const bool verify = args.has("--verify");
     std::optional<RewriteVerifier> verifier;
     if (verify) {
-        std::string error;
-        verifier = RewriteVerifier::create(original, precision, error);
-        if (!verifier) {
-            std::cerr << "fusebox-pass run: cannot verify " << args.positionals[0] << ": " << error << "\n";
+        auto created = RewriteVerifier::create(original, precision);
+        if (!created) {
+            std::cerr << "fusebox-pass run: cannot verify " << args.positionals[0] << ": " << created.error().message
+                      << "\n";
             return kExitFailure;
         }
+        verifier = std::move(*created);
         options.verifyRewrite = [&verifier](const Graph &g) { return (*verifier)(g); };
     }
     options.isRejected = rejectionFilter(config);

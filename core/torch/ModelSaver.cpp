@@ -1,14 +1,14 @@
-#include "Commands.h"
+#include "ModelSaver.h"
 
 #include "core/io/FxText.h"
 #include "core/io/GraphJson.h"
 #include "core/io/JsonSupport.h"
-#include "core/torch/TorchScriptExporter.h"
+#include "TorchScriptExporter.h"
 
 #include <algorithm>
 #include <filesystem>
 
-namespace fusebox::cli {
+namespace fusebox {
 
 OutputFormat outputFormatOf(const std::string &path)
 {
@@ -38,4 +38,4 @@ Status saveModel(const Graph &graph, const std::string &path, bool embedWeights)
     return Error{path + ": unknown output format (use .pt, .json, or .py/.txt for FX text)"};
 }
 
-} // namespace fusebox::cli
+} // namespace fusebox

@@ -1,0 +1,22 @@
+#pragma once
+
+#include "core/ir/Expected.h"
+#include "core/ir/Graph.h"
+
+#include <string>
+
+namespace fusebox {
+
+/// The graph formats Fusebox writes, chosen by the file's extension.
+enum class OutputFormat { TorchScript, GraphJson, FxText, Unknown };
+
+/// .pt -> TorchScript, .json -> graph JSON, .py/.txt -> FX text (case-insensitive).
+OutputFormat outputFormatOf(const std::string &path);
+
+/// Writes graph to path in the format its extension names: a TorchScript
+/// archive that loads with torch.jit.load, graph JSON (with the weights when
+/// embedWeights), or print_readable()-style FX text. Errors are one line.
+/// What `fusebox-pass run/convert -o` and the IDE's Export Model use.
+Status saveModel(const Graph &graph, const std::string &path, bool embedWeights);
+
+} // namespace fusebox
