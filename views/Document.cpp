@@ -1,18 +1,24 @@
 #include "Document.h"
 
 #include "core/ir/Verifier.h"
+#include "patterns/Catalog.h"
 
 #include <QFileInfo>
 #include <QFutureWatcher>
+#include <QUndoStack>
 #include <QtConcurrent/QtConcurrentRun>
 
 #include <exception>
 
 namespace fusebox {
 
-Document::Document(QObject *parent) : QObject(parent) {}
+Document::Document(QObject *parent) : QObject(parent), m_patterns(builtinCatalog()), m_undo(new QUndoStack(this)) {}
 
-Document::~Document() = default;
+Document::~Document()
+{
+    // A background search or Apply All reads the graph and the patterns.
+    m_background.waitForFinished();
+}
 
 void Document::open(const QString &path, const LoadOptions &options, const QString &displayName)
 {
@@ -61,15 +67,35 @@ void Document::setGraph(Graph graph, const QString &displayName, const QStringLi
                         const QString &filePath)
 {
     ++m_generation; // a pending load must not overwrite this graph
+    m_background.waitForFinished();
     m_loading = false;
     m_graph = std::move(graph);
     m_hasGraph = true;
     m_displayName = displayName;
     m_filePath = filePath;
     m_warnings = warnings;
+    resetSession();
     for (const VerifierIssue &issue : verify(m_graph))
         m_warnings << tr("verifier: %1").arg(QString::fromStdString(issue.message));
     emit graphLoaded();
+}
+
+void Document::resetSession()
+{
+    // A new graph is a new review: decisions and history belong to the old one.
+    ++m_graphVersion;
+    m_original = m_graph.clone();
+    m_undo->clear();
+    m_savedIndex = 0;
+    m_decisionsDirty = false;
+    m_matches.clear();
+    m_candidates.clear();
+    m_failures.clear();
+    m_rejected.clear();
+    m_haveMatches = false;
+    m_verifier.reset();
+    m_verifierTried = false;
+    m_verifierError.clear();
 }
 
 } // namespace fusebox

@@ -1,18 +1,48 @@
 #pragma once
 
+#include "MatchEntry.h"
+#include "SessionFile.h"
+#include "core/io/PassConfig.h"
 #include "core/ir/Graph.h"
+#include "core/rewrite/EditLog.h"
+#include "core/rewrite/Explainer.h"
+#include "core/rewrite/GreedyDriver.h"
+#include "core/rewrite/PatternSet.h"
 #include "core/torch/ModelLoader.h"
 
+#include <QFuture>
 #include <QObject>
 #include <QString>
 #include <QStringList>
 
+#include <map>
 #include <memory>
+#include <optional>
+#include <vector>
+
+class QUndoStack;
 
 namespace fusebox {
 
+class RewriteVerifier;
+
+/// Counts the patterns panel shows for one pattern.
+struct PatternTally {
+    int candidates = 0;
+    int applied = 0;
+    int rejected = 0;
+    int failed = 0;
+};
+
 /// The model being looked at: owns the Graph, the loader's warnings and where
 /// the graph came from. Views keep NodeIds and ask the document for nodes.
+///
+/// It also owns the rewriting session: the pattern set (the built-in catalog
+/// plus pattern files), the current candidate matches, the reviewer's
+/// decisions (applied, rejected, failed verification) and the QUndoStack.
+/// Every graph change goes through the rewriter (GreedyDriver::apply / run),
+/// whose edit groups the undo commands revert and replay; views update only
+/// from the past-tense signals.
 ///
 /// Files are read on a worker thread (QtConcurrent), so opening a big model
 /// never blocks the GUI; the result is applied on the GUI thread. Opening a
@@ -42,17 +72,148 @@ public:
     void setGraph(Graph graph, const QString &displayName, const QStringList &warnings = {},
                   const QString &filePath = {});
 
+    // ---- patterns -----------------------------------------------------------
+    const PatternSet &patterns() const { return m_patterns; }
+    void setPatternEnabled(const QString &name, bool enabled);
+    /// Sets one option of a pattern (an Inductor knob); an Error for unknown names.
+    Status setPatternOption(const QString &pattern, const QString &option, const OptionValue &value);
+    /// Compiles a pattern file and adds its patterns (enabled); errors carry file:line:col.
+    Status addPatternFile(const QString &path);
+    /// Compiles pattern text (the editor's "Use in Document") and adds or
+    /// replaces its patterns; returns their names.
+    Expected<std::vector<std::string>> addPatternText(const QString &text, const QString &sourceName);
+    /// Names of the patterns that came from pattern files or text.
+    const std::vector<std::string> &customPatternNames() const { return m_customNames; }
+    PatternTally tally(const std::string &pattern) const;
+
+    // ---- matches --------------------------------------------------------------
+    /// Candidates on the current graph (pending or rejected), then failed
+    /// verifications, then what was applied (oldest first).
+    const std::vector<MatchEntry> &matches() const { return m_matches; }
+    /// Starts finding every candidate match of the enabled patterns in the
+    /// background (what the greedy driver's first round would consider);
+    /// emits matchSearchStarted(), then matchesChanged().
+    void findMatches();
+    bool isSearching() const { return m_searching; }
+    /// Blocks until a running search ends (its result is then applied).
+    void waitForSearch();
+    /// True once findMatches() ran on this graph (matches are shown).
+    bool hasMatchResults() const { return m_haveMatches; }
+
+    /// Applies the candidate matches at these rows of matches() as one undo
+    /// step, verifying each rewrite when verification is on: a rewrite that
+    /// changes the outputs is undone at once and listed as failed. Returns
+    /// how many were applied; `error` says why none could be.
+    int applyMatches(const std::vector<int> &rows, QString *error = nullptr);
+    /// Runs the greedy driver to a fixed point (skipping rejected matches),
+    /// in the background; one undo step. Emits applyAllFinished().
+    void applyAll();
+    bool isApplyingAll() const { return m_applyingAll; }
+    /// The driver's per-pattern counters of the last Apply All (matched,
+    /// applied, rejected matches skipped, failed verification).
+    const std::map<std::string, PatternCounters> &lastApplyAllCounters() const { return m_lastCounters; }
+    /// Rejects the candidate at this row (undoable); it stays rejected for
+    /// this document and goes into the exported pass file.
+    bool rejectMatch(int row);
+    /// Undoes a rejection (undoable).
+    bool restoreMatch(int row);
+    bool isRejected(const std::string &signature) const { return m_rejected.count(signature) != 0; }
+
+    /// Verify each apply numerically (default on).
+    void setVerifyApplies(bool on) { m_verifyApplies = on; }
+    bool verifyApplies() const { return m_verifyApplies; }
+
+    /// Why `pattern` does or does not fire at `node` (the engine's check trace).
+    std::optional<Explanation> explain(const std::string &pattern, NodeId node) const;
+    /// Where `pattern` came closest to firing, grouped by failed check.
+    std::optional<NearMissSummary> nearMisses(const std::string &pattern) const;
+
+    // ---- history --------------------------------------------------------------
+    QUndoStack *undoStack() const { return m_undo; }
+    /// The graph as loaded, before any rewrite.
+    const Graph &originalGraph() const { return m_original; }
+    /// The edit groups applied so far, oldest first (the undone ones excluded).
+    std::vector<const EditGroup *> appliedGroups() const;
+    /// True when there are decisions not saved to a pass file or session.
+    bool isModified() const;
+    void markSaved();
+
+    // ---- the pass file ----------------------------------------------------------
+    /// The enabled rules with their options, custom patterns, and rejected matches.
+    PassConfig passConfig() const;
+    Status savePassFile(const QString &path);
+    /// Reads a pass file: enables its rules with their options, adds its
+    /// custom patterns and takes its rejections; re-finds matches.
+    Status loadPassFile(const QString &path);
+    /// The same for a config already read (sourceName resolves its files).
+    Status applyPassConfig(const PassConfig &config, const std::string &sourceName);
+
+    // ---- sessions ---------------------------------------------------------------
+    /// The applied undo steps, oldest first, as a session stores them.
+    std::vector<SessionStep> sessionSteps() const;
+    /// Applies the steps again on this graph (a reopened session): each
+    /// step's matches are found by signature and applied as one undo step;
+    /// an Apply All runs again. False, with the step that failed, when a
+    /// step's matches are no longer there.
+    bool replaySteps(const std::vector<SessionStep> &steps, QString *error = nullptr);
+
+    // ---- used by the undo commands ----------------------------------------------
+    void revertGroups(const std::vector<EditGroup> &groups);
+    void replayGroups(const std::vector<EditGroup> &groups);
+    void setRejected(const MatchEntry &entry, bool rejected);
+
 signals:
     void loadStarted(const QString &path);
     void graphLoaded();
     void loadFailed(const QString &path, const QString &message);
+    /// The set of patterns, their enable flags or options changed.
+    void patternsChanged();
+    void matchSearchStarted();
+    /// matches() changed (a search finished, a decision was made or undone).
+    void matchesChanged();
+    /// The graph was rewritten (an apply, an undo, a redo).
+    void graphRewritten();
+    /// A rewrite failed numeric verification and was undone; message is one line.
+    void verificationFailed(const QString &pattern, const QString &anchor, const QString &message);
+    void applyAllStarted();
+    void applyAllFinished(int applied, const QString &summary);
 
 private:
     void finishLoad(quint64 generation, const QString &path, const QString &displayName,
                     std::shared_ptr<Expected<LoadedModel>> result);
 
+    void resetSession();
+    void graphChanged();
+    void rebuildMatchList(std::vector<MatchEntry> candidates);
+    std::vector<MatchEntry> appliedEntries() const;
+    const RewriteVerifier *verifier(QString *whyNot);
+    void waitForPatternsIdle();
+
     Graph m_graph;
+    Graph m_original;
     bool m_hasGraph = false;
+    PatternSet m_patterns;
+    std::vector<std::string> m_customNames;
+    std::vector<CustomPatternSource> m_customSources;
+    std::vector<MatchEntry> m_matches;
+    /// The last search's candidates (status unset; signatures computed).
+    std::vector<MatchEntry> m_candidates;
+    std::vector<MatchEntry> m_failures;
+    std::map<std::string, MatchEntry> m_rejected;
+    std::map<std::string, PatternCounters> m_lastCounters;
+    QUndoStack *m_undo;
+    bool m_verifyApplies = true;
+    bool m_searching = false;
+    bool m_searchAgain = false;
+    bool m_haveMatches = false;
+    bool m_applyingAll = false;
+    quint64 m_graphVersion = 0;
+    QFuture<void> m_background;
+    std::shared_ptr<RewriteVerifier> m_verifier;
+    QString m_verifierError;
+    bool m_verifierTried = false;
+    int m_savedIndex = 0;
+    bool m_decisionsDirty = false;
     bool m_loading = false;
     QString m_filePath;
     QString m_displayName;

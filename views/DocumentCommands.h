@@ -1,0 +1,58 @@
+#pragma once
+
+#include "MatchEntry.h"
+#include "SessionFile.h"
+#include "core/rewrite/EditLog.h"
+
+#include <QUndoCommand>
+
+#include <vector>
+
+namespace fusebox {
+
+class Document;
+
+/// One rewrite step on the document: the edit groups of one or more applied
+/// matches (Apply, Apply Selected, Apply All). The rewrite has already
+/// happened when the command is pushed, so the first redo() does nothing;
+/// undo() reverts the groups newest first and redo() replays them, through
+/// the document, which then re-finds the matches.
+class RewriteCommand final : public QUndoCommand {
+public:
+    RewriteCommand(Document *document, const QString &text, std::vector<EditGroup> groups,
+                   std::vector<MatchEntry> applied, SessionStep step);
+
+    void undo() override;
+    void redo() override;
+
+    const std::vector<EditGroup> &groups() const { return m_groups; }
+    /// What was applied, one entry per rewrite (status Applied).
+    const std::vector<MatchEntry> &applied() const { return m_applied; }
+    /// How a session replays this step.
+    const SessionStep &step() const { return m_step; }
+
+private:
+    Document *m_document;
+    std::vector<EditGroup> m_groups;
+    std::vector<MatchEntry> m_applied;
+    SessionStep m_step;
+    bool m_done = true;
+};
+
+/// Rejecting (or un-rejecting) a match, by its signature.
+class RejectCommand final : public QUndoCommand {
+public:
+    RejectCommand(Document *document, MatchEntry entry, bool reject);
+
+    void undo() override;
+    void redo() override;
+
+    const MatchEntry &entry() const { return m_entry; }
+
+private:
+    Document *m_document;
+    MatchEntry m_entry;
+    bool m_reject;
+};
+
+} // namespace fusebox

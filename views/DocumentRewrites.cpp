@@ -1,0 +1,518 @@
+// The rewriting half of Document: patterns, the background match search,
+// apply / reject through undo commands, verification and the pass file.
+// (Loading lives in Document.cpp.)
+#include "Document.h"
+#include "DocumentCommands.h"
+
+#include "core/io/PatternFile.h"
+#include "core/rewrite/GreedyDriver.h"
+#include "core/torch/FuseboxOps.h"
+#include "core/torch/RewriteVerifier.h"
+#include "core/torch/TorchSchemas.h"
+#include "patterns/Catalog.h"
+#include "patterns/PassConfiguration.h"
+#include "patterns/custom/PatternCompiler.h"
+
+#include <QFileInfo>
+#include <QFutureWatcher>
+#include <QEventLoop>
+#include <QUndoStack>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include <algorithm>
+#include <set>
+
+namespace fusebox {
+
+QString toString(MatchStatus status)
+{
+    switch (status) {
+    case MatchStatus::Pending: return QObject::tr("pending");
+    case MatchStatus::Rejected: return QObject::tr("rejected");
+    case MatchStatus::Applied: return QObject::tr("applied");
+    case MatchStatus::FailedVerification: return QObject::tr("failed verification");
+    }
+    return {};
+}
+
+namespace {
+
+QString qs(const std::string &s) { return QString::fromStdString(s); }
+
+void countEdits(const EditGroup &group, MatchEntry &entry)
+{
+    for (const Edit &e : group.edits) {
+        if (e.kind == Edit::Kind::Insert)
+            ++entry.nodesAdded;
+        else if (e.kind == Edit::Kind::Erase)
+            ++entry.nodesRemoved;
+    }
+}
+
+} // namespace
+
+// ---- patterns ----------------------------------------------------------------
+
+void Document::waitForPatternsIdle()
+{
+    // The background search and Apply All read the pattern set.
+    waitForSearch();
+    if (m_applyingAll)
+        m_background.waitForFinished();
+}
+
+void Document::setPatternEnabled(const QString &name, bool enabled)
+{
+    if (!m_patterns.find(name.toStdString()) || m_patterns.isEnabled(name.toStdString()) == enabled)
+        return;
+    waitForPatternsIdle();
+    m_patterns.setEnabled(name.toStdString(), enabled);
+    m_decisionsDirty = true;
+    ++m_graphVersion;
+    emit patternsChanged();
+    if (m_haveMatches)
+        findMatches();
+}
+
+Status Document::setPatternOption(const QString &pattern, const QString &option, const OptionValue &value)
+{
+    Pattern *p = m_patterns.find(pattern.toStdString());
+    if (!p)
+        return Error{"no pattern '" + pattern.toStdString() + "'"};
+    if (!p->options().has(option.toStdString()))
+        return Error{pattern.toStdString() + " has no option '" + option.toStdString() + "'"};
+    waitForPatternsIdle();
+    p->options().set(option.toStdString(), value);
+    m_decisionsDirty = true;
+    ++m_graphVersion;
+    emit patternsChanged();
+    if (m_haveMatches)
+        findMatches();
+    return {};
+}
+
+Status Document::addPatternFile(const QString &path)
+{
+    PatternFileReadOptions options;
+    options.schemas = &torchSchemas();
+    auto file = readPatternFile(path.toStdString(), options);
+    if (!file)
+        return file.error();
+    auto compiled = compilePatterns(*file, &torchSchemas());
+    if (!compiled)
+        return compiled.error();
+    ensureFuseboxOpsRegistered();
+    waitForPatternsIdle();
+    for (auto &p : *compiled) {
+        const std::string name = p->name();
+        m_patterns.add(std::move(p));
+        if (std::find(m_customNames.begin(), m_customNames.end(), name) == m_customNames.end())
+            m_customNames.push_back(name);
+    }
+    CustomPatternSource source;
+    source.file = source.resolvedFile = QFileInfo(path).absoluteFilePath().toStdString();
+    m_customSources.push_back(source);
+    m_decisionsDirty = true;
+    ++m_graphVersion;
+    emit patternsChanged();
+    if (m_haveMatches)
+        findMatches();
+    return {};
+}
+
+Expected<std::vector<std::string>> Document::addPatternText(const QString &text, const QString &sourceName)
+{
+    PatternFileReadOptions options;
+    options.schemas = &torchSchemas();
+    options.sourceName = sourceName.toStdString();
+    auto file = parsePatternFile(text.toStdString(), options);
+    if (!file)
+        return file.error();
+    auto compiled = compilePatterns(*file, &torchSchemas());
+    if (!compiled)
+        return compiled.error();
+    ensureFuseboxOpsRegistered();
+    waitForPatternsIdle();
+    std::vector<std::string> names;
+    for (auto &p : *compiled) {
+        names.push_back(p->name());
+        m_patterns.add(std::move(p));
+        if (std::find(m_customNames.begin(), m_customNames.end(), names.back()) == m_customNames.end())
+            m_customNames.push_back(names.back());
+    }
+    CustomPatternSource source;
+    source.text = text.toStdString();
+    m_customSources.push_back(source);
+    m_decisionsDirty = true;
+    ++m_graphVersion;
+    emit patternsChanged();
+    if (m_haveMatches)
+        findMatches();
+    return names;
+}
+
+PatternTally Document::tally(const std::string &pattern) const
+{
+    PatternTally t;
+    for (const MatchEntry &e : m_matches) {
+        if (e.match.pattern != pattern)
+            continue;
+        switch (e.status) {
+        case MatchStatus::Pending: ++t.candidates; break;
+        case MatchStatus::Rejected:
+            ++t.candidates;
+            ++t.rejected;
+            break;
+        case MatchStatus::Applied: ++t.applied; break;
+        case MatchStatus::FailedVerification: ++t.failed; break;
+        }
+    }
+    return t;
+}
+
+// ---- matches -------------------------------------------------------------------
+
+void Document::findMatches()
+{
+    if (!m_hasGraph)
+        return;
+    if (m_searching || m_applyingAll) {
+        m_searchAgain = true;
+        return;
+    }
+    m_searching = true;
+    m_haveMatches = true; // from now on, changes re-find the matches
+    emit matchSearchStarted();
+    const quint64 version = m_graphVersion;
+    auto found = std::make_shared<std::vector<MatchEntry>>();
+    auto *watcher = new QFutureWatcher<void>(this);
+    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, version, found] {
+        watcher->deleteLater();
+        m_searching = false;
+        if (version == m_graphVersion && !m_searchAgain) {
+            rebuildMatchList(std::move(*found));
+            return;
+        }
+        m_searchAgain = false;
+        if (m_haveMatches)
+            findMatches(); // the graph or the patterns changed meanwhile
+    });
+    // Reads m_graph and m_patterns: every mutation waits for it first. The
+    // signatures are computed here too (a 100k-node graph has thousands).
+    m_background = QtConcurrent::run([this, found] {
+        for (const Match &m : GreedyDriver(m_patterns).findMatches(m_graph)) {
+            MatchEntry e;
+            e.match = m;
+            e.signature = matchSignature(m_graph, m);
+            if (const Node *n = m_graph.node(m.anchor))
+                e.anchorName = qs(n->name);
+            found->push_back(std::move(e));
+        }
+    });
+    watcher->setFuture(m_background);
+}
+
+void Document::waitForSearch()
+{
+    if (m_searching)
+        m_background.waitForFinished();
+}
+
+void Document::rebuildMatchList(std::vector<MatchEntry> candidates)
+{
+    m_candidates = std::move(candidates);
+    m_matches.clear();
+    m_matches.reserve(m_candidates.size() + m_failures.size());
+    for (const MatchEntry &c : m_candidates) {
+        if (!m_patterns.isEnabled(c.match.pattern))
+            continue;
+        m_matches.push_back(c);
+        m_matches.back().status = m_rejected.count(c.signature) ? MatchStatus::Rejected : MatchStatus::Pending;
+    }
+    m_matches.insert(m_matches.end(), m_failures.begin(), m_failures.end());
+    auto applied = appliedEntries();
+    m_matches.insert(m_matches.end(), applied.begin(), applied.end());
+    emit matchesChanged();
+}
+
+std::vector<MatchEntry> Document::appliedEntries() const
+{
+    std::vector<MatchEntry> out;
+    for (int i = 0; i < m_undo->index(); ++i)
+        if (auto *c = dynamic_cast<const RewriteCommand *>(m_undo->command(i)))
+            out.insert(out.end(), c->applied().begin(), c->applied().end());
+    return out;
+}
+
+const RewriteVerifier *Document::verifier(QString *whyNot)
+{
+    if (!m_verifierTried) {
+        m_verifierTried = true;
+        ensureFuseboxOpsRegistered();
+        auto created = RewriteVerifier::create(m_original);
+        if (created)
+            m_verifier = std::make_shared<RewriteVerifier>(std::move(*created));
+        else
+            m_verifierError = qs(created.error().message);
+    }
+    if (!m_verifier && whyNot)
+        *whyNot = m_verifierError;
+    return m_verifier.get();
+}
+
+int Document::applyMatches(const std::vector<int> &rows, QString *error)
+{
+    waitForPatternsIdle();
+    if (m_applyingAll) {
+        if (error)
+            *error = tr("Apply All is running");
+        return 0;
+    }
+    std::vector<MatchEntry> chosen;
+    for (int row : rows) {
+        if (row < 0 || size_t(row) >= m_matches.size())
+            continue;
+        const MatchEntry &e = m_matches[size_t(row)];
+        if (e.status == MatchStatus::Pending)
+            chosen.push_back(e);
+    }
+    if (chosen.empty()) {
+        if (error)
+            *error = tr("no pending match selected (rejected, applied and failed matches are not applied)");
+        return 0;
+    }
+    const GreedyDriver driver(m_patterns);
+    std::vector<EditGroup> groups;
+    std::vector<MatchEntry> applied;
+    int stale = 0;
+    for (MatchEntry e : chosen) {
+        EditLog log;
+        if (!driver.apply(m_graph, e.match, &log)) {
+            ++stale; // an earlier rewrite of this batch changed it
+            continue;
+        }
+        std::vector<EditGroup> mine(log.groups().begin(), log.groups().end());
+        if (m_verifyApplies) {
+            QString whyNot;
+            if (const RewriteVerifier *v = verifier(&whyNot)) {
+                if (auto failure = (*v)(m_graph)) {
+                    revertGroups(mine);
+                    e.status = MatchStatus::FailedVerification;
+                    e.verification = qs(*failure);
+                    m_failures.push_back(e);
+                    emit verificationFailed(qs(e.match.pattern), e.anchorName, e.verification);
+                    continue;
+                }
+                e.verification = tr("passed (within %1)").arg(v->precision());
+            } else {
+                e.verification = tr("not verified: %1").arg(whyNot);
+            }
+        }
+        e.status = MatchStatus::Applied;
+        for (const EditGroup &g : mine)
+            countEdits(g, e);
+        groups.insert(groups.end(), mine.begin(), mine.end());
+        applied.push_back(std::move(e));
+    }
+    if (!applied.empty()) {
+        const QString text = applied.size() == 1
+                                 ? tr("Apply %1 at %%2").arg(qs(applied.front().match.pattern), applied.front().anchorName)
+                                 : tr("Apply %n matches", nullptr, int(applied.size()));
+        SessionStep step;
+        for (const MatchEntry &e : applied)
+            step.signatures.push_back(e.signature);
+        m_undo->push(new RewriteCommand(this, text, std::move(groups), applied, std::move(step)));
+        graphChanged();
+    } else {
+        if (error)
+            *error = stale ? tr("the match no longer applies") : tr("the rewrite failed verification and was undone");
+        rebuildMatchList(m_candidates);
+    }
+    return int(applied.size());
+}
+
+void Document::applyAll()
+{
+    if (!m_hasGraph || m_applyingAll)
+        return;
+    waitForSearch();
+    m_applyingAll = true;
+    emit applyAllStarted();
+    const quint64 version = m_graphVersion;
+    // The driver rewrites a copy off the GUI thread; the copy then replaces
+    // the graph, and its edit groups become one undo step.
+    struct Outcome {
+        Graph graph;
+        EditLog log;
+        DriverResult result;
+        std::vector<MatchEntry> undone;
+    };
+    auto outcome = std::make_shared<Outcome>();
+    outcome->graph = m_graph.clone();
+    DriverOptions options;
+    std::set<std::string> rejected;
+    for (const auto &[signature, entry] : m_rejected)
+        rejected.insert(signature);
+    options.isRejected = [rejected](const Graph &g, const Match &m) {
+        return rejected.count(matchSignature(g, m)) != 0;
+    };
+    if (m_verifyApplies) {
+        if (verifier(nullptr)) {
+            std::shared_ptr<RewriteVerifier> keep = m_verifier;
+            options.verifyRewrite = [keep](const Graph &g) { return (*keep)(g); };
+        }
+    }
+    auto *watcher = new QFutureWatcher<void>(this);
+    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, version, outcome] {
+        watcher->deleteLater();
+        m_applyingAll = false;
+        const DriverResult &r = outcome->result;
+        m_lastCounters = r.counters;
+        if (version != m_graphVersion) {
+            emit applyAllFinished(0, tr("the graph changed while Apply All ran; nothing was applied"));
+            return;
+        }
+        std::vector<MatchEntry> applied;
+        for (const AppliedRewrite &a : r.rewrites) {
+            MatchEntry e;
+            e.match.pattern = a.pattern;
+            e.anchorName = qs(a.anchor);
+            e.status = MatchStatus::Applied;
+            e.nodesAdded = a.nodesAdded;
+            e.nodesRemoved = a.nodesRemoved;
+            e.verification = m_verifyApplies && m_verifier ? tr("passed") : QString();
+            applied.push_back(e);
+        }
+        const QString summary = tr("%n rewrites in %1 rounds; %2 → %3 nodes", nullptr, int(r.rewrites.size()))
+                                    .arg(r.rounds)
+                                    .arg(r.nodesBefore)
+                                    .arg(r.nodesAfter)
+                                + (r.converged ? QString() : QStringLiteral(" (%1)").arg(qs(r.message)));
+        if (!applied.empty()) {
+            m_graph = std::move(outcome->graph);
+            std::vector<EditGroup> groups(outcome->log.groups().begin(), outcome->log.groups().end());
+            m_undo->push(new RewriteCommand(this, tr("Apply All (%n rewrites)", nullptr, int(applied.size())),
+                                            std::move(groups), std::move(applied), SessionStep{true, {}}));
+        }
+        m_failures.insert(m_failures.end(), outcome->undone.begin(), outcome->undone.end());
+        m_searchAgain = false;
+        emit applyAllFinished(int(r.rewrites.size()), summary);
+        graphChanged();
+    });
+    class UndoneCollector final : public DriverListener {
+    public:
+        explicit UndoneCollector(std::vector<MatchEntry> &out) : m_out(out) {}
+        void rewriteUndone(const Graph &g, const Match &m, const std::string &reason) override
+        {
+            MatchEntry e;
+            e.match = m;
+            e.status = MatchStatus::FailedVerification;
+            e.verification = QString::fromStdString(reason);
+            if (const Node *n = g.node(m.anchor))
+                e.anchorName = QString::fromStdString(n->name);
+            m_out.push_back(e);
+        }
+
+    private:
+        std::vector<MatchEntry> &m_out;
+    };
+    m_background = QtConcurrent::run([this, outcome, options] {
+        UndoneCollector undone(outcome->undone);
+        outcome->result = GreedyDriver(m_patterns, options).run(outcome->graph, &outcome->log, &undone);
+    });
+    watcher->setFuture(m_background);
+}
+
+bool Document::rejectMatch(int row)
+{
+    if (row < 0 || size_t(row) >= m_matches.size() || m_matches[size_t(row)].status != MatchStatus::Pending)
+        return false;
+    m_undo->push(new RejectCommand(this, m_matches[size_t(row)], true));
+    return true;
+}
+
+bool Document::restoreMatch(int row)
+{
+    if (row < 0 || size_t(row) >= m_matches.size() || m_matches[size_t(row)].status != MatchStatus::Rejected)
+        return false;
+    m_undo->push(new RejectCommand(this, m_matches[size_t(row)], false));
+    return true;
+}
+
+void Document::setRejected(const MatchEntry &entry, bool rejected)
+{
+    if (rejected)
+        m_rejected[entry.signature] = entry;
+    else
+        m_rejected.erase(entry.signature);
+    for (MatchEntry &e : m_matches)
+        if (e.signature == entry.signature && (e.status == MatchStatus::Pending || e.status == MatchStatus::Rejected))
+            e.status = rejected ? MatchStatus::Rejected : MatchStatus::Pending;
+    emit matchesChanged();
+}
+
+std::optional<Explanation> Document::explain(const std::string &pattern, NodeId node) const
+{
+    const Pattern *p = m_patterns.find(pattern);
+    if (!p || !m_graph.contains(node))
+        return std::nullopt;
+    return fusebox::explain(m_graph, *p, node);
+}
+
+std::optional<NearMissSummary> Document::nearMisses(const std::string &pattern) const
+{
+    const Pattern *p = m_patterns.find(pattern);
+    if (!p)
+        return std::nullopt;
+    return fusebox::nearMisses(m_graph, *p);
+}
+
+// ---- history ---------------------------------------------------------------------
+
+void Document::revertGroups(const std::vector<EditGroup> &groups)
+{
+    waitForPatternsIdle();
+    for (auto g = groups.rbegin(); g != groups.rend(); ++g)
+        for (auto e = g->edits.rbegin(); e != g->edits.rend(); ++e)
+            revertEdit(m_graph, *e);
+    graphChanged();
+}
+
+void Document::replayGroups(const std::vector<EditGroup> &groups)
+{
+    waitForPatternsIdle();
+    for (const EditGroup &g : groups)
+        for (const Edit &e : g.edits)
+            replayEdit(m_graph, e);
+    graphChanged();
+}
+
+std::vector<const EditGroup *> Document::appliedGroups() const
+{
+    std::vector<const EditGroup *> out;
+    for (int i = 0; i < m_undo->index(); ++i)
+        if (auto *c = dynamic_cast<const RewriteCommand *>(m_undo->command(i)))
+            for (const EditGroup &g : c->groups())
+                out.push_back(&g);
+    return out;
+}
+
+void Document::graphChanged()
+{
+    ++m_graphVersion;
+    emit graphRewritten();
+    if (m_haveMatches)
+        findMatches();
+    else
+        rebuildMatchList({});
+}
+
+bool Document::isModified() const { return m_undo->index() != m_savedIndex || m_decisionsDirty; }
+
+void Document::markSaved()
+{
+    m_savedIndex = m_undo->index();
+    m_decisionsDirty = false;
+}
+
+} // namespace fusebox

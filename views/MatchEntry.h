@@ -1,0 +1,36 @@
+#pragma once
+
+#include "core/rewrite/Pattern.h"
+
+#include <QString>
+
+#include <string>
+
+namespace fusebox {
+
+/// What the reviewer decided about a match, or what happened to it.
+enum class MatchStatus {
+    Pending,            ///< a candidate on the current graph
+    Rejected,           ///< a candidate the reviewer rejected (kept out of Apply All and the pass)
+    Applied,            ///< rewritten (an undo step)
+    FailedVerification, ///< rewritten, failed the numeric check, undone
+};
+
+/// "pending", "rejected", "applied", "failed verification".
+QString toString(MatchStatus status);
+
+/// One row of the document's match list.
+struct MatchEntry {
+    Match match;
+    MatchStatus status = MatchStatus::Pending;
+    /// matchSignature(): how rejections are recognised across re-searches.
+    std::string signature;
+    /// The anchor's name when the entry was made (the node may be gone).
+    QString anchorName;
+    /// One line: "passed (max |diff| 1.2e-07)", the failure, "not verified: ...", or "".
+    QString verification;
+    /// Applied entries: nodes the rewrite removed and added.
+    size_t nodesRemoved = 0, nodesAdded = 0;
+};
+
+} // namespace fusebox

@@ -1,0 +1,74 @@
+#include "SessionFile.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+namespace fusebox {
+
+namespace {
+constexpr int kVersion = 1;
+}
+
+QString writeSession(const Session &session)
+{
+    QJsonObject root{{"fusebox_session", kVersion},
+                     {"model", session.modelPath},
+                     {"demo", session.demo},
+                     {"verify_each_apply", session.verifyEachApply}};
+    root.insert("pass", QJsonDocument::fromJson(QByteArray::fromStdString(writePassConfig(session.pass))).object());
+    QJsonArray steps;
+    for (const SessionStep &step : session.steps) {
+        if (step.applyAll) {
+            steps.append(QJsonObject{{"apply_all", true}});
+            continue;
+        }
+        QJsonArray signatures;
+        for (const std::string &s : step.signatures)
+            signatures.append(QString::fromStdString(s));
+        steps.append(QJsonObject{{"apply", signatures}});
+    }
+    root.insert("steps", steps);
+    return QString::fromUtf8(QJsonDocument(root).toJson(QJsonDocument::Indented));
+}
+
+Expected<Session> readSession(const QString &text, const QString &sourceName)
+{
+    const std::string source = sourceName.toStdString();
+    QJsonParseError parseError;
+    const QJsonDocument doc = QJsonDocument::fromJson(text.toUtf8(), &parseError);
+    if (parseError.error != QJsonParseError::NoError)
+        return Error{source + ": offset " + std::to_string(parseError.offset) + ": "
+                     + parseError.errorString().toStdString()};
+    const QJsonObject root = doc.object();
+    if (!doc.isObject() || root.value("fusebox_session").toInt() != kVersion)
+        return Error{source + ": not a Fusebox session (expected {\"fusebox_session\": 1, ...})"};
+    Session session;
+    session.modelPath = root.value("model").toString();
+    session.demo = root.value("demo").toBool();
+    session.verifyEachApply = root.value("verify_each_apply").toBool(true);
+    if (session.modelPath.isEmpty() && !session.demo)
+        return Error{source + ": model: expected the model's path"};
+    const QByteArray pass = QJsonDocument(root.value("pass").toObject()).toJson(QJsonDocument::Compact);
+    auto config = readPassConfig(pass.toStdString(), source + ": pass");
+    if (!config)
+        return config.error();
+    session.pass = std::move(*config);
+    const QJsonArray steps = root.value("steps").toArray();
+    for (qsizetype i = 0; i < steps.size(); ++i) {
+        const QJsonObject step = steps[i].toObject();
+        SessionStep s;
+        if (step.value("apply_all").toBool()) {
+            s.applyAll = true;
+        } else if (step.value("apply").isArray()) {
+            for (const QJsonValue &v : step.value("apply").toArray())
+                s.signatures.push_back(v.toString().toStdString());
+        } else {
+            return Error{source + ": steps[" + std::to_string(i) + "]: expected \"apply\" or \"apply_all\""};
+        }
+        session.steps.push_back(std::move(s));
+    }
+    return session;
+}
+
+} // namespace fusebox

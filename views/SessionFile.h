@@ -1,0 +1,42 @@
+#pragma once
+
+#include "core/io/PassConfig.h"
+#include "core/ir/Expected.h"
+
+#include <QString>
+
+#include <string>
+#include <vector>
+
+namespace fusebox {
+
+/// One undo step of a review, as a session replays it: the matches applied
+/// together (by matchSignature()), or an Apply All.
+struct SessionStep {
+    bool applyAll = false;
+    std::vector<std::string> signatures;
+    friend bool operator==(const SessionStep &, const SessionStep &) = default;
+};
+
+/// A saved review (File ▸ Save Session, *.fusebox): the model, the pass
+/// configuration (rules, options, custom patterns, rejections), the
+/// verification toggle and the applied steps in order. Reopening loads the
+/// model and replays the steps, so the graph, the decisions and the undo
+/// history come back.
+///
+/// {"fusebox_session": 1, "model": "/abs/model.pt" | "", "demo": false,
+///  "verify_each_apply": true, "pass": {pass file}, "steps": [{"apply": [sig, ...]} | {"apply_all": true}]}
+struct Session {
+    QString modelPath;
+    bool demo = false;
+    bool verifyEachApply = true;
+    PassConfig pass;
+    std::vector<SessionStep> steps;
+};
+
+QString writeSession(const Session &session);
+/// Errors name the source and the field ("review.fusebox: steps[2]: expected
+/// \"apply\" or \"apply_all\"").
+Expected<Session> readSession(const QString &text, const QString &sourceName);
+
+} // namespace fusebox
