@@ -7,6 +7,8 @@ namespace fusebox {
 namespace {
 bool isFiltered(const Node &node, const CollapsedGraph::Options &options)
 {
+    if (options.onlyNodes && !options.onlyNodes->count(node.id().value))
+        return true;
     return !options.showConstants && node.kind() == NodeKind::Constant;
 }
 } // namespace

@@ -4,7 +4,9 @@
 
 #include <cstdint>
 #include <optional>
+#include <memory>
 #include <set>
+#include <unordered_set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -24,6 +26,8 @@ public:
     struct Options {
         /// When false, constant nodes (weights) and their edges are left out.
         bool showConstants = true;
+        /// When set, only these nodes (NodeId values) are shown: the focus view.
+        std::shared_ptr<const std::unordered_set<uint32_t>> onlyNodes;
     };
 
     struct Item {

@@ -12,6 +12,8 @@
 #include <QGraphicsSceneContextMenuEvent>
 #include <QGraphicsSceneMouseEvent>
 #include <QMenu>
+#include <QGraphicsRectItem>
+#include <QGraphicsSimpleTextItem>
 #include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
@@ -43,6 +45,7 @@ GraphScene::GraphScene(Document *document, QObject *parent) : QGraphicsScene(par
     setBackgroundBrush(SceneStyle::background());
     setItemIndexMethod(QGraphicsScene::BspTreeIndex);
     connect(m_document, &Document::graphLoaded, this, &GraphScene::onGraphLoaded);
+    connect(m_document, &Document::graphRewritten, this, &GraphScene::onGraphRewritten);
     connect(this, &QGraphicsScene::selectionChanged, this, &GraphScene::onSelectionChanged);
     if (m_document->hasGraph())
         onGraphLoaded();
@@ -67,9 +70,20 @@ bool GraphScene::isExpanded(int scope) const
     return m_expanded.count(m_tree.scope(scope).path) != 0;
 }
 
+void GraphScene::onGraphRewritten()
+{
+    // Scope ids may shift; expansions are kept by path, the selection by id.
+    m_tree = ScopeTree(m_document->graph());
+    m_options.onlyNodes.reset(); // the focus set names nodes of the old graph
+    relayout();
+}
+
 void GraphScene::onGraphLoaded()
 {
     const Graph &graph = m_document->graph();
+    m_marks.clear();
+    m_outlineNodes.clear();
+    m_options.onlyNodes.reset();
     m_tree = ScopeTree(graph);
     m_expanded.clear();
     m_pendingSelection = {};
@@ -212,6 +226,139 @@ NodeId GraphScene::selectedNode() const { return m_selectedNode; }
 
 int GraphScene::selectedGroup() const { return m_selectedGroup; }
 
+void GraphScene::setFocus(const std::vector<NodeId> &centre, int hops)
+{
+    const Graph &graph = m_document->graph();
+    auto keep = std::make_shared<std::unordered_set<uint32_t>>();
+    std::vector<NodeId> frontier;
+    for (NodeId id : centre)
+        if (graph.contains(id) && keep->insert(id.value).second)
+            frontier.push_back(id);
+    if (frontier.empty())
+        return;
+    for (int h = 0; h < hops && !frontier.empty(); ++h) {
+        std::vector<NodeId> next;
+        for (NodeId id : frontier) {
+            auto visit = [&](NodeId other) {
+                if (graph.contains(other) && keep->insert(other.value).second)
+                    next.push_back(other);
+            };
+            for (NodeId in : graph.node(id)->inputNodes())
+                visit(in);
+            for (NodeId user : graph.users(id))
+                visit(user);
+        }
+        frontier = std::move(next);
+    }
+    for (uint32_t v : *keep)
+        for (int s : m_tree.chain(m_tree.scopeOf(NodeId{v})))
+            m_expanded.insert(m_tree.scope(s).path);
+    m_options.onlyNodes = std::move(keep);
+    relayout();
+}
+
+void GraphScene::clearFocus()
+{
+    if (!m_options.onlyNodes)
+        return;
+    m_options.onlyNodes.reset();
+    relayout();
+}
+
+std::vector<NodeId> GraphScene::selectedNodes() const
+{
+    std::vector<NodeId> out;
+    for (QGraphicsItem *item : selectedItems())
+        if (auto *n = qgraphicsitem_cast<NodeItem *>(item))
+            out.push_back(n->nodeId());
+    std::sort(out.begin(), out.end(), [](NodeId a, NodeId b) { return a.value < b.value; });
+    return out;
+}
+
+void GraphScene::revealNodes(const std::vector<NodeId> &nodes)
+{
+    const Graph &graph = m_document->graph();
+    bool changed = false;
+    for (NodeId id : nodes) {
+        if (!graph.contains(id) || nodeItem(id))
+            continue;
+        for (int s : m_tree.chain(m_tree.scopeOf(id)))
+            changed = m_expanded.insert(m_tree.scope(s).path).second || changed;
+    }
+    if (changed)
+        relayout();
+}
+
+QRectF GraphScene::rectOf(const std::vector<NodeId> &nodes) const
+{
+    QRectF rect;
+    for (NodeId id : nodes) {
+        if (NodeItem *n = nodeItem(id)) {
+            rect |= n->sceneBoundingRect();
+        } else if (auto key = m_shown.itemOf(id); key && CollapsedGraph::isGroupKey(*key)) {
+            if (GroupItem *g = groupItem(CollapsedGraph::scopeOfKey(*key)))
+                rect |= g->sceneBoundingRect();
+        }
+    }
+    return rect;
+}
+
+void GraphScene::setMarks(QHash<uint32_t, ItemMark> marks)
+{
+    m_marks = std::move(marks);
+    applyMarks();
+}
+
+void GraphScene::setOutline(const std::vector<NodeId> &nodes, const QColor &color, const QString &caption)
+{
+    m_outlineNodes = nodes;
+    m_outlineColor = color;
+    m_outlineCaption = caption;
+    applyMarks();
+}
+
+QRectF GraphScene::outlineRect() const { return m_outline ? m_outline->sceneBoundingRect() : QRectF(); }
+
+void GraphScene::applyMarks()
+{
+    // Groups take the strongest ring of the hidden nodes they show.
+    QHash<int, ItemMark> groupMarks;
+    for (auto it = m_marks.cbegin(); it != m_marks.cend(); ++it) {
+        if (nodeItem(NodeId{it.key()}))
+            continue;
+        auto key = m_shown.itemOf(NodeId{it.key()});
+        if (!key || !CollapsedGraph::isGroupKey(*key))
+            continue;
+        ItemMark &g = groupMarks[CollapsedGraph::scopeOfKey(*key)];
+        if (it.value().width > g.width)
+            g = it.value();
+    }
+    for (auto it = m_nodeItems.cbegin(); it != m_nodeItems.cend(); ++it)
+        it.value()->setMark(m_marks.value(it.key()));
+    for (auto it = m_groupItems.cbegin(); it != m_groupItems.cend(); ++it)
+        it.value()->setMark(groupMarks.value(it.key()));
+
+    delete m_outline;
+    m_outline = nullptr;
+    const QRectF rect = rectOf(m_outlineNodes);
+    if (m_outlineNodes.empty() || rect.isEmpty())
+        return;
+    auto *frame = new QGraphicsRectItem(rect.adjusted(-10, -10, 10, 10));
+    QPen pen(m_outlineColor, 2, Qt::DashLine);
+    pen.setCosmetic(true);
+    frame->setPen(pen);
+    QColor fill = m_outlineColor;
+    fill.setAlpha(22);
+    frame->setBrush(fill);
+    frame->setZValue(0.5);
+    auto *caption = new QGraphicsSimpleTextItem(m_outlineCaption, frame);
+    caption->setBrush(m_outlineColor.darker(130));
+    caption->setFont(SceneStyle::captionFont());
+    caption->setPos(rect.left() - 10, rect.top() - 12 - caption->boundingRect().height());
+    addItem(frame);
+    m_outline = frame;
+}
+
 QString GraphScene::groupTitle(int scope) const { return GroupItem::titleFor(m_tree, scope); }
 
 void GraphScene::relayout(std::optional<int> focusScope)
@@ -272,6 +419,7 @@ void GraphScene::applyLayout(quint64 generation, const std::shared_ptr<Expected<
     m_groupItems.clear();
     m_edgeItems.clear();
     m_frameItems.clear();
+    m_outline = nullptr; // clear() deleted it
     m_shown = std::move(m_pending);
     m_pending = CollapsedGraph();
 
@@ -367,6 +515,7 @@ void GraphScene::applyLayout(quint64 generation, const std::shared_ptr<Expected<
     m_selectedNode = newNode;
     m_selectedGroup = newGroup;
     updateEdgeHighlights();
+    applyMarks();
     const bool first = m_firstLayout;
     m_firstLayout = false;
     emit layoutFinished(first);
@@ -465,6 +614,9 @@ void GraphScene::contextMenuEvent(QGraphicsSceneContextMenuEvent *event)
         }
         if (auto *node = qgraphicsitem_cast<NodeItem *>(item)) {
             std::vector<int> chain = m_tree.chain(m_tree.scopeOf(node->nodeId()));
+            emit nodeContextMenu(node->nodeId(), &menu);
+            if (!menu.isEmpty() && !chain.empty())
+                menu.addSeparator();
             for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
                 const int scope = *it;
                 menu.addAction(tr("Collapse %1").arg(groupTitle(scope)), this, [this, scope] { collapseScope(scope); });

@@ -2,12 +2,14 @@
 
 #include "CollapsedGraph.h"
 #include "GroupItem.h"
+#include "ItemMark.h"
 #include "ScopeTree.h"
 #include "core/layout/LayoutTypes.h"
 #include "core/ir/Expected.h"
 
 #include <QGraphicsScene>
 #include <QHash>
+#include <QMenu>
 
 #include <memory>
 #include <optional>
@@ -20,6 +22,7 @@ namespace fusebox {
 class Document;
 class EdgeItem;
 class NodeItem;
+
 class ScopeFrameItem;
 
 /// The drawing of the document's graph, keyed by ids: a NodeItem per visible
@@ -84,6 +87,31 @@ public:
     /// The selected group's scope, or -1.
     int selectedGroup() const;
 
+    /// The focus view: shows only the nodes within `hops` edges (either
+    /// direction) of `centre`, with the scopes holding them expanded. Kept
+    /// until clearFocus() or another graph is loaded.
+    void setFocus(const std::vector<NodeId> &centre, int hops);
+    void clearFocus();
+    bool isFocused() const { return bool(m_options.onlyNodes); }
+
+    /// Every selected node (Ctrl+click or rubber band selects several).
+    std::vector<NodeId> selectedNodes() const;
+    /// Expands the scopes hiding these nodes (then lays out again).
+    void revealNodes(const std::vector<NodeId> &nodes);
+    /// The scene rect of the items that show these nodes (groups for hidden ones).
+    QRectF rectOf(const std::vector<NodeId> &nodes) const;
+
+    /// Rings around nodes, keyed by NodeId value: candidate matches, the
+    /// selected match, why-not checks. A node hidden in a collapsed scope
+    /// lends its ring to the group that shows it. Kept across layouts.
+    void setMarks(QHash<uint32_t, ItemMark> marks);
+    const QHash<uint32_t, ItemMark> &marks() const { return m_marks; }
+    /// A dashed frame around these nodes' items with a caption (the selected
+    /// match); empty nodes clear it. Kept across layouts.
+    void setOutline(const std::vector<NodeId> &nodes, const QColor &color, const QString &caption);
+    /// The frame's rect (empty when none).
+    QRectF outlineRect() const;
+
     NodeItem *nodeItem(NodeId id) const { return m_nodeItems.value(id.value); }
     GroupItem *groupItem(int scope) const { return m_groupItems.value(scope); }
     const QList<EdgeItem *> &edgeItems() const { return m_edgeItems; }
@@ -106,6 +134,8 @@ signals:
     void selectedNodeChanged(fusebox::NodeId id);
     /// A group was selected (-1 when none).
     void selectedGroupChanged(int scope);
+    /// A node's context menu is about to open: add actions to `menu` (direct connection).
+    void nodeContextMenu(fusebox::NodeId id, QMenu *menu);
 
 protected:
     void mouseDoubleClickEvent(QGraphicsSceneMouseEvent *event) override;
@@ -113,6 +143,8 @@ protected:
 
 private:
     void onGraphLoaded();
+    void onGraphRewritten();
+    void applyMarks();
     void relayout(std::optional<int> focusScope = std::nullopt);
     void applyLayout(quint64 generation, const std::shared_ptr<Expected<LayoutResult>> &result);
     void onSelectionChanged();
@@ -142,6 +174,11 @@ private:
     QRectF m_focusRect;
     NodeId m_selectedNode;
     int m_selectedGroup = -1;
+    QHash<uint32_t, ItemMark> m_marks;
+    std::vector<NodeId> m_outlineNodes;
+    QColor m_outlineColor;
+    QString m_outlineCaption;
+    QGraphicsItem *m_outline = nullptr;
 };
 
 } // namespace fusebox

@@ -2,6 +2,7 @@
 
 #include "Document.h"
 #include "GraphScene.h"
+#include "MiniMap.h"
 #include "SceneStyle.h"
 
 #include <QScrollBar>
@@ -12,7 +13,7 @@
 
 namespace fusebox {
 
-GraphView::GraphView(GraphScene *scene, QWidget *parent) : QGraphicsView(scene, parent), m_scene(scene)
+GraphView::GraphView(GraphScene *scene, QWidget *parent) : QGraphicsView(scene, parent), m_scene(scene), m_miniMap(nullptr)
 {
     setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing | QPainter::SmoothPixmapTransform);
     setDragMode(QGraphicsView::ScrollHandDrag);
@@ -22,6 +23,28 @@ GraphView::GraphView(GraphScene *scene, QWidget *parent) : QGraphicsView(scene, 
     setOptimizationFlag(QGraphicsView::DontAdjustForAntialiasing);
     setFrameShape(QFrame::NoFrame);
     setFocusPolicy(Qt::StrongFocus);
+    m_miniMap = new MiniMap(this);
+    connect(scene, &GraphScene::layoutFinished, m_miniMap, &MiniMap::refresh);
+}
+
+void GraphView::mousePressEvent(QMouseEvent *event)
+{
+    // Shift+drag selects a region; a plain drag pans.
+    if (event->button() == Qt::LeftButton && (event->modifiers() & Qt::ShiftModifier))
+        setDragMode(QGraphicsView::RubberBandDrag);
+    QGraphicsView::mousePressEvent(event);
+}
+
+void GraphView::mouseReleaseEvent(QMouseEvent *event)
+{
+    QGraphicsView::mouseReleaseEvent(event);
+    setDragMode(QGraphicsView::ScrollHandDrag);
+}
+
+void GraphView::resizeEvent(QResizeEvent *event)
+{
+    QGraphicsView::resizeEvent(event);
+    m_miniMap->refresh();
 }
 
 qreal GraphView::zoom() const { return transform().m11(); }

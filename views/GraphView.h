@@ -5,9 +5,12 @@
 namespace fusebox {
 
 class GraphScene;
+class MiniMap;
 
-/// The graph canvas: wheel zoom around the cursor, drag to pan, fit to view,
-/// antialiased. Zoom 1 draws scene units (layout points) as pixels.
+/// The graph canvas: wheel zoom around the cursor, drag to pan, Shift+drag
+/// to select with a rubber band (Ctrl+click adds to the selection), fit to
+/// view, a minimap in the corner, antialiased. Zoom 1 draws scene units
+/// (layout points) as pixels.
 class GraphView final : public QGraphicsView {
     Q_OBJECT
 
@@ -20,6 +23,7 @@ public:
     explicit GraphView(GraphScene *scene, QWidget *parent = nullptr);
 
     GraphScene *graphScene() const { return m_scene; }
+    MiniMap *miniMap() const { return m_miniMap; }
     qreal zoom() const;
     /// Sets the zoom, keeping the viewport centre in place.
     void setZoom(qreal zoom);
@@ -38,12 +42,16 @@ signals:
 
 protected:
     void wheelEvent(QWheelEvent *event) override;
+    void mousePressEvent(QMouseEvent *event) override;
+    void mouseReleaseEvent(QMouseEvent *event) override;
+    void resizeEvent(QResizeEvent *event) override;
     void drawForeground(QPainter *painter, const QRectF &rect) override;
 
 private:
     void scaleBy(qreal factor);
 
     GraphScene *m_scene;
+    MiniMap *m_miniMap;
 };
 
 } // namespace fusebox

@@ -59,7 +59,19 @@ GroupItem::GroupItem(int scope, const Label &label, QSizeF size)
     setToolTip(QStringLiteral("%1\n%2\n%3\nDouble-click to expand").arg(label.title, label.count, label.summary));
 }
 
-QRectF GroupItem::boundingRect() const { return m_rect.adjusted(-3, -3, 3, 3); }
+QRectF GroupItem::boundingRect() const
+{
+    const qreal m = ItemMark::kMargin + 3;
+    return m_rect.adjusted(-m, -m, m, m);
+}
+
+void GroupItem::setMark(const ItemMark &mark)
+{
+    if (mark == m_mark)
+        return;
+    m_mark = mark;
+    update();
+}
 
 QPainterPath GroupItem::shape() const
 {
@@ -84,6 +96,7 @@ void GroupItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option,
     painter->setPen(QPen(border, selected ? 2.6 : (m_hovered ? 2.0 : 1.4)));
     painter->setBrush(SceneStyle::groupFill());
     painter->drawRoundedRect(front, kRadius, kRadius);
+    m_mark.paint(painter, front, kRadius);
 
     const qreal left = front.left() + kPadX;
     const qreal width = front.width() - 2 * kPadX;

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "ItemMark.h"
+
 #include <QGraphicsItem>
 #include <QString>
 
@@ -38,6 +40,10 @@ public:
     int scope() const { return m_scope; }
     const Label &label() const { return m_label; }
 
+    /// The ring drawn around the box (none by default).
+    void setMark(const ItemMark &mark);
+    const ItemMark &mark() const { return m_mark; }
+
     int type() const override { return Type; }
     QRectF boundingRect() const override;
     QPainterPath shape() const override;
@@ -52,6 +58,7 @@ private:
     Label m_label;
     QRectF m_rect;
     bool m_hovered = false;
+    ItemMark m_mark;
 };
 
 } // namespace fusebox

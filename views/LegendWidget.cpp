@@ -1,5 +1,7 @@
 #include "LegendWidget.h"
 
+#include <algorithm>
+
 #include "OpPalette.h"
 #include "SceneStyle.h"
 #include "core/ir/Graph.h"
@@ -52,6 +54,11 @@ void LegendWidget::paintEvent(QPaintEvent *)
     QFont font = this->font();
     QFont bold = font;
     bold.setBold(true);
+    // The count column fits the widest count (100k-node graphs have 5 digits).
+    size_t widest = 0;
+    for (OpFamily family : families)
+        widest = std::max(widest, count(family));
+    const int countWidth = std::max(30, QFontMetrics(bold).horizontalAdvance(QString::number(widest)) + 4);
     for (size_t i = 0; i < families.size(); ++i) {
         const OpFamily family = families[i];
         const FamilyStyle style = OpPalette::style(family);
@@ -66,7 +73,7 @@ void LegendWidget::paintEvent(QPaintEvent *)
         p.drawRoundedRect(swatch, 3, 3);
         p.fillRect(QRectF(swatch.left(), swatch.top() + 0.5, 4, swatch.height() - 1), style.accent);
         // Count in a fixed column after the swatch, then the name (elided).
-        const QRect countRect(int(swatch.right()) + 4, cell.top(), 30, cell.height());
+        const QRect countRect(int(swatch.right()) + 4, cell.top(), countWidth, cell.height());
         if (n) {
             p.setFont(bold);
             p.setPen(SceneStyle::mutedText());

@@ -76,7 +76,19 @@ NodeItem::NodeItem(NodeId id, const Label &label, OpFamily family, QSizeF size)
     setToolTip(QStringLiteral("%1\n%2\n%3").arg(label.title, label.detail, label.caption));
 }
 
-QRectF NodeItem::boundingRect() const { return m_rect.adjusted(-3, -3, 3, 3); }
+QRectF NodeItem::boundingRect() const
+{
+    const qreal m = ItemMark::kMargin + 3;
+    return m_rect.adjusted(-m, -m, m, m);
+}
+
+void NodeItem::setMark(const ItemMark &mark)
+{
+    if (mark == m_mark)
+        return;
+    m_mark = mark;
+    update();
+}
 
 QPainterPath NodeItem::shape() const
 {
@@ -106,6 +118,7 @@ void NodeItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option, 
     painter->setPen(QPen(border, selected ? 2.6 : (m_hovered ? 1.8 : 1.1)));
     painter->setBrush(Qt::NoBrush);
     painter->drawPath(box);
+    m_mark.paint(painter, m_rect, kRadius);
 
     const qreal left = m_rect.left() + kStripe + kPadX - 2;
     const qreal width = m_rect.width() - kStripe - 2 * kPadX + 4;

@@ -3,6 +3,8 @@
 #include "core/ir/Node.h"
 #include "core/ir/OpFamily.h"
 
+#include "ItemMark.h"
+
 #include <QGraphicsItem>
 #include <QString>
 
@@ -32,6 +34,10 @@ public:
     OpFamily family() const { return m_family; }
     const Label &label() const { return m_label; }
 
+    /// The ring drawn around the box (none by default).
+    void setMark(const ItemMark &mark);
+    const ItemMark &mark() const { return m_mark; }
+
     int type() const override { return Type; }
     QRectF boundingRect() const override;
     QPainterPath shape() const override;
@@ -47,6 +53,7 @@ private:
     OpFamily m_family;
     QRectF m_rect;
     bool m_hovered = false;
+    ItemMark m_mark;
 };
 
 } // namespace fusebox

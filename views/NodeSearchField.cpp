@@ -3,6 +3,7 @@
 #include "core/ir/Graph.h"
 
 #include <QCompleter>
+#include <QRegularExpression>
 #include <QStringListModel>
 
 namespace fusebox {
@@ -37,16 +38,30 @@ void NodeSearchField::setGraph(const Graph &graph)
 
 NodeId NodeSearchField::find(const Graph &graph, const QString &text)
 {
-    const std::string exact = text.toStdString();
-    if (NodeId id = graph.findByName(exact); id.isValid())
-        return id;
+    const std::vector<NodeId> all = findAll(graph, text);
+    return all.empty() ? NodeId{} : all.front();
+}
+
+std::vector<NodeId> NodeSearchField::findAll(const Graph &graph, const QString &text)
+{
+    std::vector<NodeId> hits;
+    if (text.isEmpty())
+        return hits;
+    const NodeId exact = graph.findByName(text.toStdString());
+    if (exact.isValid())
+        hits.push_back(exact);
+    QRegularExpression re(text, QRegularExpression::CaseInsensitiveOption);
+    if (!re.isValid())
+        re = QRegularExpression(QRegularExpression::escape(text), QRegularExpression::CaseInsensitiveOption);
     for (NodeId id : graph.nodeIds()) {
+        if (id == exact)
+            continue;
         const Node &n = *graph.node(id);
-        if (QString::fromStdString(n.name).contains(text, Qt::CaseInsensitive)
-            || QString::fromStdString(n.op).contains(text, Qt::CaseInsensitive))
-            return id;
+        if (re.match(QString::fromStdString(n.name)).hasMatch() || re.match(QString::fromStdString(n.op)).hasMatch()
+            || re.match(QString::fromStdString(n.meta.toString())).hasMatch())
+            hits.push_back(id);
     }
-    return {};
+    return hits;
 }
 
 } // namespace fusebox

@@ -4,14 +4,19 @@
 
 #include <QLineEdit>
 
+#include <vector>
+
 class QStringListModel;
 
 namespace fusebox {
 
 class Graph;
 
-/// "Find node…": a line edit that completes node names of the current graph
-/// (substring, case-insensitive) and asks for the node on Enter.
+/// "Find node…" (Ctrl+F): a line edit that completes node names of the
+/// current graph and asks for the nodes on Enter; pressing Enter again steps
+/// to the next hit. The text is a regular expression (case-insensitive; a
+/// pattern that is not valid is taken literally) matched against each node's
+/// name, op and output type/shape ("f32[8, 16]").
 class NodeSearchField final : public QLineEdit {
     Q_OBJECT
 
@@ -23,6 +28,9 @@ public:
     /// The node called text, else the first node (program order) whose name
     /// or op contains text, case-insensitive; invalid when none.
     static NodeId find(const Graph &graph, const QString &text);
+    /// Every node whose name, op or output type matches `text` (see above),
+    /// in program order; an exact name comes first.
+    static std::vector<NodeId> findAll(const Graph &graph, const QString &text);
 
 signals:
     /// Enter was pressed on text; the receiver looks the node up.

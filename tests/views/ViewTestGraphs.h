@@ -79,6 +79,14 @@ inline Graph blockGraph(int blocks, int units, int opsPerUnit)
     return g;
 }
 
+/// Collapsed-graph options that leave the constants out.
+inline CollapsedGraph::Options withoutConstants()
+{
+    CollapsedGraph::Options options;
+    options.showConstants = false;
+    return options;
+}
+
 /// Waits until the scene has no layout running; false on timeout.
 inline bool waitForLayout(const GraphScene &scene, int timeoutMs = 60000)
 {

@@ -135,13 +135,13 @@ TEST_CASE("CollapsedGraph maps nodes to visible items and aggregates edges", "[v
         CHECK(findEdge(cg, CollapsedGraph::nodeKey(actNode), CollapsedGraph::nodeKey(g.findByName("residual"))));
 
         // With weights hidden the linear scopes hold one node each: no groups at all.
-        CollapsedGraph hidden(g, tree, {"enc"}, {false});
+        CollapsedGraph hidden(g, tree, {"enc"}, withoutConstants());
         CHECK(hidden.groupCount() == 0);
         CHECK(hidden.itemOf(g.findByName("fc1")) == CollapsedGraph::nodeKey(g.findByName("fc1")));
     }
     SECTION("fully expanded, constants hidden")
     {
-        CollapsedGraph cg(g, tree, {"enc", "enc.fc1", "enc.act", "enc.fc2", "head"}, {false});
+        CollapsedGraph cg(g, tree, {"enc", "enc.fc1", "enc.act", "enc.fc2", "head"}, withoutConstants());
         CHECK(cg.groupCount() == 0);
         CHECK(cg.hiddenNodeCount() == 2);
         CHECK(cg.items().size() == g.size() - 2);
@@ -154,7 +154,7 @@ TEST_CASE("CollapsedGraph maps nodes to visible items and aggregates edges", "[v
         for (const auto &e : cg.edges())
             uses += e.multiplicity;
         CHECK(uses == g.edgeCount() - 2);
-        CHECK(CollapsedGraph::fullyExpandedItemCount(g, {false}) == g.size() - 2);
-        CHECK(CollapsedGraph::fullyExpandedItemCount(g, {true}) == g.size());
+        CHECK(CollapsedGraph::fullyExpandedItemCount(g, withoutConstants()) == g.size() - 2);
+        CHECK(CollapsedGraph::fullyExpandedItemCount(g, CollapsedGraph::Options{}) == g.size());
     }
 }

@@ -80,7 +80,7 @@ TEST_CASE("GraphScene starts a >800-node graph collapsed and expands groups", "[
     GraphScene scene(&doc);
     doc.setGraph(blockGraph(9, 10, 10), QStringLiteral("blocks"));
     const Graph &g = doc.graph();
-    REQUIRE(CollapsedGraph::fullyExpandedItemCount(g, {false}) > GraphScene::kCollapseThreshold);
+    REQUIRE(CollapsedGraph::fullyExpandedItemCount(g, withoutConstants()) > GraphScene::kCollapseThreshold);
     REQUIRE(waitForLayout(scene));
 
     CHECK(scene.startedCollapsed());
@@ -140,7 +140,7 @@ TEST_CASE("GraphScene starts a >800-node graph collapsed and expands groups", "[
         CHECK(scene.expandAll());
         REQUIRE(waitForLayout(scene));
         CHECK(scene.groupItemCount() == 0);
-        CHECK(scene.nodeItemCount() == int(CollapsedGraph::fullyExpandedItemCount(g, {false})));
+        CHECK(scene.nodeItemCount() == int(CollapsedGraph::fullyExpandedItemCount(g, withoutConstants())));
         scene.collapseAll();
         REQUIRE(waitForLayout(scene));
         CHECK(scene.groupItemCount() == 9);
@@ -184,7 +184,7 @@ TEST_CASE("GraphScene starts a densely connected graph collapsed", "[views]")
             earlier.push_back(relu);
         }
     g.setOutputs({earlier.back()});
-    REQUIRE(CollapsedGraph::fullyExpandedItemCount(g, {false}) < GraphScene::kCollapseThreshold);
+    REQUIRE(CollapsedGraph::fullyExpandedItemCount(g, withoutConstants()) < GraphScene::kCollapseThreshold);
 
     Document doc;
     GraphScene scene(&doc);

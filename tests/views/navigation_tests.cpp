@@ -1,0 +1,94 @@
+// Finding one's way in a big graph: regex search with next-hit stepping, the
+// k-hop focus view, the minimap.
+#include "ViewTestGraphs.h"
+
+#include "views/Document.h"
+#include "views/GraphScene.h"
+#include "views/GraphView.h"
+#include "views/MainWindow.h"
+#include "views/MiniMap.h"
+#include "views/NodeSearchField.h"
+
+#include <catch.hpp>
+
+#include <QFile>
+#include <QSignalSpy>
+
+using namespace fusebox;
+using namespace fusebox::viewtest;
+
+namespace {
+const QString kDemo = QStringLiteral(FUSEBOX_FIXTURE_DIR "/recsys_demo.pt");
+}
+
+TEST_CASE("search takes a regex over names, ops and shapes, and Enter steps through the hits", "[views]")
+{
+    MainWindow w;
+    w.setErrorDialogsEnabled(false);
+    w.resize(1600, 1000);
+    w.show();
+    QSignalSpy shown(&w, &MainWindow::graphShown);
+    REQUIRE(QFile::exists(kDemo));
+    w.openFile(kDemo);
+    REQUIRE(shown.wait(120000));
+    const Graph &g = w.document()->graph();
+
+    const auto byName = NodeSearchField::findAll(g, QStringLiteral("^layer_norm_1[0-5]$"));
+    CHECK(byName.size() == 6);
+    const auto byShape = NodeSearchField::findAll(g, QStringLiteral("f32\\[8, 128\\]"));
+    REQUIRE_FALSE(byShape.empty());
+    for (NodeId id : byShape)
+        CHECK(g.node(id)->meta.toString().find("f32[8, 128]") != std::string::npos);
+    CHECK(NodeSearchField::findAll(g, QStringLiteral("aten::embed")).size() == 6);
+    // An invalid regex is taken literally (and finds nothing here), never an error.
+    CHECK(NodeSearchField::findAll(g, QStringLiteral("relu(")).empty());
+
+    auto *field = w.findChild<NodeSearchField *>();
+    REQUIRE(field);
+    emit field->searchRequested(QStringLiteral("^layer_norm_1[0-5]$"));
+    REQUIRE(waitForLayout(*w.scene()));
+    CHECK(w.scene()->selectedNode() == byName[0]);
+    emit field->searchRequested(QStringLiteral("^layer_norm_1[0-5]$"));
+    REQUIRE(waitForLayout(*w.scene()));
+    CHECK(w.scene()->selectedNode() == byName[1]);
+}
+
+TEST_CASE("the focus view shows a node's k-hop neighbourhood, the minimap the whole", "[views]")
+{
+    MainWindow w;
+    w.setErrorDialogsEnabled(false);
+    w.resize(1600, 1000);
+    w.show();
+    QSignalSpy shown(&w, &MainWindow::graphShown);
+    REQUIRE(QFile::exists(kDemo));
+    w.openFile(kDemo);
+    REQUIRE(shown.wait(120000));
+    const Graph &g = w.document()->graph();
+    const int everything = w.scene()->nodeItemCount();
+    REQUIRE(everything > 100);
+
+    // relu_3 <- linear_3 <- getitem_3 (2 hops up), -> layer_norm_3 -> cat (2 hops down).
+    const NodeId relu = g.findByName("relu_3");
+    w.scene()->setFocus({relu}, 2);
+    REQUIRE(waitForLayout(*w.scene()));
+    CHECK(w.scene()->isFocused());
+    CHECK(w.scene()->nodeItem(relu));
+    CHECK(w.scene()->nodeItem(g.findByName("linear_3")));
+    CHECK(w.scene()->nodeItem(g.findByName("layer_norm_3")));
+    CHECK_FALSE(w.scene()->nodeItem(g.findByName("relu_4")));
+    CHECK(w.scene()->nodeItemCount() < 12);
+    w.scene()->clearFocus();
+    REQUIRE(waitForLayout(*w.scene()));
+    CHECK(w.scene()->nodeItemCount() == everything);
+
+    // The demo does not fit at a readable zoom: the minimap shows, and moves the view.
+    MiniMap *map = w.view()->miniMap();
+    map->refresh();
+    CHECK(map->isVisible());
+    const QPointF before = w.view()->mapToScene(w.view()->viewport()->rect().center());
+    QTest::mouseClick(map->viewport(), Qt::LeftButton, {}, QPoint(MiniMap::kWidth - 12, MiniMap::kHeight - 12));
+    const QPointF after = w.view()->mapToScene(w.view()->viewport()->rect().center());
+    CHECK(before != after);
+    map->setWanted(false);
+    CHECK_FALSE(map->isVisible());
+}
