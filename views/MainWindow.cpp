@@ -5,7 +5,10 @@
 #include "GraphView.h"
 #include "InspectorPanel.h"
 #include "LegendWidget.h"
+#include "MiniMap.h"
 #include "NodeSearchField.h"
+#include "RewriteController.h"
+#include "SessionFile.h"
 
 #include <QAction>
 #include <QApplication>
@@ -33,10 +36,12 @@
 namespace fusebox {
 
 namespace {
-const char *kRecentKey = "recentFiles";
 const char *kGeometryKey = "mainWindow/geometry";
 const char *kStateKey = "mainWindow/state";
 const char *kConstantsKey = "view/showConstants";
+const char *kMiniMapKey = "view/miniMap";
+/// The focus view's radius, in edges.
+constexpr int kFocusHops = 2;
 } // namespace
 
 MainWindow::MainWindow(QWidget *parent)
@@ -65,6 +70,18 @@ MainWindow::MainWindow(QWidget *parent)
     createActions();
     createDocks();
     createStatusBar();
+    m_rewrite = new RewriteController(this, m_document, m_scene, m_view);
+    m_rewrite->install(m_fileMenu, m_viewMenu, m_toolBar, m_toolBarSpacer);
+    m_rewrite->setDemoCheck([this] { return isDemoOpen(); });
+    connect(m_rewrite, &RewriteController::logLine, this, &MainWindow::log);
+    connect(m_rewrite, &RewriteController::statusMessage, this,
+            [this](const QString &line) { statusBar()->showMessage(line, 10000); });
+    connect(m_document, &Document::graphRewritten, this, [this] {
+        m_searchHits.clear();
+        m_legend->setGraph(m_document->graph());
+        m_search->setGraph(m_document->graph());
+        updateStatus();
+    });
 
     connect(m_document, &Document::loadStarted, this, &MainWindow::onLoadStarted);
     connect(m_document, &Document::graphLoaded, this, &MainWindow::onGraphLoaded);
@@ -83,15 +100,30 @@ MainWindow::MainWindow(QWidget *parent)
     updateStatus();
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow()
+{
+    // The scene emits selectionChanged while its items are deleted; the
+    // controller must not hear it once the panels it updates are going.
+    delete m_rewrite;
+}
 
 void MainWindow::createActions()
 {
     QMenu *file = menuBar()->addMenu(tr("&File"));
+    m_fileMenu = file;
     QAction *open = file->addAction(tr("&Open…"), this, &MainWindow::showOpenDialog);
     open->setShortcut(QKeySequence::Open);
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     file->addAction(tr("Open &Demo Model"), this, [this] { openDemoModel(); });
+    file->addSeparator();
+    QAction *saveSessionAction = file->addAction(tr("&Save Session…"), this, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Save Session"), QStringLiteral("review.fusebox"),
+                                                          tr("Fusebox sessions (*.fusebox)"));
+        QString error;
+        if (!path.isEmpty() && !saveSession(path, &error))
+            reportError(tr("Save Session"), error);
+    });
+    saveSessionAction->setShortcut(QKeySequence::Save);
     file->addSeparator();
     QAction *quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
@@ -120,9 +152,36 @@ void MainWindow::createActions()
     expandAll->setShortcut(Qt::CTRL | Qt::Key_E);
     QAction *collapseAll = view->addAction(tr("Co&llapse All"), m_scene, &GraphScene::collapseAll);
     collapseAll->setShortcut(Qt::CTRL | Qt::SHIFT | Qt::Key_E);
+    view->addSeparator();
+    QAction *focus = view->addAction(tr("&Focus on Selection"), this, [this] {
+        std::vector<NodeId> nodes = m_scene->selectedNodes();
+        if (nodes.empty()) {
+            statusBar()->showMessage(tr("Select nodes (or a match) to focus on"), 5000);
+            return;
+        }
+        m_scene->setFocus(nodes, kFocusHops);
+        statusBar()->showMessage(tr("Showing the %1-hop neighbourhood of %2 node(s); Shift+K shows the whole graph")
+                                     .arg(kFocusHops)
+                                     .arg(nodes.size()),
+                                 8000);
+    });
+    focus->setShortcut(Qt::Key_K);
+    focus->setToolTip(tr("Show only the nodes within %1 edges of the selection").arg(kFocusHops));
+    QAction *whole = view->addAction(tr("Show &Whole Graph"), m_scene, &GraphScene::clearFocus);
+    whole->setShortcut(Qt::SHIFT | Qt::Key_K);
+    QAction *miniMap = view->addAction(tr("&Minimap"));
+    miniMap->setCheckable(true);
+    miniMap->setChecked(QSettings().value(kMiniMapKey, true).toBool());
+    miniMap->setShortcut(Qt::Key_M);
+    m_view->miniMap()->setWanted(miniMap->isChecked());
+    connect(miniMap, &QAction::toggled, this, [this](bool on) {
+        m_view->miniMap()->setWanted(on);
+        QSettings().setValue(kMiniMapKey, on);
+    });
     m_viewMenu = view;
 
     QToolBar *bar = addToolBar(tr("Main"));
+    m_toolBar = bar;
     bar->setObjectName(QStringLiteral("mainToolBar"));
     bar->setMovable(false);
     bar->setToolButtonStyle(Qt::ToolButtonTextOnly);
@@ -137,7 +196,7 @@ void MainWindow::createActions()
     bar->addAction(collapseAll);
     auto *spacer = new QWidget(bar);
     spacer->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Preferred);
-    bar->addWidget(spacer);
+    m_toolBarSpacer = bar->addWidget(spacer);
     m_search = new NodeSearchField(bar);
     bar->addWidget(m_search);
     QAction *find = view->addAction(tr("&Find Node…"), this, [this] {
@@ -152,11 +211,24 @@ void MainWindow::onSearch(const QString &text)
 {
     if (!m_document->hasGraph())
         return;
-    const NodeId id = NodeSearchField::find(m_document->graph(), text);
-    if (!id.isValid()) {
+    // Enter on the same text steps to the next hit.
+    if (text != m_searchText || m_searchHits.empty()) {
+        m_searchText = text;
+        m_searchHits = NodeSearchField::findAll(m_document->graph(), text);
+        m_searchIndex = 0;
+    } else {
+        m_searchIndex = (m_searchIndex + 1) % m_searchHits.size();
+    }
+    if (m_searchHits.empty()) {
         statusBar()->showMessage(tr("No node matches \"%1\"").arg(text), 5000);
         return;
     }
+    const NodeId id = m_searchHits[m_searchIndex];
+    statusBar()->showMessage(tr("\"%1\": %2 of %3 (Enter for the next)")
+                                 .arg(text)
+                                 .arg(m_searchIndex + 1)
+                                 .arg(m_searchHits.size()),
+                             8000);
     m_scene->selectNode(id);
     if (!m_scene->focusRect().isEmpty() && m_scene->nodeItem(id))
         m_view->focusOn(m_scene->focusRect());
@@ -232,100 +304,16 @@ void MainWindow::saveSettings()
 
 void MainWindow::closeEvent(QCloseEvent *event)
 {
+    // No unsaved review is lost without a prompt (tests run without dialogs).
+    if (m_errorDialogs && !m_rewrite->maybeSave()) {
+        event->ignore();
+        return;
+    }
     saveSettings();
     event->accept();
 }
 
-void MainWindow::dragEnterEvent(QDragEnterEvent *event)
-{
-    const QList<QUrl> urls = event->mimeData()->urls();
-    if (urls.size() == 1 && urls.first().isLocalFile())
-        event->acceptProposedAction();
-}
-
-void MainWindow::dropEvent(QDropEvent *event)
-{
-    const QList<QUrl> urls = event->mimeData()->urls();
-    if (urls.isEmpty() || !urls.first().isLocalFile())
-        return;
-    event->acceptProposedAction();
-    openFile(urls.first().toLocalFile());
-}
-
-void MainWindow::showOpenDialog()
-{
-    QStringList patterns;
-    for (const std::string &ext : supportedModelExtensions())
-        patterns << QStringLiteral("*.%1").arg(QString::fromStdString(ext));
-    const QString filter = tr("Models (%1);;All files (*)").arg(patterns.join(QLatin1Char(' ')));
-    QString start;
-    if (!recentFiles().isEmpty())
-        start = QFileInfo(recentFiles().first()).absolutePath();
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open Model"), start, filter);
-    if (!path.isEmpty())
-        openFile(path);
-}
-
-void MainWindow::openFile(const QString &path)
-{
-    m_pendingRecent = QFileInfo(path).absoluteFilePath();
-    m_demoFile.reset();
-    m_document->open(path, m_loadOptions);
-}
-
-bool MainWindow::openDemoModel()
-{
-    QFile resource(QString::fromLatin1(kDemoResource));
-    if (!resource.open(QIODevice::ReadOnly)) {
-        reportError(tr("Demo model"), tr("The demo model is not embedded in this build (%1).").arg(kDemoResource));
-        return false;
-    }
-    auto temp = std::make_unique<QTemporaryFile>(QDir::tempPath() + QStringLiteral("/fusebox-demo-XXXXXX.pt"));
-    if (!temp->open() || temp->write(resource.readAll()) != resource.size() || !temp->flush()) {
-        reportError(tr("Demo model"), tr("Could not write the demo model to %1.").arg(QDir::tempPath()));
-        return false;
-    }
-    temp->close(); // the loader reopens it by name; the file lives as long as m_demoFile
-    const QString path = temp->fileName();
-    m_demoFile = std::move(temp);
-    m_pendingRecent.clear();
-    m_document->open(path, m_loadOptions, tr("recsys_demo.pt (demo)"));
-    return true;
-}
-
 QString MainWindow::countsText() const { return m_countsLabel->text(); }
-
-QStringList MainWindow::recentFiles() const { return QSettings().value(kRecentKey).toStringList(); }
-
-void MainWindow::addRecentFile(const QString &path)
-{
-    QStringList files = recentFiles();
-    files.removeAll(path);
-    files.prepend(path);
-    while (files.size() > kMaxRecentFiles)
-        files.removeLast();
-    QSettings().setValue(kRecentKey, files);
-    rebuildRecentMenu();
-}
-
-void MainWindow::rebuildRecentMenu()
-{
-    m_recentMenu->clear();
-    const QStringList files = recentFiles();
-    for (const QString &file : files) {
-        QAction *action = m_recentMenu->addAction(QFileInfo(file).fileName(), this, [this, file] { openFile(file); });
-        action->setToolTip(file);
-        action->setStatusTip(file);
-    }
-    if (!files.isEmpty()) {
-        m_recentMenu->addSeparator();
-        m_recentMenu->addAction(tr("Clear Menu"), this, [this] {
-            QSettings().remove(kRecentKey);
-            rebuildRecentMenu();
-        });
-    }
-    m_recentMenu->setEnabled(!files.isEmpty());
-}
 
 void MainWindow::reportError(const QString &title, const QString &message)
 {
@@ -370,6 +358,7 @@ void MainWindow::onGraphLoaded()
     m_pendingRecent.clear();
     m_legend->setGraph(graph);
     m_search->setGraph(graph);
+    m_searchHits.clear();
     m_inspector->clear();
     log(tr("loaded %1: %2 nodes, %3 edges").arg(m_document->displayName()).arg(graph.size()).arg(graph.edgeCount()));
     for (const QString &warning : m_document->warnings())

@@ -7,6 +7,7 @@
 #include <QMainWindow>
 
 #include <memory>
+#include <vector>
 
 class QAction;
 class QLabel;
@@ -14,6 +15,7 @@ class QMenu;
 class QPlainTextEdit;
 class QProgressBar;
 class QTemporaryFile;
+class QToolBar;
 
 namespace fusebox {
 
@@ -23,6 +25,7 @@ class GraphView;
 class InspectorPanel;
 class LegendWidget;
 class NodeSearchField;
+class RewriteController;
 
 /// The IDE window: the graph canvas in the middle, the inspector and the
 /// op-family legend on the right, a log of load warnings at the bottom; File
@@ -44,6 +47,8 @@ public:
     GraphScene *scene() const { return m_scene; }
     GraphView *view() const { return m_view; }
     InspectorPanel *inspector() const { return m_inspector; }
+    /// The rewriting workflow: matches, why-not, apply/reject, patterns, pass files.
+    RewriteController *rewrite() const { return m_rewrite; }
 
     /// Options for files opened from now on (--input-shape).
     void setLoadOptions(const LoadOptions &options) { m_loadOptions = options; }
@@ -54,6 +59,12 @@ public:
     void openFile(const QString &path);
     /// Opens the embedded demo model; false (and an error) when it is not embedded.
     bool openDemoModel();
+    /// Saves the review as a session file (*.fusebox).
+    bool saveSession(const QString &path, QString *error = nullptr);
+    /// Opens a session: its model, then its decisions (sessionRestored()).
+    bool openSession(const QString &path);
+    /// True when the open model is the embedded demo.
+    bool isDemoOpen() const;
     /// "N nodes · E edges", as the status bar shows it.
     QString countsText() const;
     QStringList recentFiles() const;
@@ -63,6 +74,8 @@ signals:
     void graphShown();
     /// Opening a file (or laying it out) failed; message is one line.
     void openFailed(const QString &message);
+    /// A session's decisions were replayed on its model (ok false: message says what failed).
+    void sessionRestored(bool ok, const QString &message);
 
 protected:
     void closeEvent(QCloseEvent *event) override;
@@ -104,6 +117,10 @@ private:
     QPlainTextEdit *m_log;
     QMenu *m_recentMenu = nullptr;
     QMenu *m_viewMenu = nullptr;
+    QMenu *m_fileMenu = nullptr;
+    QToolBar *m_toolBar = nullptr;
+    QAction *m_toolBarSpacer = nullptr;
+    RewriteController *m_rewrite = nullptr;
     QAction *m_showConstants = nullptr;
     QProgressBar *m_progress;
     QLabel *m_busyLabel;
@@ -117,6 +134,9 @@ private:
     bool m_errorDialogs = true;
     bool m_waitingForFirstLayout = false;
     QElapsedTimer m_layoutTimer;
+    QString m_searchText;
+    std::vector<NodeId> m_searchHits;
+    size_t m_searchIndex = 0;
 };
 
 } // namespace fusebox

@@ -1,0 +1,406 @@
+// The review workflow through the real widgets, on the demo model: run the
+// engine, select a match, apply, undo, redo, reject another, ask why-not,
+// make a pattern from a selection, export and reload the pass file.
+// With FUSEBOX_SCREENSHOT_DIR set, it also saves the window at each stage.
+#include "ViewTestGraphs.h"
+
+#include "core/ir/GraphCompare.h"
+#include "core/torch/ModelLoader.h"
+#include "views/DiffView.h"
+#include "views/Document.h"
+#include "views/GraphScene.h"
+#include "views/GraphView.h"
+#include "views/MainWindow.h"
+#include "views/MatchTableModel.h"
+#include "views/MatchesPanel.h"
+#include "views/NodeItem.h"
+#include "views/PatternEditor.h"
+#include "views/PatternsPanel.h"
+#include "views/ReviewFiles.h"
+#include "views/RewriteController.h"
+#include "views/WhyNotPanel.h"
+
+#include <catch.hpp>
+
+#include <QAction>
+#include <QDir>
+#include <QFileInfo>
+#include <QFile>
+#include <QPlainTextEdit>
+#include <QSignalSpy>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTreeWidget>
+#include <QUndoStack>
+
+using namespace fusebox;
+using namespace fusebox::viewtest;
+
+namespace {
+
+const QString kDemo = QStringLiteral(FUSEBOX_FIXTURE_DIR "/recsys_demo.pt");
+
+/// Saves the window to $FUSEBOX_SCREENSHOT_DIR/name.png when the variable is set.
+void screenshot(QWidget &w, const char *name)
+{
+    const QString dir = qEnvironmentVariable("FUSEBOX_SCREENSHOT_DIR");
+    if (dir.isEmpty())
+        return;
+    QDir().mkpath(dir);
+    QTest::qWait(50);
+    w.grab().save(dir + QLatin1Char('/') + QString::fromLatin1(name) + QStringLiteral(".png"));
+}
+
+/// Waits for the document to settle: no search, no Apply All, no layout.
+bool settle(MainWindow &w)
+{
+    return QTest::qWaitFor(
+        [&w] {
+            return !w.document()->isSearching() && !w.document()->isApplyingAll() && !w.scene()->isLayoutRunning();
+        },
+        60000);
+}
+
+int firstRow(const Document &d, const std::string &pattern, MatchStatus status)
+{
+    for (size_t i = 0; i < d.matches().size(); ++i)
+        if (d.matches()[i].match.pattern == pattern && d.matches()[i].status == status)
+            return int(i);
+    return -1;
+}
+
+std::unique_ptr<MainWindow> openDemo()
+{
+    auto w = std::make_unique<MainWindow>();
+    w->setErrorDialogsEnabled(false);
+    w->resize(1600, 1000);
+    w->show();
+    QSignalSpy shown(w.get(), &MainWindow::graphShown);
+    REQUIRE(QFile::exists(kDemo));
+    w->openFile(kDemo);
+    REQUIRE(shown.wait(120000));
+    return w;
+}
+
+} // namespace
+
+TEST_CASE("review workflow: find, select, apply, undo, redo, reject", "[views][rewrite]")
+{
+    auto window = openDemo();
+    MainWindow &w = *window;
+    Document &doc = *w.document();
+    RewriteController &rc = *w.rewrite();
+
+    // Run the engine from its action (F5): the candidates arrive in the background.
+    QSignalSpy changed(&doc, &Document::matchesChanged);
+    rc.findMatchesAction()->trigger();
+    REQUIRE(changed.wait(60000));
+    REQUIRE(settle(w));
+    REQUIRE(doc.matches().size() == 8); // as `fusebox-pass matches` lists them
+    CHECK(rc.matchesPanel()->model()->rowCount() == 8);
+    CHECK(rc.matchesPanel()->summaryText().contains(QStringLiteral("8 candidates")));
+    // Every candidate's nodes are ringed in the pattern's colour.
+    for (const MatchEntry &e : doc.matches())
+        for (NodeId id : e.match.nodes)
+            CHECK(w.scene()->marks().contains(id.value));
+    // The patterns panel counts them.
+    QTreeWidgetItem *batchLinear = rc.patternsPanel()->patternItem("batch_linear");
+    REQUIRE(batchLinear);
+    CHECK(batchLinear->text(PatternsPanel::Candidates) == QStringLiteral("2"));
+    screenshot(w, "demo_matches");
+
+    // Selecting a row outlines the match and centres the view on it.
+    const int layernorm = firstRow(doc, "batch_layernorm", MatchStatus::Pending);
+    REQUIRE(layernorm >= 0);
+    rc.matchesPanel()->selectMatchRow(layernorm);
+    REQUIRE(settle(w));
+    const QRectF outline = w.scene()->outlineRect();
+    REQUIRE_FALSE(outline.isEmpty());
+    CHECK(w.view()->mapToScene(w.view()->viewport()->rect()).boundingRect().intersects(outline));
+    for (NodeId id : doc.matches()[size_t(layernorm)].match.nodes)
+        CHECK(w.scene()->marks().value(id.value).width == 5);
+
+    // Apply it (Ctrl+Return): one undo step, verified numerically.
+    const size_t before = doc.graph().size();
+    rc.applyAction()->trigger();
+    REQUIRE(settle(w));
+    CHECK(doc.undoStack()->count() == 1);
+    CHECK(doc.graph().size() != before);
+    CHECK(doc.tally("batch_layernorm").applied == 1);
+    CHECK(doc.tally("batch_layernorm").candidates == 0);
+    const int applied = firstRow(doc, "batch_layernorm", MatchStatus::Applied);
+    REQUIRE(applied >= 0);
+    CHECK(doc.matches()[size_t(applied)].verification.startsWith(QStringLiteral("passed")));
+    const size_t after = doc.graph().size();
+
+    // Undo restores the graph exactly; redo rewrites it again.
+    rc.undoAction()->trigger();
+    REQUIRE(settle(w));
+    CHECK(firstDifference(doc.graph(), doc.originalGraph()) == std::nullopt);
+    CHECK(doc.matches().size() == 8);
+    CHECK(doc.tally("batch_layernorm").applied == 0);
+    rc.redoAction()->trigger();
+    REQUIRE(settle(w));
+    CHECK(doc.graph().size() == after);
+    CHECK(doc.tally("batch_layernorm").applied == 1);
+
+    // Reject another (Del): it stays a candidate, struck out, and Apply All skips it.
+    const int relu = firstRow(doc, "batch_relu", MatchStatus::Pending);
+    REQUIRE(relu >= 0);
+    rc.matchesPanel()->selectMatchRow(relu);
+    rc.rejectAction()->trigger();
+    REQUIRE(settle(w));
+    CHECK(doc.undoStack()->count() == 2);
+    CHECK(doc.tally("batch_relu").rejected == 1);
+    CHECK(doc.passConfig().rejected.size() == 1);
+    CHECK(doc.isModified());
+    screenshot(w, "demo_after_apply_reject");
+
+    rc.applyAllAction()->trigger();
+    QSignalSpy allDone(&doc, &Document::applyAllFinished);
+    REQUIRE((allDone.count() > 0 || allDone.wait(60000)));
+    REQUIRE(settle(w));
+    // The rejected group was skipped (batch_aten_relu fused those relus instead).
+    CHECK(doc.lastApplyAllCounters().at("batch_relu").rejected >= 1);
+    CHECK(doc.tally("batch_aten_relu").applied == 1);
+    CHECK(doc.undoStack()->count() == 3);
+    rc.undoAction()->trigger(); // Apply All is one step
+    REQUIRE(settle(w));
+    CHECK(doc.graph().size() == after);
+}
+
+TEST_CASE("why not: the failed check, its values and its nodes", "[views][rewrite]")
+{
+    auto window = openDemo();
+    MainWindow &w = *window;
+    Document &doc = *w.document();
+    const NodeId cat = doc.graph().findByName("cat");
+    REQUIRE(cat.isValid());
+
+    // Right-click a node: the menu offers the patterns rooted at its op.
+    QMenu menu;
+    emit w.scene()->nodeContextMenu(cat, &menu);
+    REQUIRE_FALSE(menu.actions().isEmpty());
+    QMenu *why = menu.actions().first()->menu();
+    REQUIRE(why);
+    QAction *merge = nullptr;
+    for (QAction *a : why->actions())
+        if (a->text() == QStringLiteral("merge_getitem_cat_pass"))
+            merge = a;
+    REQUIRE(merge);
+    merge->trigger();
+
+    WhyNotPanel &panel = *w.rewrite()->whyNotPanel();
+    CHECK(panel.pattern() == "merge_getitem_cat_pass");
+    CHECK(panel.node() == cat);
+    const QString text = panel.text();
+    CHECK(text.contains(QStringLiteral("does not fire at %cat")));
+    CHECK(text.contains(QStringLiteral("✗ every cat input is a getitem — cat input %layer_norm (aten::layer_norm) is not a getitem")));
+    // The failed check's nodes are ringed red on the graph.
+    const NodeId layerNorm = doc.graph().findByName("layer_norm");
+    CHECK(w.scene()->marks().value(layerNorm.value).color == QColor(0xd0, 0x20, 0x20));
+
+    // Near misses over the graph, grouped by failed check; activating a node jumps there.
+    panel.showNearMisses();
+    QTreeWidget *tree = panel.nearMissTree();
+    REQUIRE(tree->topLevelItemCount() == 2);
+    CHECK(tree->topLevelItem(0)->text(0) == QStringLiteral("split is normalized"));
+    QTreeWidgetItem *cat1 = tree->topLevelItem(0)->child(0);
+    REQUIRE(cat1);
+    emit tree->itemActivated(cat1, 0);
+    CHECK(w.scene()->selectedNode() == doc.graph().findByName("cat_1"));
+    CHECK(panel.node() == doc.graph().findByName("cat_1"));
+    screenshot(w, "why_not");
+}
+
+TEST_CASE("a pattern from a selection matches every occurrence, live", "[views][rewrite]")
+{
+    auto window = openDemo();
+    MainWindow &w = *window;
+    Document &doc = *w.document();
+    for (const char *name : {"relu", "layer_norm"}) {
+        NodeItem *item = w.scene()->nodeItem(doc.graph().findByName(name));
+        REQUIRE(item);
+        item->setSelected(true);
+    }
+    PatternEditor &editor = *w.rewrite()->patternEditor();
+    QSignalSpy compiled(&editor, &PatternEditor::compileFinished);
+    QString error;
+    REQUIRE(w.rewrite()->newPatternFromSelection(&error));
+    REQUIRE((compiled.count() > 0 || compiled.wait(60000)));
+    REQUIRE(QTest::qWaitFor([&] { return !editor.isBusy(); }, 60000));
+    CHECK_FALSE(editor.hasError());
+    CHECK(editor.liveMatches().size() == 16); // the demo's 16 dense branches
+    // The live matches are ringed on the graph.
+    for (const Match &m : editor.liveMatches())
+        for (NodeId id : m.nodes)
+            CHECK(w.scene()->marks().contains(id.value));
+
+    // A mistake shows a marker at the parser's line and column.
+    compiled.clear();
+    editor.setText(editor.text().replace(QStringLiteral("aten::relu("), QStringLiteral("aten::rleu(")));
+    REQUIRE(compiled.wait(60000));
+    CHECK(editor.hasError());
+    CHECK(editor.errorMessage().contains(QStringLiteral("did you mean 'aten::relu'")));
+    CHECK(editor.errorLine() == 4);
+    screenshot(w, "pattern_editor_error");
+
+    // Fixed and used in the document: it joins the patterns and its matches the table.
+    compiled.clear();
+    editor.setText(editor.text().replace(QStringLiteral("aten::rleu("), QStringLiteral("aten::relu(")));
+    REQUIRE(compiled.wait(60000));
+    CHECK_FALSE(editor.hasError());
+    QSignalSpy changed(&doc, &Document::matchesChanged);
+    emit editor.useRequested(editor.text());
+    REQUIRE(changed.wait(60000));
+    REQUIRE(settle(w));
+    CHECK(doc.tally("from_selection").candidates == 16);
+    CHECK(w.rewrite()->patternsPanel()->patternItem("from_selection"));
+}
+
+TEST_CASE("the pass file carries the rules, custom patterns and rejections, and reloads", "[views][rewrite]")
+{
+    QTemporaryDir dir;
+    const QString pass = dir.filePath(QStringLiteral("passes.json"));
+    std::string rejectedSignature;
+    {
+        auto window = openDemo();
+        MainWindow &w = *window;
+        Document &doc = *w.document();
+        doc.setPatternEnabled(QStringLiteral("batch_aten_relu"), false);
+        REQUIRE(doc.setPatternOption(QStringLiteral("batch_linear"), QStringLiteral("min_fuse_set_size"), OptionValue{int64_t(3)}));
+        REQUIRE(doc.addPatternFile(QStringLiteral(FUSEBOX_SOURCE_DIR "/resources/patterns/linear_relu_fusion.patterns")));
+        w.rewrite()->findMatchesAction()->trigger();
+        REQUIRE(QTest::qWaitFor([&] { return doc.hasMatchResults() && !doc.isSearching(); }, 60000));
+        const int row = firstRow(doc, "batch_layernorm", MatchStatus::Pending);
+        REQUIRE(row >= 0);
+        rejectedSignature = doc.matches()[size_t(row)].signature;
+        REQUIRE(doc.rejectMatch(row));
+        QString error;
+        REQUIRE(w.rewrite()->files()->exportPassFile(pass, &error));
+        CHECK_FALSE(doc.isModified());
+        const QString report = dir.filePath(QStringLiteral("review.md"));
+        REQUIRE(w.rewrite()->files()->exportReport(report, &error));
+        QFile md(report);
+        REQUIRE(md.open(QIODevice::ReadOnly));
+        CHECK(QString::fromUtf8(md.readAll()).contains(QStringLiteral("## Rejected (1)")));
+    }
+    auto window = openDemo();
+    MainWindow &w = *window;
+    Document &doc = *w.document();
+    QString error;
+    REQUIRE(w.rewrite()->files()->importPassFile(pass, &error));
+    CHECK_FALSE(doc.patterns().isEnabled("batch_aten_relu"));
+    CHECK(doc.patterns().isEnabled("linear_relu_fusion"));
+    CHECK(std::get<int64_t>(doc.patterns().find("batch_linear")->options().values().at("min_fuse_set_size")) == 3);
+    CHECK(doc.isRejected(rejectedSignature));
+    w.rewrite()->findMatchesAction()->trigger();
+    REQUIRE(QTest::qWaitFor([&] { return doc.hasMatchResults() && !doc.isSearching(); }, 60000));
+    REQUIRE(settle(w));
+    const int row = firstRow(doc, "batch_layernorm", MatchStatus::Rejected);
+    REQUIRE(row >= 0);
+    CHECK(doc.matches()[size_t(row)].signature == rejectedSignature);
+}
+
+TEST_CASE("the diff view shows what the applied rewrites removed and added", "[views][rewrite]")
+{
+    auto window = openDemo();
+    MainWindow &w = *window;
+    Document &doc = *w.document();
+    w.rewrite()->findMatchesAction()->trigger();
+    REQUIRE(QTest::qWaitFor([&] { return doc.hasMatchResults() && !doc.isSearching(); }, 60000));
+    const int row = firstRow(doc, "batch_layernorm", MatchStatus::Pending);
+    REQUIRE(row >= 0);
+    REQUIRE(doc.applyMatches({row}) == 1);
+    REQUIRE(settle(w));
+
+    w.rewrite()->diffAction()->trigger();
+    DiffView &diff = *w.rewrite()->diffView();
+    REQUIRE(QTest::qWaitFor([&] { return !diff.isLayingOut() && diff.beforeScene()->nodeItemCount() > 0; }, 60000));
+    // batch_layernorm stacks the 16 layer_norms into one: the 16 are removed.
+    REQUIRE(diff.diff().byPattern.size() == 1);
+    CHECK(diff.diff().byPattern[0].pattern == "batch_layernorm");
+    CHECK(diff.diff().opCounts.at("aten::layer_norm") == std::pair<size_t, size_t>{16, 1});
+    CHECK(diff.summaryText().contains(QStringLiteral("<b>1 rewrite</b>:")));
+    CHECK(diff.summaryText().contains(QStringLiteral("aten::layer_norm 16→1")));
+    const NodeId removed = doc.originalGraph().findByName("layer_norm_3");
+    CHECK(std::find(diff.diff().removed.begin(), diff.diff().removed.end(), removed) != diff.diff().removed.end());
+    CHECK(diff.beforeScene()->marks().value(removed.value).color == QColor(0xd0, 0x20, 0x20));
+    REQUIRE_FALSE(diff.diff().added.empty());
+    CHECK(diff.afterScene()->marks().value(diff.diff().added.front().value).color == QColor(0x1e, 0x9a, 0x3a));
+
+    // Selecting a node on one side selects it on the other.
+    const NodeId relu = doc.graph().findByName("relu_3");
+    diff.afterScene()->selectNode(relu);
+    REQUIRE(QTest::qWaitFor([&] { return !diff.isLayingOut(); }, 60000));
+    CHECK(diff.beforeScene()->selectedNode() == relu);
+    diff.resize(1600, 900);
+    diff.show();
+    screenshot(diff, "diff_view");
+
+    // Undo empties the diff.
+    w.rewrite()->undoAction()->trigger();
+    REQUIRE(settle(w));
+    CHECK(diff.diff().removed.empty());
+    CHECK(diff.diff().added.empty());
+}
+
+TEST_CASE("a session saves the decisions and reopens them; the model and the view export", "[views][rewrite]")
+{
+    QTemporaryDir dir;
+    const QString sessionPath = dir.filePath(QStringLiteral("review.fusebox"));
+    size_t rewrittenSize = 0;
+    std::string rejected;
+    {
+        auto window = openDemo();
+        MainWindow &w = *window;
+        Document &doc = *w.document();
+        w.rewrite()->findMatchesAction()->trigger();
+        REQUIRE(QTest::qWaitFor([&] { return doc.hasMatchResults() && !doc.isSearching(); }, 60000));
+        REQUIRE(doc.applyMatches({firstRow(doc, "batch_layernorm", MatchStatus::Pending)}) == 1);
+        REQUIRE(settle(w));
+        const int relu = firstRow(doc, "batch_relu", MatchStatus::Pending);
+        REQUIRE(relu >= 0);
+        rejected = doc.matches()[size_t(relu)].signature;
+        REQUIRE(doc.rejectMatch(relu));
+        rewrittenSize = doc.graph().size();
+        CHECK(doc.isModified());
+        QString error;
+        REQUIRE(w.saveSession(sessionPath, &error));
+        CHECK_FALSE(doc.isModified());
+
+        // The rewritten model, in each format, and the view as SVG and PNG.
+        ReviewFiles &files = *w.rewrite()->files();
+        for (const char *name : {"rewritten.pt", "rewritten.py", "rewritten.json", "view.svg", "view.png"}) {
+            const QString path = dir.filePath(QString::fromLatin1(name));
+            const bool picture = path.endsWith(QStringLiteral(".svg")) || path.endsWith(QStringLiteral(".png"));
+            INFO(name << ": " << error.toStdString());
+            REQUIRE((picture ? files.exportPicture(path, &error) : files.exportModel(path, &error)));
+            CHECK(QFileInfo(path).size() > 100);
+        }
+        auto reloaded = loadModel(dir.filePath(QStringLiteral("rewritten.pt")).toStdString());
+        REQUIRE(reloaded.hasValue());
+        CHECK(reloaded->graph.nodesWithOp("aten::layer_norm").size() == 1);
+        CHECK_FALSE(files.exportModel(dir.filePath(QStringLiteral("rewritten.xyz")), &error));
+        CHECK(error.contains(QStringLiteral("unknown output format")));
+    }
+    MainWindow w;
+    w.setErrorDialogsEnabled(false);
+    w.show();
+    QSignalSpy restored(&w, &MainWindow::sessionRestored);
+    REQUIRE(w.openSession(sessionPath));
+    REQUIRE(restored.wait(120000));
+    CHECK(restored.first().at(0).toBool());
+    Document &doc = *w.document();
+    REQUIRE(settle(w));
+    CHECK(doc.graph().size() == rewrittenSize);
+    CHECK(doc.undoStack()->count() == 1); // the apply comes back as an undo step
+    CHECK(doc.isRejected(rejected));
+    CHECK(doc.tally("batch_layernorm").applied == 1);
+    CHECK(doc.tally("batch_relu").rejected == 1);
+    CHECK_FALSE(doc.isModified());
+    // Undoing the replayed step gives back the model as loaded.
+    doc.undoStack()->undo();
+    REQUIRE(settle(w));
+    CHECK(firstDifference(doc.graph(), doc.originalGraph()) == std::nullopt);
+}

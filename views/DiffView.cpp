@@ -1,0 +1,151 @@
+#include "DiffView.h"
+
+#include "Document.h"
+#include "GraphScene.h"
+#include "GraphView.h"
+#include "NodeItem.h"
+
+#include <QLabel>
+#include <QSplitter>
+#include <QVBoxLayout>
+
+namespace fusebox {
+
+namespace {
+const QColor kRemoved(0xd0, 0x20, 0x20);
+const QColor kAdded(0x1e, 0x9a, 0x3a);
+const QColor kChanged(0xe0, 0x8a, 0x00);
+
+QString qs(const std::string &s) { return QString::fromStdString(s); }
+
+QWidget *pane(const QString &title, GraphView *view, QWidget *parent)
+{
+    auto *box = new QWidget(parent);
+    auto *layout = new QVBoxLayout(box);
+    layout->setContentsMargins(0, 0, 0, 0);
+    auto *label = new QLabel(title, box);
+    label->setStyleSheet(QStringLiteral("font-weight: bold; padding: 2px 4px;"));
+    layout->addWidget(label);
+    layout->addWidget(view, 1);
+    return box;
+}
+} // namespace
+
+DiffView::DiffView(Document *document, QWidget *parent)
+    : QWidget(parent), m_document(document), m_before(new Document(this)),
+      m_beforeScene(new GraphScene(m_before, this)), m_afterScene(new GraphScene(document, this)),
+      m_beforeView(new GraphView(m_beforeScene, this)), m_afterView(new GraphView(m_afterScene, this)),
+      m_summary(new QLabel(this))
+{
+    setObjectName(QStringLiteral("diffView"));
+    setWindowTitle(tr("Before / After — Fusebox"));
+    m_summary->setObjectName(QStringLiteral("diffSummary"));
+    m_summary->setWordWrap(true);
+    m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    auto *splitter = new QSplitter(Qt::Horizontal, this);
+    splitter->addWidget(pane(tr("Before (as loaded) — removed nodes in red"), m_beforeView, splitter));
+    splitter->addWidget(pane(tr("After (current) — added nodes in green, changed in orange"), m_afterView, splitter));
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(6, 6, 6, 6);
+    layout->addWidget(m_summary);
+    layout->addWidget(splitter, 1);
+
+    connect(m_document, &Document::graphRewritten, this, &DiffView::refresh);
+    connect(m_document, &Document::graphLoaded, this, &DiffView::refresh);
+    for (GraphScene *scene : {m_beforeScene, m_afterScene})
+        connect(scene, &GraphScene::layoutFinished, this, &DiffView::applyMarks);
+    connect(m_beforeScene, &GraphScene::selectedNodeChanged, this,
+            [this] { follow(m_beforeScene, m_afterScene, m_afterView); });
+    connect(m_afterScene, &GraphScene::selectedNodeChanged, this,
+            [this] { follow(m_afterScene, m_beforeScene, m_beforeView); });
+    connect(m_beforeView, &GraphView::zoomChanged, this, [this](qreal z) {
+        if (!m_syncing && qAbs(m_afterView->zoom() - z) > 1e-3) {
+            m_syncing = true;
+            m_afterView->setZoom(z);
+            m_syncing = false;
+        }
+    });
+    connect(m_afterView, &GraphView::zoomChanged, this, [this](qreal z) {
+        if (!m_syncing && qAbs(m_beforeView->zoom() - z) > 1e-3) {
+            m_syncing = true;
+            m_beforeView->setZoom(z);
+            m_syncing = false;
+        }
+    });
+    refresh();
+}
+
+bool DiffView::isLayingOut() const { return m_beforeScene->isLayoutRunning() || m_afterScene->isLayoutRunning(); }
+
+void DiffView::refresh()
+{
+    if (!m_document->hasGraph())
+        return;
+    // The left side shows the graph as loaded; reload it only when that changed.
+    if (!m_before->hasGraph() || m_before->graph().size() != m_document->originalGraph().size()
+        || m_before->displayName() != m_document->displayName())
+        m_before->setGraph(m_document->originalGraph().clone(), m_document->displayName());
+    m_diff = diffFromEdits(m_document->originalGraph(), m_document->graph(), m_document->appliedGroups());
+
+    size_t rewrites = 0;
+    for (const auto &p : m_diff.byPattern)
+        rewrites += p.rewrites;
+    QString html = tr("<b>%1</b>: %2 → %3 nodes (−%4 removed, +%5 added, %6 changed)")
+                       .arg(rewrites == 1 ? tr("1 rewrite") : tr("%1 rewrites").arg(rewrites))
+                       .arg(m_document->originalGraph().size())
+                       .arg(m_document->graph().size())
+                       .arg(m_diff.removed.size())
+                       .arg(m_diff.added.size())
+                       .arg(m_diff.changed.size());
+    if (!m_diff.byPattern.empty()) {
+        QStringList parts;
+        for (const auto &p : m_diff.byPattern)
+            parts << tr("%1 ×%2 (−%3 +%4)").arg(qs(p.pattern)).arg(p.rewrites).arg(p.removed).arg(p.added);
+        html += QStringLiteral("<br>") + tr("By pattern: ") + parts.join(QStringLiteral(" · "));
+    }
+    QStringList ops;
+    for (const auto &[op, counts] : m_diff.opCounts)
+        if (counts.first != counts.second)
+            ops << QStringLiteral("%1 %2→%3").arg(qs(op)).arg(counts.first).arg(counts.second);
+    if (!ops.isEmpty())
+        html += QStringLiteral("<br>") + tr("Ops before → after: ") + ops.join(QStringLiteral(" · "));
+    else
+        html += QStringLiteral("<br>") + tr("No rewrite applied yet: apply matches to see their diff here.");
+    m_summary->setText(html);
+    applyMarks();
+}
+
+QString DiffView::summaryText() const { return m_summary->text(); }
+
+void DiffView::applyMarks()
+{
+    QHash<uint32_t, ItemMark> before, after;
+    for (NodeId id : m_diff.removed)
+        before.insert(id.value, ItemMark{kRemoved, 4, false});
+    for (NodeId id : m_diff.added)
+        after.insert(id.value, ItemMark{kAdded, 4, false});
+    for (NodeId id : m_diff.changed) {
+        before.insert(id.value, ItemMark{kChanged, 3, true});
+        after.insert(id.value, ItemMark{kChanged, 3, true});
+    }
+    if (before != m_beforeScene->marks())
+        m_beforeScene->setMarks(std::move(before));
+    if (after != m_afterScene->marks())
+        m_afterScene->setMarks(std::move(after));
+}
+
+void DiffView::follow(GraphScene *from, GraphScene *to, GraphView *toView)
+{
+    if (m_syncing)
+        return;
+    const NodeId id = from->selectedNode();
+    if (!id.isValid() || !to->document()->graph().contains(id) || to->selectedNode() == id)
+        return;
+    m_syncing = true;
+    to->selectNode(id);
+    if (NodeItem *item = to->nodeItem(id))
+        toView->focusOn(item->sceneBoundingRect());
+    m_syncing = false;
+}
+
+} // namespace fusebox

@@ -1,0 +1,165 @@
+// MainWindow's file side: opening models (dialog, drag and drop, recent
+// files, the embedded demo) and review sessions.
+#include "MainWindow.h"
+
+#include "Document.h"
+#include "ReviewFiles.h"
+#include "RewriteController.h"
+#include "SessionFile.h"
+
+#include <QDir>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QMenu>
+#include <QMimeData>
+#include <QSettings>
+#include <QTemporaryFile>
+
+namespace fusebox {
+
+namespace {
+const char *kRecentKey = "recentFiles";
+} // namespace
+
+void MainWindow::dragEnterEvent(QDragEnterEvent *event)
+{
+    const QList<QUrl> urls = event->mimeData()->urls();
+    if (urls.size() == 1 && urls.first().isLocalFile())
+        event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent *event)
+{
+    const QList<QUrl> urls = event->mimeData()->urls();
+    if (urls.isEmpty() || !urls.first().isLocalFile())
+        return;
+    event->acceptProposedAction();
+    openFile(urls.first().toLocalFile());
+}
+
+void MainWindow::showOpenDialog()
+{
+    QStringList patterns;
+    for (const std::string &ext : supportedModelExtensions())
+        patterns << QStringLiteral("*.%1").arg(QString::fromStdString(ext));
+    const QString filter = tr("Models (%1);;Fusebox sessions (*.fusebox);;All files (*)").arg(patterns.join(QLatin1Char(' ')));
+    QString start;
+    if (!recentFiles().isEmpty())
+        start = QFileInfo(recentFiles().first()).absolutePath();
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open Model"), start, filter);
+    if (!path.isEmpty())
+        openFile(path);
+}
+
+bool MainWindow::isDemoOpen() const { return m_demoFile && m_document->filePath() == m_demoFile->fileName(); }
+
+bool MainWindow::saveSession(const QString &path, QString *error)
+{
+    return m_rewrite->files()->saveSession(path, isDemoOpen(), error);
+}
+
+bool MainWindow::openSession(const QString &path)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) {
+        reportError(tr("Open Session"), tr("%1: %2").arg(path, file.errorString()));
+        return false;
+    }
+    auto session = readSession(QString::fromUtf8(file.readAll()), path);
+    if (!session) {
+        reportError(tr("Open Session"), QString::fromStdString(session.error().message));
+        return false;
+    }
+    // Replay once the session's model has loaded (or give up if it fails).
+    auto restore = std::make_shared<QMetaObject::Connection>();
+    auto failed = std::make_shared<QMetaObject::Connection>();
+    *restore = connect(m_document, &Document::graphLoaded, this, [this, restore, failed, path, s = *session] {
+        disconnect(*restore);
+        disconnect(*failed);
+        QString error;
+        const bool ok = m_rewrite->files()->restoreSession(s, path, &error);
+        if (!ok)
+            reportError(tr("Open Session"), error);
+        emit sessionRestored(ok, error);
+    });
+    *failed = connect(m_document, &Document::loadFailed, this, [this, restore, failed] {
+        disconnect(*restore);
+        disconnect(*failed);
+        emit sessionRestored(false, tr("the session's model could not be opened"));
+    });
+    if (session->demo)
+        openDemoModel();
+    else
+        openFile(session->modelPath);
+    return true;
+}
+
+void MainWindow::openFile(const QString &path)
+{
+    if (path.endsWith(QStringLiteral(".fusebox"), Qt::CaseInsensitive)) {
+        openSession(path);
+        return;
+    }
+    if (m_errorDialogs && !m_rewrite->maybeSave())
+        return;
+    m_pendingRecent = QFileInfo(path).absoluteFilePath();
+    m_demoFile.reset();
+    m_document->open(path, m_loadOptions);
+}
+
+bool MainWindow::openDemoModel()
+{
+    QFile resource(QString::fromLatin1(kDemoResource));
+    if (!resource.open(QIODevice::ReadOnly)) {
+        reportError(tr("Demo model"), tr("The demo model is not embedded in this build (%1).").arg(kDemoResource));
+        return false;
+    }
+    auto temp = std::make_unique<QTemporaryFile>(QDir::tempPath() + QStringLiteral("/fusebox-demo-XXXXXX.pt"));
+    if (!temp->open() || temp->write(resource.readAll()) != resource.size() || !temp->flush()) {
+        reportError(tr("Demo model"), tr("Could not write the demo model to %1.").arg(QDir::tempPath()));
+        return false;
+    }
+    temp->close(); // the loader reopens it by name; the file lives as long as m_demoFile
+    const QString path = temp->fileName();
+    m_demoFile = std::move(temp);
+    m_pendingRecent.clear();
+    m_document->open(path, m_loadOptions, tr("recsys_demo.pt (demo)"));
+    return true;
+}
+
+QStringList MainWindow::recentFiles() const { return QSettings().value(kRecentKey).toStringList(); }
+
+void MainWindow::addRecentFile(const QString &path)
+{
+    QStringList files = recentFiles();
+    files.removeAll(path);
+    files.prepend(path);
+    while (files.size() > kMaxRecentFiles)
+        files.removeLast();
+    QSettings().setValue(kRecentKey, files);
+    rebuildRecentMenu();
+}
+
+void MainWindow::rebuildRecentMenu()
+{
+    m_recentMenu->clear();
+    const QStringList files = recentFiles();
+    for (const QString &file : files) {
+        QAction *action = m_recentMenu->addAction(QFileInfo(file).fileName(), this, [this, file] { openFile(file); });
+        action->setToolTip(file);
+        action->setStatusTip(file);
+    }
+    if (!files.isEmpty()) {
+        m_recentMenu->addSeparator();
+        m_recentMenu->addAction(tr("Clear Menu"), this, [this] {
+            QSettings().remove(kRecentKey);
+            rebuildRecentMenu();
+        });
+    }
+    m_recentMenu->setEnabled(!files.isEmpty());
+}
+
+} // namespace fusebox

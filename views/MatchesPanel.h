@@ -1,0 +1,51 @@
+#pragma once
+
+#include "core/ir/NodeId.h"
+
+#include <QWidget>
+
+#include <vector>
+
+class QLabel;
+class QTableView;
+
+namespace fusebox {
+
+class Document;
+class MatchTableModel;
+
+/// The matches table (pattern, anchor, nodes, benefit, status, verification)
+/// with a one-line summary above it. Selecting a row emits matchSelected()
+/// (the window outlines the match and centres the view on it); the graph's
+/// node selection filters the table (setNodeFilter).
+class MatchesPanel final : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit MatchesPanel(Document *document, QWidget *parent = nullptr);
+
+    QTableView *table() const { return m_table; }
+    MatchTableModel *model() const { return m_model; }
+    /// Rows of Document::matches() selected in the table.
+    std::vector<int> selectedMatchRows() const;
+    /// Selects the table row showing Document::matches()[matchRow].
+    void selectMatchRow(int matchRow);
+    void setNodeFilter(std::vector<NodeId> nodes);
+    QString summaryText() const;
+
+signals:
+    /// The current row changed: its row in Document::matches(), or -1.
+    void matchSelected(int matchRow);
+    /// A row was double-clicked (the window applies it).
+    void matchActivated(int matchRow);
+
+private:
+    void updateSummary();
+
+    Document *m_document;
+    MatchTableModel *m_model;
+    QTableView *m_table;
+    QLabel *m_summary;
+};
+
+} // namespace fusebox

@@ -1,0 +1,50 @@
+#pragma once
+
+#include <QObject>
+#include <QString>
+
+namespace fusebox {
+
+class Document;
+class GraphScene;
+class GraphView;
+struct Session;
+
+/// What a review reads and writes, without dialogs (the window's menus ask
+/// for paths and call these): the pass file, the session, the rewritten
+/// model, a picture of the view, the review report. Errors come back as one
+/// line naming the file.
+class ReviewFiles final : public QObject {
+    Q_OBJECT
+
+public:
+    ReviewFiles(Document *document, GraphScene *scene, GraphView *view, QObject *parent = nullptr);
+
+    /// The enabled rules with their options, custom patterns and rejections (PassConfig.h).
+    bool exportPassFile(const QString &path, QString *error = nullptr);
+    bool importPassFile(const QString &path, QString *error = nullptr);
+    /// Saves the review as a session file (SessionFile.h); `demo` when the
+    /// model is the embedded demo.
+    bool saveSession(const QString &path, bool demo, QString *error = nullptr);
+    /// Restores a session's decisions on the freshly loaded model: the
+    /// verification toggle, the pass configuration, then the applied steps.
+    bool restoreSession(const Session &session, const QString &sourceName, QString *error = nullptr);
+    /// Writes the current (rewritten) graph: .pt TorchScript, .json graph
+    /// JSON with weights, .py FX text.
+    bool exportModel(const QString &path, QString *error = nullptr);
+    /// Writes what the graph view shows: .svg (vector) or .png.
+    bool exportPicture(const QString &path, QString *error = nullptr);
+    /// Writes a JSON (".json") or Markdown (otherwise) review report of every decision.
+    bool exportReport(const QString &path, QString *error = nullptr);
+
+signals:
+    /// A line for the window's log.
+    void logLine(const QString &line);
+
+private:
+    Document *m_document;
+    GraphScene *m_scene;
+    GraphView *m_view;
+};
+
+} // namespace fusebox

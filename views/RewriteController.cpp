@@ -1,0 +1,522 @@
+#include "RewriteController.h"
+
+#include "DiffView.h"
+#include "Document.h"
+#include "GraphScene.h"
+#include "GraphView.h"
+#include "MatchesPanel.h"
+#include "PatternColors.h"
+#include "PatternEditor.h"
+#include "PatternsPanel.h"
+#include "ReviewFiles.h"
+#include "WhyNotPanel.h"
+
+#include "core/io/PatternFile.h"
+#include "core/torch/TorchSchemas.h"
+#include "patterns/custom/PatternFromSubgraph.h"
+
+#include <QAction>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QMainWindow>
+#include <QMenu>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QTableView>
+#include <QToolBar>
+#include <QUndoStack>
+
+namespace fusebox {
+
+namespace {
+QString qs(const std::string &s) { return QString::fromStdString(s); }
+const QColor kFailColor(0xd0, 0x20, 0x20);
+const QColor kPassColor(0x2a, 0x9a, 0x3a);
+const QColor kEditorColor(0xe0, 0x8a, 0x00);
+} // namespace
+
+RewriteController::RewriteController(QMainWindow *window, Document *document, GraphScene *scene, GraphView *view)
+    : QObject(window), m_window(window), m_document(document), m_scene(scene), m_view(view),
+      m_patterns(new PatternsPanel(document, window)), m_matches(new MatchesPanel(document, window)),
+      m_whyNot(new WhyNotPanel(document, window)), m_editor(new PatternEditor(window)),
+      m_files(new ReviewFiles(document, scene, view, this))
+{
+    connect(m_files, &ReviewFiles::logLine, this, &RewriteController::logLine);
+    m_editor->setSchemas(&torchSchemas());
+    connect(m_document, &Document::matchesChanged, this, [this] {
+        updateMarks();
+        updateActions();
+    });
+    connect(m_document, &Document::matchSearchStarted, this, &RewriteController::updateActions);
+    connect(m_document, &Document::graphLoaded, this, [this] {
+        m_selectedMatch = -1;
+        m_whyFailed.clear();
+        m_whyPassed.clear();
+        m_scene->setOutline({}, {}, {});
+        updateActions();
+    });
+    connect(m_document, &Document::graphRewritten, this, [this] {
+        m_selectedMatch = -1;
+        m_scene->setOutline({}, {}, {});
+    });
+    connect(m_document, &Document::verificationFailed, this,
+            [this](const QString &pattern, const QString &anchor, const QString &message) {
+                const QString line = tr("%1 at %%2 failed numeric verification and was undone: %3").arg(pattern, anchor, message);
+                emit logLine(line);
+                emit statusMessage(line);
+            });
+    connect(m_document, &Document::applyAllStarted, this, [this] {
+        emit statusMessage(tr("Applying all matches to a fixed point…"));
+        updateActions();
+    });
+    connect(m_document, &Document::applyAllFinished, this, [this](int, const QString &summary) {
+        emit logLine(tr("Apply All: %1").arg(summary));
+        emit statusMessage(tr("Apply All: %1").arg(summary));
+        updateActions();
+    });
+    connect(m_matches, &MatchesPanel::matchSelected, this, &RewriteController::onMatchSelected);
+    connect(m_matches, &MatchesPanel::matchActivated, this, [this](int row) {
+        QString error;
+        if (m_document->applyMatches({row}, &error) == 0 && !error.isEmpty())
+            emit statusMessage(error);
+    });
+    connect(m_scene, &QGraphicsScene::selectionChanged, this, &RewriteController::onSceneSelection);
+    connect(m_scene, &GraphScene::nodeContextMenu, this, &RewriteController::onNodeContextMenu);
+    connect(m_scene, &GraphScene::layoutFinished, this, [this] {
+        if (!m_focusPending || m_selectedMatch < 0 || size_t(m_selectedMatch) >= m_document->matches().size())
+            return;
+        m_focusPending = false;
+        focusNodes(m_document->matches()[size_t(m_selectedMatch)].match.nodes);
+    });
+    connect(m_whyNot, &WhyNotPanel::marksChanged, this,
+            [this](const std::vector<NodeId> &failed, const std::vector<NodeId> &passed) {
+                m_whyFailed = failed;
+                m_whyPassed = passed;
+                updateMarks();
+            });
+    connect(m_whyNot, &WhyNotPanel::nodeActivated, this, [this](NodeId id) {
+        m_scene->selectNode(id);
+        m_whyNot->explain({}, id);
+        focusNodes({id});
+    });
+    connect(m_patterns, &PatternsPanel::patternSelected, this, [this](const QString &name) {
+        m_whyNot->explain(name.toStdString(), {});
+    });
+    connect(m_editor, &PatternEditor::liveMatchesChanged, this, &RewriteController::updateMarks);
+    connect(m_editor, &PatternEditor::useRequested, this, [this](const QString &text) {
+        auto added = m_document->addPatternText(text, m_editor->sourceName());
+        if (!added) {
+            emit statusMessage(qs(added.error().message));
+            return;
+        }
+        QStringList names;
+        for (const std::string &n : *added)
+            names << qs(n);
+        emit logLine(tr("added pattern(s) %1 to the document").arg(names.join(QStringLiteral(", "))));
+        if (!m_document->hasMatchResults())
+            m_document->findMatches();
+    });
+    connect(m_editor, &PatternEditor::saveRequested, this, [this] {
+        const QString path = QFileDialog::getSaveFileName(m_window, tr("Save Pattern File"), m_editor->sourceName(),
+                                                          tr("Pattern files (*.patterns);;All files (*)"));
+        QString error;
+        if (!path.isEmpty() && !m_editor->saveTo(path, &error))
+            QMessageBox::warning(m_window, tr("Save Pattern File"), error);
+        else if (!path.isEmpty())
+            emit logLine(tr("saved %1").arg(path));
+    });
+    createActions();
+}
+
+void RewriteController::createActions()
+{
+    QUndoStack *stack = m_document->undoStack();
+    m_undo = stack->createUndoAction(this, tr("&Undo"));
+    m_undo->setShortcut(QKeySequence::Undo);
+    m_redo = stack->createRedoAction(this, tr("&Redo"));
+    m_redo->setShortcuts({QKeySequence::Redo, QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z)});
+
+    m_findMatches = new QAction(tr("&Find Matches"), this);
+    m_findMatches->setShortcut(Qt::Key_F5);
+    m_findMatches->setToolTip(tr("Run the engine's search: every candidate match of the enabled patterns (F5)"));
+    connect(m_findMatches, &QAction::triggered, m_document, &Document::findMatches);
+
+    m_apply = new QAction(tr("&Apply Match"), this);
+    m_apply->setShortcut(Qt::CTRL | Qt::Key_Return);
+    m_apply->setToolTip(tr("Rewrite the selected matches (one undo step) (Ctrl+Return)"));
+    connect(m_apply, &QAction::triggered, this, &RewriteController::applySelected);
+
+    m_applyAll = new QAction(tr("Apply &All"), this);
+    m_applyAll->setShortcut(Qt::CTRL | Qt::SHIFT | Qt::Key_Return);
+    m_applyAll->setToolTip(tr("Run the greedy driver to a fixed point, skipping rejected matches (Ctrl+Shift+Return)"));
+    connect(m_applyAll, &QAction::triggered, m_document, &Document::applyAll);
+
+    m_reject = new QAction(tr("&Reject Match"), this);
+    m_reject->setShortcut(Qt::Key_Delete);
+    m_reject->setToolTip(tr("Reject the selected matches: kept out of Apply All and the exported pass (Del)"));
+    connect(m_reject, &QAction::triggered, this, [this] { rejectSelected(true); });
+
+    m_restore = new QAction(tr("Re&store Match"), this);
+    m_restore->setShortcut(Qt::SHIFT | Qt::Key_Delete);
+    connect(m_restore, &QAction::triggered, this, [this] { rejectSelected(false); });
+
+    m_verify = new QAction(tr("&Verify Each Apply"), this);
+    m_verify->setCheckable(true);
+    m_verify->setChecked(m_document->verifyApplies());
+    m_verify->setToolTip(tr("Run the model before and after each rewrite on the same random inputs; undo a rewrite "
+                            "that changes the outputs"));
+    connect(m_verify, &QAction::toggled, m_document, &Document::setVerifyApplies);
+    // A reopened session brings its own toggle.
+    connect(m_document, &Document::patternsChanged, m_verify, [this] { m_verify->setChecked(m_document->verifyApplies()); });
+
+    m_whyNotAction = new QAction(tr("&Why Not Here?"), this);
+    m_whyNotAction->setShortcut(Qt::CTRL | Qt::Key_Question);
+    m_whyNotAction->setToolTip(tr("Explain the chosen pattern at the selected node"));
+    connect(m_whyNotAction, &QAction::triggered, this, [this] { whyNot(m_whyNot->pattern(), m_scene->selectedNode()); });
+
+    m_diffAction = new QAction(tr("Show &Diff"), this);
+    m_diffAction->setShortcut(Qt::CTRL | Qt::Key_D);
+    m_diffAction->setToolTip(tr("Before/after of the applied rewrites, side by side (Ctrl+D)"));
+    connect(m_diffAction, &QAction::triggered, this, [this] {
+        DiffView *view = diffView();
+        view->refresh();
+        view->show();
+        view->raise();
+    });
+
+    m_fromSelection = new QAction(tr("&New Pattern from Selection"), this);
+    m_fromSelection->setShortcut(Qt::CTRL | Qt::SHIFT | Qt::Key_N);
+    connect(m_fromSelection, &QAction::triggered, this, [this] {
+        QString error;
+        if (!newPatternFromSelection(&error))
+            QMessageBox::information(m_window, tr("New Pattern from Selection"), error);
+    });
+    updateActions();
+}
+
+void RewriteController::install(QMenu *fileMenu, QMenu *viewMenu, QToolBar *toolBar, QAction *toolBarAnchor)
+{
+    QMenuBar *bar = m_window->menuBar();
+    QMenu *edit = new QMenu(tr("&Edit"), bar);
+    bar->insertMenu(viewMenu->menuAction(), edit);
+    edit->addAction(m_undo);
+    edit->addAction(m_redo);
+
+    QMenu *rewrite = bar->addMenu(tr("&Rewrite"));
+    for (QAction *a : {m_findMatches, m_apply, m_applyAll})
+        rewrite->addAction(a);
+    rewrite->addSeparator();
+    rewrite->addAction(m_reject);
+    rewrite->addAction(m_restore);
+    rewrite->addAction(m_verify);
+    rewrite->addSeparator();
+    rewrite->addAction(m_whyNotAction);
+    rewrite->addAction(m_fromSelection);
+    rewrite->addSeparator();
+    rewrite->addAction(m_diffAction);
+
+    QAction *firstFileAction = fileMenu->actions().value(3); // after Open, Recent, Demo
+    auto addFile = [&](const QString &text, const QKeySequence &key, auto slot) {
+        auto *a = new QAction(text, this);
+        a->setShortcut(key);
+        connect(a, &QAction::triggered, this, slot);
+        fileMenu->insertAction(firstFileAction, a);
+        return a;
+    };
+    fileMenu->insertSeparator(firstFileAction);
+    addFile(tr("Load &Pattern File…"), QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_P), [this] {
+        const QString path = QFileDialog::getOpenFileName(m_window, tr("Load Pattern File"), {},
+                                                          tr("Pattern files (*.patterns);;All files (*)"));
+        if (path.isEmpty())
+            return;
+        if (Status s = m_document->addPatternFile(path); !s)
+            QMessageBox::warning(m_window, tr("Load Pattern File"), qs(s.error().message));
+        else
+            emit logLine(tr("loaded patterns from %1").arg(path));
+    });
+    addFile(tr("Open Pass &File…"), QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_O), [this] {
+        const QString path = QFileDialog::getOpenFileName(m_window, tr("Open Pass File"), {},
+                                                          tr("Pass files (*.json);;All files (*)"));
+        QString error;
+        if (!path.isEmpty() && !m_files->importPassFile(path, &error))
+            QMessageBox::warning(m_window, tr("Open Pass File"), error);
+    });
+    addFile(tr("&Export Pass File…"), QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_S), [this] {
+        const QString path = QFileDialog::getSaveFileName(m_window, tr("Export Pass File"), QStringLiteral("passes.json"),
+                                                          tr("Pass files (*.json)"));
+        QString error;
+        if (!path.isEmpty() && !m_files->exportPassFile(path, &error))
+            QMessageBox::warning(m_window, tr("Export Pass File"), error);
+    });
+    addFile(tr("Export Rewritten &Model…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S), [this] {
+        const QString path = QFileDialog::getSaveFileName(
+            m_window, tr("Export Rewritten Model"), QStringLiteral("rewritten.pt"),
+            tr("TorchScript (*.pt);;Graph JSON with weights (*.json);;FX text (*.py)"));
+        QString error;
+        if (!path.isEmpty() && !m_files->exportModel(path, &error))
+            QMessageBox::warning(m_window, tr("Export Rewritten Model"), error);
+    });
+    addFile(tr("Export &Picture…"), QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_E), [this] {
+        const QString path = QFileDialog::getSaveFileName(m_window, tr("Export Picture"), QStringLiteral("graph.svg"),
+                                                          tr("SVG (*.svg);;PNG (*.png)"));
+        QString error;
+        if (!path.isEmpty() && !m_files->exportPicture(path, &error))
+            QMessageBox::warning(m_window, tr("Export Picture"), error);
+    });
+    addFile(tr("Export Review &Report…"), QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_R), [this] {
+        const QString path = QFileDialog::getSaveFileName(m_window, tr("Export Review Report"), QStringLiteral("review.md"),
+                                                          tr("Markdown (*.md);;JSON (*.json)"));
+        QString error;
+        if (!path.isEmpty() && !m_files->exportReport(path, &error))
+            QMessageBox::warning(m_window, tr("Export Review Report"), error);
+    });
+
+    toolBar->insertSeparator(toolBarAnchor);
+    for (QAction *a : {m_findMatches, m_apply, m_applyAll, m_reject, m_undo, m_redo, m_diffAction})
+        toolBar->insertAction(toolBarAnchor, a);
+    createDocks();
+    viewMenu->addSeparator();
+    for (QDockWidget *d : {m_patternsDock, m_matchesDock, m_whyNotDock, m_editorDock})
+        viewMenu->addAction(d->toggleViewAction());
+}
+
+void RewriteController::createDocks()
+{
+    auto dock = [this](const QString &title, const char *name, QWidget *widget, Qt::DockWidgetArea area) {
+        auto *d = new QDockWidget(title, m_window);
+        d->setObjectName(QString::fromLatin1(name));
+        d->setWidget(widget);
+        m_window->addDockWidget(area, d);
+        return d;
+    };
+    m_patternsDock = dock(tr("Patterns"), "patternsDock", m_patterns, Qt::LeftDockWidgetArea);
+    m_matchesDock = dock(tr("Matches"), "matchesDock", m_matches, Qt::BottomDockWidgetArea);
+    m_whyNotDock = dock(tr("Why Not?"), "whyNotDock", m_whyNot, Qt::LeftDockWidgetArea);
+    m_editorDock = dock(tr("Pattern Editor"), "patternEditorDock", m_editor, Qt::BottomDockWidgetArea);
+    m_window->tabifyDockWidget(m_matchesDock, m_editorDock);
+    m_matchesDock->raise();
+    m_editorDock->hide();
+    m_window->resizeDocks({m_patternsDock}, {330}, Qt::Horizontal);
+    m_window->resizeDocks({m_matchesDock}, {210}, Qt::Vertical);
+}
+
+DiffView *RewriteController::diffView()
+{
+    if (!m_diff) {
+        m_diff = new DiffView(m_document, m_window);
+        m_diff->setWindowFlag(Qt::Window);
+        m_diff->resize(1500, 900);
+    }
+    return m_diff;
+}
+
+void RewriteController::updateActions()
+{
+    const bool have = m_document->hasGraph();
+    const bool busy = m_document->isApplyingAll();
+    m_findMatches->setEnabled(have && !busy);
+    m_applyAll->setEnabled(have && !busy);
+    m_apply->setEnabled(have && !busy);
+    m_reject->setEnabled(have && !busy);
+    m_restore->setEnabled(have && !busy);
+    m_whyNotAction->setEnabled(have);
+    m_fromSelection->setEnabled(have);
+    m_diffAction->setEnabled(have);
+}
+
+void RewriteController::updateMarks()
+{
+    QHash<uint32_t, ItemMark> marks;
+    const auto &matches = m_document->matches();
+    for (const MatchEntry &e : matches) {
+        if (e.status != MatchStatus::Pending && e.status != MatchStatus::Rejected)
+            continue;
+        const ItemMark mark = e.status == MatchStatus::Pending
+                                  ? ItemMark{PatternColors::colorFor(e.match.pattern), 2.5, false}
+                                  : ItemMark{QColor(0x9a, 0x9a, 0x9a), 2, true};
+        for (NodeId id : e.match.nodes)
+            if (!marks.contains(id.value))
+                marks.insert(id.value, mark);
+    }
+    for (const Match &m : m_editor->liveMatches())
+        for (NodeId id : m.nodes)
+            marks.insert(id.value, ItemMark{kEditorColor, 3.5, true});
+    // Why-not: the passed checks' nodes green, under the selected match's ring;
+    // the failed check's nodes red, over everything.
+    for (NodeId id : m_whyPassed)
+        marks.insert(id.value, ItemMark{kPassColor, 3, false});
+    std::vector<NodeId> outline;
+    QColor outlineColor;
+    QString caption;
+    if (m_selectedMatch >= 0 && size_t(m_selectedMatch) < matches.size()) {
+        const MatchEntry &e = matches[size_t(m_selectedMatch)];
+        if (e.status == MatchStatus::Pending || e.status == MatchStatus::Rejected) {
+            outlineColor = PatternColors::colorFor(e.match.pattern);
+            for (NodeId id : e.match.nodes)
+                marks.insert(id.value, ItemMark{outlineColor, 5, false});
+            outline = e.match.nodes;
+            caption = tr("%1 at %%2 · benefit %3").arg(qs(e.match.pattern), e.anchorName).arg(e.match.benefit);
+        }
+    }
+    for (NodeId id : m_whyFailed)
+        marks.insert(id.value, ItemMark{kFailColor, 4.5, false});
+    m_scene->setMarks(std::move(marks));
+    m_scene->setOutline(outline, outlineColor, caption);
+}
+
+void RewriteController::onMatchSelected(int matchRow)
+{
+    m_selectedMatch = matchRow;
+    updateMarks();
+    if (matchRow < 0 || size_t(matchRow) >= m_document->matches().size())
+        return;
+    const MatchEntry &e = m_document->matches()[size_t(matchRow)];
+    const Node *anchor = m_document->graph().node(e.match.anchor);
+    if (anchor && (e.status == MatchStatus::Pending || e.status == MatchStatus::Rejected))
+        m_whyNot->explain(e.match.pattern, e.match.anchor);
+    focusNodes(e.match.nodes);
+}
+
+void RewriteController::focusNodes(const std::vector<NodeId> &nodes)
+{
+    std::vector<NodeId> present;
+    for (NodeId id : nodes)
+        if (m_document->graph().contains(id))
+            present.push_back(id);
+    if (present.empty())
+        return;
+    bool hidden = false;
+    for (NodeId id : present)
+        hidden = hidden || !m_scene->nodeItem(id);
+    if (hidden && !m_scene->isLayoutRunning()) {
+        m_focusPending = true;
+        m_scene->revealNodes(present); // focus after the layout
+        if (m_scene->isLayoutRunning())
+            return;
+        m_focusPending = false;
+    }
+    const QRectF rect = m_scene->rectOf(present);
+    if (!rect.isEmpty())
+        m_view->focusOn(rect.adjusted(-30, -30, 30, 30));
+}
+
+void RewriteController::onSceneSelection()
+{
+    const std::vector<NodeId> nodes = m_scene->selectedNodes();
+    m_matches->setNodeFilter(nodes.size() >= 1 && m_document->hasMatchResults() ? nodes : std::vector<NodeId>{});
+    if (nodes.size() == 1 && m_whyNotDock && m_whyNotDock->isVisible()) {
+        // Keep the chosen pattern when it can start at this op; else take the
+        // first pattern that can (a relu asks about batch_relu, not a split rule).
+        const Node *node = m_document->graph().node(nodes.front());
+        std::string pattern;
+        const Pattern *current = m_document->patterns().find(m_whyNot->pattern());
+        if (node && !(current && current->isRootOp(node->op)))
+            for (const Pattern *p : m_document->patterns().all())
+                if (p->isRootOp(node->op)) {
+                    pattern = p->name();
+                    break;
+                }
+        m_whyNot->explain(pattern, nodes.front());
+    }
+}
+
+void RewriteController::onNodeContextMenu(NodeId id, QMenu *menu)
+{
+    const Node *node = m_document->graph().node(id);
+    if (!node)
+        return;
+    QMenu *why = menu->addMenu(tr("Why didn't … fire here?"));
+    QMenu *others = nullptr;
+    for (const Pattern *p : m_document->patterns().all()) {
+        const bool relevant = p->isRootOp(node->op);
+        QMenu *target = relevant ? why : (others ? others : (others = new QMenu(tr("Other patterns"), why)));
+        const std::string name = p->name();
+        target->addAction(qs(name), this, [this, name, id] { whyNot(name, id); });
+    }
+    if (others)
+        why->addMenu(others);
+    if (m_scene->selectedNodes().size() >= 1)
+        menu->addAction(m_fromSelection);
+}
+
+void RewriteController::whyNot(const std::string &pattern, NodeId node)
+{
+    m_whyNotDock->show();
+    m_whyNotDock->raise();
+    m_whyNot->explain(pattern, node);
+}
+
+void RewriteController::applySelected()
+{
+    std::vector<int> rows = m_matches->selectedMatchRows();
+    QString error;
+    const int applied = m_document->applyMatches(rows, &error);
+    if (applied == 0 && !error.isEmpty())
+        emit statusMessage(error);
+    else
+        emit logLine(tr("applied %n match(es)", nullptr, applied));
+}
+
+void RewriteController::rejectSelected(bool reject)
+{
+    int done = 0;
+    m_document->undoStack()->beginMacro(reject ? tr("Reject matches") : tr("Restore matches"));
+    for (int row : m_matches->selectedMatchRows())
+        done += reject ? m_document->rejectMatch(row) : m_document->restoreMatch(row);
+    m_document->undoStack()->endMacro();
+    emit statusMessage(reject ? tr("rejected %n match(es)", nullptr, done) : tr("restored %n match(es)", nullptr, done));
+}
+
+bool RewriteController::newPatternFromSelection(QString *error)
+{
+    const std::vector<NodeId> nodes = m_scene->selectedNodes();
+    if (nodes.empty()) {
+        if (error)
+            *error = tr("Select the nodes of the subgraph first (Ctrl+click to select several).");
+        return false;
+    }
+    auto decl = patternFromSubgraph(m_document->graph(), nodes);
+    if (!decl) {
+        if (error)
+            *error = qs(decl.error().message);
+        return false;
+    }
+    PatternFile file;
+    file.patterns.push_back(*decl);
+    m_editor->setSourceName(qs(decl->name) + QStringLiteral(".patterns"));
+    m_editor->setGraph(std::make_shared<const Graph>(m_document->graph().clone()));
+    m_editor->setText(qs(writePatternFile(file)));
+    m_editor->compileNow();
+    m_editorDock->show();
+    m_editorDock->raise();
+    m_window->resizeDocks({m_editorDock}, {340}, Qt::Vertical);
+    emit logLine(tr("new pattern from %n selected node(s)", nullptr, int(nodes.size())));
+    return true;
+}
+
+bool RewriteController::maybeSave()
+{
+    if (!m_document->hasGraph() || !m_document->isModified())
+        return true;
+    const auto answer = QMessageBox::question(
+        m_window, tr("Unsaved Decisions"),
+        tr("The review of %1 has decisions that are not saved. Save the session first?")
+            .arg(m_document->displayName()),
+        QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+    if (answer == QMessageBox::Cancel)
+        return false;
+    if (answer == QMessageBox::Discard)
+        return true;
+    const QString path = QFileDialog::getSaveFileName(m_window, tr("Save Session"), QStringLiteral("review.fusebox"),
+                                                      tr("Fusebox sessions (*.fusebox)"));
+    QString error;
+    if (path.isEmpty())
+        return false;
+    if (!m_files->saveSession(path, m_isDemo && m_isDemo(), &error)) {
+        QMessageBox::warning(m_window, tr("Save Session"), error);
+        return false;
+    }
+    return true;
+}
+
+} // namespace fusebox

@@ -1,0 +1,123 @@
+#pragma once
+
+#include "core/ir/NodeId.h"
+
+#include <QObject>
+
+#include <functional>
+
+#include <vector>
+
+class QAction;
+class QDockWidget;
+class QMainWindow;
+class QMenu;
+class QToolBar;
+
+namespace fusebox {
+
+class Document;
+class GraphScene;
+class GraphView;
+class MatchesPanel;
+class PatternEditor;
+class DiffView;
+class ReviewFiles;
+class PatternsPanel;
+class WhyNotPanel;
+
+/// The rewriting workflow of the main window: the Rewrite menu and toolbar
+/// actions (find matches, apply, apply all, reject, undo/redo, why not, new
+/// pattern from selection, pass files), the Patterns, Matches, Why Not and
+/// Pattern Editor docks, and the marks on the graph (candidate matches in
+/// their pattern's colour, the selected match outlined, why-not checks red
+/// and green, the editor's live matches). Views talk to the document only;
+/// this class wires their signals.
+class RewriteController final : public QObject {
+    Q_OBJECT
+
+public:
+    RewriteController(QMainWindow *window, Document *document, GraphScene *scene, GraphView *view);
+
+    /// Tells whether the open model is the embedded demo (for sessions).
+    void setDemoCheck(std::function<bool()> isDemo) { m_isDemo = std::move(isDemo); }
+
+    /// Adds the menus, the toolbar actions (before `toolBarAnchor`) and the
+    /// docks; called once by the window.
+    void install(QMenu *fileMenu, QMenu *viewMenu, QToolBar *toolBar, QAction *toolBarAnchor);
+
+    MatchesPanel *matchesPanel() const { return m_matches; }
+    PatternsPanel *patternsPanel() const { return m_patterns; }
+    WhyNotPanel *whyNotPanel() const { return m_whyNot; }
+    PatternEditor *patternEditor() const { return m_editor; }
+
+    QAction *findMatchesAction() const { return m_findMatches; }
+    QAction *applyAction() const { return m_apply; }
+    QAction *applyAllAction() const { return m_applyAll; }
+    QAction *rejectAction() const { return m_reject; }
+    QAction *undoAction() const { return m_undo; }
+    QAction *redoAction() const { return m_redo; }
+    QAction *diffAction() const { return m_diffAction; }
+    /// The before/after window (created on first use).
+    DiffView *diffView();
+
+    /// Explains `pattern` at `node` in the Why Not dock and shows it.
+    void whyNot(const std::string &pattern, NodeId node);
+    /// Opens the pattern editor on a pattern made from the selected nodes;
+    /// false (and a message) when the selection cannot become a pattern.
+    bool newPatternFromSelection(QString *error = nullptr);
+    /// Asks to save unsaved decisions (as a session); false when the user cancels.
+    bool maybeSave();
+    /// Pass files, sessions, model/picture/report exports (no dialogs).
+    ReviewFiles *files() const { return m_files; }
+
+signals:
+    /// A line for the window's log.
+    void logLine(const QString &line);
+    /// A line for the status bar.
+    void statusMessage(const QString &line);
+
+private:
+    void createActions();
+    void createDocks();
+    void updateActions();
+    void updateMarks();
+    void onMatchSelected(int matchRow);
+    void onSceneSelection();
+    void onNodeContextMenu(NodeId id, QMenu *menu);
+    void applySelected();
+    void rejectSelected(bool reject);
+    void focusNodes(const std::vector<NodeId> &nodes);
+
+    QMainWindow *m_window;
+    Document *m_document;
+    GraphScene *m_scene;
+    GraphView *m_view;
+    PatternsPanel *m_patterns;
+    MatchesPanel *m_matches;
+    WhyNotPanel *m_whyNot;
+    PatternEditor *m_editor;
+    ReviewFiles *m_files;
+    QDockWidget *m_patternsDock = nullptr;
+    QDockWidget *m_matchesDock = nullptr;
+    QDockWidget *m_whyNotDock = nullptr;
+    QDockWidget *m_editorDock = nullptr;
+    QAction *m_findMatches = nullptr;
+    QAction *m_apply = nullptr;
+    QAction *m_applyAll = nullptr;
+    QAction *m_reject = nullptr;
+    QAction *m_restore = nullptr;
+    QAction *m_verify = nullptr;
+    QAction *m_undo = nullptr;
+    QAction *m_redo = nullptr;
+    QAction *m_whyNotAction = nullptr;
+    QAction *m_fromSelection = nullptr;
+    QAction *m_diffAction = nullptr;
+    DiffView *m_diff = nullptr;
+    int m_selectedMatch = -1;
+    std::vector<NodeId> m_whyFailed, m_whyPassed;
+    bool m_focusPending = false;
+    std::function<bool()> m_isDemo;
+};
+
+} // namespace fusebox
