@@ -93,6 +93,7 @@ void Document::resetSession()
     m_failures.clear();
     m_rejected.clear();
     m_haveMatches = false;
+    m_nearMissCounts.clear();
     m_verifier.reset();
     m_verifierTried = false;
     m_verifierError.clear();

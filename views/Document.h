@@ -32,6 +32,9 @@ struct PatternTally {
     int applied = 0;
     int rejected = 0;
     int failed = 0;
+    /// Nodes where the pattern was tried (a root op) and did not fire, from
+    /// the last search; -1 when not computed (graphs over kNearMissNodeLimit).
+    int nearMisses = -1;
 };
 
 /// The model being looked at: owns the Graph, the loader's warnings and where
@@ -51,6 +54,9 @@ class Document final : public QObject {
     Q_OBJECT
 
 public:
+    /// Above this many nodes, a search does not count near misses.
+    static constexpr size_t kNearMissNodeLimit = 50000;
+
     explicit Document(QObject *parent = nullptr);
     ~Document() override;
 
@@ -201,6 +207,7 @@ private:
     std::vector<MatchEntry> m_failures;
     std::map<std::string, MatchEntry> m_rejected;
     std::map<std::string, PatternCounters> m_lastCounters;
+    std::map<std::string, int> m_nearMissCounts;
     QUndoStack *m_undo;
     bool m_verifyApplies = true;
     bool m_searching = false;

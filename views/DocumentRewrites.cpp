@@ -154,6 +154,8 @@ Expected<std::vector<std::string>> Document::addPatternText(const QString &text,
 PatternTally Document::tally(const std::string &pattern) const
 {
     PatternTally t;
+    if (auto it = m_nearMissCounts.find(pattern); it != m_nearMissCounts.end())
+        t.nearMisses = it->second;
     for (const MatchEntry &e : m_matches) {
         if (e.match.pattern != pattern)
             continue;
@@ -185,11 +187,13 @@ void Document::findMatches()
     emit matchSearchStarted();
     const quint64 version = m_graphVersion;
     auto found = std::make_shared<std::vector<MatchEntry>>();
+    auto nearMissCounts = std::make_shared<std::map<std::string, int>>();
     auto *watcher = new QFutureWatcher<void>(this);
-    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, version, found] {
+    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, version, found, nearMissCounts] {
         watcher->deleteLater();
         m_searching = false;
         if (version == m_graphVersion && !m_searchAgain) {
+            m_nearMissCounts = std::move(*nearMissCounts);
             rebuildMatchList(std::move(*found));
             return;
         }
@@ -199,7 +203,7 @@ void Document::findMatches()
     });
     // Reads m_graph and m_patterns: every mutation waits for it first. The
     // signatures are computed here too (a 100k-node graph has thousands).
-    m_background = QtConcurrent::run([this, found] {
+    m_background = QtConcurrent::run([this, found, nearMissCounts] {
         for (const Match &m : GreedyDriver(m_patterns).findMatches(m_graph)) {
             MatchEntry e;
             e.match = m;
@@ -208,6 +212,13 @@ void Document::findMatches()
                 e.anchorName = qs(n->name);
             found->push_back(std::move(e));
         }
+        // Near misses explain every attempt: affordable on ordinary models,
+        // left to the Why Not panel (one pattern at a time) on huge graphs.
+        if (m_graph.size() <= kNearMissNodeLimit)
+            for (const Pattern *p : m_patterns.enabled()) {
+                const NearMissSummary s = fusebox::nearMisses(m_graph, *p);
+                (*nearMissCounts)[p->name()] = int(s.attempted - s.matched);
+            }
     });
     watcher->setFuture(m_background);
 }

@@ -56,11 +56,13 @@ PatternsPanel::PatternsPanel(Document *document, QWidget *parent)
     setObjectName(QStringLiteral("patternsPanel"));
     m_tree->setObjectName(QStringLiteral("patternsTree"));
     m_tree->setColumnCount(ColumnCount);
-    m_tree->setHeaderLabels({tr("Pattern"), tr("Cand."), tr("Appl."), tr("Rej."), tr("Fail")});
+    m_tree->setHeaderLabels({tr("Pattern"), tr("Cand."), tr("Appl."), tr("Rej."), tr("Fail"), tr("Near")});
     m_tree->headerItem()->setToolTip(Candidates, tr("Candidate matches on the current graph"));
     m_tree->headerItem()->setToolTip(Applied, tr("Rewrites applied"));
     m_tree->headerItem()->setToolTip(Rejected, tr("Candidates the reviewer rejected"));
     m_tree->headerItem()->setToolTip(Failed, tr("Rewrites that failed numeric verification"));
+    m_tree->headerItem()->setToolTip(NearMisses, tr("Nodes where the pattern was tried and did not fire "
+                                                    "(Why Not ▸ Near Misses groups them by failed check)"));
     m_tree->header()->setStretchLastSection(false);
     m_tree->header()->setSectionResizeMode(Name, QHeaderView::Stretch);
     for (int c = Candidates; c < ColumnCount; ++c)
@@ -178,6 +180,7 @@ void PatternsPanel::updateCounts()
             cell(Applied, t.applied);
             cell(Rejected, t.rejected);
             cell(Failed, t.failed);
+            item->setText(NearMisses, have && t.nearMisses >= 0 ? QString::number(t.nearMisses) : QString());
             if (t.failed)
                 item->setForeground(Failed, QColor(0xc0, 0x20, 0x20));
             total += t.candidates;

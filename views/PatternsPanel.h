@@ -14,14 +14,14 @@ class Document;
 /// The pattern catalog and the loaded pattern files as a tree: pre-grad and
 /// post-grad built-in rules, then custom patterns, each with an enable
 /// checkbox and live counts (candidates, applied, rejected, failed
-/// verification); a rule's options are child rows whose value is editable
+/// verification, near misses); a rule's options are child rows whose value is editable
 /// (double-click), with Inductor's default in the tooltip and shown when the
 /// value differs.
 class PatternsPanel final : public QWidget {
     Q_OBJECT
 
 public:
-    enum Column { Name, Candidates, Applied, Rejected, Failed, ColumnCount };
+    enum Column { Name, Candidates, Applied, Rejected, Failed, NearMisses, ColumnCount };
 
     explicit PatternsPanel(Document *document, QWidget *parent = nullptr);
 

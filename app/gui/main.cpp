@@ -15,6 +15,7 @@
 #include <QTimer>
 
 #include <cstdio>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -133,8 +134,10 @@ int main(int argc, char *argv[])
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral(
         "Fusebox: inspect PyTorch model graphs at the operator level.\n"
-        "Opens MODEL (a TorchScript .pt/.pth/.zip archive or Fusebox graph .json), or the embedded demo\n"
-        "model when none is given. Without a display (no DISPLAY/WAYLAND_DISPLAY and QT_QPA_PLATFORM\n"
+        "Opens MODEL (TorchScript .pt/.pth/.zip, torch.export .pt2, an FX text dump .py/.txt, Fusebox\n"
+        "graph .json, or a review session .fusebox), or the embedded demo model when none is given.\n"
+        "Rewrite ▸ Find Matches (F5) shows the engine's candidate matches; see README for the workflow.\n"
+        " Without a display (no DISPLAY/WAYLAND_DISPLAY and QT_QPA_PLATFORM\n"
         "unset), or with --screenshot, it runs headless: it loads and lays out the model, prints a\n"
         "summary (nodes, edges, top ops, inputs/outputs), writes a 1600x1000 PNG of the window and exits\n"
         "(0 on success, 1 when the model cannot be opened)."));
@@ -150,8 +153,12 @@ int main(int argc, char *argv[])
                                   QStringLiteral("Shape of the model's tensor input, e.g. 1,3,224,224; repeat the option "
                                                  "(or separate with ';') for several inputs. Overrides shapes the file records."),
                                   QStringLiteral("dims"));
+    QCommandLineOption findMatches(QStringLiteral("find-matches"),
+                                   QStringLiteral("Run the engine's search once the graph is shown (as F5 does); "
+                                                  "with --screenshot, the picture shows the matches."));
     parser.addOption(screenshot);
     parser.addOption(inputShape);
+    parser.addOption(findMatches);
     parser.process(app);
 
     if (parser.positionalArguments().size() > 1) {
@@ -177,7 +184,7 @@ int main(int argc, char *argv[])
         const QString out = parser.isSet(screenshot) ? parser.value(screenshot) : QStringLiteral("fusebox-screenshot.png");
         window.setErrorDialogsEnabled(false);
         window.resize(1600, 1000);
-        QObject::connect(&window, &MainWindow::graphShown, &window, [&window, &timer, out] {
+        auto grab = [&window, &timer, out] {
             const qint64 elapsed = timer.elapsed();
             // Let the status bar and docks settle before grabbing.
             QTimer::singleShot(50, &window, [&window, out, elapsed] {
@@ -193,6 +200,19 @@ int main(int argc, char *argv[])
                 std::fflush(stdout);
                 QCoreApplication::exit(0);
             });
+        };
+        const bool find = parser.isSet(findMatches);
+        QObject::connect(&window, &MainWindow::graphShown, &window, [&window, grab, find] {
+            if (!find) {
+                grab();
+                return;
+            }
+            auto once = std::make_shared<QMetaObject::Connection>();
+            *once = QObject::connect(window.document(), &Document::matchesChanged, &window, [once, grab] {
+                QObject::disconnect(*once);
+                grab();
+            });
+            window.document()->findMatches();
         });
         QObject::connect(&window, &MainWindow::openFailed, &window, [](const QString &message) {
             std::fprintf(stderr, "fusebox: %s\n", qPrintable(message.simplified()));
@@ -200,6 +220,8 @@ int main(int argc, char *argv[])
         });
     }
 
+    if (!batch && parser.isSet(findMatches))
+        QObject::connect(&window, &MainWindow::graphShown, window.document(), &Document::findMatches);
     window.show();
     timer.start();
     if (parser.positionalArguments().isEmpty()) {

@@ -107,6 +107,9 @@ TEST_CASE("review workflow: find, select, apply, undo, redo, reject", "[views][r
     QTreeWidgetItem *batchLinear = rc.patternsPanel()->patternItem("batch_linear");
     REQUIRE(batchLinear);
     CHECK(batchLinear->text(PatternsPanel::Candidates) == QStringLiteral("2"));
+    // merge_getitem_cat_pass was tried at the 5 cats and fired at none (`fusebox-pass explain`).
+    CHECK(doc.tally("merge_getitem_cat_pass").nearMisses == 5);
+    CHECK(rc.patternsPanel()->patternItem("merge_getitem_cat_pass")->text(PatternsPanel::NearMisses) == QStringLiteral("5"));
     screenshot(w, "demo_matches");
 
     // Selecting a row outlines the match and centres the view on it.
