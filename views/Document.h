@@ -15,6 +15,7 @@
 #include <QString>
 #include <QStringList>
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <optional>
@@ -115,6 +116,12 @@ public:
     /// in the background; one undo step. Emits applyAllFinished().
     void applyAll();
     bool isApplyingAll() const { return m_applyingAll; }
+    /// Rewrites the running Apply All has made so far.
+    int applyAllProgress() const;
+    /// Cancels a running search (its result is dropped; the table asks for F5)
+    /// or Apply All (it stops after the current rewrite and, having run on a
+    /// copy, changes nothing).
+    void cancelBackground();
     /// The driver's per-pattern counters of the last Apply All (matched,
     /// applied, rejected matches skipped, failed verification).
     const std::map<std::string, PatternCounters> &lastApplyAllCounters() const { return m_lastCounters; }
@@ -214,6 +221,9 @@ private:
     bool m_searchAgain = false;
     bool m_haveMatches = false;
     bool m_applyingAll = false;
+    bool m_searchCancelled = false;
+    std::shared_ptr<std::atomic<bool>> m_stopApplyAll;
+    std::shared_ptr<std::atomic<int>> m_applyAllProgress;
     quint64 m_graphVersion = 0;
     QFuture<void> m_background;
     std::shared_ptr<RewriteVerifier> m_verifier;

@@ -20,6 +20,7 @@
 #include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
+#include <atomic>
 #include <set>
 
 namespace fusebox {
@@ -183,6 +184,7 @@ void Document::findMatches()
         return;
     }
     m_searching = true;
+    m_searchCancelled = false;
     m_haveMatches = true; // from now on, changes re-find the matches
     emit matchSearchStarted();
     const quint64 version = m_graphVersion;
@@ -192,6 +194,12 @@ void Document::findMatches()
     connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, version, found, nearMissCounts] {
         watcher->deleteLater();
         m_searching = false;
+        if (m_searchCancelled) {
+            m_searchCancelled = false;
+            m_searchAgain = false;
+            rebuildMatchList({}); // keeps the applied and failed entries
+            return;
+        }
         if (version == m_graphVersion && !m_searchAgain) {
             m_nearMissCounts = std::move(*nearMissCounts);
             rebuildMatchList(std::move(*found));
@@ -360,7 +368,10 @@ void Document::applyAll()
     };
     auto outcome = std::make_shared<Outcome>();
     outcome->graph = m_graph.clone();
+    m_stopApplyAll = std::make_shared<std::atomic<bool>>(false);
+    m_applyAllProgress = std::make_shared<std::atomic<int>>(0);
     DriverOptions options;
+    options.shouldStop = [stop = m_stopApplyAll] { return stop->load(); };
     std::set<std::string> rejected;
     for (const auto &[signature, entry] : m_rejected)
         rejected.insert(signature);
@@ -379,6 +390,11 @@ void Document::applyAll()
         m_applyingAll = false;
         const DriverResult &r = outcome->result;
         m_lastCounters = r.counters;
+        if (m_stopApplyAll->load()) {
+            // It ran on a copy: cancelling leaves the document as it was.
+            emit applyAllFinished(0, tr("cancelled; nothing was applied"));
+            return;
+        }
         if (version != m_graphVersion) {
             emit applyAllFinished(0, tr("the graph changed while Apply All ran; nothing was applied"));
             return;
@@ -412,7 +428,8 @@ void Document::applyAll()
     });
     class UndoneCollector final : public DriverListener {
     public:
-        explicit UndoneCollector(std::vector<MatchEntry> &out) : m_out(out) {}
+        UndoneCollector(std::vector<MatchEntry> &out, std::atomic<int> &progress) : m_out(out), m_progress(progress) {}
+        void rewriteApplied(const Graph &, const Match &, const EditGroup &) override { ++m_progress; }
         void rewriteUndone(const Graph &g, const Match &m, const std::string &reason) override
         {
             MatchEntry e;
@@ -426,13 +443,26 @@ void Document::applyAll()
 
     private:
         std::vector<MatchEntry> &m_out;
+        std::atomic<int> &m_progress;
     };
-    m_background = QtConcurrent::run([this, outcome, options] {
-        UndoneCollector undone(outcome->undone);
+    m_background = QtConcurrent::run([this, outcome, options, progress = m_applyAllProgress] {
+        UndoneCollector undone(outcome->undone, *progress);
         outcome->result = GreedyDriver(m_patterns, options).run(outcome->graph, &outcome->log, &undone);
     });
     watcher->setFuture(m_background);
 }
+
+void Document::cancelBackground()
+{
+    if (m_applyingAll && m_stopApplyAll)
+        m_stopApplyAll->store(true);
+    if (m_searching) {
+        m_searchCancelled = true;
+        m_haveMatches = false;
+    }
+}
+
+int Document::applyAllProgress() const { return m_applyAllProgress ? m_applyAllProgress->load() : 0; }
 
 bool Document::rejectMatch(int row)
 {

@@ -84,6 +84,8 @@ void GraphScene::onGraphLoaded()
     m_marks.clear();
     m_outlineNodes.clear();
     m_options.onlyNodes.reset();
+    m_layoutCache.clear();
+    m_layoutCacheHits = 0;
     m_tree = ScopeTree(graph);
     m_expanded.clear();
     m_pendingSelection = {};
@@ -386,12 +388,31 @@ void GraphScene::relayout(std::optional<int> focusScope)
     emit layoutStarted(int(input.nodes.size()));
 
     using Result = std::shared_ptr<Expected<LayoutResult>>;
+    // A view seen before (collapse after expand, focus and back) comes from
+    // the cache; the result is still delivered from the event loop, as a
+    // computed one is.
+    for (auto it = m_layoutCache.begin(); it != m_layoutCache.end(); ++it) {
+        if (it->first == input) {
+            Result cached = it->second;
+            m_layoutCache.splice(m_layoutCache.begin(), m_layoutCache, it);
+            ++m_layoutCacheHits;
+            QMetaObject::invokeMethod(this, [this, generation, cached] { applyLayout(generation, cached); },
+                                      Qt::QueuedConnection);
+            return;
+        }
+    }
     auto *watcher = new QFutureWatcher<Result>(this);
-    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, generation] {
+    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, generation, input] {
         watcher->deleteLater();
-        applyLayout(generation, watcher->result());
+        const Result result = watcher->result();
+        if (result && result->hasValue()) {
+            m_layoutCache.emplace_front(input, result);
+            if (m_layoutCache.size() > kLayoutCacheSize)
+                m_layoutCache.pop_back();
+        }
+        applyLayout(generation, result);
     });
-    watcher->setFuture(QtConcurrent::run([input = std::move(input)] {
+    watcher->setFuture(QtConcurrent::run([input] {
         return std::make_shared<Expected<LayoutResult>>(layoutWithDot(input));
     }));
 }

@@ -11,6 +11,7 @@
 #include <QHash>
 #include <QMenu>
 
+#include <list>
 #include <memory>
 #include <optional>
 #include <set>
@@ -39,7 +40,8 @@ class ScopeFrameItem;
 ///
 /// Layout runs on a worker thread (Graphviz dot via layoutWithDot); item sizes
 /// are measured before, and the items are rebuilt when it finishes. A request
-/// made while one runs supersedes it.
+/// made while one runs supersedes it. The last kLayoutCacheSize layouts are
+/// cached by their input, so returning to a view seen before is immediate.
 class GraphScene final : public QGraphicsScene {
     Q_OBJECT
 
@@ -56,6 +58,8 @@ public:
     /// layout size (a few seconds of dot).
     static constexpr size_t kMaxExpandedItems = 1500;
     static constexpr double kMaxExpandedLayoutSize = 12000;
+    /// Layouts kept for views seen before (by their exact layout input).
+    static constexpr size_t kLayoutCacheSize = 8;
 
     explicit GraphScene(Document *document, QObject *parent = nullptr);
     ~GraphScene() override;
@@ -65,6 +69,8 @@ public:
     /// What the items show (the last finished layout).
     const CollapsedGraph &visibleGraph() const { return m_shown; }
     bool isLayoutRunning() const { return m_layoutRunning; }
+    /// Layouts served from the cache since the graph was loaded.
+    int layoutCacheHits() const { return m_layoutCacheHits; }
     /// True when the current graph was opened collapsed by the collapse rule.
     bool startedCollapsed() const { return m_startedCollapsed; }
     /// Why: the item count and layout size of the fully expanded graph.
@@ -179,6 +185,8 @@ private:
     QColor m_outlineColor;
     QString m_outlineCaption;
     QGraphicsItem *m_outline = nullptr;
+    std::list<std::pair<LayoutInput, std::shared_ptr<Expected<LayoutResult>>>> m_layoutCache;
+    int m_layoutCacheHits = 0;
 };
 
 } // namespace fusebox

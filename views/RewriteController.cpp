@@ -21,7 +21,11 @@
 #include <QMainWindow>
 #include <QMenu>
 #include <QMenuBar>
+#include <QLabel>
 #include <QMessageBox>
+#include <QStatusBar>
+#include <QTimer>
+#include <QToolButton>
 #include <QTableView>
 #include <QToolBar>
 #include <QUndoStack>
@@ -184,6 +188,11 @@ void RewriteController::createActions()
         view->raise();
     });
 
+    m_cancel = new QAction(tr("&Cancel"), this);
+    m_cancel->setShortcut(Qt::Key_Escape);
+    m_cancel->setToolTip(tr("Cancel the running search or Apply All (Esc); a cancelled Apply All changes nothing"));
+    connect(m_cancel, &QAction::triggered, m_document, &Document::cancelBackground);
+
     m_fromSelection = new QAction(tr("&New Pattern from Selection"), this);
     m_fromSelection->setShortcut(Qt::CTRL | Qt::SHIFT | Qt::Key_N);
     connect(m_fromSelection, &QAction::triggered, this, [this] {
@@ -203,7 +212,7 @@ void RewriteController::install(QMenu *fileMenu, QMenu *viewMenu, QToolBar *tool
     edit->addAction(m_redo);
 
     QMenu *rewrite = bar->addMenu(tr("&Rewrite"));
-    for (QAction *a : {m_findMatches, m_apply, m_applyAll})
+    for (QAction *a : {m_findMatches, m_apply, m_applyAll, m_cancel})
         rewrite->addAction(a);
     rewrite->addSeparator();
     rewrite->addAction(m_reject);
@@ -275,6 +284,17 @@ void RewriteController::install(QMenu *fileMenu, QMenu *viewMenu, QToolBar *tool
     for (QAction *a : {m_findMatches, m_apply, m_applyAll, m_reject, m_undo, m_redo, m_diffAction})
         toolBar->insertAction(toolBarAnchor, a);
     createDocks();
+    // Progress and cancel for the background work, in the status bar.
+    m_busyLabel = new QLabel(m_window);
+    m_busyLabel->setObjectName(QStringLiteral("engineBusyLabel"));
+    m_cancelButton = new QToolButton(m_window);
+    m_cancelButton->setDefaultAction(m_cancel);
+    m_window->statusBar()->addWidget(m_busyLabel);
+    m_window->statusBar()->addWidget(m_cancelButton);
+    m_busyTimer = new QTimer(this);
+    m_busyTimer->setInterval(200);
+    connect(m_busyTimer, &QTimer::timeout, this, &RewriteController::updateBusy);
+    updateBusy();
     viewMenu->addSeparator();
     for (QDockWidget *d : {m_patternsDock, m_matchesDock, m_whyNotDock, m_editorDock})
         viewMenu->addAction(d->toggleViewAction());
@@ -310,8 +330,33 @@ DiffView *RewriteController::diffView()
     return m_diff;
 }
 
+QString RewriteController::busyText() const
+{
+    if (m_document->isApplyingAll())
+        return tr("Applying all: %n rewrite(s) so far…", nullptr, m_document->applyAllProgress());
+    if (m_document->isSearching())
+        return tr("Finding matches…");
+    return {};
+}
+
+void RewriteController::updateBusy()
+{
+    if (!m_busyLabel)
+        return;
+    const QString text = busyText();
+    m_busyLabel->setText(text);
+    m_busyLabel->setVisible(!text.isEmpty());
+    m_cancelButton->setVisible(!text.isEmpty());
+    m_cancel->setEnabled(!text.isEmpty());
+    if (text.isEmpty())
+        m_busyTimer->stop();
+    else if (!m_busyTimer->isActive())
+        m_busyTimer->start();
+}
+
 void RewriteController::updateActions()
 {
+    updateBusy();
     const bool have = m_document->hasGraph();
     const bool busy = m_document->isApplyingAll();
     m_findMatches->setEnabled(have && !busy);

@@ -9,6 +9,9 @@
 #include <vector>
 
 class QAction;
+class QLabel;
+class QTimer;
+class QToolButton;
 class QDockWidget;
 class QMainWindow;
 class QMenu;
@@ -58,6 +61,9 @@ public:
     QAction *undoAction() const { return m_undo; }
     QAction *redoAction() const { return m_redo; }
     QAction *diffAction() const { return m_diffAction; }
+    QAction *cancelAction() const { return m_cancel; }
+    /// The status bar's "Finding matches… / Applying all: N rewrites" text ("" when idle).
+    QString busyText() const;
     /// The before/after window (created on first use).
     DiffView *diffView();
 
@@ -81,6 +87,7 @@ private:
     void createActions();
     void createDocks();
     void updateActions();
+    void updateBusy();
     void updateMarks();
     void onMatchSelected(int matchRow);
     void onSceneSelection();
@@ -113,6 +120,10 @@ private:
     QAction *m_whyNotAction = nullptr;
     QAction *m_fromSelection = nullptr;
     QAction *m_diffAction = nullptr;
+    QAction *m_cancel = nullptr;
+    QLabel *m_busyLabel = nullptr;
+    QToolButton *m_cancelButton = nullptr;
+    QTimer *m_busyTimer = nullptr;
     DiffView *m_diff = nullptr;
     int m_selectedMatch = -1;
     std::vector<NodeId> m_whyFailed, m_whyPassed;

@@ -20,12 +20,14 @@ struct LayoutNode {
     /// Size of the box in points; the layout never resizes it.
     double width = 0;
     double height = 0;
+    friend bool operator==(const LayoutNode &, const LayoutNode &) = default;
 };
 
 /// A directed edge between two keys of the same LayoutInput.
 struct LayoutEdge {
     uint64_t from = 0;
     uint64_t to = 0;
+    friend bool operator==(const LayoutEdge &, const LayoutEdge &) = default;
 };
 
 /// What to lay out: boxes and edges, ranked top to bottom (sources at the top).
@@ -38,6 +40,7 @@ struct LayoutInput {
     double nodeSeparation = 22;
     /// Minimum vertical gap between ranks, in points.
     double rankSeparation = 30;
+    friend bool operator==(const LayoutInput &, const LayoutInput &) = default;
 };
 
 /// A placed box: centre (x, y) and size, in points, y growing down.

@@ -261,6 +261,7 @@ DriverResult GreedyDriver::run(Graph &graph, EditLog *log, DriverListener *liste
 {
     DriverResult result;
     result.nodesBefore = graph.size();
+    auto stopRequested = [this] { return m_options.shouldStop && m_options.shouldStop(); };
     // Edits are recorded when someone needs them: the caller's log, an undo
     // after failed verification, or a listener shown each rewrite's group.
     EditLog local;
@@ -278,6 +279,8 @@ DriverResult GreedyDriver::run(Graph &graph, EditLog *log, DriverListener *liste
     auto applyAll = [&](std::vector<Match> &matches, TouchTracker &tracker) {
         size_t applied = 0;
         for (Match &candidate : matches) {
+            if (stopRequested())
+                break;
             const Pattern *p = m_patterns.find(candidate.pattern);
             bool stale = false;
             for (NodeId id : candidate.nodes)
@@ -409,6 +412,10 @@ DriverResult GreedyDriver::run(Graph &graph, EditLog *log, DriverListener *liste
         result.roundStats.push_back(stats);
         if (!acyclic) {
             result.message = "a rewrite in round " + std::to_string(round) + " created a cycle";
+            break;
+        }
+        if (stopRequested()) {
+            result.message = "stopped on request after round " + std::to_string(round);
             break;
         }
         if (applied == 0) {

@@ -81,6 +81,10 @@ struct DriverOptions {
     /// Checks the graph after each rewrite; a returned message means the
     /// rewrite broke semantics: it is undone and reported (numeric verifier).
     std::function<std::optional<std::string>(const Graph &)> verifyRewrite;
+    /// Polled between rewrites (from the thread that runs the driver): true
+    /// stops the run after the current rewrite, with the graph valid and
+    /// topologically ordered, not converged, and a message saying so.
+    std::function<bool()> shouldStop;
 };
 
 /// Applies a pattern set to a fixed point, greedily (MLIR's

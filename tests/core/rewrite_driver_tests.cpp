@@ -178,7 +178,9 @@ TEST_CASE("a driver that cannot converge says so", "[rewrite]")
 {
     Graph g = toyGraph(1);
     PatternSet set = toySet();
-    DriverResult r = GreedyDriver(set, {.maxRounds = 0}).run(g);
+    DriverOptions options;
+    options.maxRounds = 0;
+    DriverResult r = GreedyDriver(set, options).run(g);
     CHECK_FALSE(r.converged);
     CHECK(r.message == "still rewriting after 0 rounds (raise the round limit, or a pattern keeps undoing another)");
 }

@@ -1,6 +1,7 @@
 #include "TestGraphs.h"
 
 #include "bench/RecsysGraphGenerator.h"
+#include "core/ir/Verifier.h"
 #include "core/rewrite/EditDiff.h"
 #include "core/rewrite/GreedyDriver.h"
 #include "core/rewrite/PatternRewriter.h"
@@ -83,4 +84,26 @@ TEST_CASE("the diff of a whole catalog run accounts for every node", "[rewrite]"
         liveOps += g.node(id)->kind() == NodeKind::Op;
     CHECK(opsAfter == liveOps);
     CHECK(opsBefore > 0);
+}
+
+TEST_CASE("a driver run stops on request between rewrites, leaving a valid graph", "[rewrite]")
+{
+    Graph g = bench::generateRecsysGraph({.targetNodes = 2000});
+    PatternSet catalog = builtinCatalog();
+    DriverOptions options;
+    size_t polls = 0;
+    struct Counter final : DriverListener {
+        size_t applied = 0;
+        void rewriteApplied(const Graph &, const Match &, const EditGroup &) override { ++applied; }
+    } counter;
+    options.shouldStop = [&] {
+        ++polls;
+        return counter.applied >= 5;
+    };
+    const DriverResult result = GreedyDriver(catalog, options).run(g, nullptr, &counter);
+    CHECK(result.rewrites.size() == 5);
+    CHECK_FALSE(result.converged);
+    CHECK(result.message.find("stopped on request") != std::string::npos);
+    CHECK(polls >= 5);
+    CHECK(verify(g).empty());
 }

@@ -77,9 +77,12 @@ TEST_CASE("the focus view shows a node's k-hop neighbourhood, the minimap the wh
     CHECK(w.scene()->nodeItem(g.findByName("layer_norm_3")));
     CHECK_FALSE(w.scene()->nodeItem(g.findByName("relu_4")));
     CHECK(w.scene()->nodeItemCount() < 12);
+    const int hits = w.scene()->layoutCacheHits();
     w.scene()->clearFocus();
     REQUIRE(waitForLayout(*w.scene()));
     CHECK(w.scene()->nodeItemCount() == everything);
+    // The whole graph was laid out before: the layout comes from the cache.
+    CHECK(w.scene()->layoutCacheHits() == hits + 1);
 
     // The demo does not fit at a readable zoom: the minimap shows, and moves the view.
     MiniMap *map = w.view()->miniMap();

@@ -159,6 +159,21 @@ TEST_CASE("review workflow: find, select, apply, undo, redo, reject", "[views][r
     CHECK(doc.isModified());
     screenshot(w, "demo_after_apply_reject");
 
+    // Apply All shows its progress and can be cancelled (Esc): it ran on a
+    // copy, so nothing changes.
+    const size_t beforeAll = doc.graph().size();
+    QSignalSpy cancelled(&doc, &Document::applyAllFinished);
+    rc.applyAllAction()->trigger();
+    CHECK(rc.busyText().startsWith(QStringLiteral("Applying all")));
+    rc.cancelAction()->trigger();
+    REQUIRE(cancelled.wait(60000));
+    CHECK(cancelled.first().at(0).toInt() == 0);
+    CHECK(cancelled.first().at(1).toString().contains(QStringLiteral("cancelled")));
+    REQUIRE(settle(w));
+    CHECK(doc.graph().size() == beforeAll);
+    CHECK(doc.undoStack()->count() == 2);
+    CHECK(rc.busyText().isEmpty());
+
     rc.applyAllAction()->trigger();
     QSignalSpy allDone(&doc, &Document::applyAllFinished);
     REQUIRE((allDone.count() > 0 || allDone.wait(60000)));
@@ -406,4 +421,39 @@ TEST_CASE("a session saves the decisions and reopens them; the model and the vie
     doc.undoStack()->undo();
     REQUIRE(settle(w));
     CHECK(firstDifference(doc.graph(), doc.originalGraph()) == std::nullopt);
+}
+
+TEST_CASE("a rewrite that changes the outputs fails verification, is undone and explained", "[views][rewrite]")
+{
+    auto window = openDemo();
+    MainWindow &w = *window;
+    Document &doc = *w.document();
+    auto added = doc.addPatternText(QStringLiteral("pattern unsafe_relu {\n    match {\n        r = aten::relu(x)\n    }\n"
+                                                   "    replace {\n        r = aten::neg(x)\n    }\n}\n"),
+                                    QStringLiteral("unsafe.patterns"));
+    REQUIRE(added.hasValue());
+    w.rewrite()->findMatchesAction()->trigger();
+    REQUIRE(QTest::qWaitFor([&] { return doc.hasMatchResults() && !doc.isSearching(); }, 60000));
+    const int row = firstRow(doc, "unsafe_relu", MatchStatus::Pending);
+    REQUIRE(row >= 0);
+    const size_t before = doc.graph().size();
+    QSignalSpy failed(&doc, &Document::verificationFailed);
+    QString error;
+    CHECK(doc.applyMatches({row}, &error) == 0);
+    CHECK(error.contains(QStringLiteral("failed verification")));
+    REQUIRE(failed.count() == 1);
+    CHECK(failed.first().at(0).toString() == QStringLiteral("unsafe_relu"));
+    CHECK(failed.first().at(2).toString().contains(QStringLiteral("max |diff|")));
+    REQUIRE(settle(w));
+    CHECK(firstDifference(doc.graph(), doc.originalGraph()) == std::nullopt);
+    CHECK(doc.graph().size() == before);
+    CHECK(doc.undoStack()->count() == 0);
+    const int failedRow = firstRow(doc, "unsafe_relu", MatchStatus::FailedVerification);
+    REQUIRE(failedRow >= 0);
+    CHECK(doc.matches()[size_t(failedRow)].verification.contains(QStringLiteral("max |diff|")));
+    CHECK(doc.tally("unsafe_relu").failed == 1);
+    // The log says what happened.
+    auto *log = w.findChild<QPlainTextEdit *>(QStringLiteral("log"));
+    REQUIRE(log);
+    CHECK(log->toPlainText().contains(QStringLiteral("failed numeric verification and was undone")));
 }
