@@ -1,0 +1,151 @@
+// GraphScene's overlays and selections: rings on nodes (marks), the outline
+// of the selected match, the k-hop focus view, multi-selection.
+#include "GraphScene.h"
+
+#include "Document.h"
+#include "GroupItem.h"
+#include "NodeItem.h"
+#include "SceneStyle.h"
+
+#include <QGraphicsRectItem>
+#include <QGraphicsSimpleTextItem>
+
+#include <algorithm>
+#include <unordered_set>
+
+namespace fusebox {
+
+void GraphScene::setFocus(const std::vector<NodeId> &centre, int hops)
+{
+    const Graph &graph = m_document->graph();
+    auto keep = std::make_shared<std::unordered_set<uint32_t>>();
+    std::vector<NodeId> frontier;
+    for (NodeId id : centre)
+        if (graph.contains(id) && keep->insert(id.value).second)
+            frontier.push_back(id);
+    if (frontier.empty())
+        return;
+    for (int h = 0; h < hops && !frontier.empty(); ++h) {
+        std::vector<NodeId> next;
+        for (NodeId id : frontier) {
+            auto visit = [&](NodeId other) {
+                if (graph.contains(other) && keep->insert(other.value).second)
+                    next.push_back(other);
+            };
+            for (NodeId in : graph.node(id)->inputNodes())
+                visit(in);
+            for (NodeId user : graph.users(id))
+                visit(user);
+        }
+        frontier = std::move(next);
+    }
+    for (uint32_t v : *keep)
+        for (int s : m_tree.chain(m_tree.scopeOf(NodeId{v})))
+            m_expanded.insert(m_tree.scope(s).path);
+    m_options.onlyNodes = std::move(keep);
+    relayout();
+}
+
+void GraphScene::clearFocus()
+{
+    if (!m_options.onlyNodes)
+        return;
+    m_options.onlyNodes.reset();
+    relayout();
+}
+
+std::vector<NodeId> GraphScene::selectedNodes() const
+{
+    std::vector<NodeId> out;
+    for (QGraphicsItem *item : selectedItems())
+        if (auto *n = qgraphicsitem_cast<NodeItem *>(item))
+            out.push_back(n->nodeId());
+    std::sort(out.begin(), out.end(), [](NodeId a, NodeId b) { return a.value < b.value; });
+    return out;
+}
+
+void GraphScene::revealNodes(const std::vector<NodeId> &nodes)
+{
+    const Graph &graph = m_document->graph();
+    bool changed = false;
+    for (NodeId id : nodes) {
+        if (!graph.contains(id) || nodeItem(id))
+            continue;
+        for (int s : m_tree.chain(m_tree.scopeOf(id)))
+            changed = m_expanded.insert(m_tree.scope(s).path).second || changed;
+    }
+    if (changed)
+        relayout();
+}
+
+QRectF GraphScene::rectOf(const std::vector<NodeId> &nodes) const
+{
+    QRectF rect;
+    for (NodeId id : nodes) {
+        if (NodeItem *n = nodeItem(id)) {
+            rect |= n->sceneBoundingRect();
+        } else if (auto key = m_shown.itemOf(id); key && CollapsedGraph::isGroupKey(*key)) {
+            if (GroupItem *g = groupItem(CollapsedGraph::scopeOfKey(*key)))
+                rect |= g->sceneBoundingRect();
+        }
+    }
+    return rect;
+}
+
+void GraphScene::setMarks(QHash<uint32_t, ItemMark> marks)
+{
+    m_marks = std::move(marks);
+    applyMarks();
+}
+
+void GraphScene::setOutline(const std::vector<NodeId> &nodes, const QColor &color, const QString &caption)
+{
+    m_outlineNodes = nodes;
+    m_outlineColor = color;
+    m_outlineCaption = caption;
+    applyMarks();
+}
+
+QRectF GraphScene::outlineRect() const { return m_outline ? m_outline->sceneBoundingRect() : QRectF(); }
+
+void GraphScene::applyMarks()
+{
+    // Groups take the strongest ring of the hidden nodes they show.
+    QHash<int, ItemMark> groupMarks;
+    for (auto it = m_marks.cbegin(); it != m_marks.cend(); ++it) {
+        if (nodeItem(NodeId{it.key()}))
+            continue;
+        auto key = m_shown.itemOf(NodeId{it.key()});
+        if (!key || !CollapsedGraph::isGroupKey(*key))
+            continue;
+        ItemMark &g = groupMarks[CollapsedGraph::scopeOfKey(*key)];
+        if (it.value().width > g.width)
+            g = it.value();
+    }
+    for (auto it = m_nodeItems.cbegin(); it != m_nodeItems.cend(); ++it)
+        it.value()->setMark(m_marks.value(it.key()));
+    for (auto it = m_groupItems.cbegin(); it != m_groupItems.cend(); ++it)
+        it.value()->setMark(groupMarks.value(it.key()));
+
+    delete m_outline;
+    m_outline = nullptr;
+    const QRectF rect = rectOf(m_outlineNodes);
+    if (m_outlineNodes.empty() || rect.isEmpty())
+        return;
+    auto *frame = new QGraphicsRectItem(rect.adjusted(-10, -10, 10, 10));
+    QPen pen(m_outlineColor, 2, Qt::DashLine);
+    pen.setCosmetic(true);
+    frame->setPen(pen);
+    QColor fill = m_outlineColor;
+    fill.setAlpha(22);
+    frame->setBrush(fill);
+    frame->setZValue(0.5);
+    auto *caption = new QGraphicsSimpleTextItem(m_outlineCaption, frame);
+    caption->setBrush(m_outlineColor.darker(130));
+    caption->setFont(SceneStyle::captionFont());
+    caption->setPos(rect.left() - 10, rect.top() - 12 - caption->boundingRect().height());
+    addItem(frame);
+    m_outline = frame;
+}
+
+} // namespace fusebox
