@@ -3,6 +3,7 @@
 #include "MatchEntry.h"
 #include "SessionFile.h"
 #include "core/io/PassConfig.h"
+#include "core/io/PatternFile.h"
 #include "core/ir/Graph.h"
 #include "core/rewrite/EditLog.h"
 #include "core/rewrite/Explainer.h"
@@ -196,6 +197,12 @@ private:
                     std::shared_ptr<Expected<LoadedModel>> result);
 
     void resetSession();
+    /// Compiles a parsed pattern file and adds (or replaces) its patterns.
+    Expected<std::vector<std::string>> adoptPatterns(const PatternFile &file, CustomPatternSource source);
+    /// After any change of the patterns: mark unsaved, tell the views, search again.
+    void patternsEdited();
+    /// The candidates of `patterns` on `graph` with their signatures (any thread).
+    static std::vector<MatchEntry> searchCandidates(const Graph &graph, const PatternSet &patterns);
     void graphChanged();
     void rebuildMatchList(std::vector<MatchEntry> candidates);
     std::vector<MatchEntry> appliedEntries() const;

@@ -68,11 +68,7 @@ void Document::setPatternEnabled(const QString &name, bool enabled)
         return;
     waitForPatternsIdle();
     m_patterns.setEnabled(name.toStdString(), enabled);
-    m_decisionsDirty = true;
-    ++m_graphVersion;
-    emit patternsChanged();
-    if (m_haveMatches)
-        findMatches();
+    patternsEdited();
 }
 
 Status Document::setPatternOption(const QString &pattern, const QString &option, const OptionValue &value)
@@ -84,11 +80,7 @@ Status Document::setPatternOption(const QString &pattern, const QString &option,
         return Error{pattern.toStdString() + " has no option '" + option.toStdString() + "'"};
     waitForPatternsIdle();
     p->options().set(option.toStdString(), value);
-    m_decisionsDirty = true;
-    ++m_graphVersion;
-    emit patternsChanged();
-    if (m_haveMatches)
-        findMatches();
+    patternsEdited();
     return {};
 }
 
@@ -99,25 +91,11 @@ Status Document::addPatternFile(const QString &path)
     auto file = readPatternFile(path.toStdString(), options);
     if (!file)
         return file.error();
-    auto compiled = compilePatterns(*file, &torchSchemas());
-    if (!compiled)
-        return compiled.error();
-    ensureFuseboxOpsRegistered();
-    waitForPatternsIdle();
-    for (auto &p : *compiled) {
-        const std::string name = p->name();
-        m_patterns.add(std::move(p));
-        if (std::find(m_customNames.begin(), m_customNames.end(), name) == m_customNames.end())
-            m_customNames.push_back(name);
-    }
     CustomPatternSource source;
     source.file = source.resolvedFile = QFileInfo(path).absoluteFilePath().toStdString();
-    m_customSources.push_back(source);
-    m_decisionsDirty = true;
-    ++m_graphVersion;
-    emit patternsChanged();
-    if (m_haveMatches)
-        findMatches();
+    auto names = adoptPatterns(*file, std::move(source));
+    if (!names)
+        return names.error();
     return {};
 }
 
@@ -129,27 +107,51 @@ Expected<std::vector<std::string>> Document::addPatternText(const QString &text,
     auto file = parsePatternFile(text.toStdString(), options);
     if (!file)
         return file.error();
-    auto compiled = compilePatterns(*file, &torchSchemas());
+    CustomPatternSource source;
+    source.text = text.toStdString();
+    return adoptPatterns(*file, std::move(source));
+}
+
+Expected<std::vector<std::string>> Document::adoptPatterns(const PatternFile &file, CustomPatternSource source)
+{
+    auto compiled = compilePatterns(file, &torchSchemas());
     if (!compiled)
         return compiled.error();
-    ensureFuseboxOpsRegistered();
+    ensureFuseboxOpsRegistered(); // rewrites to fusebox:: ops must run to verify
     waitForPatternsIdle();
     std::vector<std::string> names;
     for (auto &p : *compiled) {
         names.push_back(p->name());
-        m_patterns.add(std::move(p));
+        m_patterns.add(std::move(p)); // a pattern of the same name is replaced
         if (std::find(m_customNames.begin(), m_customNames.end(), names.back()) == m_customNames.end())
             m_customNames.push_back(names.back());
     }
-    CustomPatternSource source;
-    source.text = text.toStdString();
-    m_customSources.push_back(source);
+    m_customSources.push_back(std::move(source));
+    patternsEdited();
+    return names;
+}
+
+void Document::patternsEdited()
+{
     m_decisionsDirty = true;
     ++m_graphVersion;
     emit patternsChanged();
     if (m_haveMatches)
         findMatches();
-    return names;
+}
+
+std::vector<MatchEntry> Document::searchCandidates(const Graph &graph, const PatternSet &patterns)
+{
+    std::vector<MatchEntry> found;
+    for (const Match &m : GreedyDriver(patterns).findMatches(graph)) {
+        MatchEntry e;
+        e.match = m;
+        e.signature = matchSignature(graph, m);
+        if (const Node *n = graph.node(m.anchor))
+            e.anchorName = qs(n->name);
+        found.push_back(std::move(e));
+    }
+    return found;
 }
 
 PatternTally Document::tally(const std::string &pattern) const
@@ -212,14 +214,7 @@ void Document::findMatches()
     // Reads m_graph and m_patterns: every mutation waits for it first. The
     // signatures are computed here too (a 100k-node graph has thousands).
     m_background = QtConcurrent::run([this, found, nearMissCounts] {
-        for (const Match &m : GreedyDriver(m_patterns).findMatches(m_graph)) {
-            MatchEntry e;
-            e.match = m;
-            e.signature = matchSignature(m_graph, m);
-            if (const Node *n = m_graph.node(m.anchor))
-                e.anchorName = qs(n->name);
-            found->push_back(std::move(e));
-        }
+        *found = searchCandidates(m_graph, m_patterns);
         // Near misses explain every attempt: affordable on ordinary models,
         // left to the Why Not panel (one pattern at a time) on huge graphs.
         if (m_graph.size() <= kNearMissNodeLimit)

@@ -112,15 +112,7 @@ bool Document::replaySteps(const std::vector<SessionStep> &steps, QString *error
         }
         // The candidates of the graph as it is now, found on this thread.
         waitForPatternsIdle();
-        std::vector<MatchEntry> found;
-        for (const Match &m : GreedyDriver(m_patterns).findMatches(m_graph)) {
-            MatchEntry e;
-            e.match = m;
-            e.signature = matchSignature(m_graph, m);
-            if (const Node *n = m_graph.node(m.anchor))
-                e.anchorName = qs(n->name);
-            found.push_back(std::move(e));
-        }
+        std::vector<MatchEntry> found = searchCandidates(m_graph, m_patterns);
         m_haveMatches = true;
         rebuildMatchList(std::move(found));
         std::vector<int> rows;

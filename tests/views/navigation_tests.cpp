@@ -18,19 +18,24 @@ using namespace fusebox;
 using namespace fusebox::viewtest;
 
 namespace {
-const QString kDemo = QStringLiteral(FUSEBOX_FIXTURE_DIR "/recsys_demo.pt");
-}
-
-TEST_CASE("search takes a regex over names, ops and shapes, and Enter steps through the hits", "[views]")
+/// Opens the demo model (the fixtures' copy) in a 1600x1000 window and waits until it is drawn.
+void openDemoIn(MainWindow &w)
 {
-    MainWindow w;
+    const QString demo = QStringLiteral(FUSEBOX_FIXTURE_DIR "/recsys_demo.pt");
     w.setErrorDialogsEnabled(false);
     w.resize(1600, 1000);
     w.show();
     QSignalSpy shown(&w, &MainWindow::graphShown);
-    REQUIRE(QFile::exists(kDemo));
-    w.openFile(kDemo);
+    REQUIRE(QFile::exists(demo));
+    w.openFile(demo);
     REQUIRE(shown.wait(120000));
+}
+} // namespace
+
+TEST_CASE("search takes a regex over names, ops and shapes, and Enter steps through the hits", "[views]")
+{
+    MainWindow w;
+    openDemoIn(w);
     const Graph &g = w.document()->graph();
 
     const auto byName = NodeSearchField::findAll(g, QStringLiteral("^layer_norm_1[0-5]$"));
@@ -56,13 +61,7 @@ TEST_CASE("search takes a regex over names, ops and shapes, and Enter steps thro
 TEST_CASE("the focus view shows a node's k-hop neighbourhood, the minimap the whole", "[views]")
 {
     MainWindow w;
-    w.setErrorDialogsEnabled(false);
-    w.resize(1600, 1000);
-    w.show();
-    QSignalSpy shown(&w, &MainWindow::graphShown);
-    REQUIRE(QFile::exists(kDemo));
-    w.openFile(kDemo);
-    REQUIRE(shown.wait(120000));
+    openDemoIn(w);
     const Graph &g = w.document()->graph();
     const int everything = w.scene()->nodeItemCount();
     REQUIRE(everything > 100);
