@@ -92,6 +92,8 @@ public:
     Expected<std::vector<std::string>> addPatternText(const QString &text, const QString &sourceName);
     /// Names of the patterns that came from pattern files or text.
     const std::vector<std::string> &customPatternNames() const { return m_customNames; }
+    /// Where a custom pattern came from: its file's name, "Pattern Editor", or the pass file.
+    std::string customOrigin(const std::string &pattern) const;
     PatternTally tally(const std::string &pattern) const;
 
     // ---- matches --------------------------------------------------------------
@@ -214,6 +216,7 @@ private:
     bool m_hasGraph = false;
     PatternSet m_patterns;
     std::vector<std::string> m_customNames;
+    std::map<std::string, std::string> m_customOrigin;
     std::vector<CustomPatternSource> m_customSources;
     std::vector<MatchEntry> m_matches;
     /// The last search's candidates (status unset; signatures computed).

@@ -119,9 +119,12 @@ Expected<std::vector<std::string>> Document::adoptPatterns(const PatternFile &fi
         return compiled.error();
     ensureFuseboxOpsRegistered(); // rewrites to fusebox:: ops must run to verify
     waitForPatternsIdle();
+    const std::string origin = source.file.empty() ? tr("Pattern Editor").toStdString()
+                                                   : QFileInfo(QString::fromStdString(source.file)).fileName().toStdString();
     std::vector<std::string> names;
     for (auto &p : *compiled) {
         names.push_back(p->name());
+        m_customOrigin[p->name()] = origin;
         m_patterns.add(std::move(p)); // a pattern of the same name is replaced
         if (std::find(m_customNames.begin(), m_customNames.end(), names.back()) == m_customNames.end())
             m_customNames.push_back(names.back());
@@ -129,6 +132,12 @@ Expected<std::vector<std::string>> Document::adoptPatterns(const PatternFile &fi
     m_customSources.push_back(std::move(source));
     patternsEdited();
     return names;
+}
+
+std::string Document::customOrigin(const std::string &pattern) const
+{
+    auto it = m_customOrigin.find(pattern);
+    return it == m_customOrigin.end() ? std::string() : it->second;
 }
 
 void Document::patternsEdited()

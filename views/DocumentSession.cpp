@@ -9,6 +9,7 @@
 #include "patterns/PassConfiguration.h"
 
 #include <QEventLoop>
+#include <QFileInfo>
 #include <QUndoStack>
 
 namespace fusebox {
@@ -67,6 +68,10 @@ Status Document::applyPassConfig(const PassConfig &config, const std::string &so
     waitForPatternsIdle();
     m_patterns = std::move(fresh);
     m_customNames = std::move(*added);
+    m_customOrigin.clear();
+    const std::string origin = QFileInfo(QString::fromStdString(sourceName)).fileName().toStdString();
+    for (const std::string &name : m_customNames)
+        m_customOrigin[name] = origin;
     m_customSources = config.customPatterns;
     for (CustomPatternSource &source : m_customSources)
         if (!source.resolvedFile.empty())

@@ -83,6 +83,7 @@ void GraphScene::onGraphLoaded()
     const Graph &graph = m_document->graph();
     m_marks.clear();
     m_outlineNodes.clear();
+    m_groupFrames.clear();
     m_options.onlyNodes.reset();
     m_layoutCache.clear();
     m_layoutCacheHits = 0;
@@ -308,6 +309,7 @@ void GraphScene::applyLayout(quint64 generation, const std::shared_ptr<Expected<
     m_edgeItems.clear();
     m_frameItems.clear();
     m_outline = nullptr; // clear() deleted it
+    m_frames.clear();
     m_shown = std::move(m_pending);
     m_pending = CollapsedGraph();
 

@@ -117,6 +117,15 @@ public:
     void setOutline(const std::vector<NodeId> &nodes, const QColor &color, const QString &caption);
     /// The frame's rect (empty when none).
     QRectF outlineRect() const;
+    /// A light dotted frame around each group of nodes (every vertical
+    /// candidate match, in its pattern's colour); at most kMaxGroupFrames.
+    struct GroupFrame {
+        std::vector<NodeId> nodes;
+        QColor color;
+    };
+    static constexpr size_t kMaxGroupFrames = 400;
+    void setGroupFrames(std::vector<GroupFrame> frames);
+    int groupFrameCount() const { return int(m_frames.size()); }
 
     NodeItem *nodeItem(NodeId id) const { return m_nodeItems.value(id.value); }
     GroupItem *groupItem(int scope) const { return m_groupItems.value(scope); }
@@ -185,6 +194,8 @@ private:
     QColor m_outlineColor;
     QString m_outlineCaption;
     QGraphicsItem *m_outline = nullptr;
+    std::vector<GroupFrame> m_groupFrames;
+    QList<QGraphicsItem *> m_frames;
     std::list<std::pair<LayoutInput, std::shared_ptr<Expected<LayoutResult>>>> m_layoutCache;
     int m_layoutCacheHits = 0;
 };

@@ -106,6 +106,14 @@ void GraphScene::setOutline(const std::vector<NodeId> &nodes, const QColor &colo
     applyMarks();
 }
 
+void GraphScene::setGroupFrames(std::vector<GroupFrame> frames)
+{
+    if (frames.size() > kMaxGroupFrames)
+        frames.resize(kMaxGroupFrames);
+    m_groupFrames = std::move(frames);
+    applyMarks();
+}
+
 QRectF GraphScene::outlineRect() const { return m_outline ? m_outline->sceneBoundingRect() : QRectF(); }
 
 void GraphScene::applyMarks()
@@ -126,6 +134,25 @@ void GraphScene::applyMarks()
         it.value()->setMark(m_marks.value(it.key()));
     for (auto it = m_groupItems.cbegin(); it != m_groupItems.cend(); ++it)
         it.value()->setMark(groupMarks.value(it.key()));
+
+    // Every vertical candidate: a light frame around its nodes.
+    qDeleteAll(m_frames);
+    m_frames.clear();
+    for (const GroupFrame &f : m_groupFrames) {
+        const QRectF r = rectOf(f.nodes);
+        if (r.isEmpty())
+            continue;
+        auto *item = new QGraphicsRectItem(r.adjusted(-12, -12, 12, 12));
+        QPen pen(f.color, 1.2, Qt::DotLine);
+        pen.setCosmetic(true);
+        item->setPen(pen);
+        QColor fill = f.color;
+        fill.setAlpha(12);
+        item->setBrush(fill);
+        item->setZValue(0.4);
+        addItem(item);
+        m_frames.append(item);
+    }
 
     delete m_outline;
     m_outline = nullptr;

@@ -8,9 +8,11 @@
 #include <QLabel>
 #include <QMessageBox>
 #include <QTreeWidget>
+#include <QTreeWidgetItemIterator>
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <map>
 
 namespace fusebox {
 
@@ -88,13 +90,9 @@ PatternsPanel::PatternsPanel(Document *document, QWidget *parent)
 
 QTreeWidgetItem *PatternsPanel::patternItem(const std::string &name) const
 {
-    for (int i = 0; i < m_tree->topLevelItemCount(); ++i) {
-        QTreeWidgetItem *section = m_tree->topLevelItem(i);
-        for (int j = 0; j < section->childCount(); ++j)
-            if (section->child(j)->data(Name, kPatternRole).toString() == qs(name)
-                && section->child(j)->data(Name, kOptionRole).toString().isEmpty())
-                return section->child(j);
-    }
+    for (QTreeWidgetItemIterator it(m_tree); *it; ++it)
+        if ((*it)->data(Name, kPatternRole).toString() == qs(name) && (*it)->data(Name, kOptionRole).toString().isEmpty())
+            return *it;
     return nullptr;
 }
 
@@ -121,7 +119,20 @@ void PatternsPanel::rebuild()
     }
     for (const Pattern *p : m_document->patterns().all()) {
         const bool isCustom = std::find(custom.begin(), custom.end(), p->name()) != custom.end();
-        QTreeWidgetItem *section = isCustom ? files : p->stage() == PassStage::PreGrad ? pre : post;
+        QTreeWidgetItem *section = p->stage() == PassStage::PreGrad ? pre : post;
+        if (isCustom) {
+            // Custom patterns sit under the file (or editor) they came from.
+            const QString origin = qs(m_document->customOrigin(p->name()));
+            section = nullptr;
+            for (int i = 0; i < files->childCount() && !section; ++i)
+                if (files->child(i)->text(Name) == origin)
+                    section = files->child(i);
+            if (!section) {
+                section = new QTreeWidgetItem(files, {origin});
+                section->setFlags(Qt::ItemIsEnabled);
+                section->setExpanded(true);
+            }
+        }
         auto *item = new QTreeWidgetItem(section, {qs(p->name())});
         item->setData(Name, kPatternRole, qs(p->name()));
         item->setFlags(Qt::ItemIsEnabled | Qt::ItemIsSelectable | Qt::ItemIsUserCheckable);
@@ -169,23 +180,27 @@ void PatternsPanel::updateCounts()
 {
     m_updating = true;
     const bool have = m_document->hasMatchResults();
+    std::map<QTreeWidgetItem *, int> sectionTotals;
+    for (QTreeWidgetItemIterator it(m_tree); *it; ++it) {
+        QTreeWidgetItem *item = *it;
+        const QString pattern = item->data(Name, kPatternRole).toString();
+        if (pattern.isEmpty() || !item->data(Name, kOptionRole).toString().isEmpty())
+            continue;
+        const PatternTally t = m_document->tally(pattern.toStdString());
+        auto cell = [&](int column, int value) { item->setText(column, have ? QString::number(value) : QString()); };
+        cell(Candidates, t.candidates);
+        cell(Applied, t.applied);
+        cell(Rejected, t.rejected);
+        cell(Failed, t.failed);
+        item->setText(NearMisses, have && t.nearMisses >= 0 ? QString::number(t.nearMisses) : QString());
+        if (t.failed)
+            item->setForeground(Failed, QColor(0xc0, 0x20, 0x20));
+        for (QTreeWidgetItem *up = item->parent(); up; up = up->parent())
+            sectionTotals[up] += t.candidates;
+    }
     for (int i = 0; i < m_tree->topLevelItemCount(); ++i) {
         QTreeWidgetItem *section = m_tree->topLevelItem(i);
-        int total = 0;
-        for (int j = 0; j < section->childCount(); ++j) {
-            QTreeWidgetItem *item = section->child(j);
-            const PatternTally t = m_document->tally(item->data(Name, kPatternRole).toString().toStdString());
-            auto cell = [&](int column, int value) { item->setText(column, have ? QString::number(value) : QString()); };
-            cell(Candidates, t.candidates);
-            cell(Applied, t.applied);
-            cell(Rejected, t.rejected);
-            cell(Failed, t.failed);
-            item->setText(NearMisses, have && t.nearMisses >= 0 ? QString::number(t.nearMisses) : QString());
-            if (t.failed)
-                item->setForeground(Failed, QColor(0xc0, 0x20, 0x20));
-            total += t.candidates;
-        }
-        section->setText(Candidates, have ? QString::number(total) : QString());
+        section->setText(Candidates, have ? QString::number(sectionTotals[section]) : QString());
     }
     m_updating = false;
 }

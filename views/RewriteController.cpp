@@ -62,6 +62,9 @@ RewriteController::RewriteController(QMainWindow *window, Document *document, Gr
     connect(m_document, &Document::graphRewritten, this, [this] {
         m_selectedMatch = -1;
         m_scene->setOutline({}, {}, {});
+        // The editor matches against a snapshot: give it the rewritten graph.
+        if (m_editorDock && m_editorDock->isVisible())
+            m_editor->setGraph(std::make_shared<const Graph>(m_document->graph().clone()));
     });
     connect(m_document, &Document::verificationFailed, this,
             [this](const QString &pattern, const QString &anchor, const QString &message) {
@@ -372,10 +375,14 @@ void RewriteController::updateActions()
 void RewriteController::updateMarks()
 {
     QHash<uint32_t, ItemMark> marks;
+    std::vector<GraphScene::GroupFrame> frames;
     const auto &matches = m_document->matches();
     for (const MatchEntry &e : matches) {
         if (e.status != MatchStatus::Pending && e.status != MatchStatus::Rejected)
             continue;
+        const Pattern *p = m_document->patterns().find(e.match.pattern);
+        if (e.status == MatchStatus::Pending && p && p->family() == PatternFamily::Vertical)
+            frames.push_back({e.match.nodes, PatternColors::colorFor(e.match.pattern)});
         const ItemMark mark = e.status == MatchStatus::Pending
                                   ? ItemMark{PatternColors::colorFor(e.match.pattern), 2.5, false}
                                   : ItemMark{QColor(0x9a, 0x9a, 0x9a), 2, true};
@@ -406,6 +413,7 @@ void RewriteController::updateMarks()
     for (NodeId id : m_whyFailed)
         marks.insert(id.value, ItemMark{kFailColor, 4.5, false});
     m_scene->setMarks(std::move(marks));
+    m_scene->setGroupFrames(std::move(frames));
     m_scene->setOutline(outline, outlineColor, caption);
 }
 

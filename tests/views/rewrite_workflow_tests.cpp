@@ -103,6 +103,8 @@ TEST_CASE("review workflow: find, select, apply, undo, redo, reject", "[views][r
     for (const MatchEntry &e : doc.matches())
         for (NodeId id : e.match.nodes)
             CHECK(w.scene()->marks().contains(id.value));
+    // Vertical candidates are framed as groups (normalization_pass at %split and %split_1).
+    CHECK(w.scene()->groupFrameCount() == 2);
     // The patterns panel counts them.
     QTreeWidgetItem *batchLinear = rc.patternsPanel()->patternItem("batch_linear");
     REQUIRE(batchLinear);
@@ -273,7 +275,11 @@ TEST_CASE("a pattern from a selection matches every occurrence, live", "[views][
     REQUIRE(changed.wait(60000));
     REQUIRE(settle(w));
     CHECK(doc.tally("from_selection").candidates == 16);
-    CHECK(w.rewrite()->patternsPanel()->patternItem("from_selection"));
+    QTreeWidgetItem *item = w.rewrite()->patternsPanel()->patternItem("from_selection");
+    REQUIRE(item);
+    REQUIRE(QTest::qWaitFor([&] { return w.rewrite()->patternsPanel()->patternItem("from_selection")->text(PatternsPanel::Candidates) == QStringLiteral("16"); }, 5000));
+    // Custom patterns sit under where they came from.
+    CHECK(w.rewrite()->patternsPanel()->patternItem("from_selection")->parent()->text(0) == QStringLiteral("Pattern Editor"));
 }
 
 TEST_CASE("the pass file carries the rules, custom patterns and rejections, and reloads", "[views][rewrite]")
@@ -310,6 +316,7 @@ TEST_CASE("the pass file carries the rules, custom patterns and rejections, and 
     REQUIRE(w.rewrite()->files()->importPassFile(pass, &error));
     CHECK_FALSE(doc.patterns().isEnabled("batch_aten_relu"));
     CHECK(doc.patterns().isEnabled("linear_relu_fusion"));
+    CHECK(doc.customOrigin("linear_relu_fusion") == "passes.json");
     CHECK(std::get<int64_t>(doc.patterns().find("batch_linear")->options().values().at("min_fuse_set_size")) == 3);
     CHECK(doc.isRejected(rejectedSignature));
     w.rewrite()->findMatchesAction()->trigger();
