@@ -95,6 +95,9 @@ public:
     /// Where a custom pattern came from: its file's name, "Pattern Editor", or the pass file.
     std::string customOrigin(const std::string &pattern) const;
     PatternTally tally(const std::string &pattern) const;
+    /// Every pattern's tally in one pass over the matches (patterns with no
+    /// match and no near-miss count are absent).
+    std::map<std::string, PatternTally> tallies() const;
 
     // ---- matches --------------------------------------------------------------
     /// Candidates on the current graph (pending or rejected), then failed

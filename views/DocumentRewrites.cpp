@@ -165,12 +165,23 @@ std::vector<MatchEntry> Document::searchCandidates(const Graph &graph, const Pat
 
 PatternTally Document::tally(const std::string &pattern) const
 {
+    const auto all = tallies();
+    auto it = all.find(pattern);
+    if (it != all.end())
+        return it->second;
     PatternTally t;
-    if (auto it = m_nearMissCounts.find(pattern); it != m_nearMissCounts.end())
-        t.nearMisses = it->second;
+    if (auto n = m_nearMissCounts.find(pattern); n != m_nearMissCounts.end())
+        t.nearMisses = n->second;
+    return t;
+}
+
+std::map<std::string, PatternTally> Document::tallies() const
+{
+    std::map<std::string, PatternTally> all;
+    for (const auto &[pattern, count] : m_nearMissCounts)
+        all[pattern].nearMisses = count;
     for (const MatchEntry &e : m_matches) {
-        if (e.match.pattern != pattern)
-            continue;
+        PatternTally &t = all[e.match.pattern];
         switch (e.status) {
         case MatchStatus::Pending: ++t.candidates; break;
         case MatchStatus::Rejected:
@@ -181,7 +192,7 @@ PatternTally Document::tally(const std::string &pattern) const
         case MatchStatus::FailedVerification: ++t.failed; break;
         }
     }
-    return t;
+    return all;
 }
 
 // ---- matches -------------------------------------------------------------------

@@ -109,7 +109,9 @@ public:
 
     /// Rings around nodes, keyed by NodeId value: candidate matches, the
     /// selected match, why-not checks. A node hidden in a collapsed scope
-    /// lends its ring to the group that shows it. Kept across layouts.
+    /// lends its ring to the group that shows it. Kept across layouts. The
+    /// items are updated from the event loop, once for all the overlay
+    /// setters called together.
     void setMarks(QHash<uint32_t, ItemMark> marks);
     const QHash<uint32_t, ItemMark> &marks() const { return m_marks; }
     /// A dashed frame around these nodes' items with a caption (the selected
@@ -126,6 +128,8 @@ public:
     static constexpr size_t kMaxGroupFrames = 400;
     void setGroupFrames(std::vector<GroupFrame> frames);
     int groupFrameCount() const { return int(m_frames.size()); }
+    /// True while overlay changes wait for the event loop to reach the items.
+    bool hasPendingOverlays() const { return m_marksScheduled; }
 
     NodeItem *nodeItem(NodeId id) const { return m_nodeItems.value(id.value); }
     GroupItem *groupItem(int scope) const { return m_groupItems.value(scope); }
@@ -160,6 +164,7 @@ private:
     void onGraphLoaded();
     void onGraphRewritten();
     void applyMarks();
+    void scheduleMarks();
     void relayout(std::optional<int> focusScope = std::nullopt);
     void applyLayout(quint64 generation, const std::shared_ptr<Expected<LayoutResult>> &result);
     void onSelectionChanged();
@@ -196,6 +201,7 @@ private:
     QGraphicsItem *m_outline = nullptr;
     std::vector<GroupFrame> m_groupFrames;
     QList<QGraphicsItem *> m_frames;
+    bool m_marksScheduled = false;
     std::list<std::pair<LayoutInput, std::shared_ptr<Expected<LayoutResult>>>> m_layoutCache;
     int m_layoutCacheHits = 0;
 };

@@ -95,7 +95,19 @@ QRectF GraphScene::rectOf(const std::vector<NodeId> &nodes) const
 void GraphScene::setMarks(QHash<uint32_t, ItemMark> marks)
 {
     m_marks = std::move(marks);
-    applyMarks();
+    scheduleMarks();
+}
+
+void GraphScene::scheduleMarks()
+{
+    // Marks, frames and the outline usually change together: paint them once.
+    if (m_marksScheduled)
+        return;
+    m_marksScheduled = true;
+    QMetaObject::invokeMethod(this, [this] {
+        m_marksScheduled = false;
+        applyMarks();
+    }, Qt::QueuedConnection);
 }
 
 void GraphScene::setOutline(const std::vector<NodeId> &nodes, const QColor &color, const QString &caption)
@@ -103,7 +115,7 @@ void GraphScene::setOutline(const std::vector<NodeId> &nodes, const QColor &colo
     m_outlineNodes = nodes;
     m_outlineColor = color;
     m_outlineCaption = caption;
-    applyMarks();
+    scheduleMarks();
 }
 
 void GraphScene::setGroupFrames(std::vector<GroupFrame> frames)
@@ -111,7 +123,7 @@ void GraphScene::setGroupFrames(std::vector<GroupFrame> frames)
     if (frames.size() > kMaxGroupFrames)
         frames.resize(kMaxGroupFrames);
     m_groupFrames = std::move(frames);
-    applyMarks();
+    scheduleMarks();
 }
 
 QRectF GraphScene::outlineRect() const { return m_outline ? m_outline->sceneBoundingRect() : QRectF(); }

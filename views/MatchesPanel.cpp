@@ -44,7 +44,10 @@ MatchesPanel::MatchesPanel(Document *document, QWidget *parent)
     connect(m_table, &QTableView::doubleClicked, this,
             [this](const QModelIndex &index) { emit matchActivated(m_model->matchRow(index.row())); });
     connect(m_model, &QAbstractItemModel::modelReset, this, [this] {
-        m_table->resizeColumnsToContents();
+        // Measuring every row is linear in the rows: on thousands of matches
+        // keep the widths the table has.
+        if (m_model->rowCount() <= kMeasuredRows)
+            m_table->resizeColumnsToContents();
         updateSummary();
     });
     connect(m_document, &Document::matchSearchStarted, this, &MatchesPanel::updateSummary);

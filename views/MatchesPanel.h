@@ -22,6 +22,9 @@ class MatchesPanel final : public QWidget {
     Q_OBJECT
 
 public:
+    /// Column widths follow the contents up to this many rows.
+    static constexpr int kMeasuredRows = 300;
+
     explicit MatchesPanel(Document *document, QWidget *parent = nullptr);
 
     QTableView *table() const { return m_table; }

@@ -67,8 +67,13 @@ PatternsPanel::PatternsPanel(Document *document, QWidget *parent)
                                                     "(Why Not ▸ Near Misses groups them by failed check)"));
     m_tree->header()->setStretchLastSection(false);
     m_tree->header()->setSectionResizeMode(Name, QHeaderView::Stretch);
-    for (int c = Candidates; c < ColumnCount; ++c)
-        m_tree->header()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
+    // Fixed count columns: ResizeToContents re-measures every row on each
+    // change, which a 100k-node graph's thousands of matches make slow.
+    const int countWidth = m_tree->fontMetrics().horizontalAdvance(QStringLiteral("00000")) + 12;
+    for (int c = Candidates; c < ColumnCount; ++c) {
+        m_tree->header()->setSectionResizeMode(c, QHeaderView::Fixed);
+        m_tree->header()->resizeSection(c, countWidth);
+    }
     m_tree->setEditTriggers(QAbstractItemView::DoubleClicked | QAbstractItemView::EditKeyPressed);
     m_tree->setUniformRowHeights(true);
 
@@ -180,13 +185,15 @@ void PatternsPanel::updateCounts()
 {
     m_updating = true;
     const bool have = m_document->hasMatchResults();
+    const std::map<std::string, PatternTally> tallies = m_document->tallies();
     std::map<QTreeWidgetItem *, int> sectionTotals;
     for (QTreeWidgetItemIterator it(m_tree); *it; ++it) {
         QTreeWidgetItem *item = *it;
         const QString pattern = item->data(Name, kPatternRole).toString();
         if (pattern.isEmpty() || !item->data(Name, kOptionRole).toString().isEmpty())
             continue;
-        const PatternTally t = m_document->tally(pattern.toStdString());
+        const auto found = tallies.find(pattern.toStdString());
+        const PatternTally t = found == tallies.end() ? PatternTally{} : found->second;
         auto cell = [&](int column, int value) { item->setText(column, have ? QString::number(value) : QString()); };
         cell(Candidates, t.candidates);
         cell(Applied, t.applied);

@@ -56,7 +56,8 @@ bool settle(MainWindow &w)
 {
     return QTest::qWaitFor(
         [&w] {
-            return !w.document()->isSearching() && !w.document()->isApplyingAll() && !w.scene()->isLayoutRunning();
+            return !w.document()->isSearching() && !w.document()->isApplyingAll() && !w.scene()->isLayoutRunning()
+                   && !w.scene()->hasPendingOverlays();
         },
         60000);
 }
