@@ -252,8 +252,14 @@ bool GreedyDriver::apply(Graph &graph, const Match &match, EditLog *log) const
     } else {
         static_cast<const HorizontalPattern &>(*p).fuse(rewriter, match.nodes);
     }
-    rewriter.restoreTopologicalOrder();
+    const bool acyclic = rewriter.restoreTopologicalOrder();
     edits.endGroup();
+    if (!acyclic) {
+        // A group found before other rewrites may no longer be independent:
+        // fusing it closed a cycle. Take the rewrite back.
+        edits.undo(graph);
+        return false;
+    }
     return true;
 }
 

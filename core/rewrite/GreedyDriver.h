@@ -114,7 +114,10 @@ public:
     std::vector<Match> findMatches(const Graph &graph) const;
 
     /// Applies one match (found by findMatches on this graph) as one edit group
-    /// and restores topological order. Returns false when it no longer matches.
+    /// and restores topological order. Returns false when it no longer matches,
+    /// or when rewriting it would create a cycle (a horizontal group that later
+    /// rewrites made dependent): the rewrite is then undone, the graph is as
+    /// before, and the group stays in the log as undone (log->appliedCount()).
     bool apply(Graph &graph, const Match &match, EditLog *log = nullptr) const;
 
 private:

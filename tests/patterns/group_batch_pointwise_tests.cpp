@@ -5,6 +5,12 @@
 
 #include "patterns/group_batch/BatchPointwisePreGrad.h"
 
+#include "core/io/GraphJson.h"
+#include "core/rewrite/GreedyDriver.h"
+#include "core/rewrite/PatternSet.h"
+
+#include <memory>
+
 using namespace fusebox;
 using namespace fusebox::test::gb;
 using group_batch::BatchMathOpsPreGradFusion;
@@ -224,4 +230,29 @@ TEST_CASE("math rules explain each failed condition", "[patterns]")
         REQUIRE(result.outcomes.at(r.members[1]).key == "input [4, 8] · min=-1.0, max=1.0 · first user aten::relu");
         REQUIRE(result.outcomes.at(r.members[2]).key == "input [4, 8] · min=-0.5, max=0.5 · first user aten::sigmoid");
     }
+}
+
+TEST_CASE("applying a horizontal group that later edits made dependent is refused and leaves the graph as it was",
+          "[patterns]")
+{
+    GroupGraph r = unaryGraph("aten::relu", 5); // min_fuse_set_size is 5 before grad
+    PatternSet set;
+    const Pattern &pattern = set.add(std::make_unique<BatchPointwiseOpsPreGradFusion>(Unary::Relu));
+    const GreedyDriver driver(set);
+    const FusionGroup group = singleGroup(r.graph, static_cast<const HorizontalPattern &>(pattern));
+    REQUIRE(group.members.size() == 5);
+    Match match;
+    match.pattern = pattern.name();
+    match.anchor = group.members.front();
+    match.nodes = group.members;
+
+    // relu1 now reads relu0: fusing the five would feed the stack its own output.
+    PatternRewriter rewriter(r.graph);
+    rewriter.setArgs(r.members[1], {Arg(r.members[0])});
+    const std::string before = writeGraphJson(r.graph);
+    EditLog log;
+    CHECK_FALSE(driver.apply(r.graph, match, &log));
+    CHECK(writeGraphJson(r.graph) == before);
+    CHECK(verify(r.graph).empty());
+    CHECK(log.appliedCount() == 0);
 }
