@@ -512,11 +512,19 @@ void RewriteController::applySelected()
 
 void RewriteController::rejectSelected(bool reject)
 {
-    int done = 0;
-    m_document->undoStack()->beginMacro(reject ? tr("Reject matches") : tr("Restore matches"));
+    // Only rows the action applies to; none means no (empty) undo step.
+    const MatchStatus from = reject ? MatchStatus::Pending : MatchStatus::Rejected;
+    std::vector<int> rows;
     for (int row : m_matches->selectedMatchRows())
-        done += reject ? m_document->rejectMatch(row) : m_document->restoreMatch(row);
-    m_document->undoStack()->endMacro();
+        if (m_document->matches()[size_t(row)].status == from)
+            rows.push_back(row);
+    int done = 0;
+    if (!rows.empty()) {
+        m_document->undoStack()->beginMacro(reject ? tr("Reject matches") : tr("Restore matches"));
+        for (int row : rows)
+            done += reject ? m_document->rejectMatch(row) : m_document->restoreMatch(row);
+        m_document->undoStack()->endMacro();
+    }
     emit statusMessage(reject ? tr("rejected %n match(es)", nullptr, done) : tr("restored %n match(es)", nullptr, done));
 }
 

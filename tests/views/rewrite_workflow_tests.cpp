@@ -158,6 +158,9 @@ TEST_CASE("review workflow: find, select, apply, undo, redo, reject", "[views][r
     REQUIRE(settle(w));
     CHECK(doc.undoStack()->count() == 2);
     CHECK(doc.tally("batch_relu").rejected == 1);
+    // Rejecting it again is no step at all.
+    rc.rejectAction()->trigger();
+    CHECK(doc.undoStack()->count() == 2);
     CHECK(doc.passConfig().rejected.size() == 1);
     CHECK(doc.isModified());
     screenshot(w, "demo_after_apply_reject");
