@@ -67,13 +67,11 @@ PatternsPanel::PatternsPanel(Document *document, QWidget *parent)
                                                     "(Why Not ▸ Near Misses groups them by failed check)"));
     m_tree->header()->setStretchLastSection(false);
     m_tree->header()->setSectionResizeMode(Name, QHeaderView::Stretch);
-    // Fixed count columns: ResizeToContents re-measures every row on each
-    // change, which a 100k-node graph's thousands of matches make slow.
-    const int countWidth = m_tree->fontMetrics().horizontalAdvance(QStringLiteral("00000")) + 12;
-    for (int c = Candidates; c < ColumnCount; ++c) {
+    // Count columns are sized by updateCounts() from the widest count:
+    // ResizeToContents would re-measure every row on each change, which a
+    // 100k-node graph's thousands of matches make slow.
+    for (int c = Candidates; c < ColumnCount; ++c)
         m_tree->header()->setSectionResizeMode(c, QHeaderView::Fixed);
-        m_tree->header()->resizeSection(c, countWidth);
-    }
     m_tree->setEditTriggers(QAbstractItemView::DoubleClicked | QAbstractItemView::EditKeyPressed);
     m_tree->setUniformRowHeights(true);
 
@@ -205,10 +203,18 @@ void PatternsPanel::updateCounts()
         for (QTreeWidgetItem *up = item->parent(); up; up = up->parent())
             sectionTotals[up] += t.candidates;
     }
+    int widest = 0;
     for (int i = 0; i < m_tree->topLevelItemCount(); ++i) {
         QTreeWidgetItem *section = m_tree->topLevelItem(i);
         section->setText(Candidates, have ? QString::number(sectionTotals[section]) : QString());
+        widest = std::max(widest, sectionTotals[section]);
     }
+    for (const auto &[name, t] : tallies)
+        widest = std::max({widest, t.applied, t.rejected, t.failed, t.nearMisses});
+    const QFontMetrics metrics = m_tree->fontMetrics();
+    const int digits = metrics.horizontalAdvance(QString::number(widest)) + 10;
+    for (int c = Candidates; c < ColumnCount; ++c)
+        m_tree->header()->resizeSection(c, std::max(digits, metrics.horizontalAdvance(m_tree->headerItem()->text(c)) + 10));
     m_updating = false;
 }
 
