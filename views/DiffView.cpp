@@ -58,20 +58,17 @@ DiffView::DiffView(Document *document, QWidget *parent)
             [this] { follow(m_beforeScene, m_afterScene, m_afterView); });
     connect(m_afterScene, &GraphScene::selectedNodeChanged, this,
             [this] { follow(m_afterScene, m_beforeScene, m_beforeView); });
-    connect(m_beforeView, &GraphView::zoomChanged, this, [this](qreal z) {
-        if (!m_syncing && qAbs(m_afterView->zoom() - z) > 1e-3) {
+    auto followZoom = [this](GraphView *to) {
+        return [this, to](qreal z) {
+            if (m_syncing || qAbs(to->zoom() - z) <= 1e-3)
+                return;
             m_syncing = true;
-            m_afterView->setZoom(z);
+            to->setZoom(z);
             m_syncing = false;
-        }
-    });
-    connect(m_afterView, &GraphView::zoomChanged, this, [this](qreal z) {
-        if (!m_syncing && qAbs(m_beforeView->zoom() - z) > 1e-3) {
-            m_syncing = true;
-            m_beforeView->setZoom(z);
-            m_syncing = false;
-        }
-    });
+        };
+    };
+    connect(m_beforeView, &GraphView::zoomChanged, this, followZoom(m_afterView));
+    connect(m_afterView, &GraphView::zoomChanged, this, followZoom(m_beforeView));
     refresh();
 }
 

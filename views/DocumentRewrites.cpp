@@ -21,7 +21,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <set>
 
 namespace fusebox {
 
@@ -387,12 +386,7 @@ void Document::applyAll()
     m_applyAllProgress = std::make_shared<std::atomic<int>>(0);
     DriverOptions options;
     options.shouldStop = [stop = m_stopApplyAll] { return stop->load(); };
-    std::set<std::string> rejected;
-    for (const auto &[signature, entry] : m_rejected)
-        rejected.insert(signature);
-    options.isRejected = [rejected](const Graph &g, const Match &m) {
-        return rejected.count(matchSignature(g, m)) != 0;
-    };
+    options.isRejected = rejectionFilter(passConfig()); // as `fusebox-pass run --config` skips them
     if (m_verifyApplies) {
         if (verifier(nullptr)) {
             std::shared_ptr<RewriteVerifier> keep = m_verifier;

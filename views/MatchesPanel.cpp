@@ -87,16 +87,14 @@ void MatchesPanel::updateSummary()
         m_summary->setText(tr("Press F5 (Rewrite → Find Matches) to run the engine's search."));
         return;
     }
-    int pending = 0, rejected = 0, applied = 0, failed = 0;
-    for (const MatchEntry &e : m_document->matches()) {
-        switch (e.status) {
-        case MatchStatus::Pending: ++pending; break;
-        case MatchStatus::Rejected: ++rejected; break;
-        case MatchStatus::Applied: ++applied; break;
-        case MatchStatus::FailedVerification: ++failed; break;
-        }
+    int candidates = 0, rejected = 0, applied = 0, failed = 0;
+    for (const auto &[pattern, t] : m_document->tallies()) {
+        candidates += t.candidates; // rejected ones included
+        rejected += t.rejected;
+        applied += t.applied;
+        failed += t.failed;
     }
-    QString text = tr("%1 candidates · %2 rejected · %3 applied").arg(pending + rejected).arg(rejected).arg(applied);
+    QString text = tr("%1 candidates · %2 rejected · %3 applied").arg(candidates).arg(rejected).arg(applied);
     if (failed)
         text += tr(" · <span style='color:#c02020'>%1 failed verification</span>").arg(failed);
     if (m_model->isFiltered())

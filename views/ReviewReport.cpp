@@ -62,8 +62,9 @@ QString reviewReportJson(const Document &d)
         matches.append(entryJson(e));
     root.insert("matches", matches);
     QJsonObject tallies;
+    const auto all = d.tallies();
     for (const std::string &name : patternNames(d)) {
-        const PatternTally t = d.tally(name);
+        const PatternTally &t = all.at(name);
         tallies.insert(qs(name), QJsonObject{{"candidates", t.candidates},
                                              {"applied", t.applied},
                                              {"rejected", t.rejected},
@@ -81,8 +82,9 @@ QString reviewReportMarkdown(const Document &d)
               .arg(d.graph().size())
               .arg(d.verifyApplies() ? QStringLiteral("on") : QStringLiteral("off"));
     md += QStringLiteral("| pattern | candidates | applied | rejected | failed verification |\n|---|---|---|---|---|\n");
+    const auto all = d.tallies();
     for (const std::string &name : patternNames(d)) {
-        const PatternTally t = d.tally(name);
+        const PatternTally &t = all.at(name);
         md += QStringLiteral("| %1 | %2 | %3 | %4 | %5 |\n").arg(qs(name)).arg(t.candidates).arg(t.applied).arg(t.rejected).arg(t.failed);
     }
     const std::pair<MatchStatus, const char *> sections[] = {{MatchStatus::Applied, "Applied"},

@@ -246,42 +246,32 @@ void RewriteController::install(QMenu *fileMenu, QMenu *viewMenu, QToolBar *tool
         else
             emit logLine(tr("loaded patterns from %1").arg(path));
     });
-    addFile(tr("Open Pass &File…"), QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_O), [this] {
-        const QString path = QFileDialog::getOpenFileName(m_window, tr("Open Pass File"), {},
-                                                          tr("Pass files (*.json);;All files (*)"));
-        QString error;
-        if (!path.isEmpty() && !m_files->importPassFile(path, &error))
-            QMessageBox::warning(m_window, tr("Open Pass File"), error);
-    });
-    addFile(tr("&Export Pass File…"), QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_S), [this] {
-        const QString path = QFileDialog::getSaveFileName(m_window, tr("Export Pass File"), QStringLiteral("passes.json"),
-                                                          tr("Pass files (*.json)"));
-        QString error;
-        if (!path.isEmpty() && !m_files->exportPassFile(path, &error))
-            QMessageBox::warning(m_window, tr("Export Pass File"), error);
-    });
-    addFile(tr("Export Rewritten &Model…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S), [this] {
-        const QString path = QFileDialog::getSaveFileName(
-            m_window, tr("Export Rewritten Model"), QStringLiteral("rewritten.pt"),
-            tr("TorchScript (*.pt);;Graph JSON with weights (*.json);;FX text (*.py)"));
-        QString error;
-        if (!path.isEmpty() && !m_files->exportModel(path, &error))
-            QMessageBox::warning(m_window, tr("Export Rewritten Model"), error);
-    });
-    addFile(tr("Export &Picture…"), QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_E), [this] {
-        const QString path = QFileDialog::getSaveFileName(m_window, tr("Export Picture"), QStringLiteral("graph.svg"),
-                                                          tr("SVG (*.svg);;PNG (*.png)"));
-        QString error;
-        if (!path.isEmpty() && !m_files->exportPicture(path, &error))
-            QMessageBox::warning(m_window, tr("Export Picture"), error);
-    });
-    addFile(tr("Export Review &Report…"), QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_R), [this] {
-        const QString path = QFileDialog::getSaveFileName(m_window, tr("Export Review Report"), QStringLiteral("review.md"),
-                                                          tr("Markdown (*.md);;JSON (*.json)"));
-        QString error;
-        if (!path.isEmpty() && !m_files->exportReport(path, &error))
-            QMessageBox::warning(m_window, tr("Export Review Report"), error);
-    });
+    // The file actions: ask for a path, let ReviewFiles do the work, show its error.
+    using FileOperation = bool (ReviewFiles::*)(const QString &, QString *);
+    auto addFileOperation = [&](const QString &text, const QKeySequence &key, const QString &title,
+                                const QString &suggested, const QString &filter, FileOperation operation) {
+        const bool opens = operation == &ReviewFiles::importPassFile;
+        addFile(text, key, [this, title, suggested, filter, operation, opens] {
+            const QString path = opens ? QFileDialog::getOpenFileName(m_window, title, suggested, filter)
+                                       : QFileDialog::getSaveFileName(m_window, title, suggested, filter);
+            QString error;
+            if (!path.isEmpty() && !(m_files->*operation)(path, &error))
+                QMessageBox::warning(m_window, title, error);
+        });
+    };
+    addFileOperation(tr("Open Pass &File…"), QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_O), tr("Open Pass File"), {},
+                     tr("Pass files (*.json);;All files (*)"), &ReviewFiles::importPassFile);
+    addFileOperation(tr("&Export Pass File…"), QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_S), tr("Export Pass File"),
+                     QStringLiteral("passes.json"), tr("Pass files (*.json)"), &ReviewFiles::exportPassFile);
+    addFileOperation(tr("Export Rewritten &Model…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S),
+                     tr("Export Rewritten Model"), QStringLiteral("rewritten.pt"),
+                     tr("TorchScript (*.pt);;Graph JSON with weights (*.json);;FX text (*.py)"),
+                     &ReviewFiles::exportModel);
+    addFileOperation(tr("Export &Picture…"), QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_E), tr("Export Picture"),
+                     QStringLiteral("graph.svg"), tr("SVG (*.svg);;PNG (*.png)"), &ReviewFiles::exportPicture);
+    addFileOperation(tr("Export Review &Report…"), QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_R),
+                     tr("Export Review Report"), QStringLiteral("review.md"), tr("Markdown (*.md);;JSON (*.json)"),
+                     &ReviewFiles::exportReport);
 
     toolBar->insertSeparator(toolBarAnchor);
     for (QAction *a : {m_findMatches, m_apply, m_applyAll, m_reject, m_undo, m_redo, m_diffAction})
