@@ -3,11 +3,14 @@
 #include "CommandLine.h"
 
 #include "core/io/PassConfig.h"
+#include "core/pt2/Pt2Bridge.h"
 #include "core/rewrite/PatternSet.h"
 #include "core/torch/ModelLoader.h"
 #include "core/torch/ModelSaver.h"
 
 #include <functional>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,6 +34,19 @@ Command explainCommand();
 Command runCommand();
 Command patternFromCommand();
 Command exportPatternsCommand();
+Command pt2Command();
+Command captureCommand();
+Command compareInductorCommand();
+
+/// --python CMD: the Python with torch >= 2.4 (docs/pt2-bridge.md).
+OptionSpec pythonOption();
+/// --timeout SECONDS for bridge requests.
+OptionSpec timeoutOption();
+/// The bridge --python (or the default) names; prints a one-line error and
+/// returns null when there is none.
+std::unique_ptr<pt2::Pt2Bridge> bridgeForCommand(const ParsedArgs &args, const std::string &commandName);
+/// The request control --timeout asks for; nullopt (error printed) when it is bad.
+std::optional<pt2::RequestControl> requestControlFor(const ParsedArgs &args, const std::string &commandName);
 
 /// The --input-shape option every model-reading command takes.
 OptionSpec inputShapeOption();

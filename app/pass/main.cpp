@@ -12,7 +12,7 @@ namespace {
 std::vector<Command> allCommands()
 {
     return {inspectCommand(), convertCommand(), matchesCommand(), explainCommand(), runCommand(), patternFromCommand(),
-            exportPatternsCommand()};
+            exportPatternsCommand(), pt2Command(), captureCommand(), compareInductorCommand()};
 }
 
 void printTopHelp(std::ostream &out)

@@ -247,6 +247,12 @@ private:
         return expectKind(TokenKind::Newline, "end of line");
     }
 
+    static bool isAugmentedAssignment(const std::string &op)
+    {
+        return op == "+=" || op == "-=" || op == "*=" || op == "/=" || op == "@=" || op == "%=" || op == "//="
+               || op == "**=";
+    }
+
     bool parseSmallStatement(Stmt &s)
     {
         s.line = peek().line;
@@ -280,6 +286,26 @@ private:
                 s.kind = Stmt::Kind::AnnotationOnly;
                 return true;
             }
+        }
+        if (peek().kind == TokenKind::Op && isAugmentedAssignment(peek().text) && !s.annotation) {
+            // `a += b` binds a to a + b: FX records operator.iadd, whose value is the sum.
+            if (first->kind != Expr::Kind::Name)
+                return fail(peek(), "a name before '" + peek().text + "'");
+            const Token &op = next();
+            ExprPtr right = parseTestList();
+            if (!right)
+                return false;
+            Expr b;
+            b.kind = Expr::Kind::Binary;
+            b.text = op.text.substr(0, op.text.size() - 1);
+            b.line = first->line;
+            b.column = first->column;
+            b.items = {first, right};
+            s.kind = Stmt::Kind::Assign;
+            s.augmented = true;
+            s.targets.push_back(first);
+            s.value = std::make_shared<Expr>(std::move(b));
+            return true;
         }
         if (!isOp("=")) {
             if (s.annotation)

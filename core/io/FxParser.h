@@ -62,6 +62,8 @@ struct Stmt {
     int line = 0;
     int column = 0;
     int endLine = 0;
+    /// `a += b` (read as `a = a + b`): the one assignment that may rebind a name.
+    bool augmented = false;
 };
 
 /// A parameter of forward() (or a placeholder of str(graph)).

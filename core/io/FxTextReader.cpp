@@ -163,7 +163,8 @@ bool Builder::statement(const Stmt &s)
         unpack(s, first);
         return false;
     }
-    checkNew(first.text, first.line, first.column);
+    if (!s.augmented)
+        checkNew(first.text, first.line, first.column);
     const uint32_t before = m_graph.idBound();
     Arg value = evaluate(*s.value, first.text);
     if (value.isNode() && value.node().value >= before) {

@@ -168,7 +168,16 @@ private:
             return number();
         if (c == '\'' || c == '"')
             return string();
-        static constexpr std::string_view kTwo[] = {"**", "//", "->", "==", "!=", "<=", ">=", "<<", ">>"};
+        // Augmented assignments (`out += identity`, torchvision's residuals in Dynamo graphs).
+        static constexpr std::string_view kThree[] = {"//=", "**="};
+        for (std::string_view op : kThree)
+            if (m_text.substr(m_pos, 3) == op) {
+                m_pos += 3;
+                push(TokenKind::Op, std::string(op), begin, m_pos);
+                return true;
+            }
+        static constexpr std::string_view kTwo[] = {"**", "//", "->", "==", "!=", "<=", ">=", "<<", ">>",
+                                                    "+=", "-=", "*=", "/=", "@=", "%="};
         for (std::string_view op : kTwo)
             if (m_text.substr(m_pos, 2) == op) {
                 m_pos += 2;

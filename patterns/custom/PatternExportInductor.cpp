@@ -280,6 +280,27 @@ std::string pyOptions(const std::map<std::string, std::map<std::string, ConfigVa
     return text + "}";
 }
 
+/// Fusebox's own ops (core/torch/FuseboxOps.h) defined for PyTorch 2 by the
+/// same decompositions, so that a graph a pattern rewrote into them runs in
+/// stock PyTorch. CompositeExplicitAutograd keeps them as single nodes when
+/// Inductor traces a replacement (an implicit composite would decompose at once).
+std::string fuseboxOpsPreamble()
+{
+    return "# Fusebox's own ops (core/torch/FuseboxOps.h), defined by their decompositions so that\n"
+           "# graphs rewritten into them run in stock PyTorch 2.\n"
+           "_fusebox_library = torch.library.Library(\"fusebox\", \"FRAGMENT\")\n\n\n"
+           "def _define_fusebox_op(schema, decomposition):\n"
+           "    name = schema.split(\"(\", 1)[0]\n"
+           "    if hasattr(torch.ops.fusebox, name):\n"
+           "        return  # defined by an earlier import\n"
+           "    _fusebox_library.define(schema)\n"
+           "    _fusebox_library.impl(name, decomposition, \"CompositeExplicitAutograd\")\n\n\n"
+           "_define_fusebox_op(\"linear_relu(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor\",\n"
+           "                   lambda input, weight, bias=None: torch.relu(torch.nn.functional.linear(input, weight, bias)))\n"
+           "_define_fusebox_op(\"linear_gelu(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor\",\n"
+           "                   lambda input, weight, bias=None: torch.nn.functional.gelu(torch.nn.functional.linear(input, weight, bias)))\n\n\n";
+}
+
 } // namespace
 
 PatternExport exportInductorPatterns(const PatternFile &file, const PassConfig *config)
@@ -305,6 +326,7 @@ PatternExport exportInductorPatterns(const PatternFile &file, const PassConfig *
             "def _rank(match, name):\n    return _val(match, name).dim()\n\n\n"
             "def _shape(match, name):\n    return [int(s) for s in _val(match, name).shape]\n\n\n"
             "def _numel(match, name):\n    return int(_val(match, name).numel())\n\n\n";
+    text += fuseboxOpsPreamble();
     if (config) {
         text += "# Built-in rules and their options (the pass config).\n";
         text += "inductor_config.pre_grad_fusion_options = " + pyOptions(config->preGradFusionOptions) + "\n";
@@ -324,7 +346,18 @@ PatternExport exportInductorPatterns(const PatternFile &file, const PassConfig *
     text += "def install():\n"
             "    \"\"\"Runs the custom patterns in Inductor's custom pre-/post-grad pass hooks.\"\"\"\n"
             "    inductor_config.post_grad_custom_post_pass = post_grad_patterns.apply\n"
-            "    inductor_config.pre_grad_custom_pass = pre_grad_patterns.apply\n";
+            "    inductor_config.pre_grad_custom_pass = pre_grad_patterns.apply\n"
+            "\n\n"
+            "def apply(gm):\n"
+            "    \"\"\"Runs the custom patterns on a torch.fx.GraphModule through Inductor's pattern\n"
+            "    matcher (pre-grad patterns, then post-grad ones); returns the number of\n"
+            "    replacements. Nodes need meta[\"val\"] (shape propagation) for the checks.\"\"\"\n"
+            "    count = pre_grad_patterns.apply(gm.graph) + post_grad_patterns.apply(gm.graph)\n"
+            "    if count:\n"
+            "        gm.graph.eliminate_dead_code()\n"
+            "        gm.graph.lint()\n"
+            "        gm.recompile()\n"
+            "    return count\n";
     out.text = std::move(text);
     return out;
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Builds Fusebox's demo model: a small recommendation-style network.
 
-Run with Debian's /usr/bin/python3 (torch 1.13):
+Run with Debian's /usr/bin/python3 (torch 1.13) to write the TorchScript archive:
 
     cd resources/demo && /usr/bin/python3 make_demo_model.py [OUT.pt]
 
@@ -136,8 +136,8 @@ def _record_relative_source_paths():
                 fn.__code__ = _relocate_code(fn.__code__, SOURCE_PATH)
 
 
-def build():
-    _record_relative_source_paths()
+def make_model():
+    """The demo model with its fixed weights, in eval mode."""
     torch.manual_seed(0)
     model = RecsysDemo()
     # Trained-looking norms: affine parameters that are not all ones/zeros (freezing
@@ -146,7 +146,18 @@ def build():
         for norm in model.dense.norms:
             norm.weight.uniform_(0.5, 1.5)
             norm.bias.uniform_(-0.1, 0.1)
-    model.eval()
+    return model.eval()
+
+
+def get_model_and_inputs():
+    """What `fusebox-pass capture resources/demo/make_demo_model.py` runs (PyTorch 2):
+    the same model and inputs, for Dynamo, AOT and torch.export to capture."""
+    return make_model(), example_inputs()
+
+
+def build():
+    _record_relative_source_paths()
+    model = make_model()
     traced = torch.jit.trace(model, example_inputs())
     return traced
 

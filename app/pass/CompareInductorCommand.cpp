@@ -1,0 +1,178 @@
+// fusebox-pass compare-inductor GRAPH --config passes.json: Fusebox's rewrite
+// beside the one Inductor's own passes make, through the PyTorch 2 bridge.
+#include "Commands.h"
+
+#include "core/io/FxText.h"
+#include "core/ir/GraphSignature.h"
+#include "core/pt2/InductorInput.h"
+#include "core/rewrite/GreedyDriver.h"
+#include "core/torch/TorchSchemas.h"
+#include "patterns/PassConfiguration.h"
+
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <set>
+#include <sstream>
+
+namespace fusebox::cli {
+namespace {
+
+std::map<std::string, int64_t> opHistogram(const Graph &g)
+{
+    std::map<std::string, int64_t> ops;
+    for (NodeId id = g.first(); id.isValid(); id = g.next(id))
+        if (const Node *n = g.node(id); n->isOp())
+            ++ops[n->op];
+    return ops;
+}
+
+std::optional<std::string> readWhole(const std::string &path)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        return std::nullopt;
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+void printHistograms(const std::map<std::string, int64_t> &before, const std::map<std::string, int64_t> &fusebox,
+                     const std::map<std::string, int64_t> &inductor)
+{
+    std::set<std::string> ops;
+    for (const auto *h : {&before, &fusebox, &inductor})
+        for (const auto &[op, n] : *h)
+            ops.insert(op);
+    auto count = [](const std::map<std::string, int64_t> &h, const std::string &op) {
+        auto it = h.find(op);
+        return it == h.end() ? int64_t{0} : it->second;
+    };
+    std::cout << "  " << std::left << std::setw(36) << "op" << std::right << std::setw(8) << "before" << std::setw(9)
+              << "fusebox" << std::setw(10) << "inductor" << "\n";
+    for (const std::string &op : ops) {
+        const int64_t b = count(before, op), f = count(fusebox, op), i = count(inductor, op);
+        std::cout << (f == i ? "  " : "≠ ") << std::left << std::setw(36) << op << std::right << std::setw(8) << b
+                  << std::setw(9) << f << std::setw(10) << i << "\n";
+    }
+}
+
+int runCompare(const ParsedArgs &args)
+{
+    if (args.positionals.size() != 1) {
+        std::cerr << "fusebox-pass compare-inductor: expected one GRAPH argument (see --help)\n";
+        return kExitUsage;
+    }
+    auto configPath = args.value("--config");
+    if (!configPath) {
+        std::cerr << "fusebox-pass compare-inductor: --config passes.json is required (the passes both run)\n";
+        return kExitUsage;
+    }
+    auto control = requestControlFor(args, "compare-inductor");
+    if (!control)
+        return kExitUsage;
+    auto configText = readWhole(*configPath);
+    if (!configText) {
+        std::cerr << "fusebox-pass compare-inductor: " << *configPath << ": cannot read the file\n";
+        return kExitFailure;
+    }
+    PassConfig config;
+    auto patterns = patternsForCommand(args, "compare-inductor", &config);
+    if (!patterns)
+        return kExitFailure;
+    auto model = loadModelForCommand(args, "compare-inductor");
+    if (!model)
+        return kExitFailure;
+    auto bridge = bridgeForCommand(args, "compare-inductor");
+    if (!bridge)
+        return kExitFailure;
+
+    const std::string &path = args.positionals[0];
+    Graph fusebox = model->graph.clone();
+    DriverOptions options;
+    options.isRejected = rejectionFilter(config);
+    DriverResult fused = GreedyDriver(*patterns, options).run(fusebox);
+
+    auto inductor = bridge->runInductor(pt2::graphTextForInductor(model->graph, path), *configText, "auto",
+                                        pt2::inductorInputsOf(model->graph), *control);
+    if (!inductor) {
+        std::cerr << "fusebox-pass compare-inductor: Inductor: " << inductor.error().message << "\n";
+        return kExitFailure;
+    }
+    auto inductorGraph = readFxText(inductor->graphText, {&torchSchemas(), "Inductor's result"});
+    if (!inductorGraph) {
+        std::cerr << "fusebox-pass compare-inductor: cannot read Inductor's result back: "
+                  << inductorGraph.error().message << "\n";
+        return kExitFailure;
+    }
+    const auto difference = firstStructuralDifference(fusebox, inductorGraph->graph);
+    const auto before = opHistogram(model->graph), afterFusebox = opHistogram(fusebox),
+               afterInductor = opHistogram(inductorGraph->graph);
+
+    nlohmann::json fuseboxCounters = nlohmann::json::object(), inductorCounters = nlohmann::json::object();
+    for (const auto &[name, c] : fused.counters)
+        if (c.applied)
+            fuseboxCounters[name] = c.applied;
+    for (const auto &[name, n] : inductor->counters)
+        inductorCounters[name] = n;
+
+    if (args.has("--json")) {
+        nlohmann::json report = {
+            {"model", path},
+            {"config", *configPath},
+            {"same", !difference.has_value()},
+            {"difference", difference ? difference->description : ""},
+            {"ops_before", before},
+            {"fusebox", {{"counters", fuseboxCounters}, {"nodes_after", fusebox.size()}, {"ops_after", afterFusebox}}},
+            {"inductor",
+             {{"counters", inductorCounters},
+              {"nodes_after", inductorGraph->graph.size()},
+              {"ops_after", afterInductor},
+              {"stage", inductor->stage},
+              {"seconds", inductor->seconds},
+              {"torch", inductor->torchVersion}}}};
+        std::cout << report.dump(2) << "\n";
+    } else {
+        std::cout << path << " under " << *configPath << " (Inductor " << inductor->torchVersion << ", "
+                  << inductor->stage << ")\n";
+        std::cout << "counters (Fusebox: rewrites applied per rule; Inductor: counters[\"inductor\"]):\n";
+        for (const auto &[name, n] : fuseboxCounters.items())
+            std::cout << "  fusebox   " << std::left << std::setw(34) << name << " " << n << "\n";
+        for (const auto &[name, n] : inductor->counters)
+            std::cout << "  inductor  " << std::left << std::setw(34) << name << " " << n << "\n";
+        std::cout << "nodes: " << model->graph.size() << " before, " << fusebox.size() << " after Fusebox, "
+                  << inductorGraph->graph.size() << " after Inductor\n";
+        printHistograms(before, afterFusebox, afterInductor);
+        std::printf("Inductor's passes took %.3f s (inside Python)\n", inductor->seconds);
+        if (difference)
+            std::cout << "DIFFERENT: " << difference->description << " (" << difference->onlyInA.size()
+                      << " Fusebox nodes and " << difference->onlyInB.size() << " Inductor nodes without a counterpart)\n";
+        else
+            std::cout << "SAME: Fusebox's result is Inductor's, up to node names\n";
+    }
+    return difference ? kExitFailure : kExitOk;
+}
+
+} // namespace
+
+Command compareInductorCommand()
+{
+    return {"compare-inductor",
+            "compare-inductor GRAPH --config passes.json [--json] [--python CMD] [--timeout SECONDS]",
+            "run Fusebox's rules and Inductor's own passes on a graph and compare the results",
+            "Rewrites GRAPH with Fusebox's rules under the pass config, and has PyTorch 2's\n"
+            "Inductor run its own Optimus passes under the same config through the bridge\n"
+            "(docs/pt2-bridge.md): pre_grad_passes on a torch-level (Dynamo) graph, the\n"
+            "Optimus part of the post-grad passes on an ATen (AOT) graph. Prints both\n"
+            "sides' counters (Inductor's exactly as counters[\"inductor\"] has them), the op\n"
+            "histograms before and after, Inductor's time, and the first structural\n"
+            "difference (graphs are compared up to node names). Exit status: 0 when the two\n"
+            "results are the same graph, 1 when not (or on error), 2 bad usage.",
+            {configOption(), patternsOption(), {"--json", "", "print the comparison as JSON"}, pythonOption(),
+             timeoutOption(), inputShapeOption()},
+            runCompare};
+}
+
+} // namespace fusebox::cli

@@ -1,0 +1,100 @@
+#include "PythonCommand.h"
+
+#include <cstdlib>
+#include <filesystem>
+
+namespace fusebox::pt2 {
+
+std::string PythonCommand::text() const
+{
+    std::string joined;
+    for (const auto &word : argv) {
+        if (!joined.empty())
+            joined += ' ';
+        joined += word;
+    }
+    return joined;
+}
+
+std::vector<std::string> splitCommand(std::string_view command)
+{
+    std::vector<std::string> words;
+    std::string word;
+    bool inWord = false;
+    char quote = 0;
+    for (size_t i = 0; i < command.size(); ++i) {
+        const char c = command[i];
+        if (quote == '\'') {
+            if (c == '\'')
+                quote = 0;
+            else
+                word += c;
+        } else if (quote == '"') {
+            if (c == '"')
+                quote = 0;
+            else if (c == '\\' && i + 1 < command.size() && (command[i + 1] == '"' || command[i + 1] == '\\'))
+                word += command[++i];
+            else
+                word += c;
+        } else if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+            if (inWord)
+                words.push_back(std::move(word));
+            word.clear();
+            inWord = false;
+        } else {
+            inWord = true;
+            if (c == '\'' || c == '"')
+                quote = c;
+            else if (c == '\\' && i + 1 < command.size())
+                word += command[++i];
+            else
+                word += c;
+        }
+    }
+    if (inWord)
+        words.push_back(std::move(word));
+    return words;
+}
+
+std::string fuseboxCacheDir()
+{
+    std::string cache;
+    if (const char *xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) {
+        cache = xdg;
+    } else {
+        const char *home = std::getenv("HOME");
+        cache = std::string(home && *home ? home : "/root") + "/.cache";
+    }
+    return cache + "/fusebox";
+}
+
+std::string defaultPt2Root()
+{
+    // scripts/setup-pt2.sh takes the same override.
+    if (const char *root = std::getenv("FUSEBOX_PT2_ROOT"); root && *root)
+        return root;
+    return fuseboxCacheDir() + "/pt2-root";
+}
+
+std::optional<PythonCommand> findPythonCommand(const std::string &explicitCommand)
+{
+    if (auto argv = splitCommand(explicitCommand); !argv.empty())
+        return PythonCommand{std::move(argv), "--python"};
+    if (const char *env = std::getenv("FUSEBOX_PYTHON")) {
+        if (auto argv = splitCommand(env); !argv.empty())
+            return PythonCommand{std::move(argv), "FUSEBOX_PYTHON"};
+    }
+    const std::string root = defaultPt2Root();
+    std::error_code ec;
+    if (std::filesystem::exists(root + "/usr/bin/python3", ec))
+        return PythonCommand{{"chroot", root, "python3"}, "scripts/setup-pt2.sh root (" + root + ")"};
+    return std::nullopt;
+}
+
+std::string noPythonMessage()
+{
+    return "no PyTorch 2 found: run `bash scripts/setup-pt2.sh` (Debian 13 root with torch 2.6), "
+           "or set FUSEBOX_PYTHON to a Python with torch >= 2.4";
+}
+
+} // namespace fusebox::pt2

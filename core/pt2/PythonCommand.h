@@ -1,0 +1,41 @@
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace fusebox::pt2 {
+
+/// The command that runs the bridge's Python, and where it came from.
+struct PythonCommand {
+    /// Program and arguments; the bridge appends "-u -c BOOTSTRAP".
+    std::vector<std::string> argv;
+    /// Who chose it: "--python", "FUSEBOX_PYTHON" or "scripts/setup-pt2.sh root (PATH)".
+    std::string origin;
+
+    /// argv joined by single spaces, for messages.
+    std::string text() const;
+};
+
+/// Splits a command line on whitespace as a shell would, honouring single and
+/// double quotes (a backslash escapes the next character outside single quotes).
+/// No expansion of any kind.
+std::vector<std::string> splitCommand(std::string_view command);
+
+/// The root file system scripts/setup-pt2.sh makes:
+/// ${XDG_CACHE_HOME:-$HOME/.cache}/fusebox ($HOME defaults to /root).
+std::string fuseboxCacheDir();
+
+/// $FUSEBOX_PT2_ROOT, else fuseboxCacheDir()/pt2-root: where scripts/setup-pt2.sh makes the root.
+std::string defaultPt2Root();
+
+/// The bridge's command: `explicitCommand` when not blank (origin "--python"),
+/// else $FUSEBOX_PYTHON when not blank, else `chroot ROOT python3` when
+/// defaultPt2Root()/usr/bin/python3 exists, else nullopt.
+std::optional<PythonCommand> findPythonCommand(const std::string &explicitCommand = {});
+
+/// The one line to show when findPythonCommand() finds nothing.
+std::string noPythonMessage();
+
+} // namespace fusebox::pt2

@@ -1,0 +1,227 @@
+"""`capture`: the graphs PyTorch 2 makes of a model script.
+
+The script defines `model` (an nn.Module) and `example_inputs` (a tuple), or
+`get_model_and_inputs()` returning both. Written (as file contents):
+- dynamo.py: the Dynamo graph the pre-grad passes see (torch.compile with a
+  capturing backend), print_readable with shapes, strides and devices;
+- aot_forward.py: the AOT inference forward graph the post-grad passes see;
+- aot_joint.py, aot_train_forward.py, aot_backward.py: the training graphs,
+  when a parameter or input requires grad;
+- exported.pt2: torch.export's archive, when export succeeds, and
+  exported.py: its graph module as FX text (ATen ops, parameters as inputs);
+- inputs.json: the example inputs' names, shapes and dtypes.
+`histograms` holds each graph's op counts, from PyTorch's own GraphModule.
+"""
+import base64
+import copy
+import inspect
+import io
+import json
+import time
+
+import torch
+import torch.fx
+from torch.fx.graph import dtype_abbrs
+
+from . import fxgraph
+from .server import BridgeError, progress, register_script_name
+
+
+def load_script(script):
+    """Runs the script's text; returns (model, example_inputs)."""
+    name = script.get("name") or "model.py"
+    register_script_name(name)
+    namespace = {"__name__": "__fusebox_capture__", "__file__": name}
+    code = compile(script["text"], name, "exec")
+    exec(code, namespace)
+    if callable(namespace.get("get_model_and_inputs")):
+        got = namespace["get_model_and_inputs"]()
+        if not (isinstance(got, (tuple, list)) and len(got) == 2):
+            raise BridgeError("%s: get_model_and_inputs() must return (model, example_inputs)" % name)
+        model, inputs = got
+    elif "model" in namespace and "example_inputs" in namespace:
+        model, inputs = namespace["model"], namespace["example_inputs"]
+    else:
+        raise BridgeError("%s defines neither `model` and `example_inputs` nor get_model_and_inputs()" % name)
+    if not isinstance(model, torch.nn.Module):
+        raise BridgeError("%s: model is a %s, not a torch.nn.Module" % (name, type(model).__name__))
+    if isinstance(inputs, torch.Tensor):
+        inputs = (inputs,)
+    if not isinstance(inputs, (tuple, list)):
+        raise BridgeError("%s: example_inputs is a %s, not a tuple" % (name, type(inputs).__name__))
+    return model, tuple(inputs)
+
+
+def _input_names(model, count):
+    try:
+        params = [p for p in inspect.signature(model.forward).parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        names = [p.name for p in params][:count]
+    except (TypeError, ValueError):
+        names = []
+    return names + ["input_%d" % i for i in range(len(names), count)]
+
+
+def _inputs_json(model, inputs):
+    entries = []
+    for name, value in zip(_input_names(model, len(inputs)), inputs):
+        if isinstance(value, torch.Tensor):
+            entries.append({"name": name, "shape": list(value.shape), "dtype": dtype_abbrs[value.dtype]})
+        else:
+            entries.append({"name": name, "value": value if isinstance(value, (int, float, bool)) else repr(value)})
+    return json.dumps({"inputs": entries}, indent=2) + "\n"
+
+
+def _printed(gm):
+    return gm.print_readable(print_output=False, include_stride=True, include_device=True)
+
+
+def _dynamo_graphs(model, inputs):
+    graphs = []
+
+    def backend(gm, example_inputs):
+        copied = copy.deepcopy(gm)
+        fxgraph.propagate(copied, example_inputs) if not _has_fake(example_inputs) else None
+        graphs.append(copied)
+        return gm.forward
+
+    torch._dynamo.reset()
+    compiled = torch.compile(model, backend=backend, dynamic=False, fullgraph=False)
+    with torch.no_grad():
+        compiled(*inputs)
+    torch._dynamo.reset()
+    return graphs
+
+
+def _has_fake(values):
+    from torch._subclasses.fake_tensor import FakeTensor
+
+    return any(isinstance(v, FakeTensor) for v in values)
+
+
+def _aot_graphs(model, inputs, training):
+    from functorch.compile import default_partition
+    from torch._dynamo.backends.common import aot_autograd
+
+    got = {}
+
+    def forward_compiler(gm, example_inputs):
+        got.setdefault("forward", copy.deepcopy(gm))
+        return gm.forward
+
+    def backward_compiler(gm, example_inputs):
+        got.setdefault("backward", copy.deepcopy(gm))
+        return gm.forward
+
+    def partition(joint, joint_inputs, **kwargs):
+        got.setdefault("joint", copy.deepcopy(joint))
+        return default_partition(joint, joint_inputs, **kwargs)
+
+    backend = aot_autograd(fw_compiler=forward_compiler, bw_compiler=backward_compiler, partition_fn=partition)
+    torch._dynamo.reset()
+    compiled = torch.compile(model, backend=backend, dynamic=False)
+    if training:
+        out = compiled(*inputs)
+        leaves = [o for o in torch.utils._pytree.tree_leaves(out) if isinstance(o, torch.Tensor) and o.requires_grad]
+        if leaves:
+            sum(o.sum() for o in leaves).backward()
+    else:
+        with torch.no_grad():
+            compiled(*inputs)
+    torch._dynamo.reset()
+    return got
+
+
+def _requires_grad(model, inputs):
+    return any(p.requires_grad for p in model.parameters()) or any(
+        isinstance(i, torch.Tensor) and i.requires_grad for i in inputs)
+
+
+def _one_line(exc):
+    text = str(exc).strip().splitlines()
+    return "%s: %s" % (type(exc).__name__, text[0] if text else "")
+
+
+def capture(args):
+    started = time.monotonic()
+    progress("running the script", 0.05)
+    model, inputs = load_script(args["script"])
+    files, histograms, notes = {}, {}, []
+
+    progress("capturing the Dynamo graph", 0.2)
+    graphs = _dynamo_graphs(model, inputs)
+    if not graphs:
+        raise BridgeError("Dynamo produced no graph for the model (nothing to compile?)")
+    if len(graphs) > 1:
+        notes.append("the model has %d graph breaks; dynamo.py holds the first of %d graphs"
+                     % (len(graphs) - 1, len(graphs)))
+    files["dynamo.py"] = _printed(graphs[0])
+    histograms["dynamo.py"] = fxgraph.histogram(graphs[0])
+
+    progress("capturing the AOT inference graph", 0.45)
+    aot = _aot_graphs(model, inputs, training=False)
+    if "forward" in aot:
+        files["aot_forward.py"] = _printed(aot["forward"])
+        histograms["aot_forward.py"] = fxgraph.histogram(aot["forward"])
+    if _requires_grad(model, inputs):
+        progress("capturing the AOT training graphs", 0.6)
+        try:
+            train = _aot_graphs(model, inputs, training=True)
+            for key, file in (("joint", "aot_joint.py"), ("forward", "aot_train_forward.py"),
+                              ("backward", "aot_backward.py")):
+                if key in train:
+                    files[file] = _printed(train[key])
+                    histograms[file] = fxgraph.histogram(train[key])
+        except Exception as exc:
+            notes.append("no training graphs: " + _one_line(exc))
+
+    progress("exporting with torch.export", 0.8)
+    export_error = None
+    try:
+        exported = torch.export.export(model, inputs)
+        buffer = io.BytesIO()
+        torch.export.save(exported, buffer)
+        files["exported.pt2"] = {"base64": base64.b64encode(buffer.getvalue()).decode("ascii")}
+        histograms["exported.pt2"] = fxgraph.histogram(exported.graph_module)
+        files["exported.py"] = _printed(exported.graph_module)
+        histograms["exported.py"] = histograms["exported.pt2"]
+    except Exception as exc:
+        export_error = _one_line(exc)
+    files["inputs.json"] = _inputs_json(model, inputs)
+    result = {"files": files, "histograms": histograms, "export_error": export_error, "notes": notes,
+              "seconds": time.monotonic() - started}
+    if args.get("inductor_configs"):
+        result["inductor_counters"] = _counters_on_live_graphs(graphs[0], aot.get("forward"), inputs,
+                                                               args["inductor_configs"])
+    return result
+
+
+def _counters_on_live_graphs(dynamo_gm, aot_gm, inputs, configs):
+    """counters["inductor"] of Inductor's passes run on the graphs PyTorch itself
+    captured (not rebuilt from text): what tests cross-check the bridge's
+    `inductor` answers against. Pre-grad options run on the Dynamo graph,
+    post-grad options on the AOT forward graph."""
+    from torch._dynamo.utils import counters
+    from torch._inductor import config
+    from torch._inductor.fx_passes.pre_grad import pre_grad_passes
+
+    from . import inductor
+
+    out = []
+    for text in configs:
+        cfg = json.loads(text)
+        pre = dict(cfg.get("pre_grad_fusion_options") or {})
+        post = dict(cfg.get("post_grad_fusion_options") or {})
+        counters.clear()
+        with config.patch(pre_grad_fusion_options=pre, post_grad_fusion_options=post), torch.no_grad():
+            if pre:
+                gm = copy.deepcopy(dynamo_gm)
+                pre_grad_passes(gm, _placeholder_values(gm))
+            if post and aot_gm is not None:
+                inductor._post_grad_optimus(copy.deepcopy(aot_gm))
+        out.append(dict(sorted(counters["inductor"].items())))
+    return out
+
+
+def _placeholder_values(gm):
+    return [n.meta["val"] for n in gm.graph.nodes if n.op == "placeholder"]

@@ -1,0 +1,292 @@
+"""FX text -> torch.fx.GraphModule, and back (docs/pt2-bridge.md).
+
+`build(text)` rebuilds the GraphModule that `print_readable()` printed (or
+that Fusebox's `writeFxText` wrote): each statement of `forward` is evaluated
+on FX proxies, so every expression form graph code uses (calls, methods,
+operators, subscripts) becomes the node PyTorch itself would record, and each
+node keeps the name the text gives it. Nested classes are submodules.
+`example_inputs` makes tensors of the annotated shapes; `propagate` records
+each node's value in meta["example_value"] / meta["val"] as Dynamo and AOT do.
+"""
+import ast
+import math
+import operator
+import re
+
+import torch
+import torch.fx
+from torch.fx.graph import dtype_abbrs
+from torch.fx.passes.shape_prop import ShapeProp
+
+from .server import BridgeError
+
+DTYPES = {abbr: dtype for dtype, abbr in dtype_abbrs.items()}
+_ANNOTATION = re.compile(r"^\s*([a-z]+[0-9]+[a-z0-9]*)\[([^\]]*)\](?:\[([^\]]*)\])?(.*)$")
+
+
+class TensorSpec:
+    """A placeholder's annotation: dtype, shape (ints), device."""
+
+    def __init__(self, dtype, shape, device="cpu"):
+        self.dtype, self.shape, self.device = dtype, shape, device
+
+    def to_json(self, name):
+        return {"name": name, "shape": list(self.shape), "dtype": dtype_abbrs[self.dtype]}
+
+
+def parse_annotation(text, where, symbols):
+    """'f32[8, 16][16, 1]cpu' -> TensorSpec; 'Sym(s0)' / 'i64' scalar -> int."""
+    text = text.strip()
+    if text.startswith("Sym("):
+        return int
+    m = _ANNOTATION.match(text)
+    if not m or m.group(1) not in DTYPES:
+        raise BridgeError("%s: cannot read the annotation %r (expected e.g. \"f32[8, 16]\")" % (where, text))
+    dims = []
+    for part in [p.strip() for p in m.group(2).split(",") if p.strip()]:
+        if re.fullmatch(r"-?\d+", part):
+            dims.append(int(part))
+        else:
+            try:  # a symbolic size such as s0 or 2*s1: its hint
+                dims.append(int(eval(part, {"__builtins__": {}}, symbols)))
+            except Exception:
+                raise BridgeError("%s: the size %r has no known value (give --input-shape)" % (where, part))
+    device = m.group(4).strip() or "cpu"
+    return TensorSpec(DTYPES[m.group(1)], dims, "cpu" if device.startswith("cuda") else device)
+
+
+def _globals():
+    import torch.fx._pytree as fx_pytree
+    import torch.utils._pytree as pytree
+
+    return {
+        "torch": torch, "operator": operator, "math": math, "builtins": __builtins__,
+        "fx_pytree": fx_pytree, "pytree": pytree, "inf": math.inf, "nan": math.nan,
+        "device": torch.device, "_operator": operator, "getitem": operator.getitem,
+    }
+
+
+class _Self:
+    """`self` inside forward: submodules are called as call_module, other
+    attributes become get_attr nodes backed by tensors of the annotated shape."""
+
+    def __init__(self, builder):
+        self._b = builder
+
+    def __getattr__(self, name):
+        return self._b.attribute(name)
+
+
+class _Builder:
+    def __init__(self, cls, symbols, source_name):
+        self.root = torch.nn.Module()
+        self.graph = torch.fx.Graph()
+        self.tracer = torch.fx.proxy.GraphAppendingTracer(self.graph)
+        self.symbols = symbols
+        self.source_name = source_name
+        self.specs = []  # (name, TensorSpec | int) per placeholder
+        self.annotation = None
+        self.line = 0
+        self.class_name = cls.name
+        for item in cls.body:
+            if isinstance(item, ast.ClassDef):
+                child = _Builder(item, symbols, source_name).build_from(item)
+                setattr(self.root, item.name, child)
+
+    def where(self):
+        return "%s:%d" % (self.source_name, self.line)
+
+    def attribute(self, name):
+        child = getattr(self.root, name, None)
+        if isinstance(child, torch.nn.Module):
+            return _ModuleCall(self, name)
+        if not hasattr(self.root, name):
+            spec = parse_annotation(self.annotation, self.where(), self.symbols) if self.annotation else None
+            if isinstance(spec, TensorSpec):
+                value = _random(spec, torch.Generator().manual_seed(len(name)))
+            else:
+                value = torch.zeros(())
+            self.root.register_buffer(name, value)
+        return torch.fx.Proxy(self.graph.get_attr(name), self.tracer)
+
+    def build_from(self, cls):
+        forward = next((f for f in cls.body if isinstance(f, ast.FunctionDef) and f.name == "forward"), None)
+        if forward is None:
+            raise BridgeError("%s:%d: class %s has no forward()" % (self.source_name, cls.lineno, cls.name))
+        env = _globals()
+        env["self"] = _Self(self)
+        args = forward.args.args[1:] + forward.args.kwonlyargs
+        for a in args:
+            self.line = a.lineno
+            node = self.graph.placeholder(a.arg)
+            env[a.arg] = torch.fx.Proxy(node, self.tracer)
+            ann = a.annotation
+            if isinstance(ann, ast.Constant) and isinstance(ann.value, str):
+                self.specs.append((a.arg, parse_annotation(ann.value, self.where(), self.symbols)))
+            else:
+                self.specs.append((a.arg, None))
+        for stmt in forward.body:
+            self.statement(stmt, env)
+        gm = torch.fx.GraphModule(self.root, self.graph, class_name=cls.name)
+        gm.graph.lint()
+        return gm
+
+    def evaluate(self, expr, env):
+        code = compile(ast.Expression(expr), self.source_name, "eval")
+        try:
+            return eval(code, env)
+        except BridgeError:
+            raise
+        except Exception as exc:
+            raise BridgeError("%s: cannot rebuild `%s`: %s: %s" % (
+                self.where(), ast.unparse(expr)[:120], type(exc).__name__, str(exc).splitlines()[0] if str(exc) else ""))
+
+    def assign(self, name, value, before):
+        if isinstance(value, torch.fx.Proxy) and value.node not in before:
+            value.node._rename(name)
+        return value
+
+    def statement(self, stmt, env):
+        self.line = stmt.lineno
+        self.annotation = None
+        if isinstance(stmt, (ast.Pass, ast.Delete, ast.Import, ast.ImportFrom)):
+            return
+        if isinstance(stmt, ast.AnnAssign):
+            if isinstance(stmt.annotation, ast.Constant) and isinstance(stmt.annotation.value, str):
+                self.annotation = stmt.annotation.value
+            if stmt.value is None:
+                return
+            targets, value = [stmt.target], stmt.value
+        elif isinstance(stmt, ast.Assign):
+            targets, value = stmt.targets, stmt.value
+        elif isinstance(stmt, ast.Expr):
+            if isinstance(stmt.value, ast.Constant):
+                return  # a docstring
+            self.evaluate(stmt.value, env)
+            return
+        elif isinstance(stmt, ast.Return):
+            result = self.evaluate(stmt.value, env) if stmt.value is not None else None
+            self.graph.output(_unwrap(result))
+            return
+        else:
+            raise BridgeError("%s: cannot rebuild a %s statement" % (self.where(), type(stmt).__name__))
+        if isinstance(value, ast.Constant) and value.value is None:
+            for t in targets:  # `a = b = None` frees values; nothing to record
+                if isinstance(t, ast.Name):
+                    env.pop(t.id, None)
+            return
+        before = set(self.graph.nodes)
+        result = self.evaluate(value, env)
+        for target in targets:
+            if isinstance(target, ast.Name):
+                env[target.id] = self.assign(target.id, result, before)
+            elif isinstance(target, ast.Tuple):
+                for i, element in enumerate(target.elts):
+                    env[element.id] = result[i]
+            else:
+                raise BridgeError("%s: cannot rebuild an assignment to `%s`" % (self.where(), ast.unparse(target)))
+
+
+class _ModuleCall:
+    def __init__(self, builder, name):
+        self.builder, self.name = builder, name
+
+    def __call__(self, *args, **kwargs):
+        return self.builder.tracer.create_proxy("call_module", self.name, args, kwargs)
+
+
+def _unwrap(value):
+    return torch.fx.node.map_aggregate(value, lambda v: v.node if isinstance(v, torch.fx.Proxy) else v)
+
+
+def _class_source(text):
+    """The text from the first `class` line on (log prefixes and headers dropped)."""
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        if re.match(r"\s*class\s+\S+\(.*\):", line):
+            indent = len(line) - len(line.lstrip())
+            body = [l[indent:] if l[:indent].strip() == "" else l for l in lines[i:]]
+            return i, "\n".join(body)
+    raise BridgeError("no `class ...(torch.nn.Module):` in the graph text")
+
+
+def build(text, source_name="graph.py", symbols=None):
+    """The GraphModule the FX text describes, and its placeholders' specs."""
+    offset, source = _class_source(text)
+    try:
+        tree = ast.parse(source)
+    except SyntaxError as exc:
+        raise BridgeError("%s:%d:%d: %s" % (source_name, (exc.lineno or 0) + offset, exc.offset or 0, exc.msg))
+    ast.increment_lineno(tree, offset)
+    cls = next(n for n in tree.body if isinstance(n, ast.ClassDef))
+    builder = _Builder(cls, symbols or {}, source_name)
+    gm = builder.build_from(cls)
+    gm.meta["fusebox_specs"] = builder.specs
+    return gm
+
+
+def _random(spec, generator):
+    if spec.dtype.is_floating_point or spec.dtype.is_complex:
+        return torch.randn(spec.shape, generator=generator).to(spec.dtype)
+    # Integers and bools are zeros: always valid as indices, offsets and masks.
+    return torch.zeros(spec.shape, dtype=spec.dtype)
+
+
+def example_inputs(gm, seed=0, given=None):
+    """Inputs for gm's placeholders: `given` [{name, shape, dtype}] first, else the annotations."""
+    generator = torch.Generator().manual_seed(seed)
+    by_name = {g["name"]: g for g in (given or [])}
+    inputs = []
+    for i, (name, spec) in enumerate(gm.meta.get("fusebox_specs", [])):
+        g = by_name.get(name) or (given[i] if given and i < len(given) and not by_name else None)
+        if g is not None:
+            spec = TensorSpec(DTYPES[g.get("dtype", "f32")], g["shape"])
+        if spec is int:
+            inputs.append(8)
+        elif spec is None:
+            raise BridgeError("input %s has no shape annotation and no shape was given" % name)
+        else:
+            inputs.append(_random(spec, generator))
+    return inputs
+
+
+class _Record(torch.fx.Interpreter):
+    def run_node(self, n):
+        result = super().run_node(n)
+        if n.op not in ("output",):
+            n.meta["example_value"] = result
+            n.meta["val"] = result
+        return result
+
+
+def propagate(gm, inputs):
+    """Runs gm on inputs, recording values and tensor_meta as Dynamo/ShapeProp do."""
+    with torch.no_grad():
+        ShapeProp(gm).propagate(*inputs)
+        _Record(gm).run(*inputs)
+
+
+def print_graph(gm):
+    """print_readable() with shapes, strides and devices, as capture writes it."""
+    return gm.print_readable(print_output=False, include_stride=True, include_device=True)
+
+
+def target_name(node):
+    """How a histogram names a node's target: torch.nn.functional.relu, torch.ops.aten.mm.default,
+    .view for a method, or None for non-op nodes."""
+    if node.op == "call_function":
+        return torch.fx.node._get_qualified_name(node.target)
+    if node.op == "call_method":
+        return "." + node.target
+    if node.op == "call_module":
+        return "self." + node.target
+    return None
+
+
+def histogram(gm):
+    counts = {}
+    for node in gm.graph.nodes:
+        name = target_name(node)
+        if name is not None:
+            counts[name] = counts.get(name, 0) + 1
+    return dict(sorted(counts.items()))

@@ -1,0 +1,105 @@
+"""The request loop of the bridge (docs/pt2-bridge.md, "Protocol").
+
+Reads one JSON request per line from stdin, answers with progress lines and
+one result or error line on the real stdout. fd 1 is moved to stderr before
+anything else runs, so that prints of user scripts and of PyTorch never reach
+the protocol stream.
+"""
+import json
+import os
+import sys
+import time
+import traceback
+
+_proto = None
+_current_id = None
+_script_names = set()
+
+
+def progress(text, fraction=None):
+    """Sends a progress line for the request being served."""
+    message = {"id": _current_id, "progress": text}
+    if fraction is not None:
+        message["fraction"] = fraction
+    _send(message)
+
+
+def register_script_name(name):
+    """Errors raised inside a file compiled under this name are reported at its
+    innermost frame (the user's script) rather than at the bridge's."""
+    _script_names.add(name)
+
+
+class BridgeError(Exception):
+    """An error to report as is, at the caller's frame (not a bug of the bridge)."""
+
+
+def _send(message):
+    _proto.write(json.dumps(message, separators=(",", ":")) + "\n")
+    _proto.flush()
+
+
+def _where(exc):
+    frames = traceback.extract_tb(exc.__traceback__)
+    for frame in reversed(frames):
+        if frame.filename in _script_names:
+            return "%s:%d" % (frame.filename, frame.lineno)
+    if isinstance(exc, SyntaxError) and exc.filename in _script_names:
+        return "%s:%d" % (exc.filename, exc.lineno or 0)
+    for frame in reversed(frames):
+        if "fusebox_bridge" in frame.filename:
+            return "%s:%d" % (frame.filename, frame.lineno)
+    return frames[-1].filename + ":%d" % frames[-1].lineno if frames else ""
+
+
+def _one_line(exc):
+    text = str(exc).strip().splitlines()
+    first = text[0] if text else ""
+    name = type(exc).__name__
+    if isinstance(exc, BridgeError):
+        return first
+    return "%s: %s" % (name, first) if first else name
+
+
+# op -> (module, function); modules are imported on first use, so that `check`
+# answers (with what is missing) even where torch cannot be imported.
+_OPS = {
+    "check": ("schemas", "check"),
+    "schemas": ("schemas", "schemas"),
+    "capture": ("capture", "capture"),
+    "inductor": ("inductor", "run_inductor"),
+    "histogram": ("inductor", "histogram"),
+    "verify_begin": ("verify", "begin"),
+    "verify_check": ("verify", "check"),
+    "apply_patterns": ("patterns", "apply_patterns"),
+}
+
+
+def _handler(op):
+    import importlib
+
+    if op not in _OPS:
+        raise BridgeError("unknown operation %r (known: %s)" % (op, ", ".join(sorted(_OPS))))
+    module, function = _OPS[op]
+    return getattr(importlib.import_module("fusebox_bridge." + module), function)
+
+
+def main(header):
+    global _proto, _current_id
+    _proto = os.fdopen(os.dup(1), "w")
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        request = json.loads(line)
+        _current_id = request.get("id")
+        try:
+            result = _handler(request.get("op"))(request.get("args") or {})
+            _send({"id": _current_id, "result": result})
+        except SystemExit as exc:
+            _send({"id": _current_id, "error": "the script called exit(%s)" % (exc.code,), "where": _where(exc)})
+        except BaseException as exc:  # every failure is one line back to Fusebox
+            _send({"id": _current_id, "error": _one_line(exc), "where": _where(exc)})
+            traceback.print_exc(file=sys.stderr)
+        sys.stderr.flush()

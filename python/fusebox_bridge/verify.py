@@ -1,0 +1,177 @@
+"""`verify_begin` / `verify_check`: numeric verification of graphs libtorch 1.13
+cannot run, with the tolerance and report of Fusebox's libtorch verifier
+(core/torch/NumericVerifier.h): elements match when
+|after - before| <= p + p*|before|, NaN matches NaN, integers compare exactly.
+
+`verify_begin` runs the original once per input set and keeps its outputs
+under a handle, so that checking each rewrite costs one run of the rewritten
+graph.
+"""
+import itertools
+import math
+
+import torch
+
+from . import fxgraph
+from .server import BridgeError
+
+_sessions = {}
+_handles = itertools.count(1)
+
+
+def _sci(value):
+    if value == 0:
+        return "0"
+    text = "%.1e" % value
+    return text.replace(".0e", "e")
+
+
+def _element(t):
+    if t.is_complex():
+        z = complex(t.item())
+        return "%.6g%+.6gj" % (z.real, z.imag)
+    if t.dtype.is_floating_point:
+        return "%.6g" % float(t.item())
+    if t.dtype == torch.bool:
+        return "True" if bool(t.item()) else "False"
+    return "%d" % int(t.item())
+
+
+def _position(flat, sizes):
+    index = []
+    for size in reversed(sizes):
+        index.append(flat % size if size else 0)
+        flat = flat // size if size else 0
+    return "[" + ", ".join(str(i) for i in reversed(index)) + "]"
+
+
+def _flatten(outputs):
+    leaves = torch.utils._pytree.tree_leaves(outputs)
+    return [l if isinstance(l, torch.Tensor) else torch.tensor(l) for l in leaves]
+
+
+def _output_names(gm):
+    out = next(n for n in reversed(gm.graph.nodes) if n.op == "output")
+    leaves = torch.utils._pytree.tree_leaves(out.args[0])
+    return [l.name if isinstance(l, torch.fx.Node) else "" for l in leaves]
+
+
+def _compare_one(expected, actual, precision, label):
+    inf = math.inf
+    if expected.dtype != actual.dtype:
+        return False, inf, 0.0, inf, "%s: dtype %s expected, %s got" % (
+            label, fxgraph.dtype_abbrs[expected.dtype], fxgraph.dtype_abbrs[actual.dtype])
+    if tuple(expected.shape) != tuple(actual.shape):
+        return False, inf, 0.0, inf, "%s: shape %s expected, %s got" % (
+            label, list(expected.shape), list(actual.shape))
+    b, a = expected.detach().flatten(), actual.detach().flatten()
+    if b.numel() == 0:
+        return True, 0.0, 0.0, 0.0, ""
+    exact = not (b.dtype.is_floating_point or b.is_complex())
+    wide = torch.complex128 if b.is_complex() else torch.float64
+    bw, aw = b.to(wide), a.to(wide)
+    abs_b = bw.abs()
+    diff = (aw - bw).abs()
+    if exact:
+        bad = a.ne(b)
+        diff = diff.masked_fill(bad & diff.eq(0), 1)
+    else:
+        same = aw.eq(bw) | (aw.isnan() & bw.isnan())
+        diff = diff.masked_fill(same, 0)
+        bad = diff.gt(abs_b * precision + precision) | diff.isnan()
+    ranked = torch.nan_to_num(diff, inf, inf, inf)
+    max_abs = float(ranked.max())
+    non_zero = abs_b.gt(0)
+    max_rel = float((ranked[non_zero] / abs_b[non_zero]).max()) if bool(non_zero.any()) else 0.0
+    if not bool(bad.any()):
+        return True, max_abs, max_rel, max_abs, ""
+    index = int(ranked.masked_fill(~bad, -1).argmax())
+    worst = float(ranked[index])
+    sizes = list(expected.shape)
+    message = "%s: max |diff| %s at index %d%s (expected %s, got %s) > %s" % (
+        label, _sci(worst), index, " " + _position(index, sizes) if len(sizes) > 1 else "",
+        _element(b[index]), _element(a[index]),
+        "0 (compared exactly)" if exact else "%s + %s*|expected|" % (_sci(precision), _sci(precision)))
+    return False, max_abs, max_rel, worst, message
+
+
+def compare_outputs(expected, actual, names, precision):
+    """The same result and message as NumericVerifier's compareOutputs()."""
+    result = {"passed": False, "max_abs_diff": 0.0, "max_rel_diff": 0.0, "worst_output": -1,
+              "worst_output_name": "", "message": ""}
+    if len(expected) != len(actual):
+        result["message"] = "%d outputs expected, %d got" % (len(expected), len(actual))
+        return result
+    worst_failing, worst_passing, failing_diff, passing_diff = -1, -1, -1.0, -1.0
+    for i, (e, a) in enumerate(zip(expected, actual)):
+        name = names[i] if i < len(names) else ""
+        label = "output %d%s" % (i, " (%%%s)" % name if name else "")
+        ok, max_abs, max_rel, worst, message = _compare_one(e, a, precision, label)
+        result["max_abs_diff"] = max(result["max_abs_diff"], max_abs)
+        result["max_rel_diff"] = max(result["max_rel_diff"], max_rel)
+        if not ok and worst > failing_diff:
+            worst_failing, failing_diff, result["message"] = i, worst, message
+        elif ok and max_abs > passing_diff:
+            worst_passing, passing_diff = i, max_abs
+    result["passed"] = worst_failing < 0
+    result["worst_output"] = worst_passing if result["passed"] else worst_failing
+    if 0 <= result["worst_output"] < len(names):
+        result["worst_output_name"] = names[result["worst_output"]]
+    if result["passed"]:
+        result["message"] = "%d outputs match within %s + %s*|expected| (max |diff| %s)" % (
+            len(expected), _sci(precision), _sci(precision), _sci(result["max_abs_diff"]))
+    return result
+
+
+def _run(gm, inputs):
+    with torch.no_grad():
+        return _flatten(gm(*inputs))
+
+
+def begin(args):
+    gm = fxgraph.build(args["graph"], args.get("source_name", "before.py"))
+    iterations = max(1, int(args.get("iterations", 1)))
+    seed = int(args.get("seed", 0))
+    sets = [fxgraph.example_inputs(gm, seed + i, args.get("inputs")) for i in range(iterations)]
+    try:
+        expected = [_run(gm, inputs) for inputs in sets]
+    except Exception as exc:
+        raise BridgeError("before: %s: %s" % (type(exc).__name__, str(exc).splitlines()[0] if str(exc) else ""))
+    handle = next(_handles)
+    _sessions[handle] = {"inputs": sets, "expected": expected, "names": _output_names(gm),
+                         "precision": float(args.get("precision", 1e-4)), "seed": seed}
+    return {"handle": handle, "outputs": len(expected[0]), "iterations": iterations}
+
+
+def check(args):
+    session = _sessions.get(args.get("handle"))
+    if session is None:
+        raise BridgeError("no verification session %r (verify_begin first)" % args.get("handle"))
+    gm = fxgraph.build(args["graph"], args.get("source_name", "after.py"))
+    total = None
+    iterations = len(session["inputs"])
+    for i, (inputs, expected) in enumerate(zip(session["inputs"], session["expected"])):
+        try:
+            actual = _run(gm, inputs)
+        except Exception as exc:
+            raise BridgeError("after: %s: %s" % (type(exc).__name__, str(exc).splitlines()[0] if str(exc) else ""))
+        r = compare_outputs(expected, actual, session["names"], session["precision"])
+        if total is not None:
+            r["max_abs_diff"] = max(r["max_abs_diff"], total["max_abs_diff"])
+            r["max_rel_diff"] = max(r["max_rel_diff"], total["max_rel_diff"])
+        if not r["passed"]:
+            if iterations > 1:
+                r["message"] += " (input set %d, seed %d)" % (i, session["seed"] + i)
+            return _finite(r)
+        total = r
+    if iterations > 1:
+        total["message"] += " on %d input sets" % iterations
+    return _finite(total)
+
+
+def _finite(result):
+    # JSON has no infinity: a shape or dtype mismatch reports 1e308.
+    for key in ("max_abs_diff", "max_rel_diff"):
+        if not math.isfinite(result[key]):
+            result[key] = 1e308
+    return result
