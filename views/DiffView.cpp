@@ -9,6 +9,8 @@
 #include <QSplitter>
 #include <QVBoxLayout>
 
+#include <utility>
+
 namespace fusebox {
 
 namespace {
@@ -18,12 +20,11 @@ const QColor kChanged(0xe0, 0x8a, 0x00);
 
 QString qs(const std::string &s) { return QString::fromStdString(s); }
 
-QWidget *pane(const QString &title, GraphView *view, QWidget *parent)
+QWidget *pane(QLabel *label, GraphView *view, QWidget *parent)
 {
     auto *box = new QWidget(parent);
     auto *layout = new QVBoxLayout(box);
     layout->setContentsMargins(0, 0, 0, 0);
-    auto *label = new QLabel(title, box);
     label->setStyleSheet(QStringLiteral("font-weight: bold; padding: 2px 4px;"));
     layout->addWidget(label);
     layout->addWidget(view, 1);
@@ -32,10 +33,13 @@ QWidget *pane(const QString &title, GraphView *view, QWidget *parent)
 } // namespace
 
 DiffView::DiffView(Document *document, QWidget *parent)
-    : QWidget(parent), m_document(document), m_before(new Document(this)),
-      m_beforeScene(new GraphScene(m_before, this)), m_afterScene(new GraphScene(document, this)),
+    : QWidget(parent), m_comparison(document == nullptr), m_document(document ? document : new Document(this)),
+      m_before(new Document(this)),
+      m_beforeScene(new GraphScene(m_before, this)), m_afterScene(new GraphScene(m_document, this)),
       m_beforeView(new GraphView(m_beforeScene, this)), m_afterView(new GraphView(m_afterScene, this)),
-      m_summary(new QLabel(this))
+      m_summary(new QLabel(this)),
+      m_beforeTitle(new QLabel(tr("Before (as loaded) — removed nodes in red"), this)),
+      m_afterTitle(new QLabel(tr("After (current) — added nodes in green, changed in orange"), this))
 {
     setObjectName(QStringLiteral("diffView"));
     setWindowTitle(tr("Before / After — Fusebox"));
@@ -43,8 +47,8 @@ DiffView::DiffView(Document *document, QWidget *parent)
     m_summary->setWordWrap(true);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
     auto *splitter = new QSplitter(Qt::Horizontal, this);
-    splitter->addWidget(pane(tr("Before (as loaded) — removed nodes in red"), m_beforeView, splitter));
-    splitter->addWidget(pane(tr("After (current) — added nodes in green, changed in orange"), m_afterView, splitter));
+    splitter->addWidget(pane(m_beforeTitle, m_beforeView, splitter));
+    splitter->addWidget(pane(m_afterTitle, m_afterView, splitter));
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(6, 6, 6, 6);
     layout->addWidget(m_summary);
@@ -52,8 +56,13 @@ DiffView::DiffView(Document *document, QWidget *parent)
 
     connect(m_document, &Document::graphRewritten, this, &DiffView::refresh);
     connect(m_document, &Document::graphLoaded, this, &DiffView::refresh);
-    for (GraphScene *scene : {m_beforeScene, m_afterScene})
+    for (auto [scene, view] : {std::pair{m_beforeScene, m_beforeView}, std::pair{m_afterScene, m_afterView}}) {
         connect(scene, &GraphScene::layoutFinished, this, &DiffView::applyMarks);
+        connect(scene, &GraphScene::layoutFinished, view, [view](bool firstForGraph) {
+            if (firstForGraph)
+                view->showReadable();
+        });
+    }
     connect(m_beforeScene, &GraphScene::selectedNodeChanged, this,
             [this] { follow(m_beforeScene, m_afterScene, m_afterView); });
     connect(m_afterScene, &GraphScene::selectedNodeChanged, this,
@@ -76,7 +85,7 @@ bool DiffView::isLayingOut() const { return m_beforeScene->isLayoutRunning() || 
 
 void DiffView::refresh()
 {
-    if (!m_document->hasGraph())
+    if (m_comparison || !m_document->hasGraph())
         return;
     // The left side shows the graph as loaded; reload it only when that changed.
     if (!m_before->hasGraph() || m_before->graph().size() != m_document->originalGraph().size()
@@ -112,11 +121,38 @@ void DiffView::refresh()
     applyMarks();
 }
 
+void DiffView::showComparison(const Graph &left, const QString &leftTitle, const Graph &right,
+                              const QString &rightTitle, std::vector<NodeId> markLeft, std::vector<NodeId> markRight,
+                              const QString &headline, const QStringList &details)
+{
+    // The document-bound view's right side is the user's document: never replace it.
+    Q_ASSERT(m_comparison);
+    if (!m_comparison)
+        return;
+    m_markLeft = std::move(markLeft);
+    m_markRight = std::move(markRight);
+    m_beforeTitle->setText(leftTitle);
+    m_afterTitle->setText(rightTitle);
+    QStringList lines{QStringLiteral("<b>%1</b>").arg(headline.toHtmlEscaped())};
+    for (const QString &line : details)
+        lines << line.toHtmlEscaped();
+    m_summary->setText(lines.join(QStringLiteral("<br>")));
+    m_before->setGraph(left.clone(), leftTitle);
+    m_document->setGraph(right.clone(), rightTitle);
+    applyMarks();
+}
+
 QString DiffView::summaryText() const { return m_summary->text(); }
 
 void DiffView::applyMarks()
 {
     QHash<uint32_t, ItemMark> before, after;
+    if (m_comparison) {
+        for (NodeId id : m_markLeft)
+            before.insert(id.value, ItemMark{kChanged, 4, false});
+        for (NodeId id : m_markRight)
+            after.insert(id.value, ItemMark{kChanged, 4, false});
+    }
     for (NodeId id : m_diff.removed)
         before.insert(id.value, ItemMark{kRemoved, 4, false});
     for (NodeId id : m_diff.added)
@@ -135,7 +171,10 @@ void DiffView::follow(GraphScene *from, GraphScene *to, GraphView *toView)
 {
     if (m_syncing)
         return;
-    const NodeId id = from->selectedNode();
+    NodeId id = from->selectedNode();
+    // Compared graphs share no NodeIds; their unchanged nodes share names.
+    if (const Node *node = from->document()->graph().node(id); m_comparison)
+        id = node ? to->document()->graph().findByName(node->name) : NodeId{};
     if (!id.isValid() || !to->document()->graph().contains(id) || to->selectedNode() == id)
         return;
     m_syncing = true;

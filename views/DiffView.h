@@ -2,7 +2,10 @@
 
 #include "core/rewrite/EditDiff.h"
 
+#include <QStringList>
 #include <QWidget>
+
+#include <vector>
 
 class QLabel;
 
@@ -21,14 +24,27 @@ class GraphView;
 /// centres the same node (NodeIds are stable) on the other, and zoom follows.
 /// Above the graphs, a summary: nodes removed/added per pattern and the op
 /// counts that changed.
+///
+/// Made without a document, it compares two graphs that are no document's
+/// instead (showComparison(): Compare with Inductor).
 class DiffView final : public QWidget {
     Q_OBJECT
 
 public:
+    /// Reviews `document`'s rewrites; null: a comparison view (showComparison()).
     explicit DiffView(Document *document, QWidget *parent = nullptr);
 
-    /// Recomputes the diff from the document's applied edit groups.
+    /// Recomputes the diff from the document's applied edit groups (not in a comparison view).
     void refresh();
+    /// Only in a comparison view: copies of `left` and `right` side by side
+    /// under their titles, the nodes markLeft / markRight outlined in the
+    /// "changed" colour, `headline` in bold with `details` (one line each)
+    /// below it. Selecting a node selects the node of the same name on the other side.
+    void showComparison(const Graph &left, const QString &leftTitle, const Graph &right, const QString &rightTitle,
+                        std::vector<NodeId> markLeft, std::vector<NodeId> markRight, const QString &headline,
+                        const QStringList &details = {});
+    /// True for a view made without a document.
+    bool isComparison() const { return m_comparison; }
 
     const GraphDiff &diff() const { return m_diff; }
     QString summaryText() const;
@@ -43,6 +59,7 @@ private:
     void applyMarks();
     void follow(GraphScene *from, GraphScene *to, GraphView *toView);
 
+    const bool m_comparison;
     Document *m_document;
     Document *m_before;
     GraphScene *m_beforeScene;
@@ -50,7 +67,10 @@ private:
     GraphView *m_beforeView;
     GraphView *m_afterView;
     QLabel *m_summary;
+    QLabel *m_beforeTitle;
+    QLabel *m_afterTitle;
     GraphDiff m_diff;
+    std::vector<NodeId> m_markLeft, m_markRight;
     bool m_syncing = false;
 };
 

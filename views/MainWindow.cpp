@@ -7,6 +7,7 @@
 #include "LegendWidget.h"
 #include "MiniMap.h"
 #include "NodeSearchField.h"
+#include "Pt2Controller.h"
 #include "RewriteController.h"
 #include "SessionFile.h"
 
@@ -76,6 +77,11 @@ MainWindow::MainWindow(QWidget *parent)
     connect(m_rewrite, &RewriteController::logLine, this, &MainWindow::log);
     connect(m_rewrite, &RewriteController::statusMessage, this,
             [this](const QString &line) { statusBar()->showMessage(line, 10000); });
+    m_pt2 = new Pt2Controller(this, m_rewrite);
+    m_pt2->install(m_fileMenu, m_rewrite->rewriteMenu());
+    connect(m_pt2, &Pt2Controller::logLine, this, &MainWindow::log);
+    connect(m_pt2, &Pt2Controller::statusMessage, this,
+            [this](const QString &line) { statusBar()->showMessage(line, 10000); });
     connect(m_document, &Document::graphRewritten, this, [this] {
         m_searchHits.clear();
         m_legend->setGraph(m_document->graph());
@@ -102,6 +108,8 @@ MainWindow::MainWindow(QWidget *parent)
 
 MainWindow::~MainWindow()
 {
+    // A PyTorch 2 job ends (cancelled) before the window it reports to.
+    delete m_pt2;
     // The scene emits selectionChanged while its items are deleted; the
     // controller must not hear it once the panels it updates are going.
     delete m_rewrite;

@@ -25,6 +25,7 @@ class GraphView;
 class InspectorPanel;
 class LegendWidget;
 class NodeSearchField;
+class Pt2Controller;
 class RewriteController;
 
 /// The IDE window: the graph canvas in the middle, the inspector and the
@@ -49,11 +50,15 @@ public:
     InspectorPanel *inspector() const { return m_inspector; }
     /// The rewriting workflow: matches, why-not, apply/reject, patterns, pass files.
     RewriteController *rewrite() const { return m_rewrite; }
+    /// The PyTorch 2 actions: capture from a script, compare with Inductor, the Python setting.
+    Pt2Controller *pt2() const { return m_pt2; }
 
     /// Options for files opened from now on (--input-shape).
     void setLoadOptions(const LoadOptions &options) { m_loadOptions = options; }
     /// When false, errors go only to openFailed() and the log, not to a message box.
     void setErrorDialogsEnabled(bool enabled) { m_errorDialogs = enabled; }
+    /// Whether errors also go to a message box (the controllers ask).
+    bool errorDialogsEnabled() const { return m_errorDialogs; }
 
     /// Starts opening a model file (in the background).
     void openFile(const QString &path);
@@ -121,6 +126,7 @@ private:
     QToolBar *m_toolBar = nullptr;
     QAction *m_toolBarSpacer = nullptr;
     RewriteController *m_rewrite = nullptr;
+    Pt2Controller *m_pt2 = nullptr;
     QAction *m_showConstants = nullptr;
     QProgressBar *m_progress;
     QLabel *m_busyLabel;

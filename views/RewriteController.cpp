@@ -193,7 +193,8 @@ void RewriteController::createActions()
 
     m_cancel = new QAction(tr("&Cancel"), this);
     m_cancel->setShortcut(Qt::Key_Escape);
-    m_cancel->setToolTip(tr("Cancel the running search or Apply All (Esc); a cancelled Apply All changes nothing"));
+    m_cancel->setToolTip(tr("Cancel the running search, Apply All or PyTorch 2 job (Esc); a cancelled Apply All "
+                            "changes nothing"));
     connect(m_cancel, &QAction::triggered, m_document, &Document::cancelBackground);
 
     m_fromSelection = new QAction(tr("&New Pattern from Selection"), this);
@@ -215,6 +216,7 @@ void RewriteController::install(QMenu *fileMenu, QMenu *viewMenu, QToolBar *tool
     edit->addAction(m_redo);
 
     QMenu *rewrite = bar->addMenu(tr("&Rewrite"));
+    m_rewriteMenu = rewrite;
     for (QAction *a : {m_findMatches, m_apply, m_applyAll, m_cancel})
         rewrite->addAction(a);
     rewrite->addSeparator();
@@ -329,7 +331,16 @@ QString RewriteController::busyText() const
         return tr("Applying all: %n rewrite(s) so far…", nullptr, m_document->applyAllProgress());
     if (m_document->isSearching())
         return tr("Finding matches…");
+    for (const auto &text : m_otherWork)
+        if (QString t = text(); !t.isEmpty())
+            return t;
     return {};
+}
+
+void RewriteController::addBackgroundWork(std::function<QString()> text, std::function<void()> cancel)
+{
+    m_otherWork.push_back(std::move(text));
+    connect(m_cancel, &QAction::triggered, this, [cancel = std::move(cancel)] { cancel(); });
 }
 
 void RewriteController::updateBusy()

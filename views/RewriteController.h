@@ -66,6 +66,14 @@ public:
     QString busyText() const;
     /// The before/after window (created on first use).
     DiffView *diffView();
+    /// The Rewrite menu (after install()).
+    QMenu *rewriteMenu() const { return m_rewriteMenu; }
+    /// Adds background work besides the document's to the status bar's busy
+    /// text and to Cancel (Esc): `text` says what runs ("" when idle),
+    /// `cancel` stops it.
+    void addBackgroundWork(std::function<QString()> text, std::function<void()> cancel);
+    /// Shows the busy text again now (background work started or ended).
+    void updateBusy();
 
     /// Explains `pattern` at `node` in the Why Not dock and shows it.
     void whyNot(const std::string &pattern, NodeId node);
@@ -87,7 +95,6 @@ private:
     void createActions();
     void createDocks();
     void updateActions();
-    void updateBusy();
     void updateMarks();
     void onMatchSelected(int matchRow);
     void onSceneSelection();
@@ -125,6 +132,8 @@ private:
     QToolButton *m_cancelButton = nullptr;
     QTimer *m_busyTimer = nullptr;
     DiffView *m_diff = nullptr;
+    QMenu *m_rewriteMenu = nullptr;
+    std::vector<std::function<QString()>> m_otherWork;
     int m_selectedMatch = -1;
     std::vector<NodeId> m_whyFailed, m_whyPassed;
     bool m_focusPending = false;

@@ -5,7 +5,9 @@
 #include "views/CollapsedGraph.h"
 #include "views/Document.h"
 #include "views/GraphScene.h"
+#include "views/DiffView.h"
 #include "views/MainWindow.h"
+#include "views/Pt2Controller.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -108,7 +110,8 @@ void printSummary(const MainWindow &window, qint64 elapsedMs)
 void quietMessageHandler(QtMsgType type, const QMessageLogContext &context, const QString &message)
 {
     if (type < QtCriticalMsg
-        && (message.contains(QLatin1String("propagateSizeHints")) || message.contains(QLatin1String("XDG_RUNTIME_DIR"))))
+        && (message.contains(QLatin1String("propagateSizeHints")) || message.contains(QLatin1String("XDG_RUNTIME_DIR"))
+            || message.contains(QLatin1String("does not support raise()"))))
         return;
     std::fprintf(stderr, "%s\n", qPrintable(qFormatLogMessage(type, context, message)));
 }
@@ -156,9 +159,14 @@ int main(int argc, char *argv[])
     QCommandLineOption findMatches(QStringLiteral("find-matches"),
                                    QStringLiteral("Run the engine's search once the graph is shown (as F5 does); "
                                                   "with --screenshot, the picture shows the matches."));
+    QCommandLineOption compareInductor(QStringLiteral("compare-inductor"),
+                                       QStringLiteral("Run Rewrite ▸ Compare with Inductor once the graph is shown (needs "
+                                                      "PyTorch 2, docs/pt2-bridge.md); with --screenshot, the picture "
+                                                      "is of the comparison window."));
     parser.addOption(screenshot);
     parser.addOption(inputShape);
     parser.addOption(findMatches);
+    parser.addOption(compareInductor);
     parser.process(app);
 
     if (parser.positionalArguments().size() > 1) {
@@ -184,12 +192,14 @@ int main(int argc, char *argv[])
         const QString out = parser.isSet(screenshot) ? parser.value(screenshot) : QStringLiteral("fusebox-screenshot.png");
         window.setErrorDialogsEnabled(false);
         window.resize(1600, 1000);
-        auto grab = [&window, &timer, out] {
+        const bool compare = parser.isSet(compareInductor);
+        auto grab = [&window, &timer, out, compare] {
             const qint64 elapsed = timer.elapsed();
             // Let the status bar and docks settle before grabbing.
-            QTimer::singleShot(50, &window, [&window, out, elapsed] {
+            QTimer::singleShot(50, &window, [&window, out, elapsed, compare] {
                 printSummary(window, elapsed);
-                const QPixmap shot = window.grab();
+                QWidget *shown = compare ? static_cast<QWidget *>(window.pt2()->comparisonView()) : &window;
+                const QPixmap shot = shown->grab();
                 if (shot.isNull() || !shot.save(out, "PNG")) {
                     std::fprintf(stderr, "fusebox: could not write the screenshot to %s\n", qPrintable(out));
                     QCoreApplication::exit(1);
@@ -202,7 +212,31 @@ int main(int argc, char *argv[])
             });
         };
         const bool find = parser.isSet(findMatches);
-        QObject::connect(&window, &MainWindow::graphShown, &window, [&window, grab, find] {
+        if (compare) {
+            // Grab once both sides of the comparison are laid out.
+            QObject::connect(window.pt2(), &Pt2Controller::comparisonFinished, &window,
+                             [&window, grab](bool ok, const QString &message) {
+                                 if (!ok) {
+                                     std::fprintf(stderr, "fusebox: %s\n", qPrintable(message));
+                                     QCoreApplication::exit(1);
+                                     return;
+                                 }
+                                 std::printf("compare-inductor: %s\n", qPrintable(message));
+                                 auto *poll = new QTimer(&window);
+                                 QObject::connect(poll, &QTimer::timeout, &window, [&window, grab, poll] {
+                                     if (window.pt2()->comparisonView()->isLayingOut())
+                                         return;
+                                     poll->deleteLater();
+                                     grab();
+                                 });
+                                 poll->start(100);
+                             });
+        }
+        QObject::connect(&window, &MainWindow::graphShown, &window, [&window, grab, find, compare] {
+            if (compare) {
+                window.pt2()->compareWithInductor();
+                return;
+            }
             if (!find) {
                 grab();
                 return;
@@ -222,6 +256,8 @@ int main(int argc, char *argv[])
 
     if (!batch && parser.isSet(findMatches))
         QObject::connect(&window, &MainWindow::graphShown, window.document(), &Document::findMatches);
+    if (!batch && parser.isSet(compareInductor))
+        QObject::connect(&window, &MainWindow::graphShown, window.pt2(), &Pt2Controller::compareWithInductor);
     window.show();
     timer.start();
     if (parser.positionalArguments().isEmpty()) {

@@ -112,12 +112,13 @@ int runRun(const ParsedArgs &args)
 
     int exitCode = kExitOk;
     if (verify) {
-        auto final = verifyEquivalent(original, graph, {.precision = precision});
+        auto final = verifier->check(graph);
         if (!final) {
-            report["verification"] = {{"passed", false}, {"message", final.error().message}};
+            report["verification"] = {{"passed", false}, {"engine", verifier->engine()},
+                                      {"message", final.error().message}};
             exitCode = kExitFailure;
         } else {
-            report["verification"] = {{"passed", final->passed}, {"precision", precision},
+            report["verification"] = {{"passed", final->passed}, {"engine", verifier->engine()}, {"precision", precision},
                                       {"max_abs_diff", final->maxAbsDiff}, {"max_rel_diff", final->maxRelDiff},
                                       {"message", final->message}};
             if (!final->passed)
@@ -154,7 +155,8 @@ int runRun(const ParsedArgs &args)
         std::cout << "\n";
     }
     if (verify)
-        std::cout << "verification: " << report["verification"]["message"].get<std::string>() << "\n";
+        std::cout << "verification (" << verifier->engine()
+                  << "): " << report["verification"]["message"].get<std::string>() << "\n";
     std::cout << "wrote " << *output << "\n";
     return exitCode;
 }

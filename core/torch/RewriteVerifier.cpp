@@ -2,7 +2,32 @@
 
 #include "NumericVerifier.h"
 
+#include "core/io/FxText.h"
+#include "core/pt2/Pt2Bridge.h"
+
 namespace fusebox {
+
+namespace {
+
+/// The original run in PyTorch 2 through the bridge, when libtorch cannot.
+Expected<std::pair<std::shared_ptr<pt2::Pt2Bridge>, int64_t>> beginOnBridge(const Graph &original, double precision,
+                                                                            std::string *engine)
+{
+    auto found = pt2::Pt2Bridge::find();
+    if (!found)
+        return found.error();
+    std::shared_ptr<pt2::Pt2Bridge> bridge = std::move(*found);
+    auto info = bridge->check();
+    if (!info)
+        return info.error();
+    auto handle = bridge->verifyBegin(writeFxText(original), precision);
+    if (!handle)
+        return handle.error();
+    *engine = "PyTorch " + info->torch + " through the bridge";
+    return std::make_pair(std::move(bridge), *handle);
+}
+
+} // namespace
 
 Expected<RewriteVerifier> RewriteVerifier::create(const Graph &original, double precision)
 {
@@ -10,13 +35,22 @@ Expected<RewriteVerifier> RewriteVerifier::create(const Graph &original, double 
     if (!inputs)
         return inputs.error();
     auto executor = Executor::create(original);
-    if (!executor)
-        return executor.error();
+    Expected<std::vector<HostTensor>> expected = Error{""};
     std::vector<std::string> names;
-    auto expected = executor->run(*inputs, &names);
-    if (!expected)
-        return expected.error();
-    return RewriteVerifier{std::move(*inputs), std::move(*expected), std::move(names), precision};
+    if (executor)
+        expected = executor->run(*inputs, &names);
+    if (executor && expected)
+        return RewriteVerifier{std::move(*inputs), std::move(*expected), std::move(names), precision};
+    const std::string libtorchError = executor ? expected.error().message : executor.error().message;
+    std::string engine;
+    auto bridged = beginOnBridge(original, precision, &engine);
+    if (!bridged)
+        return Error{libtorchError + "; and PyTorch 2 cannot run it either: " + bridged.error().message};
+    RewriteVerifier verifier{{}, {}, {}, precision};
+    verifier.m_engine = engine;
+    verifier.m_bridge = std::move(bridged->first);
+    verifier.m_handle = bridged->second;
+    return verifier;
 }
 
 RewriteVerifier::RewriteVerifier(std::vector<HostTensor> inputs, std::vector<HostTensor> expected,
@@ -25,14 +59,34 @@ RewriteVerifier::RewriteVerifier(std::vector<HostTensor> inputs, std::vector<Hos
 {
 }
 
-std::optional<std::string> RewriteVerifier::operator()(const Graph &rewritten) const
+Expected<VerificationResult> RewriteVerifier::check(const Graph &rewritten) const
 {
+    if (m_bridge) {
+        auto r = m_bridge->verifyCheck(m_handle, writeFxText(rewritten));
+        if (!r)
+            return Error{"the rewritten graph does not run in PyTorch 2: " + r.error().message};
+        VerificationResult out;
+        out.passed = r->passed;
+        out.maxAbsDiff = r->maxAbsDiff;
+        out.maxRelDiff = r->maxRelDiff;
+        out.worstOutput = r->worstOutput;
+        out.worstOutputName = r->worstOutputName;
+        out.message = r->message;
+        return out;
+    }
     auto actual = runGraph(rewritten, m_inputs);
     if (!actual)
-        return "the rewritten graph does not run: " + actual.error().message;
-    VerificationResult r = compareOutputs(m_expected, *actual, m_names, m_precision);
-    if (!r.passed)
-        return r.message;
+        return Error{"the rewritten graph does not run: " + actual.error().message};
+    return compareOutputs(m_expected, *actual, m_names, m_precision);
+}
+
+std::optional<std::string> RewriteVerifier::operator()(const Graph &rewritten) const
+{
+    auto r = check(rewritten);
+    if (!r)
+        return r.error().message;
+    if (!r->passed)
+        return r->message;
     return std::nullopt;
 }
 

@@ -31,6 +31,7 @@ def _post_grad_optimus(gm):
     from torch._inductor.fx_passes import post_grad
     from torch._inductor.fx_passes.group_batch_fusion import POST_GRAD_FUSIONS, group_batch_fusion_passes
     from torch._inductor.fx_passes.split_cat import POST_GRAD_PATTERNS
+    from torch._inductor.pattern_matcher import stable_topological_sort
 
     post_grad.lazy_init()
     group_batch_fusion_passes(gm.graph, pre_grad=False)
@@ -40,6 +41,9 @@ def _post_grad_optimus(gm):
         if pass_name not in POST_GRAD_PATTERNS:
             raise BridgeError("post_grad_fusion_options: Inductor %s has no pass %r" % (torch.__version__, pass_name))
         POST_GRAD_PATTERNS[pass_name].apply(gm.graph)
+    # post_grad_passes sorts after its passes too: batch fusions may insert
+    # a node before its inputs.
+    stable_topological_sort(gm.graph)
     gm.graph.lint()
     gm.recompile()
     return gm
@@ -103,6 +107,19 @@ def run_inductor(args):
         "histogram_before": before,
         "histogram_after": fxgraph.histogram(gm),
         "torch": torch.__version__,
+    }
+
+
+def inductor_passes(args):
+    """The pass names this Inductor has, per stage: what a pass config may name."""
+    from torch._inductor.fx_passes.group_batch_fusion import POST_GRAD_FUSIONS, PRE_GRAD_FUSIONS
+    from torch._inductor.fx_passes.pre_grad import pre_grad_passes  # noqa: F401 (registers the patterns)
+    from torch._inductor.fx_passes.split_cat import POST_GRAD_PATTERNS, PRE_GRAD_PATTERNS
+
+    return {
+        "torch": torch.__version__,
+        "pre_grad": sorted(set(PRE_GRAD_FUSIONS) | set(PRE_GRAD_PATTERNS)),
+        "post_grad": sorted(set(POST_GRAD_FUSIONS) | set(POST_GRAD_PATTERNS)),
     }
 
 

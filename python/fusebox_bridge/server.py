@@ -68,6 +68,7 @@ _OPS = {
     "schemas": ("schemas", "schemas"),
     "capture": ("capture", "capture"),
     "inductor": ("inductor", "run_inductor"),
+    "inductor_passes": ("inductor", "inductor_passes"),
     "histogram": ("inductor", "histogram"),
     "verify_begin": ("verify", "begin"),
     "verify_check": ("verify", "check"),

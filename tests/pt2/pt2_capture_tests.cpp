@@ -1,0 +1,75 @@
+// fusebox-pass capture and the bridge's capture: every graph PyTorch 2 makes
+// of a model script opens in Fusebox with the ops PyTorch's own graph has.
+#include "Pt2TestSupport.h"
+
+#include <filesystem>
+
+using namespace fusebox;
+using namespace fusebox::testing;
+
+namespace {
+
+/// The three scripts the issue names: a torchvision model, the demo model's
+/// own Python source, a recommendation-style model.
+const char *const kScripts[] = {"tests/pt2/models/resnet18.py", "resources/demo/make_demo_model.py",
+                                "tests/pt2/models/recsys_towers.py"};
+
+} // namespace
+
+TEST_CASE("capture writes every graph, each opens with PyTorch's op histogram", "[pt2][capture]")
+{
+    for (const char *script : kScripts) {
+        const Capture &c = captured(script);
+        INFO(script);
+        for (const char *file : {"dynamo.py", "aot_forward.py", "exported.pt2", "exported.py", "inputs.json"})
+            CHECK(std::filesystem::exists(c.file(file)));
+        CHECK(c.result.exportError.empty());
+
+        // ATen-level graphs: Fusebox's reading equals PyTorch's graph op for op.
+        for (const char *file : {"aot_forward.py", "aot_joint.py", "aot_train_forward.py", "aot_backward.py",
+                                 "exported.py", "exported.pt2"}) {
+            if (!std::filesystem::exists(c.file(file)))
+                continue;
+            INFO(file);
+            auto pytorch = c.result.histograms.find(file);
+            REQUIRE(pytorch != c.result.histograms.end());
+            CHECK(fuseboxHistogram(inspectJson(c.file(file))) == normalisedHistogram(pytorch->second));
+        }
+        // The Dynamo graph holds torch-level calls: read as ATen ops they are
+        // the ops of torch.export's ATen graph of the same model.
+        INFO("dynamo.py against PyTorch's torch.export graph");
+        CHECK(fuseboxHistogram(inspectJson(c.file("dynamo.py")))
+              == normalisedHistogram(c.result.histograms.at("exported.pt2")));
+    }
+}
+
+TEST_CASE("capture records the inputs, so the graphs carry static shapes", "[pt2][capture]")
+{
+    const Capture &c = captured("resources/demo/make_demo_model.py");
+    auto inputs = nlohmann::json::parse(readFile(c.file("inputs.json")))["inputs"];
+    // resources/demo/make_demo_model.py: INPUTS.
+    REQUIRE(inputs.size() == 3);
+    CHECK(inputs[0]["name"] == "dense");
+    CHECK(inputs[0]["shape"] == nlohmann::json::array({8, 128}));
+    CHECK(inputs[2]["dtype"] == "i64");
+    auto dynamo = inspectJson(c.file("dynamo.py"));
+    CHECK(dynamo["inputs"].size() >= 3);
+    CHECK(dynamo["warnings"].empty());
+}
+
+TEST_CASE("fusebox-pass capture from the command line", "[pt2][capture][cli]")
+{
+    const std::string out = std::string(FUSEBOX_BINARY_DIR) + "/pt2-fixtures/cli-capture";
+    std::filesystem::remove_all(out);
+    RunResult r = runPass("capture " + sourcePath("tests/pt2/models/recsys_shared_input.py") + " -o " + out
+                          + " --quiet");
+    INFO(r.output);
+    REQUIRE(r.exitCode == 0);
+    CHECK(r.output.find("wrote " + out + "/dynamo.py") != std::string::npos);
+    CHECK(std::filesystem::exists(out + "/aot_forward.py"));
+    // Six linears on one input: hand-counted from the script (plus the pool).
+    CHECK(inspectJson(out + "/dynamo.py")["op_histogram"]["aten::linear"] == 7);
+    // Nothing else is left behind (the staging folder is gone).
+    for (const auto &entry : std::filesystem::directory_iterator(out))
+        CHECK(entry.path().filename().string().rfind(".fusebox-capture", 0) != 0);
+}
