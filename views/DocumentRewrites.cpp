@@ -282,7 +282,9 @@ const RewriteVerifier *Document::verifier(QString *whyNot)
     if (!m_verifierTried) {
         m_verifierTried = true;
         ensureFuseboxOpsRegistered();
-        auto created = RewriteVerifier::create(m_original);
+        // libtorch only: verification runs on the GUI thread after each apply,
+        // where starting a PyTorch 2 process (seconds) would stall the window.
+        auto created = RewriteVerifier::create(m_original, 1e-4, /*allowBridge=*/false);
         if (created)
             m_verifier = std::make_shared<RewriteVerifier>(std::move(*created));
         else

@@ -224,7 +224,16 @@ Expected<CaptureResult> Pt2Bridge::capture(const std::string &scriptPath, const 
             }
             bytes.assign(reinterpret_cast<const char *>(decoded->data()), decoded->size());
         }
-        std::ofstream out(staging / it.key(), std::ios::binary);
+        // Names are the bridge's own ("dynamo.py", "torch_compile_debug/fx_graph_readable.py"):
+        // relative, no "..".
+        const fs::path relative(it.key());
+        if (relative.is_absolute() || relative.lexically_normal().string().rfind("..", 0) == 0) {
+            cleanup();
+            return Error{"PyTorch 2 bridge: capture sent a file outside the output folder: " + it.key()};
+        }
+        std::error_code dirError;
+        fs::create_directories((staging / relative).parent_path(), dirError);
+        std::ofstream out(staging / relative, std::ios::binary);
         out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
         if (!out) {
             cleanup();
@@ -234,6 +243,8 @@ Expected<CaptureResult> Pt2Bridge::capture(const std::string &scriptPath, const 
     }
     for (const std::string &name : result.files) {
         std::error_code ec;
+        fs::create_directories((fs::path(outputDir) / name).parent_path(), ec);
+        fs::remove(fs::path(outputDir) / name, ec);
         fs::rename(staging / name, fs::path(outputDir) / name, ec);
         if (ec) {
             cleanup();

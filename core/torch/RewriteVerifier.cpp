@@ -29,7 +29,7 @@ Expected<std::pair<std::shared_ptr<pt2::Pt2Bridge>, int64_t>> beginOnBridge(cons
 
 } // namespace
 
-Expected<RewriteVerifier> RewriteVerifier::create(const Graph &original, double precision)
+Expected<RewriteVerifier> RewriteVerifier::create(const Graph &original, double precision, bool allowBridge)
 {
     auto inputs = randomInputs(original, 0);
     if (!inputs)
@@ -42,6 +42,8 @@ Expected<RewriteVerifier> RewriteVerifier::create(const Graph &original, double 
     if (executor && expected)
         return RewriteVerifier{std::move(*inputs), std::move(*expected), std::move(names), precision};
     const std::string libtorchError = executor ? expected.error().message : executor.error().message;
+    if (!allowBridge)
+        return Error{libtorchError};
     std::string engine;
     auto bridged = beginOnBridge(original, precision, &engine);
     if (!bridged)

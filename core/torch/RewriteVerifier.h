@@ -31,8 +31,9 @@ class RewriteVerifier {
 public:
     /// Runs the original; an Error when it cannot run (no static input
     /// shapes, an op neither libtorch nor the bridge's PyTorch runs, no
-    /// bridge...), one line naming both reasons.
-    static Expected<RewriteVerifier> create(const Graph &original, double precision = 1e-4);
+    /// bridge...), one line naming both reasons. allowBridge = false keeps to
+    /// libtorch (for callers that must not wait seconds for a Python to start).
+    static Expected<RewriteVerifier> create(const Graph &original, double precision = 1e-4, bool allowBridge = true);
 
     /// nullopt when the rewritten graph gives the original's outputs within
     /// precision (absolute + relative); else why not, one line.

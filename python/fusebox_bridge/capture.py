@@ -9,6 +9,13 @@ The script defines `model` (an nn.Module) and `example_inputs` (a tuple), or
   when a parameter or input requires grad;
 - exported.pt2: torch.export's archive, when export succeeds, and
   exported.py: its graph module as FX text (ATen ops, parameters as inputs);
+  exported_program.json: the bare ExportedProgram JSON torch's serializer writes;
+- torch_compile_debug/fx_graph_readable.py, fx_graph_transformed.py,
+  fx_graph_runnable.py: what a TORCH_COMPILE_DEBUG run of torch.compile writes
+  (the graph Inductor receives, the same after its post-grad passes, and the
+  runnable repro). Inductor's code generation needs a C++ compiler, which the
+  reference environment lacks: the files are written before that step, and
+  its failure is not an error here;
 - inputs.json: the example inputs' names, shapes and dtypes.
 `histograms` holds each graph's op counts, from PyTorch's own GraphModule.
 """
@@ -184,9 +191,25 @@ def capture(args):
         files["exported.pt2"] = {"base64": base64.b64encode(buffer.getvalue()).decode("ascii")}
         histograms["exported.pt2"] = fxgraph.histogram(exported.graph_module)
         files["exported.py"] = _printed(exported.graph_module)
+        # The bare ExportedProgram JSON inside the archive, as torch's serializer writes it.
+        from torch._export.serde.serialize import serialize
+
+        files["exported_program.json"] = serialize(exported).exported_program.decode("utf-8")
+        histograms["exported_program.json"] = histograms["exported.pt2"]
         histograms["exported.py"] = histograms["exported.pt2"]
     except Exception as exc:
         export_error = _one_line(exc)
+    progress("running torch.compile with TORCH_COMPILE_DEBUG", 0.9)
+    debug, debug_note = _compile_debug_files(model, inputs)
+    files.update(debug)
+    for name, text in debug.items():
+        # Inductor wrote these as text: their ops as torch.fx records them when the code is rebuilt.
+        try:
+            histograms[name] = fxgraph.histogram(fxgraph.build(text, name))
+        except Exception as exc:
+            notes.append("%s: not rebuilt for its histogram: %s" % (name, _one_line(exc)))
+    if debug_note:
+        notes.append(debug_note)
     files["inputs.json"] = _inputs_json(model, inputs)
     result = {"files": files, "histograms": histograms, "export_error": export_error, "notes": notes,
               "seconds": time.monotonic() - started}
@@ -194,6 +217,33 @@ def capture(args):
         result["inductor_counters"] = _counters_on_live_graphs(graphs[0], aot.get("forward"), inputs,
                                                                args["inductor_configs"])
     return result
+
+
+def _compile_debug_files(model, inputs):
+    import glob
+    import os
+    import tempfile
+
+    from torch._inductor import config
+
+    with tempfile.TemporaryDirectory() as tmp:
+        note = None
+        torch._dynamo.reset()
+        try:
+            with config.patch({"trace.enabled": True, "trace.debug_dir": tmp}), torch.no_grad():
+                torch.compile(model)(*inputs)
+        except Exception as exc:  # no C++ compiler: the debug files are written before codegen
+            note = "torch.compile stopped after writing its debug files: " + _one_line(exc)
+        torch._dynamo.reset()
+        out = {}
+        for name in ("fx_graph_readable.py", "fx_graph_transformed.py", "fx_graph_runnable.py"):
+            found = sorted(glob.glob(os.path.join(tmp, "**", name), recursive=True))
+            if found:
+                with open(found[0]) as f:
+                    out["torch_compile_debug/" + name] = f.read()
+        if not out:
+            return {}, "no TORCH_COMPILE_DEBUG files: " + (note or "torch.compile wrote none")
+        return out, None
 
 
 def _counters_on_live_graphs(dynamo_gm, aot_gm, inputs, configs):

@@ -206,6 +206,8 @@ def _class_source(text):
         if re.match(r"\s*class\s+\S+\(.*\):", line):
             indent = len(line) - len(line.lstrip())
             body = [l[indent:] if l[:indent].strip() == "" else l for l in lines[i:]]
+            # AOT graphs print their class as `<lambda>`, which is no identifier.
+            body = [re.sub(r"^(\s*class\s+)<lambda>\(", r"\1_lambda(", l) for l in body]
             return i, "\n".join(body)
     raise BridgeError("no `class ...(torch.nn.Module):` in the graph text")
 

@@ -21,13 +21,17 @@ TEST_CASE("capture writes every graph, each opens with PyTorch's op histogram", 
     for (const char *script : kScripts) {
         const Capture &c = captured(script);
         INFO(script);
-        for (const char *file : {"dynamo.py", "aot_forward.py", "exported.pt2", "exported.py", "inputs.json"})
+        for (const char *file : {"dynamo.py", "aot_forward.py", "exported.pt2", "exported.py", "inputs.json",
+                                 "torch_compile_debug/fx_graph_readable.py", "torch_compile_debug/fx_graph_transformed.py",
+                                 "torch_compile_debug/fx_graph_runnable.py"})
             CHECK(std::filesystem::exists(c.file(file)));
         CHECK(c.result.exportError.empty());
 
         // ATen-level graphs: Fusebox's reading equals PyTorch's graph op for op.
         for (const char *file : {"aot_forward.py", "aot_joint.py", "aot_train_forward.py", "aot_backward.py",
-                                 "exported.py", "exported.pt2"}) {
+                                 "exported.py", "exported.pt2", "exported_program.json", "torch_compile_debug/fx_graph_readable.py",
+                                 "torch_compile_debug/fx_graph_transformed.py",
+                                 "torch_compile_debug/fx_graph_runnable.py"}) {
             if (!std::filesystem::exists(c.file(file)))
                 continue;
             INFO(file);
