@@ -340,7 +340,11 @@ bool Search::finish(Bindings &b)
         if (output || offender.isValid())
             continue;
         m_g.forEachUse(m, [&](NodeId u) {
-            if (!offender.isValid() && !contains(b.matched, u)) {
+            // A user nothing reads (a dead getitem FX keeps) observes nothing:
+            // the rewrite erases only what died, so it stays valid. Inductor's
+            // matcher accepts such matches too.
+            const bool deadUser = u != m_g.output() && m_g.useCount(u) == 0;
+            if (!offender.isValid() && !deadUser && !contains(b.matched, u)) {
                 offender = m;
                 user = u;
             }

@@ -82,34 +82,60 @@ public:
         }
     }
 
-    std::string tree(const Expr &e)
+    /// The CallFunction tree matching e. `path` is the Python expression of
+    /// the graph value e matches, from `_out` (the output node) or, inside a
+    /// variadic template, from `_el` (one list element): how a list capture's
+    /// items are read back from the match.
+    std::string tree(const Expr &e, const std::string &path)
     {
         switch (e.kind) {
         case ExprKind::Name:
             for (const Statement &s : m_decl.match)
                 if (s.target == e.text) {
+                    // Read once per repetition of a template: one node, many users.
+                    const bool inTemplate = !m_templateList.empty();
                     if (readsInMatch(m_decl, e.text) != 1)
                         throw Unexpressible{"match value '" + e.text + "' is read " +
                                             std::to_string(readsInMatch(m_decl, e.text)) +
                                             " times: CallFunction patterns are trees"};
                     m_reached.insert(e.text);
-                    return call(s.value, e.text);
+                    return call(s.value, e.text, path, inTemplate);
                 }
+            if (isListCapture(e.text)) {
+                if (m_templateList.empty())
+                    throw Unexpressible{"list capture '" + e.text + "' outside its template"};
+                m_listReads[e.text] = "[" + path + " for _el in " + m_templateList + "]";
+                return "Ignored()";
+            }
             return "KeywordArg(" + pyString(e.text) + ")";
         case ExprKind::Wildcard: return "Ignored()";
         case ExprKind::List: {
             std::string items;
-            for (const Expr &o : e.operands)
-                items += (items.empty() ? "" : ", ") + tree(o);
+            for (size_t i = 0; i < e.operands.size(); ++i)
+                items += (items.empty() ? "" : ", ") + tree(e.operands[i], path + "[" + std::to_string(i) + "]");
             return "[" + items + "]";
         }
-        case ExprKind::Variadic: throw Unexpressible{"variadic list `[...]` (needs a custom Pattern class)"};
-        case ExprKind::OpCall: return call(e, "");
+        case ExprKind::Variadic: {
+            // ListOf matches every element against the template; captures read
+            // once per element are collected from the matched list afterwards.
+            if (!m_templateList.empty())
+                throw Unexpressible{"nested variadic lists"};
+            m_templateList = path;
+            std::string inner = tree(e.operands[0], "_el");
+            m_templateList.clear();
+            return "ListOf(" + inner + ")";
+        }
+        case ExprKind::OpCall: return call(e, "", path, false);
         default: return pyLiteral(e);
         }
     }
 
-    std::string call(const Expr &e, const std::string &target)
+    bool isListCapture(const std::string &name) const
+    {
+        return std::find(m_decl.listCaptures.begin(), m_decl.listCaptures.end(), name) != m_decl.listCaptures.end();
+    }
+
+    std::string call(const Expr &e, const std::string &target, const std::string &path, bool manyUsers)
     {
         std::string fns;
         for (const auto &op : e.ops)
@@ -117,9 +143,15 @@ public:
         if (e.ops.size() > 1)
             fns = "[" + fns + "]";
         std::string text = "CallFunction(" + fns;
-        for (const Argument &a : e.args)
-            text += ", " + (a.keyword.empty() ? "" : a.keyword + "=") + tree(a.value);
-        if (!target.empty() && m_users.count(target))
+        for (size_t i = 0; i < e.args.size(); ++i) {
+            const Argument &a = e.args[i];
+            const std::string argPath = "_arg_at(" + path + ", " + std::to_string(i) + ", " +
+                                        (a.keyword.empty() ? std::string("None") : pyString(a.keyword)) + ")";
+            text += ", " + (a.keyword.empty() ? "" : a.keyword + "=") + tree(a.value, argPath);
+        }
+        if (manyUsers)
+            text += ", _users=MULTIPLE";
+        else if (!target.empty() && m_users.count(target))
             text += ", _users=" + std::to_string(m_users[target]);
         return text + ")";
     }
@@ -137,6 +169,8 @@ public:
                 throw Unexpressible{"`" + writePatternExpr(e) + "`: argument is not a name"};
             if (isMatchTarget(m_decl, a.text))
                 throw Unexpressible{"`" + writePatternExpr(e) + "` on a match value other than users(v) == N"};
+            if (e.text == "len" || e.text == "first" || e.text == "last" || e.text == "consecutive")
+                return "_" + e.text + "(_arg(match, " + pyString(a.text) + "))";
             static const std::set<std::string> known = {"users", "dtype", "rank", "shape", "numel"};
             if (!known.count(e.text))
                 throw Unexpressible{"function " + e.text + "() in a constraint"};
@@ -185,6 +219,12 @@ public:
         case ExprKind::Index: return replacementExpr(e.operands[0]) + "[" + replacementExpr(e.operands[1]) + "]";
         case ExprKind::FunctionCall: {
             const std::string v = replacementExpr(e.args[0].value);
+            if (e.text == "first")
+                return v + "[0]";
+            if (e.text == "last")
+                return v + "[-1]";
+            if (e.text == "len")
+                return "len(" + v + ")";
             if (e.text == "shape")
                 return v + ".shape";
             if (e.text == "rank")
@@ -214,13 +254,22 @@ public:
         for (const Statement &s : d.match)
             if (s.target == out)
                 outStmt = &s;
-        const std::string pattern = call(outStmt->value, out);
+        const std::string pattern = call(outStmt->value, out, "_out", false);
         for (const Statement &s : d.match)
             if (!m_reached.count(s.target))
                 throw Unexpressible{"match statement '" + s.target + "' is not an input of the output's tree"};
         std::string checks;
         for (const Expr *c : m_checks)
             checks += "        and " + check(*c) + "\n";
+        // List captures are read back from the matched list (ListOf binds no
+        // names) and passed on to the replacement like the other captures.
+        std::string listReads;
+        for (const std::string &name : d.listCaptures) {
+            auto it = m_listReads.find(name);
+            if (it == m_listReads.end())
+                throw Unexpressible{"list capture '" + name + "' is not read from the match"};
+            listReads += "        match.kwargs[" + pyString(name) + "] = " + it->second + "\n";
+        }
         // The replacement: a function of the captures.
         std::string params;
         for (const std::string &c : d.captures)
@@ -234,7 +283,9 @@ public:
         const std::string pass = d.stage == patternlang::Stage::PreGrad ? "pre_grad_patterns" : "post_grad_patterns";
         std::string text;
         text += "# " + d.name + (d.description ? ": " + *d.description : std::string()) + "\n";
-        text += "def _check_" + id + "(match):\n    try:\n        return bool(True\n" + checks +
+        text += "def _check_" + id + "(match):\n    try:\n" +
+                (listReads.empty() ? std::string() : "        _out = match.output_node()\n" + listReads) +
+                "        return bool(True\n" + checks +
                 "        )\n    except Exception:  # unknown metadata: do not fire\n        return False\n\n\n";
         text += "@register_graph_pattern(\n    " + pattern + ",\n    pass_dict=" + pass + ",\n    extra_check=_check_" +
                 id + ",\n)\n";
@@ -252,6 +303,8 @@ private:
     std::map<std::string, int64_t> m_users;
     std::vector<const Expr *> m_checks;
     std::set<std::string> m_reached;
+    std::string m_templateList; ///< the list path while inside a variadic template
+    std::map<std::string, std::string> m_listReads; ///< list capture -> Python list expression
 };
 
 std::string pyConfigValue(const ConfigValue &v)
@@ -315,7 +368,8 @@ PatternExport exportInductorPatterns(const PatternFile &file, const PassConfig *
             "import torch\n"
             "import torch._inductor.config as inductor_config\n"
             "from torch._inductor.pattern_matcher import (\n"
-            "    CallFunction,\n    Ignored,\n    KeywordArg,\n    PatternMatcherPass,\n    register_graph_pattern,\n)\n\n"
+            "    MULTIPLE,\n    CallFunction,\n    Ignored,\n    KeywordArg,\n    ListOf,\n    PatternMatcherPass,\n"
+            "    register_graph_pattern,\n)\n\n"
             "pre_grad_patterns = PatternMatcherPass()\n"
             "post_grad_patterns = PatternMatcherPass()\n\n\n"
             "def _arg(match, name):\n    return match.kwargs[name]\n\n\n"
@@ -325,7 +379,15 @@ PatternExport exportInductorPatterns(const PatternFile &file, const PassConfig *
             "def _dtype(match, name):\n    return _val(match, name).dtype\n\n\n"
             "def _rank(match, name):\n    return _val(match, name).dim()\n\n\n"
             "def _shape(match, name):\n    return [int(s) for s in _val(match, name).shape]\n\n\n"
-            "def _numel(match, name):\n    return int(_val(match, name).numel())\n\n\n";
+            "def _numel(match, name):\n    return int(_val(match, name).numel())\n\n\n"
+            "def _arg_at(node, index, keyword):\n"
+            "    \"\"\"A call's argument by position, or by keyword when it was passed so.\"\"\"\n"
+            "    if index < len(node.args):\n        return node.args[index]\n"
+            "    return node.kwargs[keyword] if keyword else list(node.kwargs.values())[index - len(node.args)]\n\n\n"
+            "def _len(items):\n    return len(items)\n\n\n"
+            "def _first(items):\n    return items[0]\n\n\n"
+            "def _last(items):\n    return items[-1]\n\n\n"
+            "def _consecutive(items):\n    return all(b == a + 1 for a, b in zip(items, items[1:]))\n\n\n";
     text += fuseboxOpsPreamble();
     if (config) {
         text += "# Built-in rules and their options (the pass config).\n";
@@ -334,8 +396,6 @@ PatternExport exportInductorPatterns(const PatternFile &file, const PassConfig *
     }
     for (const PatternDecl &decl : file.patterns) {
         try {
-            if (hasVariadic(decl))
-                throw Unexpressible{"variadic list `[...]`: CallFunction trees have a fixed arity"};
             InductorPattern p(decl);
             text += p.emit();
         } catch (const Unexpressible &u) {

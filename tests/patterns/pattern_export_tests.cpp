@@ -204,9 +204,16 @@ TEST_CASE("export inductor: register_graph_pattern per pattern and the config op
     CHECK(t.find("inductor_config.post_grad_fusion_options = {\n    \"group_linear\": {\"require_fbgemm\": True},\n}") !=
           std::string::npos);
 
+    // A variadic list becomes ListOf; its list capture is read back from the matched list.
     const PatternExport cat = exportInductorPatterns(load("cat_of_slices.patterns"));
-    CHECK(skipped(cat, "cat_of_slices", "variadic"));
-    CHECK(cat.text.find("# SKIPPED cat_of_slices: variadic") != std::string::npos);
+    CHECK(cat.skipped.empty());
+    CHECK(cat.text.find("CallFunction(torch.ops.aten.cat, ListOf(CallFunction(operator.getitem, "
+                        "CallFunction(torch.ops.aten.split.Tensor, KeywordArg(\"t\"), KeywordArg(\"size\"), "
+                        "KeywordArg(\"d2\"), _users=MULTIPLE), Ignored())), KeywordArg(\"d\"))")
+          != std::string::npos);
+    CHECK(cat.text.find("match.kwargs[\"i\"] = [_arg_at(_el, 1, None) for _el in _arg_at(_out, 0, None)]")
+          != std::string::npos);
+    CHECK(cat.text.find("and _consecutive(_arg(match, \"i\"))") != std::string::npos);
     CHECK(cat.text.find("pre_grad_fusion_options") == std::string::npos);
 
     const PatternExport mm = exportInductorPatterns(load("add_of_matmuls.patterns"));
