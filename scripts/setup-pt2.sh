@@ -12,7 +12,7 @@
 # root (chroot); the mirror is the one the host's apt sources already name.
 set -euo pipefail
 
-root="${FUSEBOX_PT2_ROOT:-${XDG_CACHE_HOME:-$HOME/.cache}/fusebox/pt2-root}"
+root="${FUSEBOX_PT2_ROOT:-${XDG_CACHE_HOME:-${HOME:-/root}/.cache}/fusebox/pt2-root}"
 print_env=0
 [ "${1:-}" = "--print-env" ] && print_env=1
 

@@ -3,6 +3,7 @@
 #include "Commands.h"
 
 #include "core/io/FxText.h"
+#include "core/io/JsonSupport.h"
 #include "core/ir/GraphSignature.h"
 #include "core/pt2/InductorInput.h"
 #include "core/rewrite/GreedyDriver.h"
@@ -11,11 +12,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <set>
-#include <sstream>
 
 namespace fusebox::cli {
 namespace {
@@ -27,16 +26,6 @@ std::map<std::string, int64_t> opHistogram(const Graph &g)
         if (const Node *n = g.node(id); n->isOp())
             ++ops[n->op];
     return ops;
-}
-
-std::optional<std::string> readWhole(const std::string &path)
-{
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        return std::nullopt;
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
 }
 
 void printHistograms(const std::map<std::string, int64_t> &before, const std::map<std::string, int64_t> &fusebox,
@@ -73,9 +62,9 @@ int runCompare(const ParsedArgs &args)
     auto control = requestControlFor(args, "compare-inductor");
     if (!control)
         return kExitUsage;
-    auto configText = readWhole(*configPath);
+    auto configText = json_support::readTextFile(*configPath);
     if (!configText) {
-        std::cerr << "fusebox-pass compare-inductor: " << *configPath << ": cannot read the file\n";
+        std::cerr << "fusebox-pass compare-inductor: " << configText.error().message << "\n";
         return kExitFailure;
     }
     PassConfig config;
