@@ -5,6 +5,7 @@
 #include "core/io/FxText.h"
 #include "core/io/JsonSupport.h"
 #include "core/ir/GraphSignature.h"
+#include "core/ir/GraphSummary.h"
 #include "core/pt2/InductorInput.h"
 #include "core/rewrite/GreedyDriver.h"
 #include "core/torch/TorchSchemas.h"
@@ -19,30 +20,22 @@
 namespace fusebox::cli {
 namespace {
 
-std::map<std::string, int64_t> opHistogram(const Graph &g)
-{
-    std::map<std::string, int64_t> ops;
-    for (NodeId id = g.first(); id.isValid(); id = g.next(id))
-        if (const Node *n = g.node(id); n->isOp())
-            ++ops[n->op];
-    return ops;
-}
+using OpCounts = std::map<std::string, size_t>;
 
-void printHistograms(const std::map<std::string, int64_t> &before, const std::map<std::string, int64_t> &fusebox,
-                     const std::map<std::string, int64_t> &inductor)
+void printHistograms(const OpCounts &before, const OpCounts &fusebox, const OpCounts &inductor)
 {
     std::set<std::string> ops;
     for (const auto *h : {&before, &fusebox, &inductor})
         for (const auto &[op, n] : *h)
             ops.insert(op);
-    auto count = [](const std::map<std::string, int64_t> &h, const std::string &op) {
+    auto count = [](const OpCounts &h, const std::string &op) {
         auto it = h.find(op);
-        return it == h.end() ? int64_t{0} : it->second;
+        return it == h.end() ? size_t{0} : it->second;
     };
     std::cout << "  " << std::left << std::setw(36) << "op" << std::right << std::setw(8) << "before" << std::setw(9)
               << "fusebox" << std::setw(10) << "inductor" << "\n";
     for (const std::string &op : ops) {
-        const int64_t b = count(before, op), f = count(fusebox, op), i = count(inductor, op);
+        const size_t b = count(before, op), f = count(fusebox, op), i = count(inductor, op);
         std::cout << (f == i ? "  " : "≠ ") << std::left << std::setw(36) << op << std::right << std::setw(8) << b
                   << std::setw(9) << f << std::setw(10) << i << "\n";
     }
@@ -97,8 +90,8 @@ int runCompare(const ParsedArgs &args)
         return kExitFailure;
     }
     const auto difference = firstStructuralDifference(fusebox, inductorGraph->graph);
-    const auto before = opHistogram(model->graph), afterFusebox = opHistogram(fusebox),
-               afterInductor = opHistogram(inductorGraph->graph);
+    const OpCounts before = summarize(model->graph).opCounts, afterFusebox = summarize(fusebox).opCounts,
+                   afterInductor = summarize(inductorGraph->graph).opCounts;
 
     nlohmann::json fuseboxCounters = nlohmann::json::object(), inductorCounters = nlohmann::json::object();
     for (const auto &[name, c] : fused.counters)

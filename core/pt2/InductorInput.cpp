@@ -1,28 +1,17 @@
 #include "InductorInput.h"
 
 #include "core/io/FxText.h"
+#include "core/io/JsonSupport.h"
 
-#include <fstream>
 #include <map>
 #include <optional>
 #include <set>
-#include <sstream>
 #include <variant>
 #include <vector>
 
 namespace fusebox::pt2 {
 
 namespace {
-
-std::optional<std::string> readWhole(const std::string &path)
-{
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        return std::nullopt;
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
 
 std::set<std::string> namesIn(const nlohmann::json &passes, const char *stage)
 {
@@ -67,7 +56,7 @@ std::string graphTextForInductor(const Graph &graph, const std::string &path)
         if (auto source = graph.metadata.find("source.path"); file.empty() && source != graph.metadata.end())
             file = source->second;
         if (!file.empty())
-            if (auto text = readWhole(file))
+            if (auto text = json_support::readTextFile(file))
                 return *text;
     }
     return writeFxText(graph);
@@ -78,14 +67,11 @@ nlohmann::json inductorInputsOf(const Graph &graph)
     nlohmann::json inputs = nlohmann::json::array();
     for (NodeId id : graph.inputs()) {
         const Node *n = graph.node(id);
-        if (!n->meta.shape || n->meta.dtype == DType::Unknown)
+        if (!n->meta.hasStaticShape() || n->meta.dtype == DType::Unknown)
             return nullptr;
         std::vector<int64_t> shape;
-        for (const Dim &d : *n->meta.shape) {
-            if (!std::holds_alternative<int64_t>(d))
-                return nullptr;
+        for (const Dim &d : *n->meta.shape)
             shape.push_back(std::get<int64_t>(d));
-        }
         inputs.push_back({{"name", n->name}, {"shape", shape}, {"dtype", std::string(shortName(n->meta.dtype))}});
     }
     return inputs;

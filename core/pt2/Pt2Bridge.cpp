@@ -1,11 +1,11 @@
 #include "Pt2Bridge.h"
 
 #include "core/io/Base64.h"
+#include "core/io/JsonSupport.h"
 
 #include <cctype>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include <unistd.h>
 
@@ -14,16 +14,6 @@ namespace fusebox::pt2 {
 namespace fs = std::filesystem;
 
 namespace {
-
-Expected<std::string> readText(const std::string &path)
-{
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        return Error{path + ": cannot read the file"};
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
 
 std::map<std::string, int64_t> histogramFromJson(const nlohmann::json &j)
 {
@@ -161,7 +151,7 @@ Expected<OpSchemaRegistry> Pt2Bridge::schemas(std::vector<std::string> *higherOr
             c = '_';
     const std::string cacheFile = schemaCacheDir() + "/torch-" + version + ".json";
     nlohmann::json dump;
-    if (auto cached = readText(cacheFile)) {
+    if (auto cached = json_support::readTextFile(cacheFile)) {
         dump = nlohmann::json::parse(*cached, nullptr, /*allow_exceptions=*/false);
     }
     if (!dump.is_object() || !dump.contains("schemas")) {
@@ -188,7 +178,7 @@ Expected<OpSchemaRegistry> Pt2Bridge::schemas(std::vector<std::string> *higherOr
 Expected<CaptureResult> Pt2Bridge::capture(const std::string &scriptPath, const std::string &outputDir,
                                            const RequestControl &control)
 {
-    auto text = readText(scriptPath);
+    auto text = json_support::readTextFile(scriptPath);
     if (!text)
         return text.error();
     if (Status ok = ensureWritableDir(outputDir); !ok)
@@ -244,7 +234,6 @@ Expected<CaptureResult> Pt2Bridge::capture(const std::string &scriptPath, const 
     for (const std::string &name : result.files) {
         std::error_code ec;
         fs::create_directories((fs::path(outputDir) / name).parent_path(), ec);
-        fs::remove(fs::path(outputDir) / name, ec);
         fs::rename(staging / name, fs::path(outputDir) / name, ec);
         if (ec) {
             cleanup();

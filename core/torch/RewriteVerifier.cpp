@@ -34,14 +34,16 @@ Expected<RewriteVerifier> RewriteVerifier::create(const Graph &original, double 
     auto inputs = randomInputs(original, 0);
     if (!inputs)
         return inputs.error();
-    auto executor = Executor::create(original);
-    Expected<std::vector<HostTensor>> expected = Error{""};
-    std::vector<std::string> names;
-    if (executor)
-        expected = executor->run(*inputs, &names);
-    if (executor && expected)
-        return RewriteVerifier{std::move(*inputs), std::move(*expected), std::move(names), precision};
-    const std::string libtorchError = executor ? expected.error().message : executor.error().message;
+    std::string libtorchError;
+    if (auto executor = Executor::create(original)) {
+        std::vector<std::string> names;
+        auto expected = executor->run(*inputs, &names);
+        if (expected)
+            return RewriteVerifier{std::move(*inputs), std::move(*expected), std::move(names), precision};
+        libtorchError = expected.error().message;
+    } else {
+        libtorchError = executor.error().message;
+    }
     if (!allowBridge)
         return Error{libtorchError};
     std::string engine;

@@ -31,7 +31,7 @@ import torch.fx
 from torch.fx.graph import dtype_abbrs
 
 from . import fxgraph
-from .server import BridgeError, progress, register_script_name
+from .server import BridgeError, one_line, progress, register_script_name
 
 
 def load_script(script):
@@ -88,7 +88,8 @@ def _dynamo_graphs(model, inputs):
 
     def backend(gm, example_inputs):
         copied = copy.deepcopy(gm)
-        fxgraph.propagate(copied, example_inputs) if not _has_fake(example_inputs) else None
+        if not _has_fake(example_inputs):
+            fxgraph.propagate(copied, example_inputs)
         graphs.append(copied)
         return gm.forward
 
@@ -144,11 +145,6 @@ def _requires_grad(model, inputs):
         isinstance(i, torch.Tensor) and i.requires_grad for i in inputs)
 
 
-def _one_line(exc):
-    text = str(exc).strip().splitlines()
-    return "%s: %s" % (type(exc).__name__, text[0] if text else "")
-
-
 def capture(args):
     started = time.monotonic()
     progress("running the script", 0.05)
@@ -180,7 +176,7 @@ def capture(args):
                     files[file] = _printed(train[key])
                     histograms[file] = fxgraph.histogram(train[key])
         except Exception as exc:
-            notes.append("no training graphs: " + _one_line(exc))
+            notes.append("no training graphs: " + one_line(exc))
 
     progress("exporting with torch.export", 0.8)
     export_error = None
@@ -198,7 +194,7 @@ def capture(args):
         histograms["exported_program.json"] = histograms["exported.pt2"]
         histograms["exported.py"] = histograms["exported.pt2"]
     except Exception as exc:
-        export_error = _one_line(exc)
+        export_error = one_line(exc)
     progress("running torch.compile with TORCH_COMPILE_DEBUG", 0.9)
     debug, debug_note = _compile_debug_files(model, inputs)
     files.update(debug)
@@ -207,7 +203,7 @@ def capture(args):
         try:
             histograms[name] = fxgraph.histogram(fxgraph.build(text, name))
         except Exception as exc:
-            notes.append("%s: not rebuilt for its histogram: %s" % (name, _one_line(exc)))
+            notes.append("%s: not rebuilt for its histogram: %s" % (name, one_line(exc)))
     if debug_note:
         notes.append(debug_note)
     files["inputs.json"] = _inputs_json(model, inputs)
@@ -233,7 +229,7 @@ def _compile_debug_files(model, inputs):
             with config.patch({"trace.enabled": True, "trace.debug_dir": tmp}), torch.no_grad():
                 torch.compile(model)(*inputs)
         except Exception as exc:  # no C++ compiler: the debug files are written before codegen
-            note = "torch.compile stopped after writing its debug files: " + _one_line(exc)
+            note = "torch.compile stopped after writing its debug files: " + one_line(exc)
         torch._dynamo.reset()
         out = {}
         for name in ("fx_graph_readable.py", "fx_graph_transformed.py", "fx_graph_runnable.py"):

@@ -18,7 +18,7 @@ import torch.fx
 from torch.fx.graph import dtype_abbrs
 from torch.fx.passes.shape_prop import ShapeProp
 
-from .server import BridgeError
+from .server import BridgeError, one_line
 
 DTYPES = {abbr: dtype for dtype, abbr in dtype_abbrs.items()}
 _ANNOTATION = re.compile(r"^\s*([a-z]+[0-9]+[a-z0-9]*)\[([^\]]*)\](?:\[([^\]]*)\])?(.*)$")
@@ -138,8 +138,7 @@ class _Builder:
         except BridgeError:
             raise
         except Exception as exc:
-            raise BridgeError("%s: cannot rebuild `%s`: %s: %s" % (
-                self.where(), ast.unparse(expr)[:120], type(exc).__name__, str(exc).splitlines()[0] if str(exc) else ""))
+            raise BridgeError("%s: cannot rebuild `%s`: %s" % (self.where(), ast.unparse(expr)[:120], one_line(exc)))
 
     def assign(self, name, value, before):
         if isinstance(value, torch.fx.Proxy) and value.node not in before:

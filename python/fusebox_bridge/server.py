@@ -52,7 +52,9 @@ def _where(exc):
     return frames[-1].filename + ":%d" % frames[-1].lineno if frames else ""
 
 
-def _one_line(exc):
+def one_line(exc):
+    """An exception as the one line Fusebox shows: "Type: first line" (a
+    BridgeError's text alone)."""
     text = str(exc).strip().splitlines()
     first = text[0] if text else ""
     name = type(exc).__name__
@@ -101,6 +103,6 @@ def main(header):
         except SystemExit as exc:
             _send({"id": _current_id, "error": "the script called exit(%s)" % (exc.code,), "where": _where(exc)})
         except BaseException as exc:  # every failure is one line back to Fusebox
-            _send({"id": _current_id, "error": _one_line(exc), "where": _where(exc)})
+            _send({"id": _current_id, "error": one_line(exc), "where": _where(exc)})
             traceback.print_exc(file=sys.stderr)
         sys.stderr.flush()

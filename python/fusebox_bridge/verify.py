@@ -13,7 +13,7 @@ import math
 import torch
 
 from . import fxgraph
-from .server import BridgeError
+from .server import BridgeError, one_line
 
 _sessions = {}
 _handles = itertools.count(1)
@@ -136,7 +136,7 @@ def begin(args):
     try:
         expected = [_run(gm, inputs) for inputs in sets]
     except Exception as exc:
-        raise BridgeError("before: %s: %s" % (type(exc).__name__, str(exc).splitlines()[0] if str(exc) else ""))
+        raise BridgeError("before: " + one_line(exc))
     handle = next(_handles)
     _sessions[handle] = {"inputs": sets, "expected": expected, "names": _output_names(gm),
                          "precision": float(args.get("precision", 1e-4)), "seed": seed}
@@ -154,7 +154,7 @@ def check(args):
         try:
             actual = _run(gm, inputs)
         except Exception as exc:
-            raise BridgeError("after: %s: %s" % (type(exc).__name__, str(exc).splitlines()[0] if str(exc) else ""))
+            raise BridgeError("after: " + one_line(exc))
         r = compare_outputs(expected, actual, session["names"], session["precision"])
         if total is not None:
             r["max_abs_diff"] = max(r["max_abs_diff"], total["max_abs_diff"])

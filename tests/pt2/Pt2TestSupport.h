@@ -69,11 +69,18 @@ inline const Capture &captured(const std::string &script)
     return cache.emplace(script, std::move(c)).first->second;
 }
 
+/// In-place variants count as their functional op: Dynamo's `out += x` is
+/// operator.iadd, which torch.export keeps as aten.add_ (aten::add_ -> aten::add).
+inline std::string functionalOp(std::string op)
+{
+    if (op.size() > 1 && op.back() == '_' && op[op.size() - 2] != '_')
+        op.pop_back();
+    return op;
+}
+
 /// PyTorch's name of an ATen-level target as Fusebox names the op:
 /// torch.ops.aten.addmm.default -> aten::addmm; _operator.getitem -> getitem.
-/// In-place variants count as their functional op (Dynamo's `out += x` is
-/// operator.iadd, torch.export keeps aten.add_), so a trailing '_' is dropped.
-/// Empty for targets that are not ATen-level.
+/// In-place variants are folded (functionalOp). Empty for targets that are not ATen-level.
 inline std::string fuseboxOpName(const std::string &pytorchTarget)
 {
     std::string op;
@@ -87,9 +94,7 @@ inline std::string fuseboxOpName(const std::string &pytorchTarget)
     } else {
         return {};
     }
-    if (op.size() > 1 && op.back() == '_' && op[op.size() - 2] != '_')
-        op.pop_back();
-    return op;
+    return functionalOp(op);
 }
 
 inline std::map<std::string, int64_t> normalisedHistogram(const std::map<std::string, int64_t> &pytorch)
@@ -116,15 +121,12 @@ inline nlohmann::json inspectJson(const std::string &file)
     return nlohmann::json::parse(readFile(out));
 }
 
-/// The op histogram Fusebox reads from a file, in-place variants folded as in fuseboxOpName().
+/// The op histogram Fusebox reads from a file, in-place variants folded.
 inline std::map<std::string, int64_t> fuseboxHistogram(const nlohmann::json &inspected)
 {
     std::map<std::string, int64_t> out;
     for (auto it = inspected["op_histogram"].begin(); it != inspected["op_histogram"].end(); ++it) {
-        std::string op = it.key();
-        if (op.size() > 1 && op.back() == '_' && op[op.size() - 2] != '_')
-            op.pop_back();
-        out[op] += it.value().get<int64_t>();
+        out[functionalOp(it.key())] += it.value().get<int64_t>();
     }
     return out;
 }
