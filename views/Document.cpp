@@ -60,11 +60,12 @@ void Document::finishLoad(quint64 generation, const QString &path, const QString
     for (const std::string &w : result->value().warnings)
         warnings << QString::fromStdString(w);
     setGraph(std::move(result->value().graph),
-             displayName.isEmpty() ? QFileInfo(path).fileName() : displayName, warnings, path);
+             displayName.isEmpty() ? QFileInfo(path).fileName() : displayName, warnings, path,
+             std::move(result->value().nodeLines));
 }
 
 void Document::setGraph(Graph graph, const QString &displayName, const QStringList &warnings,
-                        const QString &filePath)
+                        const QString &filePath, std::vector<int> nodeLines)
 {
     ++m_generation; // a pending load must not overwrite this graph
     m_background.waitForFinished();
@@ -74,6 +75,7 @@ void Document::setGraph(Graph graph, const QString &displayName, const QStringLi
     m_displayName = displayName;
     m_filePath = filePath;
     m_warnings = warnings;
+    m_nodeLines = std::move(nodeLines);
     resetSession();
     for (const VerifierIssue &issue : verify(m_graph))
         m_warnings << tr("verifier: %1").arg(QString::fromStdString(issue.message));

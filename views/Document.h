@@ -71,14 +71,19 @@ public:
     QString displayName() const { return m_displayName; }
     /// The loader's and the verifier's findings, one line each.
     const QStringList &warnings() const { return m_warnings; }
+    /// The file line each node was read from, indexed by NodeId value (0 where
+    /// unknown; shorter than the id bound, or empty, when the reader kept none:
+    /// only FX text dumps record lines). Leads a warning's "file:line" to its nodes.
+    const std::vector<int> &nodeLines() const { return m_nodeLines; }
     bool isLoading() const { return m_loading; }
 
     /// Starts reading a model file in the background: emits loadStarted(),
     /// then graphLoaded() or loadFailed(). The current graph stays until then.
     void open(const QString &path, const LoadOptions &options = {}, const QString &displayName = {});
     /// Replaces the graph at once (tests, importers that already ran); emits graphLoaded().
+    /// `nodeLines` as nodeLines() returns them.
     void setGraph(Graph graph, const QString &displayName, const QStringList &warnings = {},
-                  const QString &filePath = {});
+                  const QString &filePath = {}, std::vector<int> nodeLines = {});
 
     // ---- patterns -----------------------------------------------------------
     const PatternSet &patterns() const { return m_patterns; }
@@ -248,6 +253,7 @@ private:
     QString m_filePath;
     QString m_displayName;
     QStringList m_warnings;
+    std::vector<int> m_nodeLines;
     quint64 m_generation = 0;
 };
 

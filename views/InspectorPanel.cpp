@@ -110,7 +110,7 @@ void InspectorPanel::clear()
         ops += tr("<div>… %1 more kinds</div>").arg(summary.opHistogram.size() - 12);
     html += row(tr("Ops"), ops);
     if (!m_document->warnings().isEmpty())
-        html += row(tr("Warnings"), tr("%1 (see the Log)").arg(m_document->warnings().size()));
+        html += row(tr("Warnings"), tr("%1 (see Problems, Ctrl+Shift+P)").arg(m_document->warnings().size()));
     html += QStringLiteral("</table><p style='color:#6b7480'>%1</p>")
                 .arg(tr("Select a node to see its op, arguments, shape, users, scope and source location."));
     m_browser->setHtml(html);

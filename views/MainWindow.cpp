@@ -7,6 +7,7 @@
 #include "LegendWidget.h"
 #include "MiniMap.h"
 #include "NodeSearchField.h"
+#include "ProblemsPanel.h"
 #include "Pt2Controller.h"
 #include "RewriteController.h"
 #include "SessionFile.h"
@@ -51,6 +52,7 @@ MainWindow::MainWindow(QWidget *parent)
     , m_scene(new GraphScene(m_document, this))
     , m_view(new GraphView(m_scene, this))
     , m_inspector(new InspectorPanel(m_document, m_scene, this))
+    , m_problems(new ProblemsPanel(m_document, this))
     , m_legend(new LegendWidget(this))
     , m_log(new QPlainTextEdit(this))
     , m_progress(new QProgressBar(this))
@@ -98,6 +100,9 @@ MainWindow::MainWindow(QWidget *parent)
     connect(m_scene, &GraphScene::selectedNodeChanged, this, &MainWindow::onNodeSelected);
     connect(m_scene, &GraphScene::selectedGroupChanged, this, &MainWindow::onGroupSelected);
     connect(m_inspector, &InspectorPanel::nodeActivated, m_scene, &GraphScene::selectNode);
+    connect(m_problems, &ProblemsPanel::nodeActivated, this, &MainWindow::goToNode);
+    connect(m_problems, &ProblemsPanel::problemUnresolved, this,
+            [this](const QString &line) { statusBar()->showMessage(line, 8000); });
     connect(m_view, &GraphView::zoomChanged, this,
             [this](qreal zoom) { m_zoomLabel->setText(QStringLiteral("%1%").arg(qRound(zoom * 100))); });
 
@@ -237,6 +242,12 @@ void MainWindow::onSearch(const QString &text)
                                  .arg(m_searchIndex + 1)
                                  .arg(m_searchHits.size()),
                              8000);
+    goToNode(id);
+}
+
+void MainWindow::goToNode(NodeId id)
+{
+    // A node in a collapsed scope is centred by onLayoutFinished().
     m_scene->selectNode(id);
     if (!m_scene->focusRect().isEmpty() && m_scene->nodeItem(id))
         m_view->focusOn(m_scene->focusRect());
@@ -262,6 +273,10 @@ void MainWindow::createDocks()
     m_log->setFont(mono);
     logDock->setWidget(m_log);
     addDockWidget(Qt::BottomDockWidgetArea, logDock);
+    m_problems->setAllowedAreas(Qt::BottomDockWidgetArea | Qt::LeftDockWidgetArea | Qt::RightDockWidgetArea);
+    addDockWidget(Qt::BottomDockWidgetArea, m_problems);
+    tabifyDockWidget(logDock, m_problems);
+    logDock->raise();
     resizeDocks({logDock}, {110}, Qt::Vertical);
     resizeDocks({m_inspector}, {380}, Qt::Horizontal);
 
@@ -269,6 +284,19 @@ void MainWindow::createDocks()
     m_viewMenu->addAction(m_inspector->toggleViewAction());
     m_viewMenu->addAction(legendDock->toggleViewAction());
     m_viewMenu->addAction(logDock->toggleViewAction());
+    // Not the dock's toggleViewAction(): behind the Log's tab the panel counts
+    // as open, and the shortcut would close it instead of bringing it up.
+    QAction *problems = m_viewMenu->addAction(tr("&Problems"));
+    problems->setObjectName(QStringLiteral("showProblems"));
+    problems->setCheckable(true);
+    problems->setShortcut(Qt::CTRL | Qt::SHIFT | Qt::Key_P);
+    problems->setToolTip(tr("The reader's warnings, by kind; activate one to go to its node"));
+    connect(m_problems, &QDockWidget::visibilityChanged, problems, &QAction::setChecked);
+    connect(problems, &QAction::triggered, this, [this](bool show) {
+        m_problems->setVisible(show);
+        if (show)
+            m_problems->raise();
+    });
 }
 
 void MainWindow::createStatusBar()

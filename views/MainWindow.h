@@ -25,11 +25,13 @@ class GraphView;
 class InspectorPanel;
 class LegendWidget;
 class NodeSearchField;
+class ProblemsPanel;
 class Pt2Controller;
 class RewriteController;
 
 /// The IDE window: the graph canvas in the middle, the inspector and the
-/// op-family legend on the right, a log of load warnings at the bottom; File
+/// op-family legend on the right, the log and the reader's problems at the
+/// bottom; File
 /// and View menus; a status bar with the layout progress, what is shown,
 /// "N nodes · E edges" and the file name. Window geometry, dock state, recent
 /// files and the constants toggle persist in QSettings.
@@ -48,6 +50,8 @@ public:
     GraphScene *scene() const { return m_scene; }
     GraphView *view() const { return m_view; }
     InspectorPanel *inspector() const { return m_inspector; }
+    /// The reader's warnings grouped by kind; activating one selects its node.
+    ProblemsPanel *problems() const { return m_problems; }
     /// The rewriting workflow: matches, why-not, apply/reject, patterns, pass files.
     RewriteController *rewrite() const { return m_rewrite; }
     /// The PyTorch 2 actions: capture from a script, compare with Inductor, the Python setting.
@@ -109,6 +113,9 @@ private:
     void onGroupSelected(int scope);
     void onExpandAll();
     void onSearch(const QString &text);
+    /// Selects the node and centres the view on it (after the layout when a
+    /// collapsed scope hides it).
+    void goToNode(NodeId id);
     void updateStatus();
     void updateTitle();
     void setBusy(const QString &what);
@@ -117,6 +124,7 @@ private:
     GraphScene *m_scene;
     GraphView *m_view;
     InspectorPanel *m_inspector;
+    ProblemsPanel *m_problems;
     LegendWidget *m_legend;
     NodeSearchField *m_search = nullptr;
     QPlainTextEdit *m_log;
