@@ -50,6 +50,8 @@ std::optional<pt2::RequestControl> requestControlFor(const ParsedArgs &args, con
 
 /// The --input-shape option every model-reading command takes.
 OptionSpec inputShapeOption();
+/// --warnings summary|all: how loadModelForCommand prints the reader's warnings.
+OptionSpec warningsOption();
 /// Reads the model named by the first positional, honouring --input-shape;
 /// prints a one-line error to stderr and returns nullopt on failure.
 std::optional<LoadedModel> loadModelForCommand(const ParsedArgs &args, const std::string &commandName);

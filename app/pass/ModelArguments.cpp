@@ -1,5 +1,6 @@
 #include "Commands.h"
 
+#include "core/io/WarningSummary.h"
 #include "core/torch/TorchSchemas.h"
 #include "patterns/Catalog.h"
 #include "patterns/custom/PatternCompiler.h"
@@ -15,6 +16,13 @@ OptionSpec inputShapeOption()
             "shape of the next tensor input, e.g. 1,3,224,224 (repeat per input); "
             "overrides the shapes the file records",
             true};
+}
+
+OptionSpec warningsOption()
+{
+    return {"--warnings", "summary|all",
+            "how to print the reader's warnings on stderr: one line per kind with a count and the first "
+            "place (summary, the default) or every warning (all); inspect --json always lists all"};
 }
 
 std::optional<LoadedModel> loadModelForCommand(const ParsedArgs &args, const std::string &commandName)
@@ -34,13 +42,27 @@ std::optional<LoadedModel> loadModelForCommand(const ParsedArgs &args, const std
         }
         options.inputShapes.push_back(*shape);
     }
+    const std::string warnings = args.value("--warnings").value_or("summary");
+    if (warnings != "summary" && warnings != "all") {
+        std::cerr << "fusebox-pass " << commandName << ": --warnings takes summary or all, not '" << warnings
+                  << "'\n";
+        return std::nullopt;
+    }
     auto model = loadModel(args.positionals[0], options);
     if (!model) {
         std::cerr << "fusebox-pass " << commandName << ": " << model.error().message << "\n";
         return std::nullopt;
     }
-    for (const std::string &warning : model->warnings)
-        std::cerr << "warning: " << warning << "\n";
+    if (warnings == "all") {
+        for (const std::string &warning : model->warnings)
+            std::cerr << "warning: " << warning << "\n";
+    } else {
+        for (const WarningGroup &group : groupWarnings(model->warnings))
+            std::cerr << "warning: "
+                      << (group.warnings.size() == 1 ? model->warnings[group.warnings.front()]
+                                                     : formatWarningGroup(group))
+                      << "\n";
+    }
     return std::move(model.value());
 }
 

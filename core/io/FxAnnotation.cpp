@@ -38,6 +38,11 @@ public:
             m_pos = close + 1;
             return finish(out);
         }
+        if (auto python = pythonType(trimmedRest())) {
+            // Dynamo and GraphNet annotate with Python types: no dtype or shape.
+            out.type = *python;
+            return out;
+        }
         if (std::isupper(static_cast<unsigned char>(m_text[m_pos])) || isPlainType()) {
             out.type = std::string(trimmedRest());
             return out;
@@ -126,6 +131,24 @@ private:
         while (!r.empty() && r.back() == ' ')
             r.remove_suffix(1);
         return r;
+    }
+
+    /// The value type a Python type annotation names: torch.Tensor and
+    /// torch.nn.parameter.Parameter (also torch.nn.Parameter) are tensors,
+    /// torch.SymInt/SymFloat/SymBool symbolic scalars; nullopt for other text.
+    static std::optional<std::string> pythonType(std::string_view t)
+    {
+        for (std::string_view tensor : {"torch.Tensor", "torch.nn.parameter.Parameter", "torch.nn.Parameter",
+                                        "torch.nn.parameter.Buffer", "torch.FloatTensor", "torch.LongTensor"})
+            if (t == tensor)
+                return std::string("Tensor");
+        if (t == "torch.SymInt")
+            return std::string("SymInt");
+        if (t == "torch.SymFloat")
+            return std::string("SymFloat");
+        if (t == "torch.SymBool")
+            return std::string("SymBool");
+        return std::nullopt;
     }
 
     bool isPlainType() const

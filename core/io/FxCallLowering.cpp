@@ -1,6 +1,9 @@
 #include "FxTextReaderImpl.h"
 
+#include "FxFunctionalSignatures.h"
+
 #include <algorithm>
+#include <array>
 #include <limits>
 
 namespace fusebox::fx {
@@ -19,6 +22,29 @@ bool isGlobalRoot(std::string_view name)
         if (name == g)
             return true;
     return false;
+}
+
+/// "batch_norm" for torch.nn.functional.batch_norm / F.batch_norm; empty otherwise.
+std::string_view functionalName(std::string_view dotted)
+{
+    for (std::string_view prefix : {"torch.nn.functional.", "F."})
+        if (dotted.starts_with(prefix))
+            return dotted.substr(prefix.size());
+    return {};
+}
+
+/// The dtype of the Tensor conversion methods (x.float(), x.long(), ...).
+std::optional<DType> conversionMethodDType(std::string_view method)
+{
+    static constexpr std::array<std::pair<std::string_view, DType>, 10> kMethods = {{
+        {"float", DType::Float32}, {"double", DType::Float64}, {"half", DType::Float16},
+        {"bfloat16", DType::BFloat16}, {"long", DType::Int64}, {"int", DType::Int32},
+        {"short", DType::Int16}, {"char", DType::Int8}, {"byte", DType::UInt8}, {"bool", DType::Bool},
+    }};
+    for (const auto &[m, dtype] : kMethods)
+        if (method == m)
+            return dtype;
+    return std::nullopt;
 }
 
 /// Python modules FX code calls functions of.
@@ -183,6 +209,15 @@ Arg Builder::functionCall(const Expr &e, const std::string &dotted, const std::s
         // its arguments in another order.
         spelling.clear();
     }
+    if (std::string_view fname = functionalName(dotted); !fname.empty()) {
+        if (auto adapted = adaptFunctional(fname, a)) {
+            t = CanonicalTarget{adapted->op, std::nullopt, true};
+            return Arg(addNode(t, spelling, std::move(adapted->call.args), std::move(adapted->call.kwargs), name,
+                               e.line));
+        }
+        if (isPythonOnlyFunctional(fname))
+            t = CanonicalTarget{dotted, std::nullopt, false};
+    }
     if (dotted.starts_with("torch.nn.functional.") || dotted.starts_with("F.")) {
         // Python-only keywords of torch.nn.functional that ATen schemas lack.
         std::vector<NamedArg> kept;
@@ -251,6 +286,11 @@ Arg Builder::methodCall(const Expr &e, const std::string &name)
         std::vector<Arg> sizes = std::move(a.args);
         a.args = {Arg::list(std::move(sizes))};
     }
+    if (auto dtype = conversionMethodDType(f.text); dtype && a.args.empty() && a.kwargs.empty()) {
+        // x.float() is x.to(torch.float32), as TorchScript records it.
+        return Arg(addNode(CanonicalTarget{"aten::to", std::nullopt, true}, "Tensor." + f.text, {self, Arg(*dtype)},
+                           {}, name, e.line));
+    }
     a.args.insert(a.args.begin(), self);
     if (t.op == "getitem" && a.args.size() == 2 && self.isNode() && a.args[1].asInt())
         return Arg(addNode("getitem", std::nullopt, "Tensor.__getitem__", a.args, {}, name, e.line, true));
@@ -273,15 +313,20 @@ NodeId Builder::addNode(CanonicalTarget t, const std::string &spelling, std::vec
     const bool isModule = t.op.starts_with("call_module:");
     if (!t.mapped && !isModule) {
         t.op = spelling.empty() ? t.op : spelling;
-        m_warnings.push_back(where(line) + ": " + t.op + " is not an ATen op; imported as an opaque node");
+        if (!isTorchLevelCall(t.op))
+            summarise("calls of targets that are not ATen ops, imported as opaque nodes", t.op, line);
     } else if (m_options.schemas && t.op.find("::") != std::string::npos) {
         const bool known = !m_options.schemas->overloads(t.op).empty();
+        const std::string ns = t.op.substr(0, t.op.find("::"));
+        const std::string kind = isPyTorchNamespace(ns)
+                                     ? "ops without a schema in " + m_options.schemaOrigin + ", arguments kept as written"
+                                     : "custom ops (no schema), arguments kept as written";
         if (!known && !t.overload) {
-            m_warnings.push_back(where(line) + ": no schema for " + t.op + "; " + spelling
-                                 + " imported as an opaque node");
+            // A torch-level call whose ATen op the schemas lack: named by its spelling.
+            summarise(kind, t.op, line);
             t.op = spelling;
         } else if (!known) {
-            m_warnings.push_back(where(line) + ": no schema for " + t.op + "; arguments kept as written");
+            summarise(kind, t.op, line);
         } else {
             SchemaFit fit = fitSchema(*m_options.schemas, t.op, t.overload, CallArgs{args, kwargs},
                                       [this](NodeId id) { return nodeType(id); });
@@ -295,6 +340,7 @@ NodeId Builder::addNode(CanonicalTarget t, const std::string &spelling, std::vec
         }
     }
     NodeId id = m_graph.addOp(t.op, std::move(args), std::move(kwargs), nodeName(name));
+    noteLine(id, line);
     Node &n = *m_graph.node(id);
     n.overload = overload;
     n.provenance.scope = m_scope;

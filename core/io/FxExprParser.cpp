@@ -121,10 +121,21 @@ ExprPtr ExprParser::parseExpr()
 
 int ExprParser::precedence(const std::string &op)
 {
-    if (op == "+" || op == "-")
+    // Python's binding strengths, loosest first (comparisons do not chain in FX code).
+    if (op == "<" || op == ">" || op == "==" || op == "!=" || op == "<=" || op == ">=")
         return 1;
-    if (op == "*" || op == "/" || op == "@" || op == "//" || op == "%")
+    if (op == "|")
         return 2;
+    if (op == "^")
+        return 3;
+    if (op == "&")
+        return 4;
+    if (op == "<<" || op == ">>")
+        return 5;
+    if (op == "+" || op == "-")
+        return 6;
+    if (op == "*" || op == "/" || op == "@" || op == "//" || op == "%")
+        return 7;
     return -1;
 }
 

@@ -327,6 +327,8 @@ private:
             else
                 s.value = value;
         }
+        if (s.targets.size() == 1 && s.targets[0]->kind == Expr::Kind::Subscript && !s.annotation)
+            return true; // `x[idx] = v`: Dynamo's operator.setitem
         for (const ExprPtr &t : s.targets) {
             bool ok = t->kind == Expr::Kind::Name;
             if (t->kind == Expr::Kind::Tuple)

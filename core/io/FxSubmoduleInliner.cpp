@@ -11,6 +11,8 @@ namespace fusebox::fx {
 
 Builder::Builder(const FxFunction &fn, const Builder &parent, const std::string &path)
     : m_fn(fn), m_options(parent.m_options), m_graph(parent.m_graph), m_warnings(parent.m_warnings),
+      m_nodeLines(parent.m_nodeLines),
+      m_summaries(parent.m_summaries),
       m_file(parent.m_file), m_scope(joinPath(parent.m_scope, path)), m_source(parent.m_source), m_parent(&parent),
       m_selfPath(joinPath(parent.m_selfPath, path)), m_scopeBase(m_scope),
       m_namePrefix(parent.m_namePrefix + sanitize(path) + "_")
@@ -27,7 +29,7 @@ Arg Builder::moduleCall(const Expr &e, const std::string &path, const std::strin
     const std::string full = joinPath(m_selfPath, path);
     NodeId id = addNode("call_module:" + full, std::nullopt, "", std::move(a.args), std::move(a.kwargs), name,
                         e.line, true);
-    m_warnings.push_back(where(e.line) + ": module call self." + full + "(...) imported as an opaque node");
+    summarise("module calls without a class in the dump, imported as opaque nodes", "self." + full, e.line);
     return Arg(id);
 }
 
@@ -73,8 +75,7 @@ Arg Builder::flatten(const Expr &e, const NestedClass &nested, const std::string
     inner.bindParameters(e, args, callee);
     const Stmt &ret = inner.body(npos);
     Arg value = ret.value ? inner.evaluate(*ret.value, {}) : Arg(NoneArg{});
-    m_warnings.push_back(where(e.line) + ": submodule " + callee + " flattened into the graph ("
-                         + std::to_string(m_graph.idBound() - before) + " nodes)");
+    (void)before; // flattening is the reading of a nested class, not a finding
     return value;
 }
 

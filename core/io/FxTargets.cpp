@@ -15,7 +15,7 @@ struct OperatorName {
     std::string_view aten;
 };
 
-constexpr std::array<OperatorName, 19> kOperators = {{
+constexpr std::array<OperatorName, 22> kOperators = {{
     {"add", "+", false, "aten::add"},
     {"sub", "-", false, "aten::sub"},
     {"mul", "*", false, "aten::mul"},
@@ -30,17 +30,23 @@ constexpr std::array<OperatorName, 19> kOperators = {{
     {"and_", "&", false, "aten::bitwise_and"},
     {"or_", "|", false, "aten::bitwise_or"},
     {"xor", "^", false, "aten::bitwise_xor"},
-    {"eq", "", false, "aten::eq"},
-    {"ne", "", false, "aten::ne"},
-    {"lt", "", false, "aten::lt"},
-    {"gt", "", false, "aten::gt"},
-    {"le", "", false, "aten::le"},
+    {"lshift", "<<", false, "aten::__lshift__"},
+    {"rshift", ">>", false, "aten::__rshift__"},
+    {"eq", "==", false, "aten::eq"},
+    {"ne", "!=", false, "aten::ne"},
+    {"lt", "<", false, "aten::lt"},
+    {"gt", ">", false, "aten::gt"},
+    {"le", "<=", false, "aten::le"},
+    {"ge", ">=", false, "aten::ge"},
 }};
 
 /// Python namespaces whose functions are ATen ops of the same name, and the
 /// prefix ATen gives them (torch.special.erfcx -> aten::special_erfcx).
-constexpr std::array<std::pair<std::string_view, std::string_view>, 10> kAtenNamespaces = {{
+constexpr std::array<std::pair<std::string_view, std::string_view>, 13> kAtenNamespaces = {{
     {"torch.nn.functional.", ""},
+    {"torch._C._linalg.", ""}, // torch._C._linalg.linalg_norm
+    {"torch._C._special.", ""},
+    {"torch._C._fft.", ""},
     {"torch.functional.", ""}, // torch.split as torch 1.x FX prints it
     {"F.", ""},
     {"torch._C._nn.", ""},
@@ -66,7 +72,11 @@ std::string baseType(std::string type, bool &optional, bool &isList)
     return type;
 }
 
-bool fits(const Arg &arg, const std::string &schemaType, const std::function<std::string(NodeId)> &nodeType)
+/// Whether arg can be passed to a parameter of schemaType. wrappedNumbers:
+/// a Python number may be passed to a Tensor parameter, as PT2 graphs do
+/// (`torch.ops.aten.mul.Tensor(x, 0.5)`: PyTorch wraps it in a 0-d tensor).
+bool fits(const Arg &arg, const std::string &schemaType, const std::function<std::string(NodeId)> &nodeType,
+          bool wrappedNumbers = false)
 {
     bool optional = false, isList = false;
     const std::string base = baseType(schemaType, optional, isList);
@@ -79,6 +89,7 @@ bool fits(const Arg &arg, const std::string &schemaType, const std::function<std
         const std::function<std::string(NodeId)> &nodeType;
         const std::string &schemaType;
         bool operator()(NoneArg) const { return optional; }
+        bool operator()(EllipsisArg) const { return false; }
         bool operator()(NodeId id) const
         {
             std::string t = nodeType ? nodeType(id) : std::string();
@@ -90,24 +101,29 @@ bool fits(const Arg &arg, const std::string &schemaType, const std::function<std
                 return t == "Tensor";
             return t != "Tensor"; // a symbolic scalar
         }
-        bool operator()(bool) const { return !isList && !tensor && (base == "bool" || base == "Scalar" || base == "number"); }
+        bool wrapped;
+        bool operator()(bool) const
+        {
+            return !isList && ((tensor && wrapped) || base == "bool" || base == "Scalar" || base == "number");
+        }
         bool operator()(int64_t) const
         {
             if (tensor)
-                return false;
+                return wrapped && !isList;
             return number || base == "ScalarType" || base == "Layout" || base == "MemoryFormat" || base == "Device"
                    || (isList && (base == "int" || base == "SymInt")) || base.empty();
         }
         bool operator()(double) const
         {
-            return !tensor && !isList && (base == "float" || base == "Scalar" || base == "number" || base == "complex");
+            return !isList && ((tensor && wrapped) || base == "float" || base == "Scalar" || base == "number"
+                               || base == "complex");
         }
         bool operator()(const std::string &) const { return base == "str" || base == "Dimname" || base == "c10::string_view"; }
         bool operator()(DType) const { return base == "ScalarType"; }
         bool operator()(const Device &) const { return base == "Device"; }
         bool operator()(const ArgList &list) const
         {
-            if (!isList || list.kind == ArgList::Kind::Slice)
+            if (!isList || list.kind == ArgList::Kind::Slice || list.kind == ArgList::Kind::Dict)
                 return false;
             for (const Arg &item : list.items)
                 if (!fits(item, base, nodeType) && !(item.isNone() && schemaType.find("?[") != std::string::npos))
@@ -115,29 +131,44 @@ bool fits(const Arg &arg, const std::string &schemaType, const std::function<std
             return true;
         }
     };
-    return std::visit(Visitor{base, optional, isList, tensor, number, nodeType, schemaType}, arg.value);
+    return std::visit(Visitor{base, optional, isList, tensor, number, nodeType, schemaType, wrappedNumbers},
+                      arg.value);
 }
 
-/// Tuples passed to list parameters become lists, as TorchScript has them.
+/// Tuples passed to list parameters become lists, and an int passed to a
+/// fixed-size list (`int[2] kernel_size`) that many copies of it, as
+/// TorchScript records them (Python broadcasts F.max_pool2d(x, 3) to [3, 3]).
 void listify(Arg &arg, const std::string &schemaType)
 {
     bool optional = false, isList = false;
     baseType(schemaType, optional, isList);
     if (auto *list = std::get_if<ArgList>(&arg.value); list && isList && list->kind == ArgList::Kind::Tuple)
         list->kind = ArgList::Kind::List;
+    const size_t open = schemaType.rfind('[');
+    if (!isList || !arg.asInt() || open == std::string::npos)
+        return;
+    const std::string size = schemaType.substr(open + 1, schemaType.find(']', open) - open - 1);
+    if (size.empty() || size.size() > 1 || size[0] < '1' || size[0] > '9')
+        return;
+    arg = Arg::list(std::vector<Arg>(size_t(size[0] - '0'), arg));
 }
 
 /// normalizeCall plus default filling; nullopt (with message) when it does not fit.
 std::optional<CallArgs> fitOne(const OpSchema &schema, const CallArgs &call,
-                               const std::function<std::string(NodeId)> &nodeType, std::string &message)
+                               const std::function<std::string(NodeId)> &nodeType, bool wrappedNumbers,
+                               std::string &message)
 {
     // TorchScript's form: every schema argument positionally.
     if (call.kwargs.empty() && call.args.size() == schema.arguments.size() && !schema.arguments.empty()) {
         bool ok = true;
         for (size_t i = 0; i < call.args.size() && ok; ++i)
-            ok = fits(call.args[i], schema.arguments[i].type, nodeType);
-        if (ok)
-            return call;
+            ok = fits(call.args[i], schema.arguments[i].type, nodeType, wrappedNumbers);
+        if (ok) {
+            CallArgs out = call;
+            for (size_t i = 0; i < out.args.size(); ++i)
+                listify(out.args[i], schema.arguments[i].type);
+            return out;
+        }
     }
     auto normalized = normalizeCall(schema, call);
     if (!normalized) {
@@ -163,7 +194,7 @@ std::optional<CallArgs> fitOne(const OpSchema &schema, const CallArgs &call,
         out.args = std::move(filled);
     for (size_t i = 0; i < out.args.size(); ++i) {
         listify(out.args[i], schema.arguments[i].type);
-        if (!fits(out.args[i], schema.arguments[i].type, nodeType)) {
+        if (!fits(out.args[i], schema.arguments[i].type, nodeType, wrappedNumbers)) {
             message = schema.qualifiedName() + ": argument '" + schema.arguments[i].name + "' of type "
                       + schema.arguments[i].type + " does not take " + out.args[i].toString();
             return std::nullopt;
@@ -177,10 +208,59 @@ std::optional<CallArgs> fitOne(const OpSchema &schema, const CallArgs &call,
 
 } // namespace
 
+namespace {
+
+/// Prefixes of torch-level calls that are not ATen ops (isTorchLevelCall).
+constexpr std::array<std::string_view, 24> kTorchLevelPrefixes = {
+    "torch._C._set_grad_enabled", "torch._C._log_api_usage_once", "torch._C._functorch.", "torch._functorch.",
+    "torch.amp.", "torch.autocast", "torch.cuda.", "torch._C._autograd.", "torch.autograd.", "torch._dynamo.",
+    "torch._check", "torch.sym_", "torch._sym_", "torch._C._cuda_", "torch.fx.", "math.", "builtins.",
+    "operator.getitem", "torch._assert", "torch.distributed.", "torch._C._distributed", "torch._utils.",
+    "torch._C._nn._parse_to", "torch.Size",
+};
+
+bool hasTorchLevelPrefix(std::string_view dotted)
+{
+    for (std::string_view p : kTorchLevelPrefixes)
+        if (dotted.starts_with(p))
+            return true;
+    return false;
+}
+
+} // namespace
+
+bool isTorchLevelCall(std::string_view spelling)
+{
+    if (hasTorchLevelPrefix(spelling))
+        return true;
+    for (std::string_view prefix : {"torch.nn.functional.", "F."})
+        if (spelling.starts_with(prefix))
+            for (std::string_view n : {"interpolate", "upsample", "upsample_nearest", "upsample_bilinear", "normalize",
+                                       "grid_sample", "affine_grid", "unfold", "fold", "local_response_norm",
+                                       "multi_head_attention_forward", "rms_norm"})
+                if (spelling.substr(prefix.size()) == n)
+                    return true;
+    return false;
+}
+
+bool isPyTorchNamespace(std::string_view ns)
+{
+    for (std::string_view n : {"aten", "prims", "_c10d_functional", "c10d_functional", "_c10d_functional_autograd",
+                               "c10d", "quantized", "_quantized", "quantized_decomposed", "rngprims", "inductor",
+                               "higher_order", "profiler", "debugprims", "mkldnn", "mkl", "onednn", "_dtensor",
+                               "prim", "_inductor_test", "fbgemm", "torchvision", "image", "xnnpack", "cudnn",
+                               "_nested_tensor", "_test", "symm_mem", "_quantized_decomposed", "sparse"})
+        if (ns == n)
+            return true;
+    return false;
+}
+
 CanonicalTarget canonicalFunction(std::string_view dotted)
 {
     CanonicalTarget out;
     out.op = std::string(dotted);
+    if (isTorchLevelCall(dotted) && !dotted.starts_with("operator."))
+        return out; // kept by its spelling: no ATen op
     if (dotted.starts_with("torch.ops.")) {
         std::string_view rest = dotted.substr(10);
         std::vector<std::string_view> parts;
@@ -206,8 +286,8 @@ CanonicalTarget canonicalFunction(std::string_view dotted)
         if (!dotted.starts_with(prefix))
             continue;
         std::string_view name = dotted.substr(prefix.size());
-        if (name == "getitem") {
-            out.op = "getitem";
+        if (name == "getitem" || name == "setitem") {
+            out.op = std::string(name);
             out.mapped = true;
             return out;
         }
@@ -234,6 +314,17 @@ CanonicalTarget canonicalFunction(std::string_view dotted)
 CanonicalTarget canonicalMethod(std::string_view method)
 {
     CanonicalTarget out;
+    // Comparison dunders are the ATen comparisons (aten has no __eq__).
+    static constexpr std::array<std::pair<std::string_view, std::string_view>, 6> kDunders = {{
+        {"__eq__", "aten::eq"}, {"__ne__", "aten::ne"}, {"__lt__", "aten::lt"},
+        {"__le__", "aten::le"}, {"__gt__", "aten::gt"}, {"__ge__", "aten::ge"},
+    }};
+    for (const auto &[dunder, op] : kDunders)
+        if (method == dunder) {
+            out.op = std::string(op);
+            out.mapped = true;
+            return out;
+        }
     if (method == "__getitem__") {
         out.op = "getitem";
     } else {
@@ -297,7 +388,9 @@ SchemaFit fitSchema(const OpSchemaRegistry &schemas, const std::string &op, cons
     }
     for (const OpSchema *schema : candidates) {
         std::string message;
-        if (auto fitted = fitOne(*schema, call, nodeType, message)) {
+        // Only a named overload takes wrapped numbers: without one, `x + 1`
+        // must choose add.Scalar, as TorchScript's import does.
+        if (auto fitted = fitOne(*schema, call, nodeType, overload.has_value(), message)) {
             result.overload = schema->overload;
             result.call = std::move(*fitted);
             result.fitted = true;

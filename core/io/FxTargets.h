@@ -33,6 +33,18 @@ struct CanonicalTarget {
 /// matmul/neg -> aten::add/sub/mul/div/floor_divide/remainder/pow/matmul/neg.
 CanonicalTarget canonicalFunction(std::string_view dotted);
 
+/// True for torch-level calls that are no ATen op but a normal part of
+/// Dynamo graphs: context and runtime calls kept as nodes in order
+/// (torch._C._set_grad_enabled, torch.amp.autocast_mode._enter_autocast,
+/// torch._C._functorch._vmap_increment_nesting, torch.cuda.streams.Stream),
+/// symbolic-shape helpers (torch.sym_sum, torch._check_is_size), tensor
+/// indexing (operator.getitem), Python-only functionals (F.interpolate).
+bool isTorchLevelCall(std::string_view spelling);
+
+/// True for the op namespaces PyTorch itself registers (aten, prims,
+/// _c10d_functional, quantized, ...); false for custom ones (vllm, apex).
+bool isPyTorchNamespace(std::string_view ns);
+
 /// Canonicalises a Tensor method name ("view" -> aten::view).
 CanonicalTarget canonicalMethod(std::string_view method);
 

@@ -19,6 +19,8 @@ struct FxReadOptions {
     const OpSchemaRegistry *schemas = nullptr;
     /// File name used in error messages, warnings and graph metadata.
     std::string sourceName;
+    /// Where `schemas` come from, for the summary of ops they lack.
+    std::string schemaOrigin = "libtorch 1.13";
 };
 
 /// Options of the FX text writer.

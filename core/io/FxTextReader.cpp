@@ -2,6 +2,7 @@
 
 #include "core/ir/DType.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -9,6 +10,7 @@ namespace fusebox::fx {
 
 Builder::Builder(const FxFunction &fn, const FxReadOptions &options, LoadedModel &model)
     : m_fn(fn), m_options(options), m_graph(model.graph), m_warnings(model.warnings),
+      m_nodeLines(model.nodeLines),
       m_file(options.sourceName.empty() ? "<fx>" : options.sourceName)
 {
     for (const NestedClass &n : fn.nested)
@@ -36,6 +38,37 @@ void Builder::run()
         }
     }
     returnStatement(body(flattenIndex));
+    reportSummaries();
+}
+
+void Builder::summarise(const std::string &kind, const std::string &item, int line)
+{
+    auto it = std::find_if(m_summaries->begin(), m_summaries->end(), [&](const auto &s) { return s.first == kind; });
+    if (it == m_summaries->end()) {
+        m_summaries->push_back({kind, Summary{0, line, {}}});
+        it = m_summaries->end() - 1;
+    }
+    Summary &s = it->second;
+    ++s.count;
+    auto item_ = std::find_if(s.items.begin(), s.items.end(), [&](const auto &i) { return i.first == item; });
+    if (item_ == s.items.end())
+        s.items.push_back({item, 1});
+    else
+        ++item_->second;
+}
+
+void Builder::reportSummaries()
+{
+    constexpr size_t kShown = 6;
+    for (const auto &[kind, s] : *m_summaries) {
+        std::string text;
+        for (size_t i = 0; i < s.items.size() && i < kShown; ++i)
+            text += (i ? ", " : "") + s.items[i].first
+                    + (s.items[i].second > 1 ? " ×" + std::to_string(s.items[i].second) : std::string());
+        if (s.items.size() > kShown)
+            text += ", and " + std::to_string(s.items.size() - kShown) + " more";
+        m_warnings.push_back(where(s.firstLine) + ": " + std::to_string(s.count) + " × " + kind + ": " + text);
+    }
 }
 
 // --- comments --------------------------------------------------------------
@@ -96,6 +129,7 @@ void Builder::addInput(const std::string &name, const std::optional<Annotation> 
     if (ann)
         parsed = annotation(*ann);
     NodeId id = m_graph.addInput(name, parsed.meta, parsed.type);
+    noteLine(id, line);
     Node &n = *m_graph.node(id);
     n.provenance.scope = m_scope;
     n.provenance.source = m_source;
@@ -155,10 +189,14 @@ bool Builder::statement(const Stmt &s)
     case Stmt::Kind::Return: return true;
     case Stmt::Kind::Assign: break;
     }
+    const Expr &first = *s.targets.front();
+    if (first.kind == Expr::Kind::Subscript) {
+        subscriptAssignment(s, first);
+        return false;
+    }
     // "a = b = None": PT2 frees values early; nothing to build.
     if (s.value->kind == Expr::Kind::Name && s.value->text == "None")
         return false;
-    const Expr &first = *s.targets.front();
     if (first.kind == Expr::Kind::Tuple) {
         unpack(s, first);
         return false;
@@ -183,6 +221,19 @@ bool Builder::statement(const Stmt &s)
         m_env[target->text] = Binding{value, s.line};
     }
     return false;
+}
+
+void Builder::subscriptAssignment(const Stmt &s, const Expr &target)
+{
+    // `x[idx] = v` is Dynamo's operator.setitem: an in-place node on x, kept
+    // in order; later uses of x read the mutated value, as in FX.
+    Arg object = evaluate(*target.object, {});
+    Arg index = evaluate(*target.items[0], {});
+    Arg value = evaluate(*s.value, {});
+    if (!object.isNode())
+        fail(target, "expected a tensor to assign into, found " + object.toString());
+    addNode(CanonicalTarget{std::string(ops::kSetItem), std::nullopt, true}, "operator.setitem",
+            {object, index, value}, {}, "", s.line);
 }
 
 void Builder::unpack(const Stmt &s, const Expr &targets)
@@ -281,12 +332,23 @@ Arg Builder::evaluate(const Expr &e, const std::string &name)
             items.push_back(item ? evaluate(*item, {}) : Arg(NoneArg{}));
         return Arg::list(std::move(items), ArgList::Kind::Slice);
     }
-    case Expr::Kind::Dict: fail(e, "expected a value, found a dictionary");
+    case Expr::Kind::Dict: {
+        // triton_kernel_wrapper_*(kwargs={'in_ptr0': x, ...}): keys and values alternate.
+        std::vector<Arg> items;
+        for (const auto &[key, value] : e.keywords) {
+            items.push_back(Arg(key));
+            items.push_back(evaluate(*value, {}));
+        }
+        return Arg::list(std::move(items), ArgList::Kind::Dict);
+    }
     case Expr::Kind::Unary: return unary(e, name);
     case Expr::Kind::Binary: {
         Arg a = evaluate(*e.items[0], {}), b = evaluate(*e.items[1], {});
         std::string spelling = operatorForInfix(e.text, false);
-        return Arg(addNode(canonicalFunction(spelling), spelling, {a, b}, {}, name, e.line));
+        CanonicalTarget t = canonicalFunction(spelling);
+        if (a.isList() || b.isList()) // `[None] * n`: Python's list operators, no ATen op
+            t = CanonicalTarget{spelling, std::nullopt, false};
+        return Arg(addNode(t, spelling, {a, b}, {}, name, e.line));
     }
     case Expr::Kind::Subscript: return subscript(e, name);
     case Expr::Kind::Attribute: return attribute(e, name);
@@ -319,6 +381,8 @@ Arg Builder::lookup(const Expr &e) const
             return Arg(std::numeric_limits<double>::infinity());
         if (e.text == "nan")
             return Arg(std::numeric_limits<double>::quiet_NaN());
+        if (e.text == "Ellipsis")
+            return Arg(EllipsisArg{});
     }
     fail(e, "name '" + std::string(e.kind == Expr::Kind::Percent ? "%" : "") + e.text + "' is not defined");
 }

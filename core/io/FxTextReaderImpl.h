@@ -68,6 +68,8 @@ private:
     const Stmt &body(size_t skip);
     /// Handles one statement; true when it is the return (left to the caller).
     bool statement(const Stmt &s);
+    /// "x[idx] = value": an operator.setitem node on x.
+    void subscriptAssignment(const Stmt &s, const Expr &target);
     /// "a, b = value": binds each name to an item (or a getitem node) of value.
     void unpack(const Stmt &s, const Expr &targets);
     /// Sets the graph's outputs from a return statement.
@@ -158,10 +160,32 @@ private:
         int line = 0;
     };
 
+    /// Findings that would repeat per node, reported once per kind at the
+    /// end of the read: "<kind>: a ×3, b (first at file:line)".
+    struct Summary {
+        size_t count = 0;
+        int firstLine = 0;
+        std::vector<std::pair<std::string, size_t>> items;
+    };
+    /// Counts one occurrence of `item` under `kind` (kinds in first-seen order).
+    void summarise(const std::string &kind, const std::string &item, int line);
+    /// Appends one warning per summarised kind (the top-level builder, at the end).
+    void reportSummaries();
+
     const FxFunction &m_fn;
     const FxReadOptions &m_options;
     Graph &m_graph;
     std::vector<std::string> &m_warnings;
+    std::vector<int> &m_nodeLines;
+    /// Records the dump line node `id` was read from (LoadedModel::nodeLines).
+    void noteLine(NodeId id, int line)
+    {
+        if (m_nodeLines.size() <= id.value)
+            m_nodeLines.resize(id.value + 1, 0);
+        m_nodeLines[id.value] = line;
+    }
+    std::vector<std::pair<std::string, Summary>> m_ownSummaries;
+    std::vector<std::pair<std::string, Summary>> *m_summaries = &m_ownSummaries;
     std::string m_file;
     std::unordered_map<std::string, Binding> m_env;
     std::unordered_map<std::string, Annotation> m_pending;

@@ -3,6 +3,7 @@
 // "# type:" comments, metadata lines).
 
 #include "FxAnnotation.h"
+#include "FxFunctionalSignatures.h"
 #include "FxTargets.h"
 #include "FxText.h"
 
@@ -116,12 +117,42 @@ private:
             case ArgList::Kind::Tuple: return "(" + s + (list->items.size() == 1 ? ",)" : ")");
             case ArgList::Kind::Slice: return "slice(" + s + ")";
             case ArgList::Kind::List: return "[" + s + "]";
+            case ArgList::Kind::Dict: {
+                std::string d;
+                for (size_t i = 0; i + 1 < list->items.size(); i += 2)
+                    d += (i ? ", " : "") + arg(list->items[i]) + ": " + arg(list->items[i + 1]);
+                return "{" + d + "}";
+            }
             }
         }
         if (const auto *d = std::get_if<Device>(&a.value))
             return d->index < 0 ? "device(type=" + pyString(d->type) + ")"
                                 : "device(type=" + pyString(d->type) + ", index=" + std::to_string(d->index) + ")";
         return a.toString();
+    }
+
+    /// F.batch_norm(...) and friends in their Python argument order (FxFunctionalSignatures.h).
+    std::optional<std::string> functionalCall(const Node &n, const std::string &spelling) const
+    {
+        std::string_view name = spelling;
+        for (std::string_view prefix : {"torch.nn.functional.", "F."})
+            if (name.starts_with(prefix))
+                name.remove_prefix(prefix.size());
+        if (name.size() == spelling.size() || !n.kwargs().empty())
+            return std::nullopt;
+        std::vector<NamedArg> flags;
+        auto args = fx::functionalArguments(name, n.op, n.args(), flags);
+        if (!args)
+            return std::nullopt;
+        std::string s;
+        for (const Arg &a : *args)
+            s += (s.empty() ? "" : ", ") + arg(a);
+        for (const NamedArg &kw : flags)
+            s += (s.empty() ? "" : ", ") + kw.name + " = " + arg(kw.value);
+        std::string base = spelling;
+        if (!flags.empty() && base.ends_with("_"))
+            base.pop_back();
+        return base + "(" + s + ")";
     }
 
     std::string callArgs(const Node &n, size_t skip = 0) const
@@ -239,6 +270,8 @@ private:
                 return arg(args[0]) + "[" + arg(args[1]) + "]";
             return "operator.getitem(" + callArgs(n) + ")";
         }
+        if (n.op == ops::kSetItem)
+            return "operator.setitem(" + callArgs(n) + ")";
         if (n.op.starts_with("call_module:"))
             return selfAccess(std::string_view(n.op).substr(12)) + "(" + callArgs(n) + ")";
         if (n.op.find("::") == std::string::npos) {
@@ -263,6 +296,8 @@ private:
             if (fx::canonicalMethod(method).op == n.op && !folds)
                 return arg(args[0]) + "." + method + "(" + callArgs(n, 1) + ")";
         } else if (!spelling.empty() && spelling.find("::") == std::string::npos) {
+            if (auto call = functionalCall(n, spelling))
+                return *call;
             fx::CanonicalTarget t = fx::canonicalFunction(spelling);
             if (t.mapped && t.op == n.op && (!t.overload || *t.overload == n.overload))
                 return spelling + "(" + callArgs(n) + ")";

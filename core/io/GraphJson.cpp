@@ -46,6 +46,7 @@ json argToJson(const Arg &arg, const Graph &graph)
     struct Writer {
         const Graph &graph;
         json operator()(NoneArg) const { return nullptr; }
+        json operator()(EllipsisArg) const { return json{{"ellipsis", true}}; }
         json operator()(NodeId id) const
         {
             const Node *n = graph.node(id);
@@ -72,6 +73,7 @@ json argToJson(const Arg &arg, const Graph &graph)
             switch (l.kind) {
             case ArgList::Kind::Tuple: return json{{"tuple", std::move(items)}};
             case ArgList::Kind::Slice: return json{{"slice", std::move(items)}};
+            case ArgList::Kind::Dict: return json{{"dict", std::move(items)}};
             case ArgList::Kind::List: break;
             }
             return items;
@@ -303,9 +305,13 @@ public:
                 return list(value, path + "/tuple", ArgList::Kind::Tuple);
             if (key == "slice")
                 return list(value, path + "/slice", ArgList::Kind::Slice);
+            if (key == "dict")
+                return list(value, path + "/dict", ArgList::Kind::Dict);
+            if (key == "ellipsis")
+                return EllipsisArg{};
         }
         fail(path, "expected an argument (null, bool, number, string, list, or an object "
-                   "with one of ref/float/dtype/device/tuple/slice), found " + describe(j));
+                   "with one of ref/float/dtype/device/tuple/slice/dict/ellipsis), found " + describe(j));
     }
 
     void node(const json &j, const std::string &path)

@@ -75,6 +75,7 @@ std::string Arg::toString(const std::function<std::string(NodeId)> &nodeName) co
     struct Printer {
         const std::function<std::string(NodeId)> &nodeName;
         std::string operator()(NoneArg) const { return "None"; }
+        std::string operator()(EllipsisArg) const { return "Ellipsis"; }
         std::string operator()(NodeId id) const
         {
             return nodeName ? nodeName(id) : "%" + std::to_string(id.value);
@@ -100,6 +101,12 @@ std::string Arg::toString(const std::function<std::string(NodeId)> &nodeName) co
             switch (l.kind) {
             case ArgList::Kind::Tuple: return "(" + s + (l.items.size() == 1 ? ",)" : ")");
             case ArgList::Kind::Slice: return "slice(" + s + ")";
+            case ArgList::Kind::Dict: {
+                std::string d;
+                for (size_t i = 0; i + 1 < l.items.size(); i += 2)
+                    d += (i ? ", " : "") + l.items[i].toString(nodeName) + ": " + l.items[i + 1].toString(nodeName);
+                return "{" + d + "}";
+            }
             case ArgList::Kind::List: break;
             }
             return "[" + s + "]";

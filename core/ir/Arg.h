@@ -23,9 +23,10 @@ struct Device {
 
 struct Arg;
 
-/// A list, tuple or slice literal whose items may themselves be node references.
+/// A list, tuple, slice or dict literal whose items may themselves be node
+/// references. A Dict's items alternate keys (strings) and values.
 struct ArgList {
-    enum class Kind { List, Tuple, Slice };
+    enum class Kind { List, Tuple, Slice, Dict };
     std::vector<Arg> items;
     Kind kind = Kind::List;
     friend bool operator==(const ArgList &, const ArgList &);
@@ -36,13 +37,19 @@ struct NoneArg {
     friend bool operator==(NoneArg, NoneArg) { return true; }
 };
 
+/// Python's Ellipsis (`x[..., 0]` in Dynamo graphs).
+struct EllipsisArg {
+    friend bool operator==(EllipsisArg, EllipsisArg) { return true; }
+};
+
 /// An argument of a node: a reference to another node's value, or a literal.
 struct Arg {
-    using Value = std::variant<NoneArg, NodeId, bool, int64_t, double, std::string, DType, Device, ArgList>;
+    using Value = std::variant<NoneArg, NodeId, bool, int64_t, double, std::string, DType, Device, ArgList, EllipsisArg>;
     Value value;
 
     Arg() = default;
     Arg(NoneArg v) : value(v) {}
+    Arg(EllipsisArg v) : value(v) {}
     Arg(NodeId v) : value(v) {}
     Arg(bool v) : value(v) {}
     Arg(int v) : value(int64_t(v)) {}

@@ -114,6 +114,9 @@ private:
 namespace ops {
 /// Reads item `index` of a list or tuple value: getitem(value, index).
 inline constexpr std::string_view kGetItem = "getitem";
+/// Writes value into self[index] in place: setitem(self, index, value), FX's
+/// operator.setitem (`x[idx] = v` in Dynamo code); its own value is None.
+inline constexpr std::string_view kSetItem = "setitem";
 } // namespace ops
 
 } // namespace fusebox

@@ -140,16 +140,68 @@ Counters countersFromJson(const nlohmann::json &counters)
     return out;
 }
 
+namespace {
+
+std::string schemaCacheFile(const std::string &torchVersion)
+{
+    std::string version = torchVersion;
+    for (char &c : version)
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.')
+            c = '_';
+    return schemaCacheDir() + "/torch-" + version + ".json";
+}
+
+std::string commandIndexFile() { return schemaCacheDir() + "/commands.json"; }
+
+/// Records that `command` runs torch `version` (best effort, like the cache itself).
+void recordCommandVersion(const PythonCommand &command, const std::string &version)
+{
+    nlohmann::json index = nlohmann::json::object();
+    if (auto text = json_support::readTextFile(commandIndexFile()))
+        index = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
+    if (!index.is_object())
+        index = nlohmann::json::object();
+    if (index.value(command.text(), std::string()) == version)
+        return;
+    index[command.text()] = version;
+    std::error_code ec;
+    fs::create_directories(schemaCacheDir(), ec);
+    const std::string partial = commandIndexFile() + ".partial." + std::to_string(::getpid());
+    {
+        std::ofstream out(partial, std::ios::binary);
+        out << index.dump(2);
+    }
+    fs::rename(partial, commandIndexFile(), ec);
+}
+
+} // namespace
+
+std::optional<OpSchemaRegistry> cachedSchemas(const PythonCommand &command, std::string *torchVersion)
+{
+    auto text = json_support::readTextFile(commandIndexFile());
+    if (!text)
+        return std::nullopt;
+    nlohmann::json index = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
+    if (!index.is_object() || !index.contains(command.text()) || !index[command.text()].is_string())
+        return std::nullopt;
+    const std::string version = index[command.text()].get<std::string>();
+    auto cached = json_support::readTextFile(schemaCacheFile(version));
+    if (!cached)
+        return std::nullopt;
+    nlohmann::json dump = nlohmann::json::parse(*cached, nullptr, /*allow_exceptions=*/false);
+    if (!dump.is_object() || !dump.contains("schemas"))
+        return std::nullopt;
+    if (torchVersion)
+        *torchVersion = version;
+    return schemasFromJson(dump["schemas"]);
+}
+
 Expected<OpSchemaRegistry> Pt2Bridge::schemas(std::vector<std::string> *higherOrderOps, const RequestControl &control)
 {
     auto info = check(control);
     if (!info)
         return info.error();
-    std::string version = info->torch;
-    for (char &c : version)
-        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.')
-            c = '_';
-    const std::string cacheFile = schemaCacheDir() + "/torch-" + version + ".json";
+    const std::string cacheFile = schemaCacheFile(info->torch);
     nlohmann::json dump;
     if (auto cached = json_support::readTextFile(cacheFile)) {
         dump = nlohmann::json::parse(*cached, nullptr, /*allow_exceptions=*/false);
@@ -169,6 +221,7 @@ Expected<OpSchemaRegistry> Pt2Bridge::schemas(std::vector<std::string> *higherOr
         }
         fs::rename(partial, cacheFile, ec);
     }
+    recordCommandVersion(m_command, info->torch);
     if (higherOrderOps)
         for (const auto &name : dump.value("higher_order_ops", nlohmann::json::array()))
             higherOrderOps->push_back(name.get<std::string>());

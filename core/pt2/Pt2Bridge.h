@@ -148,6 +148,12 @@ private:
 /// ${XDG_CACHE_HOME:-$HOME/.cache}/fusebox/schemas.
 std::string schemaCacheDir();
 
+/// The schemas the bridge `command` gave on an earlier schemas() call, read
+/// from the cache without starting its Python (schemas() records which torch
+/// each command has in schemaCacheDir()/commands.json); nullopt when the
+/// command never gave any. `torchVersion` receives the version ("2.6.0+debian").
+std::optional<OpSchemaRegistry> cachedSchemas(const PythonCommand &command, std::string *torchVersion = nullptr);
+
 /// Schemas in the bridge's JSON form ([{name, overload, arguments, returns, mutable}]) as a registry.
 OpSchemaRegistry schemasFromJson(const nlohmann::json &schemas);
 

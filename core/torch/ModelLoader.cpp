@@ -42,6 +42,15 @@ std::string lowerExtension(const std::string &path)
     return ext;
 }
 
+/// FX text is read with PyTorch 2's schemas where the bridge's cache has them.
+FxReadOptions fxOptions(const std::string &path)
+{
+    const GraphSchemas schemas = pt2GraphSchemas();
+    FxReadOptions options{&schemas.registry, path};
+    options.schemaOrigin = schemas.origin;
+    return options;
+}
+
 } // namespace
 
 std::vector<std::string> supportedModelExtensions()
@@ -68,11 +77,11 @@ Expected<LoadedModel> loadModel(const std::string &path, const LoadOptions &opti
         return Error{path + ": is a directory, not a model file"};
     case FileKind::Json:
         if (looksLikeExportedProgram(path))
-            return shapesIgnored(readExportedProgramFile(path, {&torchSchemas(), path}), "torch.export programs");
+            return shapesIgnored(readExportedProgramFile(path, {&pt2GraphSchemas().registry, path}), "torch.export programs");
         return shapesIgnored(loadGraphJson(path), "graph JSON");
     case FileKind::Zip:
         if (looksLikeExportedProgram(path))
-            return shapesIgnored(readExportedProgramFile(path, {&torchSchemas(), path}), "torch.export archives");
+            return shapesIgnored(readExportedProgramFile(path, {&pt2GraphSchemas().registry, path}), "torch.export archives");
         return importTorchScript(path, torchOptions);
     case FileKind::Unknown:
         break;
@@ -81,12 +90,12 @@ Expected<LoadedModel> loadModel(const std::string &path, const LoadOptions &opti
     // TorchScript reader explain (it recognises torch.save pickles of the
     // legacy format), unless the extension says JSON.
     if (auto text = json_support::readTextFile(path); text && looksLikeFxText(*text))
-        return shapesIgnored(readFxText(*text, {&torchSchemas(), path}), "FX text");
+        return shapesIgnored(readFxText(*text, fxOptions(path)), "FX text");
     const std::string ext = lowerExtension(path);
     if (ext == ".json")
         return loadGraphJson(path);
     if (ext == ".py" || ext == ".txt")
-        return readFxTextFile(path, {&torchSchemas(), path}); // its errors say what is wrong
+        return readFxTextFile(path, fxOptions(path)); // its errors say what is wrong
     return importTorchScript(path, torchOptions);
 }
 

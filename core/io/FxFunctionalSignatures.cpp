@@ -1,0 +1,184 @@
+#include "FxFunctionalSignatures.h"
+
+#include <array>
+#include <map>
+#include <vector>
+
+namespace fusebox::fx {
+namespace {
+
+/// One function: its Python parameters ("name" or "name=default", defaults in
+/// schema syntax), the ATen op, the op's positional arguments (parameter
+/// names or literals) and a boolean parameter that, when True, appends
+/// `suffix` to the op (inplace -> "_", return_indices -> "_with_indices").
+struct Entry {
+    std::string_view name;
+    std::string_view params;
+    std::string_view op;
+    std::string_view atenArgs;
+    std::string_view flag;
+    std::string_view suffix;
+};
+
+constexpr std::string_view kDropout = "input,p=0.5,training=True,inplace=False";
+constexpr std::string_view kPool = "input,kernel_size,stride=None,padding=0,dilation=1,ceil_mode=False,return_indices=False";
+
+constexpr std::array<Entry, 22> kEntries = {{
+    {"dropout", kDropout, "aten::dropout", "input,p,training", "inplace", "_"},
+    {"alpha_dropout", kDropout, "aten::alpha_dropout", "input,p,training", "inplace", "_"},
+    {"feature_alpha_dropout", kDropout, "aten::feature_alpha_dropout", "input,p,training", "inplace", "_"},
+    {"dropout1d", kDropout, "aten::feature_dropout", "input,p,training", "inplace", "_"},
+    {"dropout2d", kDropout, "aten::feature_dropout", "input,p,training", "inplace", "_"},
+    {"dropout3d", kDropout, "aten::feature_dropout", "input,p,training", "inplace", "_"},
+    {"batch_norm", "input,running_mean,running_var,weight=None,bias=None,training=False,momentum=0.1,eps=1e-05",
+     "aten::batch_norm", "input,weight,bias,running_mean,running_var,training,momentum,eps,True", "", ""},
+    {"instance_norm",
+     "input,running_mean=None,running_var=None,weight=None,bias=None,use_input_stats=True,momentum=0.1,eps=1e-05",
+     "aten::instance_norm", "input,weight,bias,running_mean,running_var,use_input_stats,momentum,eps,True", "", ""},
+    {"layer_norm", "input,normalized_shape,weight=None,bias=None,eps=1e-05", "aten::layer_norm",
+     "input,normalized_shape,weight,bias,eps,True", "", ""},
+    {"group_norm", "input,num_groups,weight=None,bias=None,eps=1e-05", "aten::group_norm",
+     "input,num_groups,weight,bias,eps,True", "", ""},
+    {"max_pool1d", kPool, "aten::max_pool1d", "input,kernel_size,stride,padding,dilation,ceil_mode", "return_indices",
+     "_with_indices"},
+    {"max_pool2d", kPool, "aten::max_pool2d", "input,kernel_size,stride,padding,dilation,ceil_mode", "return_indices",
+     "_with_indices"},
+    {"max_pool3d", kPool, "aten::max_pool3d", "input,kernel_size,stride,padding,dilation,ceil_mode", "return_indices",
+     "_with_indices"},
+    {"relu", "input,inplace=False", "aten::relu", "input", "inplace", "_"},
+    {"silu", "input,inplace=False", "aten::silu", "input", "inplace", "_"},
+    {"mish", "input,inplace=False", "aten::mish", "input", "inplace", "_"},
+    {"hardswish", "input,inplace=False", "aten::hardswish", "input", "inplace", "_"},
+    {"hardsigmoid", "input,inplace=False", "aten::hardsigmoid", "input", "inplace", "_"},
+    {"selu", "input,inplace=False", "aten::selu", "input", "inplace", "_"},
+    {"elu", "input,alpha=1.0,inplace=False", "aten::elu", "input,alpha", "inplace", "_"},
+    {"leaky_relu", "input,negative_slope=0.01,inplace=False", "aten::leaky_relu", "input,negative_slope", "inplace",
+     "_"},
+    {"hardtanh", "input,min_val=-1.0,max_val=1.0,inplace=False", "aten::hardtanh", "input,min_val,max_val", "inplace",
+     "_"},
+}};
+
+std::vector<std::string_view> splitCommas(std::string_view s)
+{
+    std::vector<std::string_view> out;
+    for (size_t begin = 0; begin <= s.size();) {
+        size_t comma = s.find(',', begin);
+        if (comma == std::string_view::npos)
+            comma = s.size();
+        out.push_back(s.substr(begin, comma - begin));
+        begin = comma + 1;
+    }
+    return out;
+}
+
+const Entry *findEntry(std::string_view name)
+{
+    for (const Entry &e : kEntries)
+        if (e.name == name)
+            return &e;
+    return nullptr;
+}
+
+} // namespace
+
+std::optional<FunctionalAdaptation> adaptFunctional(std::string_view name, const CallArgs &call)
+{
+    const Entry *entry = findEntry(name);
+    if (!entry)
+        return std::nullopt;
+    // Bind the call to the Python parameters, as Python would.
+    std::map<std::string, Arg, std::less<>> bound;
+    const std::vector<std::string_view> params = splitCommas(entry->params);
+    if (call.args.size() > params.size())
+        return std::nullopt;
+    std::vector<std::string_view> names;
+    for (std::string_view p : params)
+        names.push_back(p.substr(0, p.find('=')));
+    for (size_t i = 0; i < call.args.size(); ++i)
+        bound[std::string(names[i])] = call.args[i];
+    for (const NamedArg &kw : call.kwargs) {
+        if (kw.name == "_stacklevel")
+            continue;
+        bool known = false;
+        for (std::string_view n : names)
+            known = known || n == kw.name;
+        if (!known || bound.count(kw.name))
+            return std::nullopt;
+        bound[kw.name] = kw.value;
+    }
+    for (size_t i = 0; i < params.size(); ++i) {
+        if (bound.count(names[i]))
+            continue;
+        const size_t eq = params[i].find('=');
+        if (eq == std::string_view::npos)
+            return std::nullopt; // a required parameter is missing
+        auto value = parseSchemaDefault(params[i].substr(eq + 1));
+        if (!value)
+            return std::nullopt;
+        bound[std::string(names[i])] = *value;
+    }
+    FunctionalAdaptation out;
+    out.op = std::string(entry->op);
+    if (!entry->flag.empty()) {
+        auto flag = bound.find(entry->flag);
+        if (flag->second == Arg(true))
+            out.op += entry->suffix;
+        else if (flag->second != Arg(false))
+            return std::nullopt; // a symbolic flag: no op to choose
+    }
+    for (std::string_view a : splitCommas(entry->atenArgs)) {
+        if (auto it = bound.find(a); it != bound.end()) {
+            Arg value = it->second;
+            if (a == "stride" && value.isNone())
+                value = Arg::list({}); // F's stride=None is aten's stride=[]
+            out.call.args.push_back(std::move(value));
+        } else if (auto literal = parseSchemaDefault(a)) {
+            out.call.args.push_back(*literal);
+        } else {
+            return std::nullopt;
+        }
+    }
+    return out;
+}
+
+std::optional<std::vector<Arg>> functionalArguments(std::string_view name, std::string_view op,
+                                                   const std::vector<Arg> &atenArgs, std::vector<NamedArg> &flags)
+{
+    const Entry *entry = findEntry(name);
+    if (!entry)
+        return std::nullopt;
+    const std::vector<std::string_view> aten = splitCommas(entry->atenArgs);
+    if (atenArgs.size() != aten.size())
+        return std::nullopt;
+    std::vector<Arg> out;
+    for (std::string_view p : splitCommas(entry->params)) {
+        std::string_view n = p.substr(0, p.find('='));
+        if (n == entry->flag) {
+            if (op == std::string(entry->op) + std::string(entry->suffix))
+                flags.push_back({std::string(n), Arg(true)});
+            continue;
+        }
+        size_t i = 0;
+        while (i < aten.size() && aten[i] != n)
+            ++i;
+        if (i == aten.size())
+            return std::nullopt;
+        Arg value = atenArgs[i];
+        if (n == "stride" && value == Arg::list({}))
+            value = Arg(NoneArg{});
+        out.push_back(std::move(value));
+    }
+    return out;
+}
+
+bool isPythonOnlyFunctional(std::string_view name)
+{
+    for (std::string_view n : {"interpolate", "upsample", "upsample_nearest", "upsample_bilinear", "normalize",
+                               "multi_head_attention_forward", "grid_sample", "affine_grid", "unfold", "fold",
+                               "local_response_norm", "rms_norm", "cross_entropy", "nll_loss", "mse_loss"})
+        if (name == n)
+            return true;
+    return false;
+}
+
+} // namespace fusebox::fx

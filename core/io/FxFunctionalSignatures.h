@@ -1,0 +1,46 @@
+#pragma once
+// torch.nn.functional functions whose Python signature is not the ATen op's:
+// F.batch_norm takes (input, running_mean, running_var, weight, ...) while
+// aten::batch_norm takes (input, weight, bias, running_mean, ...); F.dropout's
+// `training` is aten's `train` and `inplace` picks aten::dropout_. Dynamo
+// graphs call the Python functions, TorchScript records the ATen ops; reading
+// one through the other keeps both imports of a model alike. Internal to the
+// FX text reader.
+
+#include "core/ir/ArgNormalizer.h"
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace fusebox::fx {
+
+/// A functional call rewritten to its ATen op.
+struct FunctionalAdaptation {
+    /// "aten::batch_norm", "aten::dropout_", "aten::max_pool2d_with_indices".
+    std::string op;
+    /// The arguments in the ATen op's positional order.
+    CallArgs call;
+};
+
+/// The ATen call for a call of torch.nn.functional.<name> (`name` without the
+/// module prefix) with `call`'s arguments bound to the Python signature;
+/// nullopt when the function has no entry (its signature is the op's) or the
+/// arguments do not bind (then the caller reports the schema mismatch).
+std::optional<FunctionalAdaptation> adaptFunctional(std::string_view name, const CallArgs &call);
+
+/// The inverse, for writing the call back in Python: the Python positional
+/// arguments for a node of `op` whose ATen arguments are atenArgs; the flag
+/// (inplace=True, return_indices=True) goes to `flags` when op carries its
+/// suffix. nullopt when the function has no entry or the arguments do not
+/// have the op's form.
+std::optional<std::vector<Arg>> functionalArguments(std::string_view name, std::string_view op,
+                                                   const std::vector<Arg> &atenArgs, std::vector<NamedArg> &flags);
+
+/// True for torch.nn.functional functions that are Python compositions with
+/// no ATen op of their own (interpolate, normalize, ...): read as torch-level
+/// nodes by their spelling, without a warning.
+bool isPythonOnlyFunctional(std::string_view name);
+
+} // namespace fusebox::fx
