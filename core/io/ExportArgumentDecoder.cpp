@@ -75,9 +75,12 @@ std::optional<int64_t> c10Layout(int64_t value)
 
 namespace {
 
-/// A SymInt union {as_int} | {as_expr{expr_str}} (older: {as_symbol}, or as_expr a string).
+/// A SymInt union {as_int} | {as_expr{expr_str}} (older: {as_symbol}, or as_expr
+/// a string; schema 1-3 wrote TensorMeta.storage_offset as a bare integer).
 Dim decodeDim(const Cursor &symInt)
 {
+    if (symInt.json().is_number_integer())
+        return symInt.integer();
     auto [key, value] = unionMember(symInt, "SymInt");
     if (key == "as_int")
         return value.integer();
@@ -157,6 +160,8 @@ Arg ArgumentDecoder::tensorRef(const Cursor &tensorArgument) const
 Arg ArgumentDecoder::optionalTensor(const Cursor &optionalTensorArgument) const
 {
     auto [key, value] = unionMember(optionalTensorArgument, "OptionalTensorArgument");
+    if (key == "as_tensor" && value.json().is_string()) // schema <= 3: the bare name
+        return resolve(value);
     if (key == "as_tensor")
         return tensorRef(value);
     if (key == "as_none")

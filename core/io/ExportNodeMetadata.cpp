@@ -107,7 +107,16 @@ std::string scopeFromModuleStack(const nlohmann::json &stack)
             if (!trim(entry).empty())
                 innermost = entry;
         auto parts = splitTopLevel(innermost, ',');
-        return parts.size() >= 2 ? normalizeModulePath(parts[1]) : std::string();
+        if (parts.size() >= 2)
+            return normalizeModulePath(parts[1]);
+        // torch 2.1 wrote "key:(path,type)".
+        innermost = trim(innermost);
+        if (const size_t open = innermost.find(":("); open != std::string_view::npos && innermost.ends_with(")")) {
+            auto inner = splitTopLevel(innermost.substr(open + 2, innermost.size() - open - 3), ',');
+            if (inner.size() >= 2)
+                return normalizeModulePath(inner[0]);
+        }
+        return {};
     }
     const nlohmann::json *last = nullptr;
     if (stack.is_object() || stack.is_array())

@@ -18,7 +18,7 @@ std::string normalizeModulePath(std::string_view path);
 
 /// The innermost module of an nn_module_stack, as a dotted path. Accepts the
 /// serialized string ("key,path,type;key,path,type", commas inside brackets
-/// or parentheses belong to the path), a JSON object {key: [path, type]} or
+/// or parentheses belong to the path; torch 2.1's "key:(path,type);..."), a JSON object {key: [path, type]} or
 /// {key: {"path": ...}}, or an array of [key, path, type]. "" when none.
 std::string scopeFromModuleStack(const nlohmann::json &stack);
 

@@ -28,6 +28,9 @@ private:
     void readVersion(const Cursor &root);
     void readInputs(const Cursor &graph, const std::optional<Cursor> &signature);
     void addUserInput(const Cursor &argument, size_t index);
+    void readOldSignatureInputs(const Cursor &graph, const Cursor &signature);
+    void readOldSignatureOutputs(const Cursor &graph, const Cursor &signature);
+    void readEmbeddedConstants(const Cursor &graph);
     void readNode(const Cursor &node);
     CallArgs readCall(const Cursor &node, const std::string &op, const std::string &overload,
                       std::vector<std::string> &unsupported);

@@ -13,7 +13,9 @@ namespace fusebox {
 namespace {
 
 constexpr std::string_view kLegacyProgram = "serialized_exported_program.json";
-constexpr std::string_view kLegacyStateDict = "serialized_state_dict.pt";
+/// source.format of torch 2.1-2.6's archives (the pt2 package layout keeps
+/// the "torch.export" the program JSON sets).
+constexpr std::string_view kSaveFormat = "torch.export (.pt2, torch.export.save layout)";
 
 /// The first bytes of a file ("" when unreadable).
 std::string readPrefix(const std::string &path, size_t count)
@@ -25,6 +27,23 @@ std::string readPrefix(const std::string &path, size_t count)
     return bytes;
 }
 
+/// A small version entry ("8.2\n", "0") as plain text; "" when it is not one.
+std::string versionText(const Pt2Archive &archive, const std::string &entry)
+{
+    if (!archive.contains(entry))
+        return {};
+    auto bytes = archive.read(entry);
+    if (!bytes || bytes->size() > 64)
+        return {};
+    std::string text = *bytes;
+    while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' '))
+        text.pop_back();
+    for (char c : text)
+        if (c < 0x20 || c > 0x7e)
+            return {};
+    return text;
+}
+
 bool isZip(std::string_view prefix)
 {
     return prefix.starts_with("PK\x03\x04") || prefix.starts_with("PK\x05\x06");
@@ -34,7 +53,7 @@ bool isZip(std::string_view prefix)
 struct ProgramEntry {
     std::string entry;           // "archive/models/model.json"
     Pt2ModelLocation location;   // root and model name
-    bool legacy = false;         // serialized_exported_program.json layout
+    bool legacy = false;         // torch 2.1-2.6 torch.export.save layout (serialized_exported_program.json)
     std::vector<std::string> otherModels;
 };
 
@@ -91,11 +110,14 @@ std::string listEntries(const std::vector<std::string> &entries)
     return text;
 }
 
+/// True when a tensor constant of the graph has no payload.
 bool hasTensorConstants(const Graph &graph)
 {
-    for (NodeId id : graph.nodeIds())
-        if (graph.node(id)->kind() == NodeKind::Constant)
+    for (NodeId id : graph.nodeIds()) {
+        const Node &n = *graph.node(id);
+        if (n.kind() == NodeKind::Constant && n.type == "Tensor" && !graph.weights().contains(n.weightKey))
             return true;
+    }
     return false;
 }
 
@@ -111,9 +133,9 @@ Expected<LoadedModel> readArchive(const std::string &path, const ExportReadOptio
     auto text = archive->read(program->entry);
     if (!text)
         return text.error();
+    // Errors name the entry inside the archive: "m.pt2/serialized_exported_program.json: ...".
     ExportReadOptions entryOptions = options;
-    if (entryOptions.sourceName.empty())
-        entryOptions.sourceName = path + "/" + program->entry;
+    entryOptions.sourceName = (options.sourceName.empty() ? path : options.sourceName) + "/" + program->entry;
     auto model = readExportedProgramJson(*text, entryOptions);
     if (!model)
         return model;
@@ -126,16 +148,15 @@ Expected<LoadedModel> readArchive(const std::string &path, const ExportReadOptio
                                   + "', not " + others);
     }
     if (program->legacy) {
-        graph.metadata["source.format"] = "torch.export (legacy .pt2)";
-        if (hasTensorConstants(graph)) {
-            const std::string stateDict = program->location.root + std::string(kLegacyStateDict);
-            model->warnings.push_back(path + ": weights not loaded: "
-                                      + (archive->contains(stateDict)
-                                             ? stateDict + " is a torch pickle, which Fusebox does not read"
-                                             : "the archive has no " + std::string(kLegacyStateDict)));
-        }
+        graph.metadata["source.format"] = std::string(kSaveFormat);
+        // torch.export.save wrote the schema version beside the program ("1", "3", "8.2").
+        if (std::string version = versionText(*archive, program->location.root + "version"); !version.empty())
+            graph.metadata["torch_export.archive_version"] = version;
+        loadTorchSaveWeights(*archive, program->location.root, graph, model->warnings);
     } else {
         graph.metadata["torch_export.model"] = program->location.model;
+        if (std::string version = versionText(*archive, program->location.root + "archive_version"); !version.empty())
+            graph.metadata["torch_export.archive_version"] = version;
         loadPt2Weights(*archive, program->location, graph, model->warnings);
     }
     return model;

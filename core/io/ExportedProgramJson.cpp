@@ -1,9 +1,11 @@
 // ExportedProgram JSON (torch/_export/serde/schema.py) to a Fusebox Graph.
+#include "Base64.h"
 #include "ExportArgumentDecoder.h"
 #include "ExportNodeMetadata.h"
 #include "ExportProgramBuilder.h"
 #include "ExportedProgram.h"
 #include "JsonSupport.h"
+#include "TorchPickle.h"
 
 #include "core/ir/ArgNormalizer.h"
 
@@ -98,6 +100,14 @@ void ProgramBuilder::readVersion(const Cursor &root)
     auto version = root.find("schema_version");
     if (!version)
         return;
+    // A bare number before torch 2.3 (torch 2.1 wrote 1, torch 2.2 wrote 3);
+    // {major, minor} since then (pytorch/pytorch#116462).
+    if (version->json().is_number_integer()) {
+        m_graph.metadata["torch_export.schema_version"] = std::to_string(version->integer());
+        return;
+    }
+    if (!version->json().is_object())
+        version->expected("a schema version ({major, minor} or a number)");
     const int64_t major = (*version)["major"].integer();
     const int64_t minor = (*version)["minor"].integer();
     m_graph.metadata["torch_export.schema_version"] = std::to_string(major) + "." + std::to_string(minor);
@@ -114,6 +124,9 @@ TensorMeta ProgramBuilder::metaOf(const Cursor &nameField)
     auto entry = m_tensorValues->find(name);
     if (!entry)
         nameField.fail("tensor '" + name + "' has no entry in " + m_tensorValues->path());
+    // Schema 1 (torch 2.1) wrapped each entry: TensorValue{meta: TensorMeta}.
+    if (entry->json().is_object() && !entry->json().contains("dtype") && entry->json().contains("meta"))
+        return decodeTensorMeta((*entry)["meta"], m_warnings).meta;
     return decodeTensorMeta(*entry, m_warnings).meta;
 }
 
@@ -148,6 +161,12 @@ void ProgramBuilder::addUserInput(const Cursor &argument, size_t index)
 
 void ProgramBuilder::readInputs(const Cursor &graph, const std::optional<Cursor> &signature)
 {
+    readEmbeddedConstants(graph);
+    if (signature && !signature->find("input_specs")
+        && (signature->find("inputs_to_parameters") || signature->find("user_inputs"))) {
+        readOldSignatureInputs(graph, *signature);
+        return;
+    }
     if (!signature) {
         m_warnings.add(graph.path() + ": no graph signature; every graph input imported as a user input");
         const Cursor inputs = graph["inputs"];
@@ -187,6 +206,80 @@ void ProgramBuilder::readInputs(const Cursor &graph, const std::optional<Cursor>
         } else {
             m_warnings.add(spec.path() + ": unknown input spec kind '" + kind + "' skipped");
         }
+    }
+}
+
+void ProgramBuilder::readOldSignatureInputs(const Cursor &graph, const Cursor &signature)
+{
+    // Schema 1 (torch 2.1): GraphSignature{inputs_to_parameters, inputs_to_buffers,
+    // user_inputs, user_outputs, buffers_to_mutate, backward_signature}, maps
+    // from placeholder names; graph.inputs lists the placeholders in order.
+    const std::optional<Cursor> parameters = signature.find("inputs_to_parameters");
+    const std::optional<Cursor> buffers = signature.find("inputs_to_buffers");
+    const Cursor inputs = graph["inputs"];
+    for (size_t i = 0; i < inputs.size(); ++i) {
+        const Cursor argument = inputs[i];
+        auto [kind, value] = unionMember(argument, "Argument");
+        if (kind == "as_tensor") {
+            const Cursor name = value["name"];
+            std::optional<Cursor> key;
+            if (parameters)
+                key = parameters->find(name.string());
+            if (!key && buffers)
+                key = buffers->find(name.string());
+            if (key) {
+                define(name, m_graph.addConstant(name.string(), key->string(), metaOf(name)));
+                continue;
+            }
+        }
+        addUserInput(argument, i);
+    }
+}
+
+void ProgramBuilder::readEmbeddedConstants(const Cursor &graph)
+{
+    // An early schema kept get_attr tensors inside the graph:
+    // graph.constants{name: base64 of torch.save(tensor)}.
+    auto constants = graph.find("constants");
+    if (!constants)
+        return;
+    std::map<std::string, std::vector<std::string>> reasons;
+    for (const auto &item : constants->object().items()) {
+        const Cursor value((*constants)[item.key()]);
+        const std::string name = item.key();
+        std::string reason;
+        Weight weight;
+        if (!value.json().is_string()) {
+            value.expected("a base64 string");
+        } else if (auto bytes = decodeBase64(value.string()); !bytes) {
+            reason = "not valid base64";
+        } else {
+            auto file = torch_pickle::TorchSaveFile::open(std::string(reinterpret_cast<const char *>(bytes->data()),
+                                                                      bytes->size()),
+                                                          value.path());
+            if (!file) {
+                reason = file.error().message;
+            } else if (auto tensor = file->contents().tensors.find(""); tensor == file->contents().tensors.end()) {
+                reason = value.path() + ": not a tensor";
+            } else if (auto loaded = file->load(tensor->second); !loaded) {
+                reason = loaded.error().message;
+            } else {
+                weight = std::move(loaded).value();
+            }
+        }
+        NodeId id = m_graph.addConstant(name, name, reason.empty() ? weight.meta : TensorMeta{});
+        const nlohmann::json nameJson = name;
+        define(Cursor(nameJson, value.path()), id);
+        if (reason.empty())
+            m_graph.weights().put(name, std::move(weight));
+        else
+            reasons[reason].push_back(name);
+    }
+    for (const auto &[reason, names] : reasons) {
+        std::string list;
+        for (const std::string &n : names)
+            list += (list.empty() ? "" : ", ") + n;
+        m_warnings.add("weights not loaded: " + list + " (" + reason + ")");
     }
 }
 
@@ -371,6 +464,11 @@ void ProgramBuilder::readOutputs(const Cursor &graph, const std::optional<Cursor
         m_graph.setOutputs(std::move(values));
         return;
     }
+    if (!signature->find("output_specs")
+        && (signature->find("user_outputs") || signature->find("buffers_to_mutate"))) {
+        readOldSignatureOutputs(graph, *signature);
+        return;
+    }
     const Cursor specs = (*signature)["output_specs"];
     for (size_t i = 0; i < specs.size(); ++i) {
         const Cursor spec = specs[i];
@@ -398,6 +496,38 @@ void ProgramBuilder::readOutputs(const Cursor &graph, const std::optional<Cursor
     m_graph.setOutputs(std::move(values));
 }
 
+void ProgramBuilder::readOldSignatureOutputs(const Cursor &graph, const Cursor &signature)
+{
+    // Schema 1 (torch 2.1): graph.outputs in order; buffers_to_mutate and the
+    // backward signature's gradients name the outputs that are not the user's.
+    std::map<std::string, std::string> skipped;
+    if (auto mutated = signature.find("buffers_to_mutate"))
+        for (const auto &item : mutated->object().items())
+            skipped[item.key()] = "buffer mutation output of '"
+                                  + (item.value().is_string() ? item.value().get<std::string>() : item.key()) + "'";
+    if (auto backward = signature.find("backward_signature"))
+        for (const char *field : {"gradients_to_parameters", "gradients_to_user_inputs"})
+            if (auto grads = backward->find(field))
+                for (const auto &item : grads->object().items())
+                    skipped[item.key()] = std::string(field) + " output '" + item.key() + "'";
+    std::vector<Arg> values;
+    const Cursor outputs = graph["outputs"];
+    for (size_t i = 0; i < outputs.size(); ++i) {
+        const Cursor output = outputs[i];
+        auto [kind, value] = unionMember(output, "Argument");
+        if (kind == "as_tensor" && value.json().is_object() && value.json().contains("name")
+            && value.json()["name"].is_string()) {
+            auto skip = skipped.find(value.json()["name"].get<std::string>());
+            if (skip != skipped.end()) {
+                m_warnings.add(output.path() + ": " + skip->second + " skipped (Fusebox graphs are functional)");
+                continue;
+            }
+        }
+        values.push_back(m_decoder.decode(output));
+    }
+    m_graph.setOutputs(std::move(values));
+}
+
 } // namespace export_json
 
 Expected<LoadedModel> readExportedProgramJson(std::string_view json, const ExportReadOptions &options)
@@ -409,7 +539,7 @@ Expected<LoadedModel> readExportedProgramJson(std::string_view json, const Expor
     export_json::Warnings warnings;
     try {
         export_json::ProgramBuilder builder(options, warnings);
-        LoadedModel model{builder.build(export_json::Cursor(*parsed, "")), {}};
+        LoadedModel model{builder.build(export_json::Cursor(*parsed, "")), {}, {}};
         for (std::string &line : warnings.take())
             model.warnings.push_back(source + ": " + line);
         return model;

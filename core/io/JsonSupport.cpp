@@ -31,8 +31,20 @@ Expected<nlohmann::json> parse(const std::string &text, const std::string &sourc
         }
         std::string what = e.what();
         auto colon = what.rfind(": ");
+        // nlohmann quotes the bytes it stopped at; a broken file's bytes need
+        // not be UTF-8, and the message may end up in JSON output.
+        std::string quoted;
+        for (char c : colon == std::string::npos ? what : what.substr(colon + 2)) {
+            const auto b = static_cast<unsigned char>(c);
+            if (b >= 0x20 && b < 0x7f) {
+                quoted += c;
+            } else {
+                static const char *kHex = "0123456789abcdef";
+                quoted += std::string("\\x") + kHex[b >> 4] + kHex[b & 15];
+            }
+        }
         return Error{sourceName + ":" + std::to_string(line) + ":" + std::to_string(column) + ": invalid JSON: "
-                     + (colon == std::string::npos ? what : what.substr(colon + 2))};
+                     + quoted};
     }
 }
 

@@ -8,6 +8,7 @@ namespace fusebox {
 
 struct Pt2Archive::Handle {
     zip_t *zip = nullptr;
+    std::string buffer; // the bytes of an in-memory archive (libzip reads them in place)
     ~Handle()
     {
         // Read-only: discard rather than close so that nothing is ever written back.
@@ -52,6 +53,35 @@ Expected<Pt2Archive> Pt2Archive::open(const std::string &path)
         if (const char *name = zip_get_name(zip, static_cast<zip_uint64_t>(i), ZIP_FL_ENC_GUESS))
             entries.emplace_back(name);
     return Pt2Archive(path, std::move(handle), std::move(entries));
+}
+
+Expected<Pt2Archive> Pt2Archive::openBuffer(std::string bytes, const std::string &name)
+{
+    auto handle = std::make_unique<Handle>();
+    handle->buffer = std::move(bytes);
+    zip_error_t error;
+    zip_error_init(&error);
+    zip_source_t *source = zip_source_buffer_create(handle->buffer.data(), handle->buffer.size(), 0, &error);
+    if (!source) {
+        std::string message = zip_error_strerror(&error);
+        zip_error_fini(&error);
+        return Error{name + ": not a readable zip archive (" + message + ")"};
+    }
+    zip_t *zip = zip_open_from_source(source, ZIP_RDONLY, &error);
+    if (!zip) {
+        zip_source_free(source);
+        std::string message = zip_error_strerror(&error);
+        zip_error_fini(&error);
+        return Error{name + ": not a readable zip archive (" + message + ")"};
+    }
+    zip_error_fini(&error);
+    handle->zip = zip;
+    const zip_int64_t count = zip_get_num_entries(zip, 0);
+    std::vector<std::string> entries;
+    for (zip_int64_t i = 0; i < count; ++i)
+        if (const char *entry = zip_get_name(zip, static_cast<zip_uint64_t>(i), ZIP_FL_ENC_GUESS))
+            entries.emplace_back(entry);
+    return Pt2Archive(name, std::move(handle), std::move(entries));
 }
 
 bool Pt2Archive::contains(const std::string &entry) const

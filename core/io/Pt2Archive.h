@@ -15,6 +15,9 @@ class Pt2Archive {
 public:
     /// Opens path; "<path>: not a readable zip archive (<libzip's reason>)" when it cannot.
     static Expected<Pt2Archive> open(const std::string &path);
+    /// Opens a zip held in memory (a torch.save file stored inside a .pt2);
+    /// `name` stands for the path in messages ("m.pt2/serialized_state_dict.pt").
+    static Expected<Pt2Archive> openBuffer(std::string bytes, const std::string &name);
 
     Pt2Archive(Pt2Archive &&) noexcept;
     Pt2Archive &operator=(Pt2Archive &&) noexcept;

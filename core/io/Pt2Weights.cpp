@@ -2,6 +2,7 @@
 
 #include "ExportArgumentDecoder.h"
 #include "JsonSupport.h"
+#include "TorchPickle.h"
 
 #include <cstring>
 #include <map>
@@ -64,24 +65,23 @@ std::optional<int64_t> checkedMul(int64_t a, int64_t b)
     return r;
 }
 
-/// Copies the tensor meta describes out of a raw storage (row-major result).
-/// Returns the reason on failure, "" on success.
-std::string gather(const std::string &storage, const export_json::DecodedTensorMeta &decoded,
-                   std::vector<std::byte> &out)
+} // namespace
+
+std::string gatherStrided(const std::string &storage, DType dtype, const std::vector<int64_t> &sizes,
+                          const std::optional<std::vector<int64_t>> &stridesGiven, int64_t storageOffset,
+                          std::vector<std::byte> &out)
 {
-    const TensorMeta &meta = decoded.meta;
-    const int64_t elem = elementSize(meta.dtype);
-    std::vector<int64_t> sizes;
-    for (const Dim &d : *meta.shape)
-        sizes.push_back(std::get<int64_t>(d));
+    const int64_t elem = elementSize(dtype);
+    if (elem == 0)
+        return "payload dtype not supported";
     std::vector<int64_t> strides(sizes.size(), 1);
     for (size_t k = sizes.size(); k-- > 1;)
         strides[k - 1] = strides[k] * std::max<int64_t>(sizes[k], 1);
-    const bool contiguousStrides = !meta.strides || *meta.strides == strides;
-    if (meta.strides) {
-        if (meta.strides->size() != sizes.size())
+    const bool contiguousStrides = !stridesGiven || *stridesGiven == strides;
+    if (stridesGiven) {
+        if (stridesGiven->size() != sizes.size())
             return "strides and sizes differ in rank";
-        strides = *meta.strides;
+        strides = *stridesGiven;
     }
     std::optional<int64_t> numel = 1;
     for (int64_t s : sizes)
@@ -89,12 +89,13 @@ std::string gather(const std::string &storage, const export_json::DecodedTensorM
     const auto bytes = numel ? checkedMul(*numel, elem) : std::nullopt;
     if (!bytes || *bytes > (int64_t(1) << 40))
         return "implausible tensor size";
+    out.clear();
     if (*numel == 0)
         return {};
-    if (decoded.storageOffset < 0)
+    if (storageOffset < 0)
         return "negative storage offset";
     // The largest storage element the view touches must lie inside the payload.
-    std::optional<int64_t> last = decoded.storageOffset;
+    std::optional<int64_t> last = storageOffset;
     for (size_t k = 0; k < sizes.size() && last; ++k) {
         auto span = checkedMul(sizes[k] - 1, strides[k]);
         last = span ? std::optional<int64_t>(*last + *span) : std::nullopt;
@@ -106,7 +107,7 @@ std::string gather(const std::string &storage, const export_json::DecodedTensorM
         return "payload has " + std::to_string(storage.size()) + " bytes, the tensor needs " + std::to_string(*needed);
 
     out.resize(static_cast<size_t>(*bytes));
-    const char *base = storage.data() + decoded.storageOffset * elem;
+    const char *base = storage.data() + storageOffset * elem;
     if (contiguousStrides) {
         std::memcpy(out.data(), base, out.size());
         return {};
@@ -126,41 +127,29 @@ std::string gather(const std::string &storage, const export_json::DecodedTensorM
     return {};
 }
 
-/// The payload of one constant, or the reason it cannot be loaded.
-std::string loadOne(const Pt2Archive &archive, const Pt2ModelLocation &at, const PayloadEntry &entry,
-                    const Node &node, std::map<std::string, std::string> &storages, Weight &weight)
+std::string payloadMismatch(const TensorMeta &payload, const Node &node)
 {
-    const Cursor meta(entry.meta, "config." + node.weightKey);
-    if (auto pickled = meta.find("use_pickle"); pickled && pickled->boolean())
-        return "pickled payload; Fusebox reads raw payloads only";
-    const std::string pathName = meta["path_name"].string();
-    auto tensorMeta = meta.find("tensor_meta");
-    if (!tensorMeta)
-        return "no tensor_meta in " + entry.config;
-    export_json::Warnings ignored;
-    const export_json::DecodedTensorMeta decoded = export_json::decodeTensorMeta(*tensorMeta, ignored);
-    if (elementSize(decoded.meta.dtype) == 0)
-        return "payload dtype not supported";
-    if (!decoded.meta.hasStaticShape())
-        return "payload shape is symbolic";
-    if (node.meta.dtype != DType::Unknown && node.meta.dtype != decoded.meta.dtype)
-        return "payload dtype " + std::string(shortName(decoded.meta.dtype)) + " differs from the graph's "
+    if (node.meta.dtype != DType::Unknown && node.meta.dtype != payload.dtype)
+        return "payload dtype " + std::string(shortName(payload.dtype)) + " differs from the graph's "
                + std::string(shortName(node.meta.dtype));
-    if (node.meta.hasStaticShape() && node.meta.shape != decoded.meta.shape)
-        return "payload shape " + decoded.meta.shapeString() + " differs from the graph's " + node.meta.shapeString();
+    if (node.meta.hasStaticShape() && payload.shape && node.meta.shape != payload.shape)
+        return "payload shape " + payload.shapeString() + " differs from the graph's " + node.meta.shapeString();
+    return {};
+}
 
-    auto cached = storages.find(entry.dir + pathName);
-    if (cached == storages.end()) {
-        auto bytes = archive.read(at.root + entry.dir + pathName);
-        if (!bytes)
-            return bytes.error().message;
-        cached = storages.emplace(entry.dir + pathName, std::move(bytes).value()).first;
+namespace {
+
+/// The tensor constants of a graph that have no payload yet.
+std::vector<NodeId> wantedConstants(const Graph &graph)
+{
+    std::vector<NodeId> wanted;
+    for (NodeId id : graph.nodeIds()) {
+        const Node &n = *graph.node(id);
+        if (n.kind() == NodeKind::Constant && !n.weightKey.empty() && n.type == "Tensor"
+            && !graph.weights().contains(n.weightKey))
+            wanted.push_back(id);
     }
-    if (cached->second.empty() && decoded.meta.numel().value_or(0) > 0)
-        return "empty payload (the archive was saved without weights)";
-    weight.meta = TensorMeta{decoded.meta.dtype, decoded.meta.shape, std::nullopt, decoded.meta.device};
-    const std::string reason = gather(cached->second, decoded, weight.data);
-    return reason.empty() ? std::string() : entry.dir + pathName + ": " + reason;
+    return wanted;
 }
 
 std::string listKeys(const std::vector<std::string> &keys)
@@ -174,18 +163,103 @@ std::string listKeys(const std::vector<std::string> &keys)
     return text;
 }
 
+void warnReasons(const std::string &path, const Reasons &reasons, std::vector<std::string> &warnings)
+{
+    for (const auto &[reason, keys] : reasons)
+        warnings.push_back(path + ": weights not loaded: " + listKeys(keys) + " (" + reason + ")");
+}
+
+/// The tensor stored under `key` in a torch.save file, checked against the
+/// node it is for; the reason when there is none.
+std::string loadPickled(const torch_pickle::TorchSaveFile &file, const std::string &key, const Node &node,
+                        Weight &weight)
+{
+    auto found = file.contents().tensors.find(key);
+    if (found == file.contents().tensors.end()) {
+        auto other = file.contents().others.find(key);
+        if (other != file.contents().others.end())
+            return file.name() + " holds " + other->second + " there, not a tensor";
+        return "not in " + file.name();
+    }
+    auto loaded = file.load(found->second);
+    if (!loaded)
+        return loaded.error().message;
+    if (std::string mismatch = payloadMismatch(loaded->meta, node); !mismatch.empty())
+        return mismatch;
+    weight = std::move(loaded).value();
+    return {};
+}
+
+/// The payload of one constant, or the reason it cannot be loaded.
+std::string loadOne(const Pt2Archive &archive, const Pt2ModelLocation &at, const PayloadEntry &entry,
+                    const Node &node, std::map<std::string, std::string> &storages, Weight &weight)
+{
+    const Cursor meta(entry.meta, "config." + node.weightKey);
+    const bool pickled = meta.find("use_pickle") && meta["use_pickle"].boolean();
+    const std::string pathName = meta["path_name"].string();
+    auto tensorMeta = meta.find("tensor_meta");
+    if (!tensorMeta)
+        return "no tensor_meta in " + entry.config;
+    export_json::Warnings ignored;
+    const export_json::DecodedTensorMeta decoded = export_json::decodeTensorMeta(*tensorMeta, ignored);
+    if (elementSize(decoded.meta.dtype) == 0)
+        return "payload dtype not supported";
+    if (!decoded.meta.hasStaticShape())
+        return "payload shape is symbolic";
+    if (std::string mismatch = payloadMismatch(decoded.meta, node); !mismatch.empty())
+        return mismatch;
+
+    auto cached = storages.find(entry.dir + pathName);
+    if (cached == storages.end()) {
+        auto bytes = archive.read(at.root + entry.dir + pathName);
+        if (!bytes)
+            return bytes.error().message;
+        cached = storages.emplace(entry.dir + pathName, std::move(bytes).value()).first;
+    }
+    if (cached->second.empty() && decoded.meta.numel().value_or(0) > 0)
+        return "empty payload (the archive was saved without weights)";
+    if (pickled) {
+        // A torch.save file of the one tensor (tensor subclasses are pickled whole).
+        auto file = torch_pickle::TorchSaveFile::open(cached->second,
+                                                      archive.path() + "/" + at.root + entry.dir + pathName);
+        if (!file)
+            return file.error().message;
+        return loadPickled(*file, "", node, weight);
+    }
+    std::vector<int64_t> sizes;
+    for (const Dim &d : *decoded.meta.shape)
+        sizes.push_back(std::get<int64_t>(d));
+    weight.meta = TensorMeta{decoded.meta.dtype, decoded.meta.shape, std::nullopt, decoded.meta.device};
+    const std::string reason =
+        gatherStrided(cached->second, decoded.meta.dtype, sizes, decoded.meta.strides, decoded.storageOffset, weight.data);
+    return reason.empty() ? std::string() : entry.dir + pathName + ": " + reason;
+}
+
+/// A torch.save file of an archive, opened when present: nullopt when the
+/// archive lacks every name, an Error when the one it has cannot be read.
+std::optional<Expected<torch_pickle::TorchSaveFile>> openTorchSave(const Pt2Archive &archive, const std::string &root,
+                                                                   const std::vector<std::string> &names)
+{
+    for (const std::string &name : names) {
+        const std::string entry = root + name;
+        if (!archive.contains(entry))
+            continue;
+        auto bytes = archive.read(entry);
+        if (!bytes)
+            return Expected<torch_pickle::TorchSaveFile>(bytes.error());
+        if (bytes->empty()) // serialize_torch_artifact(None): nothing saved
+            return std::nullopt;
+        return torch_pickle::TorchSaveFile::open(std::move(bytes).value(), archive.path() + "/" + entry);
+    }
+    return std::nullopt;
+}
+
 } // namespace
 
 void loadPt2Weights(const Pt2Archive &archive, const Pt2ModelLocation &at, Graph &graph,
                     std::vector<std::string> &warnings)
 {
-    std::vector<NodeId> wanted;
-    for (NodeId id : graph.nodeIds()) {
-        const Node &n = *graph.node(id);
-        if (n.kind() == NodeKind::Constant && !n.weightKey.empty() && n.type == "Tensor"
-            && !graph.weights().contains(n.weightKey))
-            wanted.push_back(id);
-    }
+    const std::vector<NodeId> wanted = wantedConstants(graph);
     if (wanted.empty())
         return;
 
@@ -195,10 +269,8 @@ void loadPt2Weights(const Pt2Archive &archive, const Pt2ModelLocation &at, Graph
     readPayloadConfig(archive, at, "data/constants/",
                       {at.model + "_constants_config.json", at.model + "_model_constants_config.json"}, payloads,
                       warnings);
-    const std::string legacyWeights = "data/weights/" + at.model + ".pt";
-    const std::string missingReason = archive.contains(at.root + legacyWeights)
-                                          ? legacyWeights + " is a torch pickle, which Fusebox does not read"
-                                          : "no entry in the archive's payload configs";
+    // An early package spec kept the whole state dict as one torch.save file.
+    auto stateDict = openTorchSave(archive, at.root, {"data/weights/" + at.model + ".pt"});
 
     Reasons reasons;
     std::map<std::string, std::string> storages;
@@ -206,25 +278,80 @@ void loadPt2Weights(const Pt2Archive &archive, const Pt2ModelLocation &at, Graph
         const Node &node = *graph.node(id);
         if (graph.weights().contains(node.weightKey))
             continue; // two constants sharing one key
-        auto entry = payloads.find(node.weightKey);
-        if (entry == payloads.end()) {
-            reasons[missingReason].push_back(node.weightKey);
-            continue;
-        }
         Weight weight;
         std::string reason;
-        try {
-            reason = loadOne(archive, at, entry->second, node, storages, weight);
-        } catch (const JsonPathError &e) {
-            reason = entry->second.config + ": " + e.path + ": " + e.message;
+        auto entry = payloads.find(node.weightKey);
+        if (entry != payloads.end()) {
+            try {
+                reason = loadOne(archive, at, entry->second, node, storages, weight);
+            } catch (const JsonPathError &e) {
+                reason = entry->second.config + ": " + e.path + ": " + e.message;
+            }
+        } else if (stateDict && *stateDict) {
+            reason = loadPickled(**stateDict, node.weightKey, node, weight);
+        } else if (stateDict) {
+            reason = stateDict->error().message;
+        } else {
+            reason = "no entry in the archive's payload configs";
         }
         if (reason.empty())
             graph.weights().put(node.weightKey, std::move(weight));
         else
             reasons[reason].push_back(node.weightKey);
     }
-    for (const auto &[reason, keys] : reasons)
-        warnings.push_back(archive.path() + ": weights not loaded: " + listKeys(keys) + " (" + reason + ")");
+    warnReasons(archive.path(), reasons, warnings);
+}
+
+void loadTorchSaveWeights(const Pt2Archive &archive, const std::string &root, Graph &graph,
+                          std::vector<std::string> &warnings)
+{
+    const std::vector<NodeId> wanted = wantedConstants(graph);
+    if (wanted.empty())
+        return;
+    // torch 2.1 wrote the same torch.save bytes under .json names.
+    auto stateDict = openTorchSave(archive, root, {"serialized_state_dict.pt", "serialized_state_dict.json"});
+    auto constants = openTorchSave(archive, root, {"serialized_constants.pt", "serialized_constants.json"});
+    std::vector<const torch_pickle::TorchSaveFile *> files;
+    std::string unreadable;
+    for (const auto *opened : {&stateDict, &constants}) {
+        if (!*opened)
+            continue;
+        if (**opened)
+            files.push_back(&***opened);
+        else if (unreadable.empty())
+            unreadable = (*opened)->error().message;
+    }
+
+    Reasons reasons;
+    for (NodeId id : wanted) {
+        const Node &node = *graph.node(id);
+        if (graph.weights().contains(node.weightKey))
+            continue;
+        Weight weight;
+        std::string reason;
+        bool found = false;
+        for (const torch_pickle::TorchSaveFile *file : files) {
+            const auto &contents = file->contents();
+            if (!contents.tensors.contains(node.weightKey) && !contents.others.contains(node.weightKey))
+                continue;
+            found = true;
+            reason = loadPickled(*file, node.weightKey, node, weight);
+            break;
+        }
+        if (!found) {
+            if (!unreadable.empty())
+                reason = unreadable;
+            else if (files.empty())
+                reason = "the archive has no serialized_state_dict.pt";
+            else
+                reason = "in neither serialized_state_dict.pt nor serialized_constants.pt";
+        }
+        if (reason.empty())
+            graph.weights().put(node.weightKey, std::move(weight));
+        else
+            reasons[reason].push_back(node.weightKey);
+    }
+    warnReasons(archive.path(), reasons, warnings);
 }
 
 } // namespace fusebox

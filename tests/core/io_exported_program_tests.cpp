@@ -1,12 +1,15 @@
 // torch.export importer: ExportedProgram JSON and .pt2 archives (built here with libzip).
+#include "core/io/Base64.h"
 #include "core/io/ExportedProgram.h"
 #include "core/io/JsonSupport.h"
+#include "core/io/TorchPickle.h"
 #include "core/ir/Verifier.h"
 
 #include <catch.hpp>
 #include <nlohmann/json.hpp>
 #include <zip.h>
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -106,6 +109,84 @@ std::vector<std::pair<std::string, std::string>> currentLayoutEntries()
             {"archive/data/weights/weight_2", floatBytes(shared)},
             {"archive/data/constants/model_constants_config.json", R"({"config": {}})"},
             {"archive/.data/version", "6\n"}};
+}
+
+/// A pickle (protocol 2, as torch.save writes it) of {key: tensor}: each tensor
+/// a _rebuild_tensor_v2 of a FloatStorage record "data/<storage>".
+struct PickledTensor {
+    std::string key, storage;
+    int64_t numel, offset;
+    std::vector<int64_t> sizes, strides;
+};
+
+std::string pickleInt(int64_t value)
+{
+    std::string out = "J";
+    for (int i = 0; i < 4; ++i)
+        out += char((value >> (8 * i)) & 0xff);
+    return out;
+}
+
+std::string pickleStr(const std::string &text)
+{
+    return "X" + pickleInt(int64_t(text.size())).substr(1) + text;
+}
+
+std::string pickleInts(const std::vector<int64_t> &values)
+{
+    std::string out = "(";
+    for (int64_t v : values)
+        out += pickleInt(v);
+    return out + "t";
+}
+
+std::string stateDictPickle(const std::vector<PickledTensor> &tensors)
+{
+    std::string p = std::string("\x80\x02}q\x00(", 6);
+    for (const PickledTensor &t : tensors) {
+        p += pickleStr(t.key);
+        p += "ctorch._utils\n_rebuild_tensor_v2\n(";
+        p += "(" + pickleStr("storage") + "ctorch\nFloatStorage\n" + pickleStr(t.storage) + pickleStr("cpu")
+             + pickleInt(t.numel) + "tQ";
+        p += pickleInt(t.offset) + pickleInts(t.sizes) + pickleInts(t.strides);
+        p += std::string("\x89", 1) + "ccollections\nOrderedDict\n)R";
+        p += "tR";
+    }
+    return p + "u.";
+}
+
+/// A torch.save zip (archive/data.pkl, archive/data/<key>, archive/byteorder) in memory.
+std::string torchSaveZip(const std::string &pickle, const std::vector<std::pair<std::string, std::string>> &storages,
+                         const std::string &byteorder = "little")
+{
+    const std::string path = scratchPath("torch-save.tmp");
+    std::vector<std::pair<std::string, std::string>> entries{{"archive/data.pkl", pickle},
+                                                             {"archive/byteorder", byteorder}};
+    for (const auto &[key, bytes] : storages)
+        entries.push_back({"archive/data/" + key, bytes});
+    entries.push_back({"archive/version", "3\n"});
+    writeZip(path, entries);
+    auto bytes = json_support::readTextFile(path);
+    REQUIRE(bytes.hasValue());
+    return *bytes;
+}
+
+/// The fixture's three constants as torch.save would keep them: the weight
+/// and the scale in one storage (the scale a strided view at offset 32).
+std::string fixtureStateDict(const std::string &byteorder = "little")
+{
+    std::vector<float> shared(42), bias{0.5f, 1.5f, 2.5f, 3.5f};
+    for (int i = 0; i < 42; ++i)
+        shared[i] = float(i);
+    std::string sharedBytes = floatBytes(shared), biasBytes = floatBytes(bias);
+    if (byteorder == "big")
+        for (std::string *bytes : {&sharedBytes, &biasBytes})
+            for (size_t at = 0; at + 4 <= bytes->size(); at += 4)
+                std::reverse(bytes->begin() + at, bytes->begin() + at + 4);
+    return torchSaveZip(stateDictPickle({{"tower.proj.weight", "0", 42, 0, {4, 8}, {8, 1}},
+                                         {"tower.proj.bias", "1", 4, 0, {4}, {1}},
+                                         {"tower.scale", "0", 42, 32, {4}, {2}}}),
+                        {{"0", sharedBytes}, {"1", biasBytes}}, byteorder);
 }
 
 std::string errorOfJson(const json &document)
@@ -338,25 +419,170 @@ TEST_CASE("current .pt2 archives with unreadable weights still open", "[io][pt2]
     auto result = readExportedProgramFile(path);
     REQUIRE(result.hasValue());
     CHECK(result->graph.weights().size() == 0);
-    CHECK(anyWarningContains(*result, "weights not loaded: tower.proj.bias (pickled payload"));
+    // A pickled payload is a torch.save file; these bytes are not one.
+    CHECK(anyWarningContains(*result, "weights not loaded: tower.proj.bias (" + path
+                                          + "/archive/data/weights/weight_1: not a torch.save zip (no zip signature))"));
     CHECK(anyWarningContains(*result, "weights not loaded: tower.proj.weight (data/weights/weight_0: payload has 20 "
                                       "bytes, the tensor needs 128)"));
     CHECK(anyWarningContains(*result, "weights not loaded: tower.scale (no entry in the archive's payload configs)"));
 }
 
-TEST_CASE("legacy .pt2 archives open without their pickled weights", "[io][pt2]")
+TEST_CASE("torch.export.save archives load their torch.save weights", "[io][pt2]")
 {
-    const std::string path = scratchPath("legacy.pt2");
+    for (const std::string byteorder : {"little", "big"}) {
+        INFO(byteorder);
+        const std::string path = scratchPath("save-layout-" + byteorder + ".pt2");
+        writeZip(path, {{"serialized_exported_program.json", fixture().dump()},
+                        {"serialized_state_dict.pt", fixtureStateDict(byteorder)},
+                        {"serialized_constants.pt", torchSaveZip(std::string("\x80\x02}q\x00.", 6), {})},
+                        {"version", "8.8"}});
+        CHECK(looksLikeExportedProgram(path));
+        auto result = readExportedProgramFile(path);
+        REQUIRE(result.hasValue());
+        INFO((result->warnings.empty() ? std::string() : result->warnings.front()));
+        CHECK(result->warnings.empty());
+        const Graph &g = result->graph;
+        CHECK(g.size() == 15);
+        CHECK(g.metadata.at("source.format") == "torch.export (.pt2, torch.export.save layout)");
+        CHECK(g.metadata.at("torch_export.archive_version") == "8.8");
+        REQUIRE(g.weights().size() == 3);
+        CHECK(g.weights().get("tower.proj.weight")->meta.toString() == "f32[4, 8]");
+        CHECK(floatsOf(*g.weights().get("tower.proj.weight"))[31] == 31.0f);
+        CHECK(floatsOf(*g.weights().get("tower.proj.bias")) == std::vector<float>{0.5f, 1.5f, 2.5f, 3.5f});
+        CHECK(floatsOf(*g.weights().get("tower.scale")) == std::vector<float>{32, 34, 36, 38});
+    }
+}
+
+TEST_CASE("torch.export.save archives with unreadable weights still open", "[io][pt2]")
+{
+    const std::string path = scratchPath("save-layout-broken.pt2");
     writeZip(path, {{"serialized_exported_program.json", fixture().dump()},
                     {"serialized_state_dict.pt", std::string("\x80\x02}q\x00.", 6)},
                     {"version", "1"}});
-    CHECK(looksLikeExportedProgram(path));
     auto result = readExportedProgramFile(path);
     REQUIRE(result.hasValue());
-    CHECK(result->graph.size() == 15);
     CHECK(result->graph.weights().size() == 0);
-    CHECK(result->graph.metadata.at("source.format") == "torch.export (legacy .pt2)");
-    CHECK(anyWarningContains(*result, "weights not loaded: serialized_state_dict.pt is a torch pickle"));
+    REQUIRE(result->warnings.size() == 1);
+    CHECK(result->warnings[0]
+          == path + ": weights not loaded: tower.proj.weight, tower.proj.bias, tower.scale (" + path
+                 + "/serialized_state_dict.pt: a torch.save file in the legacy (pre-1.6, not zip) format, which "
+                   "Fusebox does not read)");
+
+    // A state dict without one of the constants, and one of the wrong shape.
+    const std::string partial = scratchPath("save-layout-partial.pt2");
+    writeZip(partial, {{"serialized_exported_program.json", fixture().dump()},
+                       {"serialized_state_dict.pt",
+                        torchSaveZip(stateDictPickle({{"tower.proj.weight", "0", 32, 0, {8, 4}, {4, 1}},
+                                                      {"tower.proj.bias", "1", 4, 0, {4}, {1}}}),
+                                     {{"0", floatBytes(std::vector<float>(32))}, {"1", floatBytes({1, 2, 3, 4})}})}});
+    auto some = readExportedProgramFile(partial);
+    REQUIRE(some.hasValue());
+    CHECK(some->graph.weights().size() == 1);
+    CHECK(anyWarningContains(*some, "weights not loaded: tower.proj.weight (payload shape [8, 4] differs from the "
+                                    "graph's [4, 8])"));
+    CHECK(anyWarningContains(*some, "weights not loaded: tower.scale (in neither serialized_state_dict.pt nor "
+                                    "serialized_constants.pt)"));
+}
+
+TEST_CASE("torch.save pickles: malformed input gives an error, never a crash", "[io][pt2]")
+{
+    const std::string pickle = stateDictPickle({{"w", "0", 4, 0, {2, 2}, {2, 1}}});
+    auto whole = torch_pickle::parsePickle(pickle);
+    REQUIRE(whole.hasValue());
+    REQUIRE(whole->tensors.count("w"));
+    CHECK(whole->tensors.at("w").dtype == DType::Float32);
+    CHECK(whole->tensors.at("w").sizes == std::vector<int64_t>{2, 2});
+    CHECK(whole->tensors.at("w").storageKey == "0");
+    for (size_t n = 0; n < pickle.size(); ++n) {
+        auto cut = torch_pickle::parsePickle(pickle.substr(0, n));
+        CHECK_FALSE(cut.hasValue());
+    }
+    for (size_t i = 0; i < pickle.size(); ++i)
+        for (char c : {'\0', '\xff', '(', 't', 'R', 'h', 'Q', '.'}) {
+            std::string flipped = pickle;
+            flipped[i] = c;
+            (void)torch_pickle::parsePickle(flipped); // error or value, no crash
+        }
+    CHECK(torch_pickle::parsePickle("").error().message == "the pickle ends without STOP at byte 0");
+    CHECK(torch_pickle::parsePickle(std::string("\x80\x02X\xff\xff\xff\x7f", 7)).error().message
+          == "a length of 2147483647 bytes runs past the end of the pickle at byte 2");
+    CHECK(torch_pickle::parsePickle(std::string("\x80\x02h\x05.", 5)).error().message
+          == "memo entry 5 was never stored at byte 2");
+    // Nesting a million lists deep is freed without recursion.
+    std::string deep = std::string("\x80\x02", 2);
+    for (int i = 0; i < 1000000; ++i)
+        deep += "]";
+    for (int i = 0; i < 999999; ++i)
+        deep += "a";
+    deep += ".";
+    CHECK(torch_pickle::parsePickle(deep).hasValue());
+
+    // A tensor whose view runs past its storage.
+    auto file = torch_pickle::TorchSaveFile::open(
+        torchSaveZip(stateDictPickle({{"w", "0", 4, 2, {2, 2}, {2, 1}}}), {{"0", floatBytes({1, 2, 3, 4})}}), "t.pt");
+    REQUIRE(file.hasValue());
+    auto loaded = file->load(file->contents().tensors.at("w"));
+    REQUIRE_FALSE(loaded.hasValue());
+    CHECK(loaded.error().message == "archive/data/0: payload has 16 bytes, the tensor needs 24");
+    CHECK(torch_pickle::TorchSaveFile::open("abc", "t.pt").error().message
+          == "t.pt: not a torch.save zip (no zip signature)");
+    CHECK(torch_pickle::TorchSaveFile::open(torchSaveZip(".", {}), "t.pt").error().message
+          == "t.pt: archive/data.pkl: STOP with an empty stack at byte 0");
+}
+
+TEST_CASE("early ExportedProgram JSON: bare-number schema versions and torch 2.1's signature", "[io][pt2]")
+{
+    // torch 2.2 wrote "schema_version": 3, torch 2.1 wrote 1 (docs/torch-export.md).
+    json doc = fixture();
+    doc["schema_version"] = 3;
+    for (auto &[name, meta] : doc["graph_module"]["graph"]["tensor_values"].items())
+        meta["storage_offset"] = 0;
+    auto v3 = readExportedProgramJson(doc.dump(), {nullptr, "model.json"});
+    REQUIRE(v3.hasValue());
+    CHECK(v3->graph.metadata.at("torch_export.schema_version") == "3");
+    CHECK(v3->graph.size() == 15);
+
+    // Schema 1: the signature as maps, TensorValue{meta}, a tensor constant
+    // embedded as graph.constants (base64 of a torch.save zip).
+    json old = fixture();
+    old["schema_version"] = 1;
+    json &module = old["graph_module"];
+    module["signature"] = {{"inputs_to_parameters",
+                            {{"p_tower_proj_weight", "tower.proj.weight"}, {"p_tower_proj_bias", "tower.proj.bias"}}},
+                           {"inputs_to_buffers", json::object()},
+                           {"user_inputs", {"x"}},
+                           {"user_outputs", {"to"}},
+                           {"buffers_to_mutate", json::object()},
+                           {"backward_signature", nullptr}};
+    json &graph = module["graph"];
+    json inputs = json::array();
+    for (const json &input : graph["inputs"])
+        if (input["as_tensor"]["name"] != "b_tower_scale")
+            inputs.push_back(input);
+    graph["inputs"] = inputs;
+    graph["tensor_values"].erase("b_tower_scale");
+    for (auto &[name, meta] : graph["tensor_values"].items())
+        meta = json{{"meta", meta}};
+    // torch.save(tensor): a top-level tensor (no dict).
+    std::string tensorPickle = std::string("\x80\x02", 2) + "ctorch._utils\n_rebuild_tensor_v2\n((" + pickleStr("storage")
+                               + "ctorch\nFloatStorage\n" + pickleStr("0") + pickleStr("cpu") + pickleInt(4) + "tQ"
+                               + pickleInt(0) + pickleInts({4}) + pickleInts({1}) + "\x89" + "ccollections\nOrderedDict\n)RtR.";
+    const std::string zip = torchSaveZip(tensorPickle, {{"0", floatBytes({4, 3, 2, 1})}});
+    std::vector<std::byte> zipBytes(zip.size());
+    std::memcpy(zipBytes.data(), zip.data(), zip.size());
+    graph["constants"] = {{"b_tower_scale", encodeBase64(zipBytes)}};
+    auto v1 = readExportedProgramJson(old.dump(), {nullptr, "model.json"});
+    REQUIRE(v1.hasValue());
+    INFO((v1->warnings.empty() ? std::string() : v1->warnings.front()));
+    CHECK(v1->warnings.empty());
+    const Graph &g = v1->graph;
+    CHECK(g.metadata.at("torch_export.schema_version") == "1");
+    CHECK(g.size() == 15);
+    CHECK(named(g, "p_tower_proj_weight").weightKey == "tower.proj.weight");
+    CHECK(named(g, "b_tower_scale").kind() == NodeKind::Constant);
+    REQUIRE(g.weights().get("b_tower_scale"));
+    CHECK(floatsOf(*g.weights().get("b_tower_scale")) == std::vector<float>{4, 3, 2, 1});
+    CHECK(g.outputValues().size() == 1);
 }
 
 TEST_CASE("malformed exported programs give errors that name the JSON path", "[io][pt2]")
