@@ -1,6 +1,7 @@
 // fusebox-pass: the headless Fusebox pass. Links no Qt: it runs where the
 // production pipeline runs.
 #include "Commands.h"
+#include "TorchDispatch.h"
 
 #include <algorithm>
 #include <iostream>
@@ -70,6 +71,8 @@ int main(int argc, char **argv)
             printCommandHelp(c, std::cerr);
             return kExitUsage;
         }
+        if (int status = handOverToLibtorchBuild(c.name, parsed, argv); status >= 0)
+            return status;
         return c.run(parsed);
     }
     std::cerr << "fusebox-pass: unknown command '" << args[0] << "'\n\n";

@@ -58,6 +58,21 @@ std::vector<std::string> supportedModelExtensions()
     return {"pt", "pth", "torchscript", "zip", "pt2", "json", "py", "txt"};
 }
 
+bool readsWithLibtorch(const std::string &path)
+{
+    switch (sniff(path)) {
+    case FileKind::Missing:
+    case FileKind::Directory:
+    case FileKind::Json: return false;
+    case FileKind::Zip: return !looksLikeExportedProgram(path);
+    case FileKind::Unknown: break;
+    }
+    if (auto text = json_support::readTextFile(path); text && looksLikeFxText(*text))
+        return false;
+    const std::string ext = lowerExtension(path);
+    return ext != ".json" && ext != ".py" && ext != ".txt";
+}
+
 Expected<LoadedModel> loadModel(const std::string &path, const LoadOptions &options)
 {
     TorchScriptImportOptions torchOptions;

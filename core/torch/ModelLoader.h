@@ -24,6 +24,12 @@ struct LoadOptions {
 /// graph JSON (.json). Errors are one line naming the file.
 Expected<LoadedModel> loadModel(const std::string &path, const LoadOptions &options = {});
 
+/// True when loadModel() reads path with libtorch (a TorchScript archive or a
+/// legacy torch.save pickle); false for the PT2 formats, graph JSON, FX text
+/// and paths that are no file. fusebox-pass uses it to start its libtorch
+/// build only when a model needs it.
+bool readsWithLibtorch(const std::string &path);
+
 /// The file extensions loadModel() accepts, for file dialogs: {"pt", "pth", "json", ...}.
 std::vector<std::string> supportedModelExtensions();
 

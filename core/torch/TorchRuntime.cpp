@@ -1,0 +1,7 @@
+#include "TorchRuntime.h"
+
+namespace fusebox {
+
+bool libtorchLinked() { return true; }
+
+} // namespace fusebox

@@ -1,0 +1,72 @@
+// core/torch in fusebox-pass's light build: libtorch 1.13's schemas from the
+// dump embedded at build time, and the libtorch-backed functions as stubs.
+// app/pass/TorchDispatch.cpp hands every command that would reach a stub to
+// fusebox-pass-torch before it starts, so a stub running is a bug in that
+// dispatch: it says so and exits rather than give a wrong answer.
+#include "core/pt2/Pt2Bridge.h"
+#include "core/torch/TorchRuntime.h"
+#include "core/torch/TorchSchemas.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdlib>
+#include <iostream>
+#include <string>
+#include <string_view>
+
+namespace fusebox {
+
+extern const std::string_view kEmbeddedTorchSchemas[];
+
+bool libtorchLinked() { return false; }
+
+const OpSchemaRegistry &torchSchemas()
+{
+    static const OpSchemaRegistry registry = [] {
+        std::string text;
+        for (size_t i = 0; !kEmbeddedTorchSchemas[i].empty(); ++i)
+            text += kEmbeddedTorchSchemas[i];
+        return pt2::schemasFromJson(nlohmann::json::parse(text));
+    }();
+    return registry;
+}
+
+/// Called by every stub: the dispatch should have handed this command over.
+[[noreturn]] void libtorchNeeded(const char *what)
+{
+    std::cerr << "fusebox-pass: internal error: " << what
+              << " needs libtorch, but this command ran in the light build; run it with fusebox-pass-torch\n";
+    std::exit(70);
+}
+
+} // namespace fusebox
+
+#include "core/torch/TorchScriptExporter.h"
+#include "core/torch/TorchScriptImporter.h"
+
+namespace fusebox {
+
+Expected<LoadedModel> importTorchScript(const std::string &, const TorchScriptImportOptions &)
+{
+    libtorchNeeded("reading a TorchScript archive");
+}
+
+Status exportTorchScript(const Graph &, const std::string &) { libtorchNeeded("writing a TorchScript archive"); }
+
+} // namespace fusebox
+
+#include "core/torch/NumericVerifier.h"
+#include "core/torch/RewriteVerifier.h"
+
+namespace fusebox {
+
+Expected<RewriteVerifier> RewriteVerifier::create(const Graph &, double, bool)
+{
+    libtorchNeeded("numeric verification");
+}
+
+std::optional<std::string> RewriteVerifier::operator()(const Graph &) const { libtorchNeeded("numeric verification"); }
+
+Expected<VerificationResult> RewriteVerifier::check(const Graph &) const { libtorchNeeded("numeric verification"); }
+
+} // namespace fusebox
