@@ -5,6 +5,7 @@
 #include "core/io/ExportedProgram.h"
 #include "core/io/FxText.h"
 #include "core/io/GraphJson.h"
+#include "core/io/GraphNetMeta.h"
 #include "core/io/JsonSupport.h"
 
 #include <algorithm>
@@ -40,6 +41,14 @@ std::string lowerExtension(const std::string &path)
     std::string ext = std::filesystem::path(path).extension().string();
     std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
     return ext;
+}
+
+/// A GraphNet model.py takes its input shapes from the meta files beside it.
+Expected<LoadedModel> withGraphNetMeta(Expected<LoadedModel> model, const std::string &path)
+{
+    if (model)
+        applyGraphNetMeta(*model, path);
+    return model;
 }
 
 /// FX text is read with PyTorch 2's schemas where the bridge's cache has them.
@@ -105,12 +114,12 @@ Expected<LoadedModel> loadModel(const std::string &path, const LoadOptions &opti
     // TorchScript reader explain (it recognises torch.save pickles of the
     // legacy format), unless the extension says JSON.
     if (auto text = json_support::readTextFile(path); text && looksLikeFxText(*text))
-        return shapesIgnored(readFxText(*text, fxOptions(path)), "FX text");
+        return shapesIgnored(withGraphNetMeta(readFxText(*text, fxOptions(path)), path), "FX text");
     const std::string ext = lowerExtension(path);
     if (ext == ".json")
         return loadGraphJson(path);
     if (ext == ".py" || ext == ".txt")
-        return readFxTextFile(path, fxOptions(path)); // its errors say what is wrong
+        return withGraphNetMeta(readFxTextFile(path, fxOptions(path)), path); // its errors say what is wrong
     return importTorchScript(path, torchOptions);
 }
 

@@ -5,7 +5,13 @@
 
 #include "FxTestSupport.h"
 
+#include "core/io/GraphNetMeta.h"
 #include "core/io/WarningSummary.h"
+
+#include <filesystem>
+#include <fstream>
+
+#include <unistd.h>
 
 #include <catch.hpp>
 
@@ -363,4 +369,54 @@ TEST_CASE("Broken forms of the new syntax: file:line:column, never a crash", "[i
             CHECK(result.error().message.starts_with("cut.py:"));
         }
     }
+}
+
+TEST_CASE("GraphNet: input shapes come from weight_meta.py and input_meta.py", "[io][fx][dynamo][graphnet]")
+{
+    auto metas = parseGraphNetMeta(R"PY(class Program_weight_tensor_meta_L_x_:
+    name = "L_x_"
+    shape = [1, 3, 224, 224]
+    dtype = "torch.float32"
+    device = "cuda:0"
+    mean = 0.000
+    std = 1.000
+    data = None
+
+
+class Program_weight_tensor_meta_s0:
+	name = "s0"
+	shape = []
+	dtype = "torch.int64"
+	data = [32]
+)PY", "weight_meta.py");
+    REQUIRE(metas.hasValue());
+    REQUIRE(metas->count("L_x_"));
+    CHECK(metas->at("L_x_").toString() == "f32[1, 3, 224, 224]");
+    CHECK(metas->at("L_x_").device == "cuda:0");
+    CHECK(metas->at("s0").toString() == "i64[]");
+
+    auto bad = parseGraphNetMeta("class Program_weight_tensor_meta_w:\n    name = \"w\"\n    shape = [3, x]\n", "wm.py");
+    REQUIRE_FALSE(bad.hasValue());
+    CHECK(bad.error().message == "wm.py:3: expected a shape such as [1, 3, 224, 224], found 'shape = [3, x]'");
+
+    // Beside a model.py: the inputs without shapes take them.
+    const auto dir = std::filesystem::temp_directory_path() / ("fusebox-graphnet-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    const std::string model = (dir / "model.py").string();
+    {
+        std::ofstream(model) << "import torch\n\nclass GraphModule(torch.nn.Module):\n"
+                                "    def forward(self, L_x_: torch.Tensor, L_w_: torch.nn.parameter.Parameter):\n"
+                                "        mm = torch.matmul(L_x_, L_w_)\n        return (mm,)\n";
+        std::ofstream(dir / "input_meta.py") << "class Program_weight_tensor_meta_L_x_:\n    name = \"L_x_\"\n"
+                                                "    shape = [2, 8]\n    dtype = \"torch.float32\"\n";
+        std::ofstream(dir / "weight_meta.py") << "class Program_weight_tensor_meta_L_w_:\n    name = \"L_w_\"\n"
+                                                 "    shape = [8, 4]\n    dtype = \"torch.bfloat16\"\n";
+    }
+    auto read = readFxTextFile(model);
+    REQUIRE(read.hasValue());
+    applyGraphNetMeta(*read, model);
+    CHECK(read->warnings.empty());
+    CHECK(node(read->graph, "L_x_").meta.toString() == "f32[2, 8]");
+    CHECK(node(read->graph, "L_w_").meta.toString() == "bf16[8, 4]");
+    std::filesystem::remove_all(dir);
 }

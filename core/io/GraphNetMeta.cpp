@@ -1,0 +1,151 @@
+#include "GraphNetMeta.h"
+
+#include "JsonSupport.h"
+#include "core/ir/DType.h"
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+
+namespace fusebox {
+namespace {
+
+std::string_view trim(std::string_view s)
+{
+    while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r'))
+        s.remove_prefix(1);
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
+        s.remove_suffix(1);
+    return s;
+}
+
+/// A double-quoted or single-quoted Python string's contents; nullopt otherwise.
+std::optional<std::string> stringValue(std::string_view v)
+{
+    if (v.size() >= 2 && (v.front() == '"' || v.front() == '\'') && v.back() == v.front())
+        return std::string(v.substr(1, v.size() - 2));
+    return std::nullopt;
+}
+
+/// "[1, 3, 224, 224]" (or "[]") as dimensions; nullopt when it is not a list of ints.
+std::optional<std::vector<Dim>> shapeValue(std::string_view v)
+{
+    if (v.size() < 2 || v.front() != '[' || v.back() != ']')
+        return std::nullopt;
+    std::vector<Dim> dims;
+    std::string_view rest = trim(v.substr(1, v.size() - 2));
+    while (!rest.empty()) {
+        size_t comma = rest.find(',');
+        std::string_view item = trim(rest.substr(0, comma));
+        if (item.empty() || !std::all_of(item.begin(), item.end(), [](char c) { return std::isdigit(uint8_t(c)); }))
+            return std::nullopt;
+        dims.push_back(Dim(int64_t(std::stoll(std::string(item)))));
+        if (comma == std::string_view::npos)
+            break;
+        rest = trim(rest.substr(comma + 1));
+    }
+    return dims;
+}
+
+} // namespace
+
+Expected<GraphNetTensorMeta> parseGraphNetMeta(std::string_view text, const std::string &sourceName)
+{
+    GraphNetTensorMeta out;
+    std::string name;
+    TensorMeta meta;
+    bool inClass = false;
+    auto flush = [&] {
+        if (inClass && !name.empty())
+            out[name] = meta;
+        name.clear();
+        meta = {};
+    };
+    int lineNo = 0;
+    for (size_t pos = 0; pos <= text.size();) {
+        size_t end = text.find('\n', pos);
+        if (end == std::string_view::npos)
+            end = text.size();
+        std::string_view line = text.substr(pos, end - pos);
+        pos = end + 1;
+        ++lineNo;
+        std::string_view t = trim(line);
+        if (t.empty() || t.starts_with("#"))
+            continue;
+        auto fail = [&](const std::string &what) {
+            return Error{sourceName + ":" + std::to_string(lineNo) + ": expected " + what + ", found '"
+                         + std::string(t) + "'"};
+        };
+        const bool indented = line.front() == ' ' || line.front() == '\t';
+        if (!indented) {
+            flush();
+            inClass = t.starts_with("class ") && t.ends_with(":");
+            if (!inClass && !t.starts_with("import ") && !t.starts_with("from "))
+                return fail("'class Program_weight_tensor_meta_<name>:'");
+            continue;
+        }
+        if (!inClass)
+            return fail("an attribute inside a class");
+        const size_t eq = t.find('=');
+        if (eq == std::string_view::npos)
+            return fail("'<attribute> = <value>'");
+        const std::string_view key = trim(t.substr(0, eq));
+        const std::string_view value = trim(t.substr(eq + 1));
+        if (key == "name") {
+            auto s = stringValue(value);
+            if (!s)
+                return fail("a quoted name");
+            name = *s;
+        } else if (key == "shape") {
+            auto dims = shapeValue(value);
+            if (!dims)
+                return fail("a shape such as [1, 3, 224, 224]");
+            meta.shape = std::move(*dims);
+        } else if (key == "dtype") {
+            auto s = stringValue(value);
+            auto dtype = s ? parseDType(*s) : std::nullopt;
+            if (!dtype)
+                return fail("a dtype such as \"torch.float32\"");
+            meta.dtype = *dtype;
+        } else if (key == "device") {
+            if (auto s = stringValue(value))
+                meta.device = *s;
+        }
+        // original_name, mean, std, data, min_val, max_val: not graph metadata.
+    }
+    flush();
+    return out;
+}
+
+void applyGraphNetMeta(LoadedModel &model, const std::string &modelPath)
+{
+    const std::filesystem::path dir = std::filesystem::path(modelPath).parent_path();
+    for (const char *file : {"weight_meta.py", "input_meta.py"}) {
+        const std::string path = (dir / file).string();
+        std::error_code ec;
+        if (!std::filesystem::exists(path, ec))
+            continue;
+        auto text = json_support::readTextFile(path);
+        if (!text)
+            continue;
+        auto metas = parseGraphNetMeta(*text, path);
+        if (!metas) {
+            model.warnings.push_back(metas.error().message + "; its shapes are not used");
+            continue;
+        }
+        for (NodeId id : model.graph.inputs()) {
+            Node &input = *model.graph.node(id);
+            auto it = metas->find(input.name);
+            if (it == metas->end() || input.type != "Tensor" || !it->second.shape)
+                continue;
+            if (input.meta.shape && *input.meta.shape != *it->second.shape)
+                model.warnings.push_back(path + ": " + input.name + " has shape " + it->second.toString()
+                                         + " there, but the graph records " + input.meta.toString()
+                                         + "; the graph's is kept");
+            else if (!input.meta.shape)
+                input.meta = it->second;
+        }
+    }
+}
+
+} // namespace fusebox
