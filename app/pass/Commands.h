@@ -52,6 +52,8 @@ std::optional<pt2::RequestControl> requestControlFor(const ParsedArgs &args, con
 OptionSpec inputShapeOption();
 /// --warnings summary|all: how loadModelForCommand prints the reader's warnings.
 OptionSpec warningsOption();
+/// --shapes-from-pytorch: loadModelForCommand has PyTorch 2 propagate the shapes of an FX dump.
+OptionSpec shapesFromPytorchOption();
 /// Reads the model named by the first positional, honouring --input-shape;
 /// prints a one-line error to stderr and returns nullopt on failure.
 std::optional<LoadedModel> loadModelForCommand(const ParsedArgs &args, const std::string &commandName);

@@ -153,7 +153,7 @@ Command compareInductorCommand()
             "difference (graphs are compared up to node names). Exit status: 0 when the two\n"
             "results are the same graph, 1 when not (or on error), 2 bad usage.",
             {configOption(), patternsOption(), {"--json", "", "print the comparison as JSON"}, pythonOption(),
-             timeoutOption(), inputShapeOption(), warningsOption()},
+             timeoutOption(), inputShapeOption(), warningsOption(), shapesFromPytorchOption()},
             runCompare};
 }
 

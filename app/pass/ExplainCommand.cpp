@@ -136,7 +136,7 @@ Command explainCommand()
              configOption(),
              patternsOption(),
              {"--json", "", "print as JSON"},
-             inputShapeOption(), warningsOption()},
+             inputShapeOption(), warningsOption(), shapesFromPytorchOption()},
             runExplain};
 }
 

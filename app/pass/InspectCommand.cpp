@@ -95,7 +95,7 @@ Command inspectCommand()
             "edge counts, the histogram of operators and the graph's inputs and outputs\n"
             "with their shapes. Warnings (e.g. control flow imported as opaque nodes)\n"
             "go to stderr.",
-            {{"--json", "", "print the summary as JSON"}, inputShapeOption(), warningsOption()},
+            {{"--json", "", "print the summary as JSON"}, inputShapeOption(), warningsOption(), shapesFromPytorchOption()},
             runInspect};
 }
 

@@ -1,6 +1,9 @@
 #include "Commands.h"
 
+#include "core/io/FxText.h"
+#include "core/io/JsonSupport.h"
 #include "core/io/WarningSummary.h"
+#include "core/pt2/Pt2Bridge.h"
 #include "core/torch/TorchSchemas.h"
 #include "patterns/Catalog.h"
 #include "patterns/custom/PatternCompiler.h"
@@ -24,6 +27,54 @@ OptionSpec warningsOption()
             "how to print the reader's warnings on stderr: one line per kind with a count and the first "
             "place (summary, the default) or every warning (all); inspect --json always lists all"};
 }
+
+OptionSpec shapesFromPytorchOption()
+{
+    return {"--shapes-from-pytorch", "",
+            "for an FX dump that records its input shapes but not every value's (Dynamo graphs, GraphNet "
+            "model.py with its meta files, --input-shape): run it once in PyTorch 2 through the bridge "
+            "and read the shapes, dtypes and devices PyTorch computes"};
+}
+
+namespace {
+
+/// The graph PyTorch 2 prints for the dump at path once every value has its
+/// shape: one propagate_shapes request (docs/pt2-bridge.md) on random inputs
+/// of the input shapes the model records.
+Expected<LoadedModel> shapesFromPytorch(const LoadedModel &model, const std::string &path, const ParsedArgs &args)
+{
+    if (!model.graph.metadata.count("source.format") || model.graph.metadata.at("source.format") != "fx-text")
+        return Error{"--shapes-from-pytorch takes an FX text dump"};
+    auto text = json_support::readTextFile(path);
+    if (!text)
+        return text.error();
+    nlohmann::json inputs = nlohmann::json::array();
+    for (NodeId id : model.graph.inputs()) {
+        const Node &n = *model.graph.node(id);
+        if (n.type != "Tensor")
+            continue;
+        if (!n.meta.hasStaticShape())
+            return Error{"input " + n.name + " has no static shape (annotate it, or put GraphNet's weight_meta.py / input_meta.py beside the dump)"};
+        nlohmann::json shape = nlohmann::json::array();
+        for (const Dim &d : *n.meta.shape)
+            shape.push_back(std::get<int64_t>(d));
+        inputs.push_back({{"name", n.name}, {"shape", shape},
+                          {"dtype", std::string(shortName(n.meta.dtype == DType::Unknown ? DType::Float32
+                                                                                          : n.meta.dtype))}});
+    }
+    auto bridge = pt2::Pt2Bridge::find(args.value("--python").value_or(""));
+    if (!bridge)
+        return bridge.error();
+    auto r = (*bridge)->request("propagate_shapes", {{"graph", *text}, {"source_name", path}, {"inputs", inputs}});
+    if (!r)
+        return r.error();
+    const GraphSchemas schemas = pt2GraphSchemas();
+    FxReadOptions options{&schemas.registry, path + " (shapes from PyTorch)"};
+    options.schemaOrigin = schemas.origin;
+    return readFxText(r->value("graph", std::string()), options);
+}
+
+} // namespace
 
 std::optional<LoadedModel> loadModelForCommand(const ParsedArgs &args, const std::string &commandName)
 {
@@ -52,6 +103,15 @@ std::optional<LoadedModel> loadModelForCommand(const ParsedArgs &args, const std
     if (!model) {
         std::cerr << "fusebox-pass " << commandName << ": " << model.error().message << "\n";
         return std::nullopt;
+    }
+    if (args.has("--shapes-from-pytorch")) {
+        auto shaped = shapesFromPytorch(*model, args.positionals[0], args);
+        if (!shaped) {
+            std::cerr << "fusebox-pass " << commandName << ": --shapes-from-pytorch: " << shaped.error().message
+                      << "\n";
+            return std::nullopt;
+        }
+        model = std::move(shaped);
     }
     if (warnings == "all") {
         for (const std::string &warning : model->warnings)

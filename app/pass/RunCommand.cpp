@@ -184,7 +184,7 @@ Command runCommand()
              {"--precision", "P", "verification tolerance, absolute and relative (default 1e-4)"},
              {"--report", "report.json", "write a JSON report: counters per rule, nodes, verification"},
              {"--max-rounds", "N", "give up after N rounds (default 10)"},
-             inputShapeOption(), warningsOption()},
+             inputShapeOption(), warningsOption(), shapesFromPytorchOption()},
             runRun};
 }
 

@@ -123,6 +123,16 @@ def inductor_passes(args):
     }
 
 
+def propagate_shapes(args):
+    """The graph with every value's shape, dtype and device: one run on random
+    inputs of the given shapes ([{name, shape, dtype}], else the annotations),
+    printed as print_readable() with shapes. For torch-level (Dynamo) graphs
+    whose dump records no shapes."""
+    gm = fxgraph.build(args["graph"], args.get("source_name", "graph.py"))
+    fxgraph.propagate(gm, fxgraph.example_inputs(gm, 0, args.get("inputs")))
+    return {"graph": fxgraph.print_graph(gm)}
+
+
 def histogram(args):
     gm = fxgraph.build(args["graph"], args.get("source_name", "graph.py"))
     return {"ops": fxgraph.histogram(gm), "nodes": len(gm.graph.nodes)}

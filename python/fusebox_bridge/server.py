@@ -72,6 +72,7 @@ _OPS = {
     "inductor": ("inductor", "run_inductor"),
     "inductor_passes": ("inductor", "inductor_passes"),
     "histogram": ("inductor", "histogram"),
+    "propagate_shapes": ("inductor", "propagate_shapes"),
     "verify_begin": ("verify", "begin"),
     "verify_check": ("verify", "check"),
     "apply_patterns": ("patterns", "apply_patterns"),
