@@ -3,6 +3,7 @@
 #include "Document.h"
 #include "GraphScene.h"
 #include "OpPalette.h"
+#include "core/io/FxSubgraphs.h"
 #include "core/ir/GraphSummary.h"
 
 #include <QTextBrowser>
@@ -153,6 +154,14 @@ void InspectorPanel::showNode(NodeId id)
             kwargs += QStringLiteral("<div class='mono'>%1=%2</div>").arg(esc(kw.name), argHtml(graph, kw.value));
         html += row(tr("Kwargs"), kwargs);
     }
+    if (const std::vector<FxSubgraph> subgraphs = subgraphsOf(*node); !subgraphs.empty()) {
+        QString links;
+        for (const FxSubgraph &sub : subgraphs)
+            links += QStringLiteral("<div><a href='subgraph:%1'>%2</a></div>")
+                         .arg(QString::fromStdString(sub.name).toHtmlEscaped(),
+                              tr("Open subgraph %1").arg(esc(sub.name)));
+        html += row(tr("Subgraphs"), links);
+    }
 
     if (node->kind() != NodeKind::Output) {
         QString out = QStringLiteral("<code>%1</code>").arg(esc(node->type));
@@ -242,6 +251,11 @@ void InspectorPanel::showGroup(int scope)
 
 void InspectorPanel::onAnchorClicked(const QUrl &url)
 {
+    if (url.scheme() == QLatin1String("subgraph")) {
+        if (m_node.isValid())
+            emit subgraphRequested(m_node, url.path());
+        return;
+    }
     if (url.scheme() != QLatin1String("node"))
         return;
     bool ok = false;

@@ -15,8 +15,10 @@ class GraphScene;
 /// A dock that describes the selected node: name, op with overload, the
 /// original spelling, kind, args and kwargs with node names, output type,
 /// shape, dtype and device, users, scope and source location. Node names are
-/// links: clicking one emits nodeActivated(). For a selected group it shows the
-/// scope's size and op histogram.
+/// links: clicking one emits nodeActivated(). A higher-order op's subgraphs
+/// (cond's branches, wrap's body, ...) are "Open subgraph <name>" links that
+/// emit subgraphRequested(). For a selected group it shows the scope's size
+/// and op histogram.
 class InspectorPanel final : public QDockWidget {
     Q_OBJECT
 
@@ -34,6 +36,8 @@ public:
 signals:
     /// A node name was clicked.
     void nodeActivated(fusebox::NodeId id);
+    /// "Open subgraph <name>" was clicked on the shown node.
+    void subgraphRequested(fusebox::NodeId id, const QString &name);
 
 private:
     void onAnchorClicked(const QUrl &url);

@@ -100,6 +100,7 @@ MainWindow::MainWindow(QWidget *parent)
     connect(m_scene, &GraphScene::selectedNodeChanged, this, &MainWindow::onNodeSelected);
     connect(m_scene, &GraphScene::selectedGroupChanged, this, &MainWindow::onGroupSelected);
     connect(m_inspector, &InspectorPanel::nodeActivated, m_scene, &GraphScene::selectNode);
+    connect(m_inspector, &InspectorPanel::subgraphRequested, this, &MainWindow::openSubgraph);
     connect(m_problems, &ProblemsPanel::nodeActivated, this, &MainWindow::goToNode);
     connect(m_problems, &ProblemsPanel::problemUnresolved, this,
             [this](const QString &line) { statusBar()->showMessage(line, 8000); });
@@ -333,6 +334,8 @@ void MainWindow::restoreSettings()
 
 void MainWindow::saveSettings()
 {
+    if (!m_savesSettings)
+        return;
     QSettings settings;
     settings.setValue(kGeometryKey, saveGeometry());
     settings.setValue(kStateKey, saveState());

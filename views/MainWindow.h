@@ -68,6 +68,11 @@ public:
     void openFile(const QString &path);
     /// Opens the embedded demo model; false (and an error) when it is not embedded.
     bool openDemoModel();
+    /// Opens subgraph `name` of the higher-order op `node` (cond's branch,
+    /// wrap's body, ...) as a graph of its own, in a new window that closes
+    /// with this one; a copy: rewrites there leave this graph alone. Null
+    /// (and an error) when the node has no such subgraph.
+    MainWindow *openSubgraph(NodeId node, const QString &name);
     /// Saves the review as a session file (*.fusebox).
     bool saveSession(const QString &path, QString *error = nullptr);
     /// Opens a session: its model, then its decisions (sessionRestored()).
@@ -85,6 +90,8 @@ signals:
     void openFailed(const QString &message);
     /// A session's decisions were replayed on its model (ok false: message says what failed).
     void sessionRestored(bool ok, const QString &message);
+    /// openSubgraph() made `window` (its graph is still loading).
+    void subgraphOpened(fusebox::MainWindow *window);
 
 protected:
     void closeEvent(QCloseEvent *event) override;
@@ -146,6 +153,8 @@ private:
     std::unique_ptr<QTemporaryFile> m_demoFile;
     QString m_pendingRecent;
     bool m_errorDialogs = true;
+    /// False in subgraph windows: geometry and dock state are the main window's.
+    bool m_savesSettings = true;
     bool m_waitingForFirstLayout = false;
     QElapsedTimer m_layoutTimer;
     QString m_searchText;

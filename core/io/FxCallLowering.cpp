@@ -315,7 +315,8 @@ NodeId Builder::addNode(CanonicalTarget t, const std::string &spelling, std::vec
         t.op = spelling.empty() ? t.op : spelling;
         if (!isTorchLevelCall(t.op))
             summarise("calls of targets that are not ATen ops, imported as opaque nodes", t.op, line);
-    } else if (m_options.schemas && t.op.find("::") != std::string::npos) {
+    } else if (m_options.schemas && t.op.find("::") != std::string::npos && !t.op.starts_with("higher_order::")) {
+        // (Higher-order ops have no schema to fit: their arguments stay as written.)
         const bool known = !m_options.schemas->overloads(t.op).empty();
         const std::string ns = t.op.substr(0, t.op.find("::"));
         const std::string kind = isPyTorchNamespace(ns)
@@ -342,6 +343,7 @@ NodeId Builder::addNode(CanonicalTarget t, const std::string &spelling, std::vec
     NodeId id = m_graph.addOp(t.op, std::move(args), std::move(kwargs), nodeName(name));
     noteLine(id, line);
     Node &n = *m_graph.node(id);
+    attachSubgraphs(n);
     n.overload = overload;
     n.provenance.scope = m_scope;
     n.provenance.source = m_source;

@@ -95,8 +95,31 @@ private:
         for (size_t i = startPos; i < m_pos; ++i)
             if (m_tokens[i].kind != TokenKind::Indent && m_tokens[i].kind != TokenKind::Dedent)
                 nested.endLine = std::max(nested.endLine, m_tokens[i].line);
+        nested.source = sourceLines(start, nested.endLine);
         parent.nested.push_back(std::move(nested));
         return true;
+    }
+
+    /// Lines first.line..last of the text, less first.column - 1 leading
+    /// spaces each (fewer on lines that have fewer), trailing spaces removed.
+    std::string sourceLines(const Token &first, int last) const
+    {
+        size_t pos = first.begin == 0 ? 0 : m_text.rfind('\n', first.begin - 1);
+        pos = pos == std::string_view::npos ? 0 : pos + 1;
+        std::string out;
+        for (int line = first.line; line <= last && pos < m_text.size(); ++line) {
+            size_t end = m_text.find('\n', pos);
+            if (end == std::string_view::npos)
+                end = m_text.size();
+            std::string_view l = m_text.substr(pos, end - pos);
+            for (int i = 1; i < first.column && !l.empty() && (l.front() == ' ' || l.front() == '\t'); ++i)
+                l.remove_prefix(1);
+            while (!l.empty() && (l.back() == ' ' || l.back() == '\t' || l.back() == '\r'))
+                l.remove_suffix(1);
+            out += std::string(l) + "\n";
+            pos = end + 1;
+        }
+        return out;
     }
 
     /// Skips a class without parsing its body; fails only when its header or

@@ -88,6 +88,10 @@ struct NestedClass {
     /// class did not parse (then `error` says why; reported only when it is called).
     std::shared_ptr<FxFunction> function;
     std::string error;
+    /// The class's source text, from `class` to its last line, dedented so
+    /// that `class` is at column 1 and with trailing spaces removed (kept as
+    /// a higher-order op's subgraph).
+    std::string source;
     /// The `class` keyword's position and the class's last line.
     int line = 0;
     int column = 0;

@@ -12,7 +12,7 @@ namespace fusebox::fx {
 Builder::Builder(const FxFunction &fn, const Builder &parent, const std::string &path)
     : m_fn(fn), m_options(parent.m_options), m_graph(parent.m_graph), m_warnings(parent.m_warnings),
       m_nodeLines(parent.m_nodeLines),
-      m_summaries(parent.m_summaries),
+      m_summaries(parent.m_summaries), m_subgraphs(parent.m_subgraphs),
       m_file(parent.m_file), m_scope(joinPath(parent.m_scope, path)), m_source(parent.m_source), m_parent(&parent),
       m_selfPath(joinPath(parent.m_selfPath, path)), m_scopeBase(m_scope),
       m_namePrefix(parent.m_namePrefix + sanitize(path) + "_")

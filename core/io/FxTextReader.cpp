@@ -1,5 +1,6 @@
 #include "FxTextReaderImpl.h"
 
+#include "FxSubgraphs.h"
 #include "core/ir/DType.h"
 
 #include <algorithm>
@@ -405,6 +406,8 @@ Arg Builder::unary(const Expr &e, const std::string &name)
 Arg Builder::attribute(const Expr &e, const std::string &name)
 {
     if (auto path = selfPath(e)) {
+        if (const NestedClass *nested = findNested(*path)) // a higher-order op's subgraph
+            return subgraphValue(e, *nested, *path);
         // In a flattened submodule self.w is the parameter <submodule path>.w.
         const std::string key = joinPath(m_selfPath, *path);
         NodeId id = m_graph.addConstant(name.empty() ? sanitize(key) : nodeName(name), key);
@@ -419,6 +422,8 @@ Arg Builder::attribute(const Expr &e, const std::string &name)
                 return Arg(*dtype);
             if (*dotted == "torch.inf" || *dotted == "math.inf")
                 return Arg(std::numeric_limits<double>::infinity());
+            if (std::string op = opReferenceName(*dotted); !op.empty())
+                return Arg(op); // an op passed to a higher-order op: "mylib::foo"
             return Arg(*dotted); // memory formats, layouts: kept by name
         }
         if (*dotted == "math.inf")

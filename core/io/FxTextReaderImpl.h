@@ -2,7 +2,8 @@
 // The builder behind buildGraph(): FxTextReader.cpp walks statements and
 // evaluates values, FxCallLowering.cpp turns calls, method calls and indexing
 // into nodes, FxSubmoduleInliner.cpp flattens calls of nested submodule
-// classes (or keeps module calls opaque). Private to those files.
+// classes (or keeps module calls opaque), FxHigherOrder.cpp keeps the nested
+// classes higher-order ops take as subgraphs. Private to those files.
 
 #include "FxAnnotation.h"
 #include "FxTargets.h"
@@ -141,6 +142,14 @@ private:
     /// caller); `callee` ("self.submod_0") names it in errors.
     void bindParameters(const Expr &call, const CallArgs &args, const std::string &callee);
 
+    // --- higher-order ops (FxHigherOrder.cpp) ------------------------------------
+    /// self.<path> used as a value where path names a nested class (a
+    /// higher-order op's subgraph): the argument "subgraph:<name>"; the
+    /// class's code is kept for the nodes that take it (attachSubgraphs).
+    Arg subgraphValue(const Expr &e, const NestedClass &nested, const std::string &path);
+    /// Sets n.opaqueBody to the code of the subgraphs n's arguments name (FxSubgraphs.h).
+    void attachSubgraphs(Node &n) const;
+
     // --- node creation (FxCallLowering.cpp) --------------------------------------
     /// addNode() for a target given as op, overload and whether it is mapped.
     NodeId addNode(std::string op, std::optional<std::string> overload, const std::string &spelling,
@@ -186,6 +195,9 @@ private:
     }
     std::vector<std::pair<std::string, Summary>> m_ownSummaries;
     std::vector<std::pair<std::string, Summary>> *m_summaries = &m_ownSummaries;
+    /// Subgraph name -> its class's code, shared with flattened submodules.
+    std::unordered_map<std::string, std::string> m_ownSubgraphs;
+    std::unordered_map<std::string, std::string> *m_subgraphs = &m_ownSubgraphs;
     std::string m_file;
     std::unordered_map<std::string, Binding> m_env;
     std::unordered_map<std::string, Annotation> m_pending;

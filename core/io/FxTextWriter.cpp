@@ -4,6 +4,7 @@
 
 #include "FxAnnotation.h"
 #include "FxFunctionalSignatures.h"
+#include "FxSubgraphs.h"
 #include "FxTargets.h"
 #include "FxText.h"
 
@@ -103,16 +104,18 @@ private:
 
     std::string name(NodeId id) const { return id.value < m_names.size() ? m_names[id.value] : "_missing"; }
 
-    std::string arg(const Arg &a) const
+    /// An argument of `of` (when given): its subgraphs are written as
+    /// self.<name>, and a higher-order op's op arguments as torch.ops.* values.
+    std::string arg(const Arg &a, const Node *of = nullptr) const
     {
         if (const auto *id = std::get_if<NodeId>(&a.value))
             return name(*id);
         if (const auto *s = std::get_if<std::string>(&a.value))
-            return pyString(*s);
+            return of ? referenceOrString(*s, *of) : pyString(*s);
         if (const auto *list = std::get_if<ArgList>(&a.value)) {
             std::string s;
             for (size_t i = 0; i < list->items.size(); ++i)
-                s += (i ? ", " : "") + arg(list->items[i]);
+                s += (i ? ", " : "") + arg(list->items[i], of);
             switch (list->kind) {
             case ArgList::Kind::Tuple: return "(" + s + (list->items.size() == 1 ? ",)" : ")");
             case ArgList::Kind::Slice: return "slice(" + s + ")";
@@ -120,7 +123,7 @@ private:
             case ArgList::Kind::Dict: {
                 std::string d;
                 for (size_t i = 0; i + 1 < list->items.size(); i += 2)
-                    d += (i ? ", " : "") + arg(list->items[i]) + ": " + arg(list->items[i + 1]);
+                    d += (i ? ", " : "") + arg(list->items[i], of) + ": " + arg(list->items[i + 1], of);
                 return "{" + d + "}";
             }
             }
@@ -129,6 +132,18 @@ private:
             return d->index < 0 ? "device(type=" + pyString(d->type) + ")"
                                 : "device(type=" + pyString(d->type) + ", index=" + std::to_string(d->index) + ")";
         return a.toString();
+    }
+
+    /// A string argument of n: self.<name> for a subgraph n carries, the
+    /// torch.ops value for an op passed to a higher-order op, else a literal.
+    static std::string referenceOrString(const std::string &s, const Node &n)
+    {
+        if (std::string sub = subgraphArgName(Arg(s)); !sub.empty() && fx::isIdentifier(sub) && subgraphText(n, sub))
+            return "self." + sub;
+        if (n.op.starts_with("higher_order::"))
+            if (std::string op = opReferenceSpelling(s); !op.empty())
+                return op;
+        return pyString(s);
     }
 
     /// F.batch_norm(...) and friends in their Python argument order (FxFunctionalSignatures.h).
@@ -159,9 +174,9 @@ private:
     {
         std::string s;
         for (size_t i = skip; i < n.args().size(); ++i)
-            s += (s.empty() ? "" : ", ") + arg(n.args()[i]);
+            s += (s.empty() ? "" : ", ") + arg(n.args()[i], &n);
         for (const NamedArg &kw : n.kwargs())
-            s += (s.empty() ? "" : ", ") + kw.name + " = " + arg(kw.value);
+            s += (s.empty() ? "" : ", ") + kw.name + " = " + arg(kw.value, &n);
         return s;
     }
 
@@ -274,6 +289,8 @@ private:
             return "operator.setitem(" + callArgs(n) + ")";
         if (n.op.starts_with("call_module:"))
             return selfAccess(std::string_view(n.op).substr(12)) + "(" + callArgs(n) + ")";
+        if (n.op.starts_with("higher_order::") && fx::isIdentifier(std::string_view(n.op).substr(14)))
+            return "torch.ops.higher_order." + n.op.substr(14) + "(" + callArgs(n) + ")"; // no overloads
         if (n.op.find("::") == std::string::npos) {
             // Opaque: the op is the target as the dump spelled it.
             if (n.op.starts_with("Tensor.") && firstIsNode)
@@ -319,24 +336,37 @@ private:
         m_out += "        return (" + joined + (values.size() == 1 ? ",)" : ")") + "\n";
     }
 
-    /// Submodule code kept on opaque module-call nodes, once per submodule.
+    /// Submodule code kept on opaque module-call nodes, once per submodule,
+    /// and the subgraphs of higher-order ops, once per name.
     void writeSubmodules()
     {
         std::set<std::string> written;
         for (NodeId id : m_graph.nodeIds()) {
             const Node &n = *m_graph.node(id);
-            if (!n.op.starts_with("call_module:") || n.opaqueBody.empty() || !written.insert(n.op).second)
+            if (n.opaqueBody.empty())
                 continue;
-            m_out += "\n";
-            size_t pos = 0;
-            while (pos < n.opaqueBody.size()) {
-                size_t end = n.opaqueBody.find('\n', pos);
-                if (end == std::string::npos)
-                    end = n.opaqueBody.size();
-                std::string_view line = std::string_view(n.opaqueBody).substr(pos, end - pos);
-                m_out += line.empty() ? "\n" : "    " + std::string(line) + "\n";
-                pos = end + 1;
+            if (!n.op.starts_with("call_module:")) {
+                for (const FxSubgraph &sub : subgraphsOf(n))
+                    if (written.insert(std::string(kSubgraphArgPrefix) + sub.name).second)
+                        writeClass(sub.text);
+            } else if (written.insert(n.op).second) {
+                writeClass(n.opaqueBody);
             }
+        }
+    }
+
+    /// A class's code, nested in the module class.
+    void writeClass(std::string_view code)
+    {
+        m_out += "\n";
+        size_t pos = 0;
+        while (pos < code.size()) {
+            size_t end = code.find('\n', pos);
+            if (end == std::string_view::npos)
+                end = code.size();
+            std::string_view line = code.substr(pos, end - pos);
+            m_out += line.empty() ? "\n" : "    " + std::string(line) + "\n";
+            pos = end + 1;
         }
     }
 

@@ -56,6 +56,7 @@ constexpr std::array kFamilies = {
     Entry{"avg_pool2d", OpFamily::Reduction}, Entry{"adaptive_avg_pool2d", OpFamily::Reduction},
     Entry{"embedding", OpFamily::Embedding}, Entry{"embedding_bag", OpFamily::Embedding},
     Entry{"If", OpFamily::ControlFlow}, Entry{"Loop", OpFamily::ControlFlow},
+    Entry{"cond", OpFamily::ControlFlow}, Entry{"while_loop", OpFamily::ControlFlow}, // higher_order::
 };
 
 } // namespace
