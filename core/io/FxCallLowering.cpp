@@ -309,6 +309,20 @@ NodeId Builder::addNode(std::string op, std::optional<std::string> overload, con
 NodeId Builder::addNode(CanonicalTarget t, const std::string &spelling, std::vector<Arg> args,
                std::vector<NamedArg> kwargs, const std::string &name, int line)
 {
+    if (t.op == "aten::split" && !t.overload) {
+        // torch.split / x.split with a list of sections is split_with_sizes,
+        // as Tensor.split calls it (and TorchScript and torch.export record it).
+        const Arg *sections = args.size() > 1 ? &args[1] : nullptr;
+        for (const NamedArg &kw : kwargs)
+            if (kw.name == "split_size_or_sections" || kw.name == "split_size")
+                sections = &kw.value;
+        if (sections && sections->isList()) {
+            t.op = "aten::split_with_sizes";
+            for (NamedArg &kw : kwargs)
+                if (kw.name == "split_size_or_sections" || kw.name == "split_size")
+                    kw.name = "split_sizes";
+        }
+    }
     std::string overload = t.overload.value_or("");
     const bool isModule = t.op.starts_with("call_module:");
     if (!t.mapped && !isModule) {

@@ -316,7 +316,10 @@ private:
             if (auto call = functionalCall(n, spelling))
                 return *call;
             fx::CanonicalTarget t = fx::canonicalFunction(spelling);
-            if (t.mapped && t.op == n.op && (!t.overload || *t.overload == n.overload))
+            // torch.split reads as split_with_sizes when given a list of sections.
+            const bool listSplit = t.op == "aten::split" && n.op == "aten::split_with_sizes" && n.args().size() > 1
+                                   && n.args()[1].isList();
+            if (t.mapped && (t.op == n.op || listSplit) && (!t.overload || *t.overload == n.overload))
                 return spelling + "(" + callArgs(n) + ")";
         }
         return fx::torchOpsSpelling(n.op, n.overload) + "(" + callArgs(n) + ")";

@@ -56,6 +56,7 @@ inline const OpSchemaRegistry &testSchemas()
         for (const char *text : {
                  "aten::split.Tensor(Tensor self, int split_size, int dim=0)",
                  "aten::split.sizes(Tensor self, int[] split_size, int dim=0)",
+                 "aten::split_with_sizes(Tensor self, int[] split_sizes, int dim=0)",
                  "aten::cat(Tensor[] tensors, int dim=0)",
                  "aten::relu(Tensor self)",
                  "aten::relu_(Tensor self)",

@@ -212,7 +212,9 @@ TEST_CASE("on the demo's and recsys models' Dynamo graphs the rules find the mat
           "[pt2][parity]")
 {
     for (const char *script : {"resources/demo/make_demo_model.py", "tests/pt2/models/recsys_towers.py",
-                               "tests/pt2/models/recsys_shared_input.py", "tests/pt2/models/recsys_gated.py"}) {
+                               "tests/pt2/models/recsys_shared_input.py", "tests/pt2/models/recsys_gated.py",
+                               // torch.split with a list of sections: split_with_sizes on both forms.
+                               "tests/pt2/models/recsys_split_chain.py"}) {
         INFO(script);
         const std::string stem = std::filesystem::path(script).stem().string();
         const std::string dynamo = captured(script).file("dynamo.py");
@@ -231,103 +233,4 @@ TEST_CASE("on the demo's and recsys models' Dynamo graphs the rules find the mat
         // Each model is built for the rules: the comparison is not of nothing.
         CHECK(total >= 8);
     }
-}
-
-TEST_CASE("recsys_split_chain: the Dynamo reading has aten::split.sizes where TorchScript has "
-          "aten::split_with_sizes, and that alone is what changes the matches",
-          "[pt2][parity]")
-{
-    const std::string script = "tests/pt2/models/recsys_split_chain.py";
-    const std::string dynamo = captured(script).file("dynamo.py");
-    const std::string torchscript = torchscriptForm(script);
-
-    // The reader difference. torch.split with a list of sections (dynamo.py:
-    // torch.functional.split(l_x_, [32, 32], dim = 1) and
-    // torch.functional.split(a, [16, 16], dim = 1)) is aten::split_with_sizes in
-    // TorchScript (Tensor.split calls _VF.split_with_sizes for a list) and in
-    // torch.export's ATen graph of the same capture; the FX reader maps
-    // torch.split to aten::split and its schema fit picks the overload
-    // aten::split.sizes(Tensor self, SymInt[] split_size, int dim=0). Integer
-    // sections are aten::split.Tensor on every side.
-    const auto dynamoNodes = graphNodes(dynamo, "recsys_split_chain.dynamo");
-    std::vector<std::string> listSplits;
-    for (const auto &[name, node] : dynamoNodes)
-        if (opName(node) == "aten::split.sizes")
-            listSplits.push_back(nodeText(node));
-    std::sort(listSplits.begin(), listSplits.end());
-    CHECK(listSplits == std::vector<std::string>{"aten::split.sizes[\"<ref>\",[16,16],1]null",
-                                                 "aten::split.sizes[\"<ref>\",[32,32],1]null"});
-    const auto exported = inspectJson(captured(script).file("exported.pt2"));
-    CHECK(exported["op_histogram"]["aten::split_with_sizes"] == 2);
-    CHECK(inspectJson(torchscript)["op_histogram"]["aten::split_with_sizes"] == 2);
-
-    // Its effect on the listed matches. The rules take aten::split_with_sizes(x,
-    // sections, dim) as the normalized split (SplitCatUtils splitNormalizationGap):
-    // - normalization_pass: 2 matches more on the Dynamo graph, the two
-    //   aten::split.sizes ("aten::split.sizes instead of aten::split_with_sizes");
-    //   TorchScript's two list splits are canonical already;
-    // - merge_splits_pass (the split of a split), split_cat_pass (split ->
-    //   getitems -> cat) and, under the default config, split_cat_to_slices_pass
-    //   need normalized splits: one match each on TorchScript, none on Dynamo
-    //   until normalization_pass has rewritten the two splits.
-    for (const std::string &config : configs()) {
-        INFO("config: " << (config.empty() ? "(default)" : config));
-        const Matches ts = matchesOf(torchscript, config, "recsys_split_chain.ts");
-        const Matches dyn = matchesOf(dynamo, config, "recsys_split_chain.dynamo");
-        std::map<std::string, int> tsOnly, dynOnly;
-        for (const auto &d : minus(ts.described, dyn.described))
-            ++tsOnly[d.substr(0, d.find(' '))];
-        for (const auto &d : minus(dyn.described, ts.described)) {
-            ++dynOnly[d.substr(0, d.find(' '))];
-            INFO(d);
-            CHECK(d.rfind("normalization_pass anchor aten::split.sizes ", 0) == 0);
-        }
-        std::map<std::string, int> expectedTsOnly{{"merge_splits_pass", 1}, {"split_cat_pass", 1}};
-        if (config.empty())
-            expectedTsOnly["split_cat_to_slices_pass"] = 1;
-        INFO("only on the TorchScript form:" << listed(minus(ts.described, dyn.described)));
-        INFO("only on the Dynamo graph:" << listed(minus(dyn.described, ts.described)));
-        CHECK(tsOnly == expectedTsOnly);
-        CHECK(dynOnly == std::map<std::string, int>{{"normalization_pass", 2}});
-        // Every other match is the same on both forms.
-        std::map<std::string, int> perRule = ts.perRule;
-        for (const auto &[rule, n] : tsOnly)
-            perRule[rule] -= n;
-        for (const auto &[rule, n] : dynOnly)
-            perRule[rule] += n;
-        std::erase_if(perRule, [](const auto &entry) { return entry.second == 0; });
-        CHECK(perRule == dyn.perRule);
-    }
-
-    // Nothing else differs: the Dynamo graph with those two nodes spelt
-    // aten::split_with_sizes (its graph JSON, edited) matches like TorchScript.
-    auto graph = nlohmann::json::parse(readFile(workDir() + "/recsys_split_chain.dynamo.graph.json"));
-    int respelt = 0;
-    for (auto &node : graph["nodes"])
-        if (node.value("op", std::string()) == "aten::split" && node.value("overload", std::string()) == "sizes") {
-            node["op"] = "aten::split_with_sizes";
-            node.erase("overload");
-            ++respelt;
-        }
-    CHECK(respelt == 2);
-    const std::string respeltPath = workDir() + "/recsys_split_chain.dynamo.split_with_sizes.json";
-    std::ofstream(respeltPath) << graph.dump(1) << "\n";
-    for (const std::string &config : configs()) {
-        INFO("config: " << (config.empty() ? "(default)" : config));
-        const Matches ts = matchesOf(torchscript, config, "recsys_split_chain.ts");
-        const Matches fixed = matchesOf(respeltPath, config, "recsys_split_chain.respelt");
-        CHECK(ts.perRule == fixed.perRule);
-        INFO("only on the TorchScript form:" << listed(minus(ts.described, fixed.described)));
-        INFO("only on the respelt Dynamo graph:" << listed(minus(fixed.described, ts.described)));
-        CHECK(ts.described == fixed.described);
-    }
-
-    // Run to the driver's fixed point the two forms get the same rewrites;
-    // the Dynamo graph only needs normalization_pass twice more.
-    auto tsApplied = appliedOf(torchscript, "recsys_split_chain.ts");
-    auto dynApplied = appliedOf(dynamo, "recsys_split_chain.dynamo");
-    CHECK(tsApplied.at("merge_splits_pass") == 1);
-    tsApplied["normalization_pass"] += 2;
-    CHECK(tsApplied == dynApplied);
-    CHECK(appliedOf(respeltPath, "recsys_split_chain.respelt") == appliedOf(torchscript, "recsys_split_chain.ts"));
 }
