@@ -17,6 +17,8 @@ PACKAGES=(
   nlohmann-json3-dev libzip-dev
   # tests and fixtures
   catch2 python3-torch python3-torchvision
+  # fuzz targets (fuzz/, scripts/fuzz.sh): clang with libFuzzer
+  clang libclang-rt-14-dev
 )
 
 missing=()

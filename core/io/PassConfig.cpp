@@ -49,8 +49,12 @@ json writeSection(const std::map<std::string, std::map<std::string, ConfigValue>
     json j = json::object();
     for (const auto &[rule, options] : section) {
         json o = json::object();
-        for (const auto &[name, value] : options)
-            std::visit([&](auto v) { o[name] = v; }, value);
+        // A named copy, not the structured binding: clang 14 cannot capture
+        // bindings in a lambda (P1091 came with clang 16).
+        for (const auto &option : options) {
+            const std::string &name = option.first;
+            std::visit([&](auto v) { o[name] = v; }, option.second);
+        }
         j[rule] = std::move(o);
     }
     return j;

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets of fuzz/ (clang, ASan + UBSan) and runs each for
+# SECONDS (default 60) on its corpus: the seeds scripts/fuzz-seeds.py makes
+# from the tests' fixtures, plus what earlier runs found (kept in
+# build-fuzz/corpus/). Fails when a target crashes or breaks its contract; the
+# input is left in build-fuzz/crashes/ (reproduce: build-fuzz/TARGET FILE).
+#
+#   scripts/fuzz.sh [SECONDS] [TARGET...]
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+seconds="${1:-60}"
+shift || true
+build="${FUSEBOX_FUZZ_BUILD_DIR:-$root/build-fuzz}"
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=(fx_text)
+
+command -v clang++ >/dev/null || { echo "fuzz: clang++ not found (scripts/setup.sh installs it)" >&2; exit 1; }
+if [ ! -f "$build/build.ninja" ]; then
+  CC=clang CXX=clang++ cmake -S "$root/fuzz" -B "$build" -G Ninja >/dev/null
+fi
+ninja -C "$build" "${targets[@]/%/_fuzz}" | tail -1
+
+mkdir -p "$build/crashes"
+failed=0
+for t in "${targets[@]}"; do
+  seeds="$build/seeds/$t" corpus="$build/corpus/$t" log="$build/$t.log"
+  rm -rf "$seeds" && python3 "$root/scripts/fuzz-seeds.py" "$t" "$seeds" >/dev/null
+  mkdir -p "$corpus"
+  # One worker: the machine's other core builds or runs tests.
+  if "$build/${t}_fuzz" -max_total_time="$seconds" -max_len=65536 -timeout=20 -rss_limit_mb=4096 \
+       -print_final_stats=1 -artifact_prefix="$build/crashes/$t-" "$corpus" "$seeds" >"$log" 2>&1; then
+    runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
+    echo "fuzz: $t: no crash in ${runs:-?} executions (${seconds} s, $(ls "$seeds" | wc -l) seeds, corpus $(ls "$corpus" | wc -l))"
+  else
+    failed=1
+    echo "fuzz: $t: FAILED; the input is in $build/crashes/:" >&2
+    grep -E "^([a-z_]+_fuzz:|==[0-9]+==ERROR|SUMMARY)|: runtime error:" "$log" | head -5 >&2
+    tail -n 3 "$log" >&2
+  fi
+done
+exit $failed
