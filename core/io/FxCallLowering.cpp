@@ -24,29 +24,6 @@ bool isGlobalRoot(std::string_view name)
     return false;
 }
 
-/// "batch_norm" for torch.nn.functional.batch_norm / F.batch_norm; empty otherwise.
-std::string_view functionalName(std::string_view dotted)
-{
-    for (std::string_view prefix : {"torch.nn.functional.", "F."})
-        if (dotted.starts_with(prefix))
-            return dotted.substr(prefix.size());
-    return {};
-}
-
-/// The dtype of the Tensor conversion methods (x.float(), x.long(), ...).
-std::optional<DType> conversionMethodDType(std::string_view method)
-{
-    static constexpr std::array<std::pair<std::string_view, DType>, 10> kMethods = {{
-        {"float", DType::Float32}, {"double", DType::Float64}, {"half", DType::Float16},
-        {"bfloat16", DType::BFloat16}, {"long", DType::Int64}, {"int", DType::Int32},
-        {"short", DType::Int16}, {"char", DType::Int8}, {"byte", DType::UInt8}, {"bool", DType::Bool},
-    }};
-    for (const auto &[m, dtype] : kMethods)
-        if (method == m)
-            return dtype;
-    return std::nullopt;
-}
-
 /// Python modules FX code calls functions of.
 bool isModuleRoot(std::string_view name)
 {
@@ -203,7 +180,7 @@ Arg Builder::functionCall(const Expr &e, const std::string &dotted, const std::s
             return tensorIndex(a.args[0], a.args[1], name, e.line);
         t = CanonicalTarget{"operator.getitem", std::nullopt, false};
     }
-    if ((dotted == "torch.nn.functional.embedding" || dotted == "F.embedding") && a.args.size() >= 2) {
+    if (functionalName(dotted) == "embedding" && a.args.size() >= 2) {
         adaptFunctionalEmbedding(a);
         // Written back as torch.ops.aten.embedding: the F spelling takes
         // its arguments in another order.
@@ -212,13 +189,17 @@ Arg Builder::functionCall(const Expr &e, const std::string &dotted, const std::s
     if (std::string_view fname = functionalName(dotted); !fname.empty()) {
         if (auto adapted = adaptFunctional(fname, a)) {
             t = CanonicalTarget{adapted->op, std::nullopt, true};
+            // In ATen's order only for an op the schemas know: one they lack
+            // is named by its spelling, so its arguments stay as written.
+            if (m_options.schemas && m_options.schemas->overloads(adapted->op).empty())
+                return Arg(addNode(t, spelling, std::move(a.args), std::move(a.kwargs), name, e.line));
             return Arg(addNode(t, spelling, std::move(adapted->call.args), std::move(adapted->call.kwargs), name,
                                e.line));
         }
-        if (isPythonOnlyFunctional(fname))
-            t = CanonicalTarget{dotted, std::nullopt, false};
+        // Python-only functionals (isPythonOnlyFunctional) come here unmapped
+        // from canonicalFunction: they keep their spelling.
     }
-    if (dotted.starts_with("torch.nn.functional.") || dotted.starts_with("F.")) {
+    if (!functionalName(dotted).empty()) {
         // Python-only keywords of torch.nn.functional that ATen schemas lack.
         std::vector<NamedArg> kept;
         for (NamedArg &kw : a.kwargs) {
@@ -336,8 +317,9 @@ NodeId Builder::addNode(CanonicalTarget t, const std::string &spelling, std::vec
         const std::string kind = isPyTorchNamespace(ns)
                                      ? "ops without a schema in " + m_options.schemaOrigin + ", arguments kept as written"
                                      : "custom ops (no schema), arguments kept as written";
-        if (!known && !t.overload) {
-            // A torch-level call whose ATen op the schemas lack: named by its spelling.
+        if (!known && !t.overload && !spelling.empty()) {
+            // A torch-level call whose ATen op the schemas lack: named by its
+            // spelling (unless it has none to keep, as F.embedding).
             summarise(kind, t.op, line);
             t.op = spelling;
         } else if (!known) {
@@ -354,7 +336,7 @@ NodeId Builder::addNode(CanonicalTarget t, const std::string &spelling, std::vec
             }
         }
     }
-    NodeId id = m_graph.addOp(t.op, std::move(args), std::move(kwargs), nodeName(name));
+    NodeId id = m_graph.addOp(t.op, std::move(args), std::move(kwargs), nodeName(name.empty() ? implicitName(t.op) : name));
     noteLine(id, line);
     Node &n = *m_graph.node(id);
     attachSubgraphs(n);
@@ -364,6 +346,17 @@ NodeId Builder::addNode(CanonicalTarget t, const std::string &spelling, std::vec
     if (spelling != torchOpsSpelling(n.op, n.overload) && spelling != n.op)
         n.provenance.originalSpelling = spelling;
     return id;
+}
+
+/// The name of a node the dump does not name (a subscript's slice, a
+/// broadcast's expand): the graph's own name for the op, or FX's "slice_1"
+/// where that would be a builtin the reader resolves, which the writer could
+/// not assign to. Empty: let the graph name it.
+std::string Builder::implicitName(const std::string &op)
+{
+    const size_t colon = op.rfind("::");
+    const std::string base = colon == std::string::npos ? std::string() : op.substr(colon + 2);
+    return isReservedName(base) ? base + "_1" : std::string();
 }
 
 /// The value type fitSchema uses to choose overloads; "" when unknown.

@@ -171,6 +171,14 @@ std::optional<std::vector<Arg>> functionalArguments(std::string_view name, std::
     return out;
 }
 
+std::string_view functionalName(std::string_view dotted)
+{
+    for (std::string_view prefix : {"torch.nn.functional.", "F."})
+        if (dotted.starts_with(prefix))
+            return dotted.substr(prefix.size());
+    return {};
+}
+
 bool isPythonOnlyFunctional(std::string_view name)
 {
     for (std::string_view n : {"interpolate", "upsample", "upsample_nearest", "upsample_bilinear", "normalize",

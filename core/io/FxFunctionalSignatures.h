@@ -16,6 +16,10 @@
 
 namespace fusebox::fx {
 
+/// "batch_norm" for torch.nn.functional.batch_norm or F.batch_norm (the one
+/// place the module's two spellings are stripped); empty for other targets.
+std::string_view functionalName(std::string_view dotted);
+
 /// A functional call rewritten to its ATen op.
 struct FunctionalAdaptation {
     /// "aten::batch_norm", "aten::dropout_", "aten::max_pool2d_with_indices".
@@ -38,9 +42,10 @@ std::optional<FunctionalAdaptation> adaptFunctional(std::string_view name, const
 std::optional<std::vector<Arg>> functionalArguments(std::string_view name, std::string_view op,
                                                    const std::vector<Arg> &atenArgs, std::vector<NamedArg> &flags);
 
-/// True for torch.nn.functional functions that are Python compositions with
-/// no ATen op of their own (interpolate, normalize, ...): read as torch-level
-/// nodes by their spelling, without a warning.
+/// True for torch.nn.functional functions (`name` without the module
+/// prefix) that are Python compositions with no ATen op of their own, or none
+/// with their signature (interpolate, normalize, cross_entropy, ...): read as
+/// torch-level nodes by their spelling, without a warning (isTorchLevelCall).
 bool isPythonOnlyFunctional(std::string_view name);
 
 } // namespace fusebox::fx

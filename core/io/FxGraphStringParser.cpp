@@ -1,13 +1,16 @@
 #include "FxGraphStringParser.h"
 
 #include "FxExprParser.h"
+#include "FxTargets.h"
+
+#include <algorithm>
 
 namespace fusebox::fx {
 namespace {
 
-/// "torch.ops.aten.add.Tensor" -> Name(torch).ops.aten.add.Tensor; the
-/// "<built-in function getitem>" spellings of older str(graph) dumps too.
-ExprPtr dottedExpr(std::string target, int line, int column)
+/// The Python spelling of a call_function target: "<built-in function
+/// getitem>" (older str(graph) dumps) -> "operator.getitem"; others as written.
+std::string pythonTarget(std::string target)
 {
     auto between = [&](std::string_view prefix, std::string_view stop) -> std::string {
         std::string rest = target.substr(prefix.size());
@@ -19,6 +22,32 @@ ExprPtr dottedExpr(std::string target, int line, int column)
         target = "torch." + between("<built-in method ", " ");
     else if (target.starts_with("<function "))
         target = "torch.nn.functional." + between("<function ", " ");
+    return target;
+}
+
+/// A target as an error quotes it: on one line, at most 80 characters.
+std::string firstLine(std::string_view text)
+{
+    const size_t end = std::min(text.find('\n'), size_t(80));
+    return std::string(text.substr(0, end)) + (end < text.size() ? "..." : "");
+}
+
+/// True for "a.b.c" where every part is a Python identifier.
+bool isDottedName(std::string_view target)
+{
+    for (size_t begin = 0;;) {
+        const size_t dot = target.find('.', begin);
+        if (!isIdentifier(target.substr(begin, dot == std::string_view::npos ? std::string_view::npos : dot - begin)))
+            return false;
+        if (dot == std::string_view::npos)
+            return true;
+        begin = dot + 1;
+    }
+}
+
+/// "torch.ops.aten.add.Tensor" -> Name(torch).ops.aten.add.Tensor.
+ExprPtr dottedExpr(const std::string &target, int line, int column)
+{
     ExprPtr e;
     size_t begin = 0;
     while (begin <= target.size()) {
@@ -121,7 +150,8 @@ private:
         std::string key;
         if (!expectName(key, "'target'") || !expectOp("="))
             return false;
-        size_t targetBegin = peek().begin;
+        const Token &targetTok = peek();
+        size_t targetBegin = targetTok.begin;
         int depth = 0;
         while (!(isOp("]") && depth == 0)) {
             if (is(TokenKind::Newline) || is(TokenKind::End))
@@ -174,6 +204,19 @@ private:
             c.line = line;
             c.column = column;
             c.keywords = kwItems;
+            if (kind == "call_function" || kind == "call_method") {
+                if (kind == "call_function")
+                    target = pythonTarget(target);
+                if (kind == "call_function" ? !isDottedName(target) : !isIdentifier(target)) {
+                    m_error = positionPrefix(m_sourceName, targetTok.line, targetTok.column) + "expected a "
+                              + kind
+                              + (kind == "call_function"
+                                     ? " target (a dotted Python name or <built-in function ...>), found '"
+                                     : " target (a method name), found '")
+                              + firstLine(target) + "'";
+                    return false;
+                }
+            }
             if (kind == "call_function") {
                 c.object = dottedExpr(target, line, column);
                 c.items = argItems;

@@ -36,7 +36,19 @@ std::string joinSubgraphs(const std::vector<FxSubgraph> &subgraphs)
 {
     std::string out;
     for (const FxSubgraph &s : subgraphs) {
-        out += std::string(kSubgraphHeader) + s.name + "\n" + s.text;
+        out += std::string(kSubgraphHeader) + s.name + "\n";
+        // A line of the class that reads as a header (a comment in a class
+        // kept as text) is indented by one space: Python ignores a comment's
+        // indentation, and parseSubgraphs then keeps it in this subgraph.
+        for (size_t pos = 0; pos < s.text.size();) {
+            size_t end = s.text.find('\n', pos);
+            end = end == std::string::npos ? s.text.size() : end + 1;
+            const std::string_view line = std::string_view(s.text).substr(pos, end - pos);
+            if (line.starts_with(kSubgraphHeader))
+                out += ' ';
+            out += line;
+            pos = end;
+        }
         if (!s.text.empty() && s.text.back() != '\n')
             out += "\n";
     }

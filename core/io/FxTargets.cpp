@@ -1,8 +1,11 @@
 #include "FxTargets.h"
 
+#include "FxFunctionalSignatures.h"
+
 #include <array>
 #include <functional>
 #include <cctype>
+#include <unordered_set>
 #include <utility>
 
 namespace fusebox::fx {
@@ -233,14 +236,8 @@ bool isTorchLevelCall(std::string_view spelling)
 {
     if (hasTorchLevelPrefix(spelling))
         return true;
-    for (std::string_view prefix : {"torch.nn.functional.", "F."})
-        if (spelling.starts_with(prefix))
-            for (std::string_view n : {"interpolate", "upsample", "upsample_nearest", "upsample_bilinear", "normalize",
-                                       "grid_sample", "affine_grid", "unfold", "fold", "local_response_norm",
-                                       "multi_head_attention_forward", "rms_norm"})
-                if (spelling.substr(prefix.size()) == n)
-                    return true;
-    return false;
+    const std::string_view functional = functionalName(spelling);
+    return !functional.empty() && isPythonOnlyFunctional(functional);
 }
 
 bool isPyTorchNamespace(std::string_view ns)
@@ -400,6 +397,30 @@ SchemaFit fitSchema(const OpSchemaRegistry &schemas, const std::string &op, cons
             result.message = message;
     }
     return result;
+}
+
+std::optional<DType> conversionMethodDType(std::string_view method)
+{
+    static constexpr std::array<std::pair<std::string_view, DType>, 10> kMethods = {{
+        {"float", DType::Float32}, {"double", DType::Float64}, {"half", DType::Float16},
+        {"bfloat16", DType::BFloat16}, {"long", DType::Int64}, {"int", DType::Int32},
+        {"short", DType::Int16}, {"char", DType::Int8}, {"byte", DType::UInt8}, {"bool", DType::Bool},
+    }};
+    for (const auto &[m, dtype] : kMethods)
+        if (method == m)
+            return dtype;
+    return std::nullopt;
+}
+
+bool isReservedName(std::string_view s)
+{
+    static const std::unordered_set<std::string_view> kReserved = {
+        "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue", "def",
+        "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in", "is", "lambda",
+        "nonlocal", "not", "or", "pass", "raise", "return", "try", "while", "with", "yield", "self", "torch", "F",
+        "operator", "_operator", "math", "builtins", "pytree", "fx_pytree", "device", "slice", "getattr", "inf",
+        "nan"};
+    return kReserved.count(s) > 0;
 }
 
 bool isIdentifier(std::string_view s)

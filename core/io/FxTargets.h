@@ -5,6 +5,7 @@
 // reader and writer (and usable by other importers that see FX targets).
 
 #include "core/ir/ArgNormalizer.h"
+#include "core/ir/DType.h"
 #include "core/ir/OpSchema.h"
 
 #include <functional>
@@ -64,6 +65,14 @@ std::string torchOpsSpelling(std::string_view op, std::string_view overload);
 
 /// True for a Python identifier (ASCII): a name FX text can print bare.
 bool isIdentifier(std::string_view s);
+
+/// The dtype of a Tensor conversion method: x.long() is x.to(torch.int64),
+/// as TorchScript records it. nullopt for other methods.
+std::optional<DType> conversionMethodDType(std::string_view method);
+
+/// True for a name the reader treats as a keyword, module or builtin
+/// ("slice", "torch", "None", ...): the writer never assigns to one.
+bool isReservedName(std::string_view s);
 
 /// The result of fitting a call to an op's schemas.
 struct SchemaFit {

@@ -100,6 +100,7 @@ private:
     }
     /// The graph name of a node the code names `name`: prefixed in flattened
     /// submodules ("submod_0_relu"); empty stays empty (named after the op).
+    static std::string implicitName(const std::string &op);
     std::string nodeName(const std::string &name) const { return name.empty() ? name : m_namePrefix + name; }
 
     // --- calls and indexing (FxCallLowering.cpp) ---------------------------------

@@ -16,18 +16,6 @@
 namespace fusebox {
 namespace {
 
-/// Names the reader treats as keywords, modules or builtins.
-bool isReserved(std::string_view s)
-{
-    static const std::unordered_set<std::string_view> kReserved = {
-        "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue", "def",
-        "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in", "is", "lambda",
-        "nonlocal", "not", "or", "pass", "raise", "return", "try", "while", "with", "yield", "self", "torch", "F",
-        "operator", "_operator", "math", "builtins", "pytree", "fx_pytree", "device", "slice", "getattr", "inf",
-        "nan"};
-    return kReserved.count(s) > 0;
-}
-
 /// A Python string literal ('...'), escaping what the reader decodes.
 std::string pyString(std::string_view s, char quote = '\'')
 {
@@ -80,11 +68,11 @@ private:
         m_names.resize(m_graph.idBound());
         std::set<std::string> used;
         for (NodeId id : m_graph.nodeIds())
-            if (fx::isIdentifier(m_graph.node(id)->name) && !isReserved(m_graph.node(id)->name))
+            if (fx::isIdentifier(m_graph.node(id)->name) && !fx::isReservedName(m_graph.node(id)->name))
                 used.insert(m_graph.node(id)->name);
         for (NodeId id : m_graph.nodeIds()) {
             const std::string &name = m_graph.node(id)->name;
-            if (fx::isIdentifier(name) && !isReserved(name)) {
+            if (fx::isIdentifier(name) && !fx::isReservedName(name)) {
                 m_names[id.value] = name;
                 continue;
             }
@@ -92,7 +80,7 @@ private:
             std::string base;
             for (char c : name)
                 base += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-            if (base.empty() || std::isdigit(static_cast<unsigned char>(base[0])) || isReserved(base))
+            if (base.empty() || std::isdigit(static_cast<unsigned char>(base[0])) || fx::isReservedName(base))
                 base = "_" + base;
             std::string candidate = base;
             for (int i = 1; used.count(candidate); ++i)
@@ -149,11 +137,8 @@ private:
     /// F.batch_norm(...) and friends in their Python argument order (FxFunctionalSignatures.h).
     std::optional<std::string> functionalCall(const Node &n, const std::string &spelling) const
     {
-        std::string_view name = spelling;
-        for (std::string_view prefix : {"torch.nn.functional.", "F."})
-            if (name.starts_with(prefix))
-                name.remove_prefix(prefix.size());
-        if (name.size() == spelling.size() || !n.kwargs().empty())
+        const std::string_view name = fx::functionalName(spelling);
+        if (name.empty() || !n.kwargs().empty())
             return std::nullopt;
         std::vector<NamedArg> flags;
         auto args = fx::functionalArguments(name, n.op, n.args(), flags);
@@ -312,6 +297,9 @@ private:
                          && !std::holds_alternative<DType>(args[1].value);
             if (fx::canonicalMethod(method).op == n.op && !folds)
                 return arg(args[0]) + "." + method + "(" + callArgs(n, 1) + ")";
+            if (auto dtype = fx::conversionMethodDType(method); dtype && n.op == "aten::to" && args.size() == 2
+                && n.kwargs().empty() && args[1] == Arg(*dtype))
+                return arg(args[0]) + "." + method + "()";
         } else if (!spelling.empty() && spelling.find("::") == std::string::npos) {
             if (auto call = functionalCall(n, spelling))
                 return *call;

@@ -1,0 +1,97 @@
+// What fuzz/fx_text_fuzz.cpp found in the FX reader and writer, one case
+// each, on the smallest input that showed it: a refusal without file:line:
+// column, or a graph that did not survive a write and a read.
+
+#include "FxTestSupport.h"
+#include "core/io/FxSubgraphs.h"
+
+using namespace fusebox;
+using namespace fusebox::fxtest;
+
+TEST_CASE("FX fuzz findings: an unnamed slice is slice_1, which the writer keeps", "[io][fx][fuzz]")
+{
+    // The graph named it "slice", a builtin the writer must not assign to.
+    const char *text = R"FX(class GraphModule(torch.nn.Module):
+    def forward(self, ids: "i64[8, 6]"):
+        col: "i64[8]" = ids[(slice(None, None, None), 0)]
+        return (col,)
+)FX";
+    LoadedModel m = read(text);
+    CHECK(node(m.graph, "slice_1").op == "aten::slice");
+    CHECK(args(m.graph, node(m.graph, "col")) == "slice_1, 1, 0");
+    checkRoundTrip(text);
+    checkRoundTrip(text, &testSchemas());
+}
+
+TEST_CASE("FX fuzz findings: a functional whose ATen op the schemas lack keeps its arguments as written",
+          "[io][fx][fuzz]")
+{
+    // testSchemas() has neither aten::batch_norm nor aten::dropout_: the calls
+    // are named by their spelling, so their arguments stay in Python's order
+    // (they were bound to ATen's, then written back under the F spelling).
+    const char *text = R"FX(class GraphModule(torch.nn.Module):
+    def forward(self, x: "f32[2, 3, 8, 8]", mean: "f32[3]", var: "f32[3]", w: "f32[3]", b: "f32[3]"):
+        bn = torch.nn.functional.batch_norm(x, mean, var, w, b, False, 0.1, 1e-05)
+        drop = torch.nn.functional.dropout(bn, 0.2, True, True)
+        emb = torch.nn.functional.embedding(mean.long(), x)
+        return (drop, emb)
+)FX";
+    LoadedModel m = read(text, {&testSchemas(), "m.py"});
+    CHECK(node(m.graph, "bn").op == "torch.nn.functional.batch_norm");
+    CHECK(args(m.graph, node(m.graph, "bn")) == "x, mean, var, w, b, False, 0.1, 1e-05");
+    CHECK(node(m.graph, "drop").op == "torch.nn.functional.dropout");
+    CHECK(args(m.graph, node(m.graph, "drop")) == "bn, 0.2, True, True");
+    // F.embedding has no spelling to keep (its arguments are swapped to
+    // aten's order): it stays aten::embedding, not an op named "".
+    CHECK(node(m.graph, "emb").op == "aten::embedding");
+    CHECK(hasWarning(m, "ops without a schema in libtorch 1.13, arguments kept as written: aten::batch_norm"));
+    checkRoundTrip(text, &testSchemas());
+    checkRoundTrip(text);
+}
+
+TEST_CASE("FX fuzz findings: a str(graph) target that is not a Python name is refused where it is",
+          "[io][fx][fuzz]")
+{
+    CHECK(errorOf("graph():\n"
+                  "    %x : [num_users=1] = placeholder[target=x]\n"
+                  "    %g : [num_users=1] = call_function[target=<b0Xuilt-in function getitem>](args = (%x, 0), "
+                  "kwargs = {})\n"
+                  "    return (g,)\n")
+          == "bad.py:3:47: expected a call_function target (a dotted Python name or <built-in function ...>), "
+             "found '<b0Xuilt-in function getitem>'");
+    CHECK(errorOf("graph():\n"
+                  "    %x : [num_users=1] = placeholder[target=x]\n"
+                  "    %s : [num_users=1] = call_method[target=size()](args = (%x,), kwargs = {})\n"
+                  "    return (s,)\n")
+          == "bad.py:3:45: expected a call_method target (a method name), found 'size()'");
+    // A target across lines (the brackets let it run on) is quoted on one.
+    CHECK(errorOf("graph():\n"
+                  "    %x : [num_users=1] = placeholder[target=x]\n"
+                  "    %g : [num_users=1] = call_function[target=<built-in (\n x)>](args = (%x,), kwargs = {})\n"
+                  "    return (g,)\n")
+          == "bad.py:3:47: expected a call_function target (a dotted Python name or <built-in function ...>), "
+             "found '<built-in (...'");
+}
+
+TEST_CASE("FX fuzz findings: a subgraph line that reads like a subgraph header stays in its subgraph",
+          "[io][fx][fuzz][hop]")
+{
+    const char *text = R"FX(class GraphModule(torch.nn.Module):
+    def forward(self, x: "f32[4]"):
+        wrap_body_0 = self.wrap_body_0
+        wrap = torch.ops.higher_order.wrap(wrap_body_0, x);  wrap_body_0 = x = None
+        getitem: "f32[4]" = wrap[0];  wrap = None
+        return (getitem,)
+
+    class wrap_body_0(torch.nn.Module):
+        def forward(self, x: "f32[4]"):
+# subgraph other
+            neg: "f32[4]" = torch.neg(x)
+            return (neg,)
+)FX";
+    LoadedModel m = read(text);
+    const Node &wrap = node(m.graph, "wrap");
+    REQUIRE(subgraphsOf(wrap).size() == 1);
+    CHECK(subgraphText(wrap, "wrap_body_0")->find("torch.neg(x)") != std::string::npos);
+    checkRoundTrip(text);
+}
