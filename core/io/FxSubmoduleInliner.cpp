@@ -70,13 +70,13 @@ Arg Builder::flatten(const Expr &e, const NestedClass &nested, const std::string
         if (&b->m_fn == nested.function.get())
             fail(e, "expected a submodule that is not being flattened, found " + callee + " calling itself");
     CallArgs args = callArgs(e);
-    const uint32_t before = m_graph.idBound();
+    // Said once per file, so that no reader of the graph takes the inlined
+    // nodes for the parent's own: they keep the submodule as their scope.
+    summarise("nested GraphModule calls read inline, each a module group of its own", callee, e.line);
     Builder inner(*nested.function, *this, path);
     inner.bindParameters(e, args, callee);
     const Stmt &ret = inner.body(npos);
-    Arg value = ret.value ? inner.evaluate(*ret.value, {}) : Arg(NoneArg{});
-    (void)before; // flattening is the reading of a nested class, not a finding
-    return value;
+    return ret.value ? inner.evaluate(*ret.value, {}) : Arg(NoneArg{});
 }
 
 void Builder::bindParameters(const Expr &call, const CallArgs &args, const std::string &callee)

@@ -266,7 +266,7 @@ class <lambda>(torch.nn.Module):
     CHECK(node(wrapped.graph, "relu").op == "aten::relu");
 
     // Thunder's split: submodule classes nested three deep, flattened.
-    LoadedModel nested = readClean(R"FX(class GraphModule(torch.nn.Module):
+    LoadedModel nested = read(R"FX(class GraphModule(torch.nn.Module):
     def forward(self, x: "f32[4]"):
         thunder_0 = self.thunder_0(x)
         return (thunder_0,)
@@ -287,6 +287,10 @@ class <lambda>(torch.nn.Module):
                     return relu
 )FX");
     CHECK(countOp(nested.graph, "aten::relu") == 1);
+    CHECK(node(nested.graph, "thunder_0_inner_deepest_relu").provenance.scope == "thunder_0.inner.deepest");
+    CHECK(nested.warnings == std::vector<std::string>{"m.py:3: 3 × nested GraphModule calls read inline, each a module "
+                                                      "group of its own: self.thunder_0, self.thunder_0.inner, "
+                                                      "self.thunder_0.inner.deepest"});
 }
 
 TEST_CASE("AOT joint graphs: annotation-only statements and pytree flattening", "[io][fx][dynamo]")

@@ -228,7 +228,9 @@ TEST_CASE("Higher-order ops: in a flattened submodule, bad subgraphs, body forma
                 neg: "f32[4]" = torch.neg(x)
                 return (neg,)
 )FX";
-    LoadedModel m = readClean(text);
+    LoadedModel m = read(text);
+    CHECK(m.warnings == std::vector<std::string>{"m.py:3: 1 × nested GraphModule calls read inline, each a module "
+                                                 "group of its own: self.submod_0"});
     const Node &wrap = node(m.graph, "submod_0_wrap");
     CHECK(args(m.graph, wrap) == "'subgraph:submod_0_wrap_body_0', x");
     CHECK(subgraphText(wrap, "submod_0_wrap_body_0")->starts_with("class submod_0_wrap_body_0(torch.nn.Module):\n"));
