@@ -84,8 +84,7 @@ Expected<LoadedModel> readFxTextFile(const std::string &path, const FxReadOption
 
 bool looksLikeFxText(std::string_view text)
 {
-    // Sniff the head only; a dump's header is near the top (after log prefixes).
-    std::string_view head = text.substr(0, 64 * 1024);
+    std::string_view head = text.substr(0, kFxTextSniffBytes);
     auto start = fx::findDumpStart(head);
     if (!start)
         return false;

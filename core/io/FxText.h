@@ -41,7 +41,12 @@ Expected<LoadedModel> readFxText(std::string_view text, const FxReadOptions &opt
 /// Reads an FX text file; options.sourceName defaults to path.
 Expected<LoadedModel> readFxTextFile(const std::string &path, const FxReadOptions &options = {});
 
-/// True when the text looks like an FX dump (either form) — for sniffing in loadModel.
+/// How much of a file looksLikeFxText looks at: a dump's header is near the
+/// top (after log prefixes), so a sniffer need read no more.
+inline constexpr size_t kFxTextSniffBytes = 64 * 1024;
+
+/// True when the text looks like an FX dump (either form) — for sniffing in
+/// loadModel; only the first kFxTextSniffBytes matter.
 bool looksLikeFxText(std::string_view text);
 
 /// Writes the graph as print_readable()-style Python that readFxText reads back

@@ -17,6 +17,16 @@ namespace {
 
 enum class FileKind { Missing, Directory, Zip, Json, Unknown };
 
+/// The first `size` bytes of a file (fewer when it is shorter).
+std::string readHead(const std::string &path, size_t size)
+{
+    std::ifstream in(path, std::ios::binary);
+    std::string head(size, '\0');
+    in.read(head.data(), static_cast<std::streamsize>(size));
+    head.resize(static_cast<size_t>(in.gcount()));
+    return head;
+}
+
 FileKind sniff(const std::string &path)
 {
     std::error_code ec;
@@ -24,10 +34,7 @@ FileKind sniff(const std::string &path)
         return FileKind::Missing;
     if (std::filesystem::is_directory(path, ec))
         return FileKind::Directory;
-    std::ifstream in(path, std::ios::binary);
-    char head[64] = {};
-    in.read(head, sizeof head);
-    std::string start(head, static_cast<size_t>(in.gcount()));
+    const std::string start = readHead(path, 64);
     if (start.rfind("PK", 0) == 0)
         return FileKind::Zip;
     auto first = start.find_first_not_of(" \t\r\n");
@@ -76,7 +83,8 @@ bool readsWithLibtorch(const std::string &path)
     case FileKind::Zip: return !looksLikeExportedProgram(path);
     case FileKind::Unknown: break;
     }
-    if (auto text = json_support::readTextFile(path); text && looksLikeFxText(*text))
+    // Only the head, not the whole file: loadModel reads it again.
+    if (looksLikeFxText(readHead(path, kFxTextSniffBytes)))
         return false;
     const std::string ext = lowerExtension(path);
     return ext != ".json" && ext != ".py" && ext != ".txt";
