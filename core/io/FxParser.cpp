@@ -96,6 +96,15 @@ private:
             if (m_tokens[i].kind != TokenKind::Indent && m_tokens[i].kind != TokenKind::Dedent)
                 nested.endLine = std::max(nested.endLine, m_tokens[i].line);
         nested.source = sourceLines(start, nested.endLine);
+        // FX never prints two children of one name; which one a call or a
+        // higher-order op meant would be a guess.
+        for (const NestedClass &sibling : parent.nested)
+            if (sibling.name == nested.name) {
+                const Token &name = m_tokens[startPos + 1];
+                m_error = positionPrefix(m_sourceName, name.line, name.column) + "expected a new class name, found '"
+                          + nested.name + "' (already defined at line " + std::to_string(sibling.line) + ")";
+                return false;
+            }
         parent.nested.push_back(std::move(nested));
         return true;
     }

@@ -146,9 +146,9 @@ private:
             return std::nullopt;
         std::string s;
         for (const Arg &a : *args)
-            s += (s.empty() ? "" : ", ") + arg(a);
+            s += (s.empty() ? "" : ", ") + arg(a, &n);
         for (const NamedArg &kw : flags)
-            s += (s.empty() ? "" : ", ") + kw.name + " = " + arg(kw.value);
+            s += (s.empty() ? "" : ", ") + kw.name + " = " + arg(kw.value, &n);
         std::string base = spelling;
         if (!flags.empty() && base.ends_with("_"))
             base.pop_back();
@@ -265,9 +265,9 @@ private:
         const bool firstIsNode = !args.empty() && args[0].isNode();
         if (n.op == ops::kGetItem) {
             if (spelling == "Tensor.__getitem__" && firstIsNode)
-                return arg(args[0]) + ".__getitem__(" + callArgs(n, 1) + ")";
+                return arg(args[0], &n) + ".__getitem__(" + callArgs(n, 1) + ")";
             if (spelling.empty() && args.size() == 2 && n.kwargs().empty())
-                return arg(args[0]) + "[" + arg(args[1]) + "]";
+                return arg(args[0], &n) + "[" + arg(args[1], &n) + "]";
             return "operator.getitem(" + callArgs(n) + ")";
         }
         if (n.op == ops::kSetItem)
@@ -279,16 +279,16 @@ private:
         if (n.op.find("::") == std::string::npos) {
             // Opaque: the op is the target as the dump spelled it.
             if (n.op.starts_with("Tensor.") && firstIsNode)
-                return arg(args[0]) + "." + n.op.substr(7) + "(" + callArgs(n, 1) + ")";
+                return arg(args[0], &n) + "." + n.op.substr(7) + "(" + callArgs(n, 1) + ")";
             return n.op + "(" + callArgs(n) + ")";
         }
         if (spelling.starts_with("operator.") && fx::canonicalFunction(spelling).op == n.op) {
             const bool unary = args.size() == 1;
             std::string symbol = fx::infixForOperator(spelling, unary);
             if (!symbol.empty() && n.kwargs().empty() && unary)
-                return symbol + arg(args[0]);
+                return symbol + arg(args[0], &n);
             if (!symbol.empty() && n.kwargs().empty() && args.size() == 2)
-                return arg(args[0]) + " " + symbol + " " + arg(args[1]);
+                return arg(args[0], &n) + " " + symbol + " " + arg(args[1], &n);
             return spelling + "(" + callArgs(n) + ")";
         }
         if (spelling.starts_with("Tensor.") && firstIsNode) {
@@ -296,10 +296,10 @@ private:
             bool folds = fx::takesVarargsList(method) && args.size() >= 2 && !args[1].isList()
                          && !std::holds_alternative<DType>(args[1].value);
             if (fx::canonicalMethod(method).op == n.op && !folds)
-                return arg(args[0]) + "." + method + "(" + callArgs(n, 1) + ")";
+                return arg(args[0], &n) + "." + method + "(" + callArgs(n, 1) + ")";
             if (auto dtype = fx::conversionMethodDType(method); dtype && n.op == "aten::to" && args.size() == 2
                 && n.kwargs().empty() && args[1] == Arg(*dtype))
-                return arg(args[0]) + "." + method + "()";
+                return arg(args[0], &n) + "." + method + "()";
         } else if (!spelling.empty() && spelling.find("::") == std::string::npos) {
             if (auto call = functionalCall(n, spelling))
                 return *call;

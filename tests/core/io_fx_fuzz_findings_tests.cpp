@@ -95,3 +95,47 @@ TEST_CASE("FX fuzz findings: a subgraph line that reads like a subgraph header s
     CHECK(subgraphText(wrap, "wrap_body_0")->find("torch.neg(x)") != std::string::npos);
     checkRoundTrip(text);
 }
+
+TEST_CASE("FX fuzz findings: subgraphs as operands of an operator are written as self references",
+          "[io][fx][fuzz][hop]")
+{
+    // The infix form wrote them as 'subgraph:...' strings, which read back as
+    // plain strings without the classes.
+    const char *text = R"FX(class GraphModule(torch.nn.Module):
+    def forward(self, x: "f32[4]"):
+        body_a = self.body_a
+        body_b = self.body_b
+        odd = body_a * body_b
+        return (odd,)
+
+    class body_a(torch.nn.Module):
+        def forward(self, x: "f32[4]"):
+            neg: "f32[4]" = torch.neg(x)
+            return (neg,)
+
+    class body_b(torch.nn.Module):
+        def forward(self, x: "f32[4]"):
+            relu: "f32[4]" = torch.relu(x)
+            return (relu,)
+)FX";
+    LoadedModel m = read(text);
+    CHECK(subgraphsOf(node(m.graph, "odd")).size() == 2);
+    checkRoundTrip(text);
+}
+
+TEST_CASE("FX fuzz findings: two nested classes of one name are refused", "[io][fx][fuzz]")
+{
+    CHECK(errorOf(R"FX(class GraphModule(torch.nn.Module):
+    def forward(self, x: "f32[4]"):
+        sub = self.sub(x)
+        return (sub,)
+
+    class sub(torch.nn.Module):
+        def forward(self, x: "f32[4]"):
+            return x
+
+    class sub(torch.nn.Module):
+        def forward(self, x: "f32[4]"):
+            return x
+)FX") == "bad.py:10:11: expected a new class name, found 'sub' (already defined at line 6)");
+}
