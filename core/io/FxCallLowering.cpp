@@ -348,15 +348,18 @@ NodeId Builder::addNode(CanonicalTarget t, const std::string &spelling, std::vec
     return id;
 }
 
-/// The name of a node the dump does not name (a subscript's slice, a
-/// broadcast's expand): the graph's own name for the op, or FX's "slice_1"
-/// where that would be a builtin the reader resolves, which the writer could
-/// not assign to. Empty: let the graph name it.
+/// The name of a node the dump does not name (a subscript's slice, a call
+/// inside an expression): the graph's own name for the op, or FX's "slice_1"
+/// where that would be a builtin the reader resolves, or the bare function the
+/// node calls (`max(a, b)` -> max_1), which the writer could not assign to
+/// without hiding the function. Empty: let the graph name it.
 std::string Builder::implicitName(const std::string &op)
 {
     const size_t colon = op.rfind("::");
-    const std::string base = colon == std::string::npos ? std::string() : op.substr(colon + 2);
-    return isReservedName(base) ? base + "_1" : std::string();
+    if (colon != std::string::npos)
+        return isReservedName(op.substr(colon + 2)) ? op.substr(colon + 2) + "_1" : std::string();
+    const bool bareFunction = isIdentifier(op) && op != ops::kGetItem && op != ops::kSetItem;
+    return bareFunction ? op + "_1" : std::string();
 }
 
 /// The value type fitSchema uses to choose overloads; "" when unknown.

@@ -139,3 +139,20 @@ TEST_CASE("FX fuzz findings: two nested classes of one name are refused", "[io][
             return x
 )FX") == "bad.py:10:11: expected a new class name, found 'sub' (already defined at line 6)");
 }
+
+TEST_CASE("FX fuzz findings: an unnamed call of a bare function is not named like the function",
+          "[io][fx][fuzz]")
+{
+    // Named 'ault', the node hid the function ault on the second read
+    // ("expected a function, found an expression").
+    const char *text = R"FX(class GraphModule(torch.nn.Module):
+    def forward(self, x: "f32[4]", y: "f32[4]"):
+        a = torch.neg(x) & ault(x, y)
+        b = torch.neg(y) & ault(y, x)
+        return (a, b)
+)FX";
+    LoadedModel m = read(text);
+    CHECK(node(m.graph, "ault_1").op == "ault");
+    CHECK(node(m.graph, "ault_1_1").op == "ault");
+    checkRoundTrip(text);
+}
