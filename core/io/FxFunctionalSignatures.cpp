@@ -183,7 +183,9 @@ bool isPythonOnlyFunctional(std::string_view name)
 {
     for (std::string_view n : {"interpolate", "upsample", "upsample_nearest", "upsample_bilinear", "normalize",
                                "multi_head_attention_forward", "grid_sample", "affine_grid", "unfold", "fold",
-                               "local_response_norm", "rms_norm", "cross_entropy", "nll_loss", "mse_loss"})
+                               "local_response_norm", "rms_norm", "cross_entropy", "nll_loss", "mse_loss",
+                               // returns the first of aten::embedding_bag's four outputs; mode is a string
+                               "embedding_bag"})
         if (name == n)
             return true;
     return false;

@@ -44,8 +44,9 @@ std::optional<std::vector<Arg>> functionalArguments(std::string_view name, std::
 
 /// True for torch.nn.functional functions (`name` without the module
 /// prefix) that are Python compositions with no ATen op of their own, or none
-/// with their signature (interpolate, normalize, cross_entropy, ...): read as
-/// torch-level nodes by their spelling, without a warning (isTorchLevelCall).
+/// with their signature (interpolate, normalize, cross_entropy, embedding_bag,
+/// ...): read as torch-level nodes by their spelling, without a warning
+/// (isTorchLevelCall).
 bool isPythonOnlyFunctional(std::string_view name);
 
 } // namespace fusebox::fx

@@ -2,6 +2,7 @@
 // of a model script opens in Fusebox with the ops PyTorch's own graph has.
 #include "Pt2TestSupport.h"
 
+#include <algorithm>
 #include <filesystem>
 
 using namespace fusebox;
@@ -55,6 +56,34 @@ TEST_CASE("capture writes every graph, each opens with PyTorch's op histogram", 
         INFO(dynamo["warnings"].dump());
         CHECK(dynamo["warnings"].empty());
     }
+}
+
+TEST_CASE("every graph PyTorch 2 makes of every model script opens without a warning", "[pt2][capture]")
+{
+    // All of tests/pt2/models and the demo: the recommendation models'
+    // F.embedding_bag and the attention model's SDPA included.
+    std::vector<std::string> scripts = {"resources/demo/make_demo_model.py"};
+    for (const auto &entry : std::filesystem::directory_iterator(sourcePath("tests/pt2/models")))
+        if (entry.path().extension() == ".py")
+            scripts.push_back("tests/pt2/models/" + entry.path().filename().string());
+    std::sort(scripts.begin(), scripts.end());
+    REQUIRE(scripts.size() >= 10);
+    size_t graphs = 0;
+    for (const std::string &script : scripts) {
+        const Capture &c = captured(script);
+        for (const char *file : {"dynamo.py", "aot_forward.py", "aot_joint.py", "aot_backward.py", "exported.py",
+                                 "exported.pt2", "torch_compile_debug/fx_graph_readable.py",
+                                 "torch_compile_debug/fx_graph_transformed.py"}) {
+            if (!std::filesystem::exists(c.file(file)))
+                continue;
+            const auto read = inspectJson(c.file(file));
+            INFO(script << ": " << file << ": " << read["warnings"].dump());
+            CHECK(read["warnings"].empty());
+            CHECK(read["nodes"].get<int>() > 2);
+            ++graphs;
+        }
+    }
+    CHECK(graphs >= 4 * scripts.size()); // each script makes the Dynamo, AOT, export and debug graphs
 }
 
 TEST_CASE("capture records the inputs, so the graphs carry static shapes", "[pt2][capture]")
