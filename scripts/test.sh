@@ -2,7 +2,8 @@
 # README command (b): set up, build, and run every test. ctest runs the four
 # Catch2 binaries (core, torch, views offscreen, pt2). The pt2 tests need the
 # reference PyTorch 2 that setup-pt2.sh makes once (a Debian 13 root, cached in
-# ~/.cache/fusebox/pt2-root); they fail, never skip, without it.
+# ~/.cache/fusebox/pt2-root); they fail, never skip, without it. Then each fuzz
+# target runs for 60 s on its seeds (scripts/fuzz.sh); a crash fails the run.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bash "$root/scripts/setup.sh"
@@ -10,3 +11,4 @@ bash "$root/scripts/setup-pt2.sh"
 bash "$root/scripts/build.sh"
 cd "${FUSEBOX_BUILD_DIR:-$root/build}"
 QT_QPA_PLATFORM=offscreen ctest --output-on-failure
+bash "$root/scripts/fuzz.sh" 60
