@@ -109,23 +109,35 @@ private:
         return true;
     }
 
-    /// Lines first.line..last of the text, less first.column - 1 leading
-    /// spaces each (fewer on lines that have fewer), trailing spaces removed.
+    /// Lines first.line..last of the text, dedented by the first line's
+    /// indentation (less on lines that have less), trailing spaces removed.
+    /// Indentation is measured as the tokenizer measures it (tabs to the next
+    /// multiple of 8) and written as spaces, so the text keeps its block
+    /// structure when the writer indents it again.
     std::string sourceLines(const Token &first, int last) const
     {
         size_t pos = first.begin == 0 ? 0 : m_text.rfind('\n', first.begin - 1);
         pos = pos == std::string_view::npos ? 0 : pos + 1;
+        auto indentation = [](std::string_view l) {
+            size_t width = 0, chars = 0;
+            for (; chars < l.size() && (l[chars] == ' ' || l[chars] == '\t'); ++chars)
+                width = l[chars] == '\t' ? (width / 8 + 1) * 8 : width + 1;
+            return std::pair{width, chars};
+        };
+        size_t dedent = 0;
         std::string out;
         for (int line = first.line; line <= last && pos < m_text.size(); ++line) {
             size_t end = m_text.find('\n', pos);
             if (end == std::string_view::npos)
                 end = m_text.size();
             std::string_view l = m_text.substr(pos, end - pos);
-            for (int i = 1; i < first.column && !l.empty() && (l.front() == ' ' || l.front() == '\t'); ++i)
-                l.remove_prefix(1);
+            const auto [width, chars] = indentation(l);
+            if (line == first.line)
+                dedent = width;
+            l.remove_prefix(chars);
             while (!l.empty() && (l.back() == ' ' || l.back() == '\t' || l.back() == '\r'))
                 l.remove_suffix(1);
-            out += std::string(l) + "\n";
+            out += (l.empty() ? std::string() : std::string(width - std::min(width, dedent), ' ')) + std::string(l) + "\n";
             pos = end + 1;
         }
         return out;

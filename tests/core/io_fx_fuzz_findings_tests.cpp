@@ -156,3 +156,29 @@ TEST_CASE("FX fuzz findings: an unnamed call of a bare function is not named lik
     CHECK(node(m.graph, "ault_1_1").op == "ault");
     checkRoundTrip(text);
 }
+
+TEST_CASE("FX fuzz findings: a subgraph kept as text keeps its block structure when indented with tabs",
+          "[io][fx][fuzz][hop]")
+{
+    // Its lines were dedented by characters, a tab counting one, then indented
+    // by four spaces: the tabs' stops moved and the second read found the
+    // writer's own text badly indented.
+    const std::string text = "class GraphModule(torch.nn.Module):\n"
+                             "    def forward(self, x: \"f32[4]\"):\n"
+                             "        wrap_body_0 = self.wrap_body_0\n"
+                             "        wrap = torch.ops.higher_order.wrap(wrap_body_0, x)\n"
+                             "        return (wrap,)\n"
+                             "\n"
+                             "    class wrap_body_0(torch.nn.Module):\n"
+                             "        def forward(self, x):\n"
+                             "     \t       bad = (\n" // does not parse: kept as text
+                             " \t    return (x,)\n";
+    LoadedModel m = read(text);
+    const auto body = subgraphText(node(m.graph, "wrap"), "wrap_body_0");
+    REQUIRE(body);
+    CHECK(*body == "class wrap_body_0(torch.nn.Module):\n"
+                   "    def forward(self, x):\n"
+                   "           bad = (\n" // 5 spaces and a tab are 8 columns, 7 more, less 4
+                   "        return (x,)\n");
+    checkRoundTrip(text);
+}
