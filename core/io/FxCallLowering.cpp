@@ -179,6 +179,9 @@ Arg Builder::functionCall(const Expr &e, const std::string &dotted, const std::s
         if (a.args.size() == 2 && a.kwargs.empty())
             return tensorIndex(a.args[0], a.args[1], name, e.line);
         t = CanonicalTarget{"operator.getitem", std::nullopt, false};
+    } else if (dotted.starts_with("operator.") && a.args.size() == 2 && (a.args[0].isList() || a.args[1].isList())) {
+        // operator.mul([None], n): Python's list operators, no ATen op (as the infix form reads).
+        t = CanonicalTarget{dotted, std::nullopt, false};
     }
     if (functionalName(dotted) == "embedding" && a.args.size() >= 2) {
         adaptFunctionalEmbedding(a);

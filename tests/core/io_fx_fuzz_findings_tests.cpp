@@ -182,3 +182,19 @@ TEST_CASE("FX fuzz findings: a subgraph kept as text keeps its block structure w
                    "        return (x,)\n");
     checkRoundTrip(text);
 }
+
+TEST_CASE("FX fuzz findings: operator calls on lists read alike in infix and call form", "[io][fx][fuzz]")
+{
+    // `a + (x, y)` read as Python's operator.add, but the writer's
+    // operator.add(a, (x, y)) read back as aten::add.
+    const char *text = R"FX(class GraphModule(torch.nn.Module):
+    def forward(self, x: "f32[4]", y: "f32[4]"):
+        joined = 'tag' + (x, y)
+        again = operator.add('tag', (x, y))
+        return (joined, again)
+)FX";
+    LoadedModel m = read(text);
+    CHECK(node(m.graph, "joined").op == "operator.add");
+    CHECK(node(m.graph, "again").op == "operator.add");
+    checkRoundTrip(text);
+}
