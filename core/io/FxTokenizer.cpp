@@ -11,6 +11,29 @@ std::string positionPrefix(const std::string &sourceName, int line, int column)
            + std::to_string(column) + ": ";
 }
 
+namespace {
+
+/// At most 40 characters of a token's text, control characters escaped, so
+/// that an error stays one line.
+std::string quotedText(std::string_view text)
+{
+    std::string out;
+    for (unsigned char c : text.substr(0, 40)) {
+        if (c == '\n')
+            out += "\\n";
+        else if (c == '\t')
+            out += "\\t";
+        else if (c < 0x20 || c == 0x7f) {
+            static const char *hex = "0123456789abcdef";
+            out += std::string("\\x") + hex[c >> 4] + hex[c & 15];
+        } else
+            out += static_cast<char>(c);
+    }
+    return out;
+}
+
+} // namespace
+
 std::string describeToken(const Token &token)
 {
     switch (token.kind) {
@@ -18,8 +41,8 @@ std::string describeToken(const Token &token)
     case TokenKind::Indent: return "indentation";
     case TokenKind::Dedent: return "end of block";
     case TokenKind::End: return "end of file";
-    case TokenKind::String: return "string '" + token.text.substr(0, 40) + "'";
-    default: return "'" + token.text.substr(0, 40) + "'";
+    case TokenKind::String: return "string '" + quotedText(token.text) + "'";
+    default: return "'" + quotedText(token.text) + "'";
     }
 }
 

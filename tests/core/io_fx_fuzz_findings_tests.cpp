@@ -198,3 +198,15 @@ TEST_CASE("FX fuzz findings: operator calls on lists read alike in infix and cal
     CHECK(node(m.graph, "again").op == "operator.add");
     checkRoundTrip(text);
 }
+
+TEST_CASE("FX fuzz findings: a string token quoted in an error stays on one line", "[io][fx][fuzz]")
+{
+    // The decoded string's newline split the message in two.
+    const std::string error = errorOf("class GraphModule(torch.nn.Module):\n"
+                                      "    def forward(self, x):\n"
+                                      "        y = torch.relu(x 'a\\nb\\tc')\n"
+                                      "        return (y,)\n");
+    CHECK(error.find('\n') == std::string::npos);
+    CHECK(error.ends_with("found string 'a\\nb\\tc'"));
+    CHECK(error.starts_with("bad.py:3:"));
+}
