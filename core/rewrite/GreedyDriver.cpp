@@ -2,6 +2,7 @@
 
 #include "HorizontalSearch.h"
 #include "MatchUtils.h"
+#include "RewriteApplier.h"
 
 #include "core/ir/Traversal.h"
 
@@ -13,41 +14,6 @@
 
 namespace fusebox {
 namespace {
-
-/// Marks the nodes a rewrite inserted, erased or modified, and keeps the
-/// nodes whose neighbourhood changed (the seeds of the next round's search).
-class TouchTracker final : public RewriteListener {
-public:
-    std::vector<char> touched;
-    /// Touched nodes and the inputs they had before the change, in mark order.
-    std::vector<NodeId> seeds;
-    size_t inserted = 0, erased = 0;
-
-    void mark(NodeId id)
-    {
-        if (id.value >= touched.size())
-            touched.resize(id.value + 1, 0);
-        if (!touched[id.value]) {
-            touched[id.value] = 1;
-            seeds.push_back(id);
-        }
-    }
-    void seed(NodeId id) { seeds.push_back(id); }
-    bool isTouched(NodeId id) const { return id.value < touched.size() && touched[id.value]; }
-    void nodeInserted(const Graph &, NodeId id) override { mark(id); ++inserted; }
-    void nodeErasing(const Graph &graph, NodeId id) override
-    {
-        mark(id);
-        ++erased;
-        // Its inputs lose a user: patterns that count users may now match there.
-        graph.forEachInput(id, [&](NodeId in) { seed(in); });
-    }
-    void nodeModifying(const Graph &graph, NodeId id) override
-    {
-        graph.forEachInput(id, [&](NodeId in) { seed(in); });
-    }
-    void nodeModified(const Graph &, NodeId id) override { mark(id); }
-};
 
 /// Nodes within `radius` undirected hops of a live seed (program neighbours
 /// through args and the users index).
@@ -272,9 +238,7 @@ DriverResult GreedyDriver::run(Graph &graph, EditLog *log, DriverListener *liste
     // after failed verification, or a listener shown each rewrite's group.
     EditLog local;
     EditLog *edits = log ? log : (m_options.verifyRewrite || listener) ? &local : nullptr;
-    std::map<std::string, size_t> labelCounts;
-    // Matches already rejected or failed: reported once, never retried.
-    std::set<std::string> rejectedSeen, blocked;
+    RewriteApplier applier(graph, m_patterns, m_options, edits, listener, result);
     int64_t searchDepth = 0;
     for (const Pattern *p : m_patterns.enabled())
         if (p->family() == PatternFamily::Horizontal)
@@ -307,61 +271,8 @@ DriverResult GreedyDriver::run(Graph &graph, EditLog *log, DriverListener *liste
                 candidate = std::move(*fresh);
             }
 
-            PatternCounters &counters = result.counters[candidate.pattern];
-            const bool rejected = m_options.isRejected && m_options.isRejected(graph, candidate);
-            std::string signature;
-            if (rejected || m_options.verifyRewrite) {
-                signature = matchSignature(graph, candidate) + "@" + graph.node(candidate.anchor)->name;
-                if (blocked.count(signature) || (rejected && rejectedSeen.count(signature)))
-                    continue;
-            }
-            ++counters.matched;
-            if (listener)
-                listener->matchFound(graph, candidate);
-            if (rejected) {
-                rejectedSeen.insert(signature);
-                ++counters.rejected;
-                if (listener)
-                    listener->matchRejected(graph, candidate);
-                continue;
-            }
-
-            const std::string anchorName = graph.node(candidate.anchor)->name;
-            const std::string label = candidate.pattern + "#" + std::to_string(++labelCounts[candidate.pattern]);
-            const size_t insertedBefore = tracker.inserted, erasedBefore = tracker.erased;
-            if (edits)
-                edits->beginGroup(label);
-            PatternRewriter rewriter(graph, edits, &tracker);
-            rewriter.setCreatedBy(label);
-            if (p->family() == PatternFamily::Vertical)
-                static_cast<const VerticalPattern &>(*p).rewrite(rewriter, candidate);
-            else
-                static_cast<const HorizontalPattern &>(*p).fuse(rewriter, candidate.nodes);
-            for (NodeId id : candidate.nodes)
-                tracker.mark(id);
-            if (m_options.verifyRewrite)
-                rewriter.restoreTopologicalOrder(); // the verifier executes the graph
-            if (edits)
-                edits->endGroup();
-
-            if (m_options.verifyRewrite) {
-                if (auto failure = m_options.verifyRewrite(graph)) {
-                    edits->undo(graph);
-                    blocked.insert(signature);
-                    ++counters.failedVerification;
-                    if (listener)
-                        listener->rewriteUndone(graph, candidate, *failure);
-                    continue;
-                }
-            }
-            ++counters.applied;
-            ++applied;
-            result.rewrites.push_back({label, candidate.pattern, anchorName,
-                                       tracker.erased - erasedBefore, tracker.inserted - insertedBefore});
-            result.nodesRemoved += tracker.erased - erasedBefore;
-            result.nodesAdded += tracker.inserted - insertedBefore;
-            if (listener)
-                listener->rewriteApplied(graph, candidate, edits->groups()[edits->appliedCount() - 1]);
+            if (applier.apply(candidate, tracker))
+                ++applied;
         }
         return applied;
     };

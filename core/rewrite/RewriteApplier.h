@@ -1,0 +1,60 @@
+#pragma once
+// The one path by which a driver applies a match: reviewer rejections, the
+// edit group, the rewriter, verification with undo, counters, the listener.
+// Shared by GreedyDriver (Fusebox's benefit-ordered search) and
+// InductorSchedule (Inductor's pass-by-pass order). Internal to core/rewrite.
+
+#include "GreedyDriver.h"
+#include "PatternRewriter.h"
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace fusebox {
+
+/// Marks the nodes a rewrite inserted, erased or modified, and keeps the
+/// nodes whose neighbourhood changed (the seeds of the next round's search).
+class TouchTracker final : public RewriteListener {
+public:
+    std::vector<char> touched;
+    /// Touched nodes and the inputs they had before the change, in mark order.
+    std::vector<NodeId> seeds;
+    size_t inserted = 0, erased = 0;
+
+    void mark(NodeId id);
+    void seed(NodeId id) { seeds.push_back(id); }
+    bool isTouched(NodeId id) const { return id.value < touched.size() && touched[id.value]; }
+    void nodeInserted(const Graph &, NodeId id) override;
+    void nodeErasing(const Graph &graph, NodeId id) override;
+    void nodeModifying(const Graph &graph, NodeId id) override;
+    void nodeModified(const Graph &, NodeId id) override { mark(id); }
+};
+
+/// Applies matches to one graph for one driver run, filling `result`.
+class RewriteApplier {
+public:
+    /// `edits` may be null when nobody needs the edits (no log, no
+    /// verification, no listener).
+    RewriteApplier(Graph &graph, const PatternSet &patterns, const DriverOptions &options, EditLog *edits,
+                   DriverListener *listener, DriverResult &result);
+
+    /// Applies `candidate` (found on this graph as it is now) unless a reviewer
+    /// rejected it or it was undone before. Returns true when the graph
+    /// changed and stayed changed (verification passed).
+    bool apply(const Match &candidate, TouchTracker &tracker);
+
+private:
+    Graph &m_graph;
+    const PatternSet &m_patterns;
+    const DriverOptions &m_options;
+    EditLog *m_edits;
+    DriverListener *m_listener;
+    DriverResult &m_result;
+    std::map<std::string, size_t> m_labelCounts;
+    // Matches already rejected or failed: reported once, never retried.
+    std::set<std::string> m_rejectedSeen, m_blocked;
+};
+
+} // namespace fusebox
