@@ -275,7 +275,9 @@ private:
         if (n.op.starts_with("call_module:"))
             return selfAccess(std::string_view(n.op).substr(12)) + "(" + callArgs(n) + ")";
         if (n.op.starts_with("higher_order::") && fx::isIdentifier(std::string_view(n.op).substr(14)))
-            return "torch.ops.higher_order." + n.op.substr(14) + "(" + callArgs(n) + ")"; // no overloads
+            // (Higher-order ops have no overloads; one read from a dump is kept.)
+            return "torch.ops.higher_order." + n.op.substr(14) + (n.overload.empty() ? "" : "." + n.overload) + "("
+                   + callArgs(n) + ")";
         if (n.op.find("::") == std::string::npos) {
             // Opaque: the op is the target as the dump spelled it.
             if (n.op.starts_with("Tensor.") && firstIsNode)

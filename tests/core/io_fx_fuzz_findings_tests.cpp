@@ -210,3 +210,16 @@ TEST_CASE("FX fuzz findings: a string token quoted in an error stays on one line
     CHECK(error.ends_with("found string 'a\\nb\\tc'"));
     CHECK(error.starts_with("bad.py:3:"));
 }
+
+TEST_CASE("FX fuzz findings: a higher-order op written with an overload keeps it", "[io][fx][fuzz][hop]")
+{
+    const char *text = R"FX(class GraphModule(torch.nn.Module):
+    def forward(self, x: "f32[4]"):
+        a = torch.ops.higher_order.wrap.odd(x)
+        return (a,)
+)FX";
+    LoadedModel m = read(text);
+    CHECK(node(m.graph, "a").op == "higher_order::wrap");
+    CHECK(node(m.graph, "a").overload == "odd");
+    checkRoundTrip(text);
+}
