@@ -28,6 +28,14 @@ Status applySection(PatternSet &patterns, const std::map<std::string, std::map<s
         for (const auto &[name, value] : p->options().values())
             known.push_back(name);
         for (const auto &[name, value] : options) {
+            // Inductor's `counter` (how many times a pass runs) is taken by
+            // every rule, as 2.6 takes it (and ignores it for fusions).
+            if (name == "counter") {
+                if (!std::holds_alternative<int64_t>(value) || std::get<int64_t>(value) < 1)
+                    return Error{sectionName + "/" + rule + "/counter: expected a count of at least 1"};
+                p->options().set(name, std::get<int64_t>(value));
+                continue;
+            }
             if (!p->options().has(name))
                 return Error{sectionName + "/" + rule + "/" + name + ": unknown option" + didYouMean(name, known)
                              + "; " + rule + " takes: " + [&] {

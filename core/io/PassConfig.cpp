@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -44,11 +45,21 @@ std::map<std::string, std::map<std::string, ConfigValue>> readSection(const json
     return rules;
 }
 
-json writeSection(const std::map<std::string, std::map<std::string, ConfigValue>> &section)
+nlohmann::ordered_json writeSection(const std::map<std::string, std::map<std::string, ConfigValue>> &section,
+                                    const std::vector<std::string> &order)
 {
-    json j = json::object();
-    for (const auto &[rule, options] : section) {
-        json o = json::object();
+    // Rules in `order` first, in that order, then any others by name.
+    std::vector<std::string> rules;
+    for (const std::string &rule : order)
+        if (section.count(rule) && std::find(rules.begin(), rules.end(), rule) == rules.end())
+            rules.push_back(rule);
+    for (const auto &entry : section)
+        if (std::find(rules.begin(), rules.end(), entry.first) == rules.end())
+            rules.push_back(entry.first);
+    nlohmann::ordered_json j = nlohmann::ordered_json::object();
+    for (const std::string &rule : rules) {
+        const auto &options = section.at(rule);
+        nlohmann::ordered_json o = nlohmann::ordered_json::object();
         // A named copy, not the structured binding: clang 14 cannot capture
         // bindings in a lambda (P1091 came with clang 16).
         for (const auto &option : options) {
@@ -124,6 +135,14 @@ Expected<PassConfig> readPassConfig(const std::string &text, const std::string &
     } catch (const ConfigError &e) {
         return Error{sourceName + ": " + (e.path.empty() ? "/" : e.path) + ": " + e.message};
     }
+    // nlohmann::json sorts an object's keys; the order of the rules is read
+    // again from the text, which parsed above.
+    const auto ordered = nlohmann::ordered_json::parse(text, nullptr, /*allow_exceptions=*/false);
+    for (auto [section, order] : {std::pair{"pre_grad_fusion_options", &config.preGradOrder},
+                                  std::pair{"post_grad_fusion_options", &config.postGradOrder}})
+        if (ordered.is_object() && ordered.contains(section) && ordered[section].is_object())
+            for (const auto &item : ordered[section].items())
+                order->push_back(item.key());
     return config;
 }
 
@@ -146,16 +165,17 @@ Expected<PassConfig> loadPassConfig(const std::string &path)
 
 std::string writePassConfig(const PassConfig &config)
 {
-    json root;
-    root["pre_grad_fusion_options"] = writeSection(config.preGradFusionOptions);
-    root["post_grad_fusion_options"] = writeSection(config.postGradFusionOptions);
+    nlohmann::ordered_json root;
+    root["pre_grad_fusion_options"] = writeSection(config.preGradFusionOptions, config.preGradOrder);
+    root["post_grad_fusion_options"] = writeSection(config.postGradFusionOptions, config.postGradOrder);
     if (!config.customPatterns.empty()) {
-        json custom = json::array();
+        nlohmann::ordered_json custom = nlohmann::ordered_json::array();
         for (const CustomPatternSource &c : config.customPatterns)
-            custom.push_back(c.file.empty() ? json{{"text", c.text}} : json{{"file", c.file}});
+            custom.push_back(c.file.empty() ? nlohmann::ordered_json{{"text", c.text}}
+                                            : nlohmann::ordered_json{{"file", c.file}});
         root["custom_patterns"] = std::move(custom);
     }
-    json rejected = json::array();
+    nlohmann::ordered_json rejected = nlohmann::ordered_json::array();
     for (const RejectedMatch &r : config.rejected)
         rejected.push_back({{"pattern", r.pattern}, {"signature", r.signature}, {"anchor", r.anchor}});
     root["rejected"] = std::move(rejected);

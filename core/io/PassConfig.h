@@ -45,6 +45,9 @@ struct CustomPatternSource {
 struct PassConfig {
     std::map<std::string, std::map<std::string, ConfigValue>> preGradFusionOptions;
     std::map<std::string, std::map<std::string, ConfigValue>> postGradFusionOptions;
+    /// The rules of each section in the file's order, the order Inductor runs
+    /// them in (a JSON object's order is Python's dict order).
+    std::vector<std::string> preGradOrder, postGradOrder;
     /// [{"file": "x.patterns"} | {"text": "pattern p { ... }"}].
     std::vector<CustomPatternSource> customPatterns;
     std::vector<RejectedMatch> rejected;

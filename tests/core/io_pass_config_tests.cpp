@@ -129,3 +129,37 @@ TEST_CASE("pass configs carry custom patterns, referenced or embedded", "[io][pa
     REQUIRE_FALSE(notList.hasValue());
     CHECK(notList.error().message == "p.json: /custom_patterns: expected an array, found object {\"file\":\"x\"}");
 }
+
+TEST_CASE("pass configs keep the order of their rules, the order Inductor runs them in", "[io][schedule]")
+{
+    const char *text = R"({
+      "pre_grad_fusion_options": {"split_cat_pass": {"counter": 2}, "batch_relu": {}, "normalization_pass": {},
+                                  "batch_linear": {"min_fuse_set_size": 2}},
+      "post_grad_fusion_options": {"batch_aten_relu": {}, "batch_aten_add": {}}})";
+    auto config = readPassConfig(text, "passes.json");
+    REQUIRE(config.hasValue());
+    CHECK(config->preGradOrder
+          == std::vector<std::string>{"split_cat_pass", "batch_relu", "normalization_pass", "batch_linear"});
+    CHECK(config->postGradOrder == std::vector<std::string>{"batch_aten_relu", "batch_aten_add"});
+    // Written in that order, and read back equal.
+    const std::string written = writePassConfig(*config);
+    CHECK(written.find("split_cat_pass") < written.find("batch_relu"));
+    CHECK(written.find("batch_relu") < written.find("normalization_pass"));
+    auto again = readPassConfig(written, "again.json");
+    REQUIRE(again.hasValue());
+    CHECK(*again == *config);
+}
+
+TEST_CASE("every rule takes Inductor's counter option; it must be a count", "[io][schedule]")
+{
+    PatternSet set = dummySet();
+    auto config = readPassConfig(R"({"pre_grad_fusion_options": {"batch_relu": {"counter": 3}}})", "p.json");
+    REQUIRE(config.hasValue());
+    REQUIRE(configurePatterns(set, *config).isOk());
+    CHECK(set.find("batch_relu")->options().getInt("counter") == 3);
+    auto bad = readPassConfig(R"({"pre_grad_fusion_options": {"batch_relu": {"counter": 0}}})", "p.json");
+    REQUIRE(bad.hasValue());
+    Status s = configurePatterns(set, *bad);
+    REQUIRE_FALSE(s.isOk());
+    CHECK(s.error().message == "pre_grad_fusion_options/batch_relu/counter: expected a count of at least 1");
+}
