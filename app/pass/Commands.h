@@ -4,6 +4,7 @@
 
 #include "core/io/PassConfig.h"
 #include "core/pt2/Pt2Bridge.h"
+#include "core/rewrite/GreedyDriver.h"
 #include "core/rewrite/PatternSet.h"
 #include "core/torch/ModelLoader.h"
 #include "core/torch/ModelSaver.h"
@@ -67,6 +68,16 @@ OptionSpec patternsOption();
 /// error and returns nullopt when the config is bad. `config` receives it.
 std::optional<PatternSet> patternsForCommand(const ParsedArgs &args, const std::string &commandName,
                                              PassConfig *config = nullptr);
+
+/// --schedule inductor|greedy of the commands that rewrite.
+OptionSpec scheduleOption();
+/// Runs the enabled patterns on `graph` under the schedule --schedule names:
+/// Inductor 2.6's pass order (the default; InductorSchedule.h) or Fusebox's
+/// benefit-ordered rounds to a fixed point (greedy; GreedyDriver.h). Prints a
+/// one-line error and returns nullopt for a bad --schedule.
+std::optional<DriverResult> runSchedule(const ParsedArgs &args, const std::string &commandName,
+                                        const PatternSet &patterns, const PassConfig &config, Graph &graph,
+                                        DriverOptions options, DriverListener *listener = nullptr);
 
 // The graph formats fusebox-pass writes: core/torch/ModelSaver.h.
 using fusebox::OutputFormat;

@@ -85,7 +85,10 @@ int runRun(const ParsedArgs &args)
     options.isRejected = rejectionFilter(config);
 
     UndoRecorder undone;
-    DriverResult result = GreedyDriver(*patterns, options).run(graph, nullptr, &undone);
+    auto ran = runSchedule(args, "run", *patterns, config, graph, options, &undone);
+    if (!ran)
+        return kExitUsage;
+    const DriverResult &result = *ran;
 
     nlohmann::json report;
     report["model"] = args.positionals[0];
@@ -103,6 +106,9 @@ int runRun(const ParsedArgs &args)
         counters[name] = {{"matched", c.matched}, {"applied", c.applied}, {"rejected", c.rejected},
                           {"failed_verification", c.failedVerification}};
     report["counters"] = counters;
+    report["schedule"] = args.value("--schedule").value_or("inductor");
+    if (report["schedule"] == "inductor")
+        report["inductor_counters"] = result.inductorCounters;
     nlohmann::json rewrites = nlohmann::json::array();
     for (const AppliedRewrite &r : result.rewrites)
         rewrites.push_back({{"label", r.label}, {"pattern", r.pattern}, {"anchor", r.anchor},
@@ -166,11 +172,16 @@ int runRun(const ParsedArgs &args)
 Command runCommand()
 {
     return {"run",
-            "run MODEL -o OUT.pt|OUT.json|OUT.py [--config passes.json] [--patterns FILE] [--verify] [--precision P] [--report report.json]",
-            "apply the rules greedily to a fixed point and write the rewritten model",
-            "Runs the greedy driver with the enabled rules (all built-in rules, or those\n"
-            "named by --config) until no rule fires, skipping the config's rejected matches,\n"
-            "and writes the rewritten model: OUT.pt loads with torch.jit.load; OUT.json is\n"
+            "run MODEL -o OUT.pt|OUT.json|OUT.py [--config passes.json] [--patterns FILE] [--schedule inductor|greedy] [--verify] [--precision P] [--report report.json]",
+            "apply the rules as Inductor does (or greedily) and write the rewritten model",
+            "Runs the enabled rules (all built-in rules, or those named by --config),\n"
+            "skipping the config's rejected matches, and writes the rewritten model. By\n"
+            "default they run as PyTorch 2.6's Inductor runs its passes: in the config's\n"
+            "order, each over the whole graph, on the stage the graph is at (pre-grad for\n"
+            "a Dynamo graph, post-grad for an ATen one, both for TorchScript); the report's\n"
+            "inductor_counters read like counters[\"inductor\"]. --schedule greedy runs\n"
+            "Fusebox's own search instead: every rule in benefit order, round after round,\n"
+            "until no rule fires. OUT.pt loads with torch.jit.load; OUT.json is\n"
             "graph JSON with weights; OUT.py is print_readable()-style FX text. MODEL may be\n"
             "TorchScript, a torch.export .pt2, an FX text dump or graph JSON.\n"
             "--verify runs the original and the graph after every rewrite on the same\n"
@@ -183,7 +194,8 @@ Command runCommand()
              {"--verify", "", "verify every rewrite numerically (Inductor's fx_passes_numeric_check)"},
              {"--precision", "P", "verification tolerance, absolute and relative (default 1e-4)"},
              {"--report", "report.json", "write a JSON report: counters per rule, nodes, verification"},
-             {"--max-rounds", "N", "give up after N rounds (default 10)"},
+             scheduleOption(),
+             {"--max-rounds", "N", "--schedule greedy: give up after N rounds (default 10)"},
              inputShapeOption(), warningsOption(), shapesFromPytorchOption()},
             runRun};
 }

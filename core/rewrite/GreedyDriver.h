@@ -66,6 +66,11 @@ struct DriverResult {
     /// Empty when converged; else why not ("still matching after 10 rounds").
     std::string message;
     std::map<std::string, PatternCounters> counters;
+    /// What counters["inductor"] would hold after the same passes in
+    /// Inductor: a horizontal rule's name once per fused group, a vertical
+    /// rule's once per rewrite, pattern_matcher_count/_nodes per vertical
+    /// match. Filled by InductorScheduleDriver; empty after GreedyDriver.
+    std::map<std::string, size_t> inductorCounters;
     std::vector<AppliedRewrite> rewrites;
     std::vector<RoundStats> roundStats;
     size_t nodesBefore = 0, nodesAfter = 0;

@@ -2,6 +2,7 @@
 #include "core/ir/Verifier.h"
 #include "core/rewrite/GreedyDriver.h"
 #include "core/rewrite/HorizontalSearch.h"
+#include "core/rewrite/InductorSchedule.h"
 #include "core/rewrite/MatchUtils.h"
 
 #include <catch.hpp>
@@ -40,6 +41,28 @@ public:
     {
         NodeId x = nodeArgAt(*r.graph().node(m.nodes[1]), 0, "self");
         r.replaceAndErase(m.anchor, x);
+    }
+};
+
+/// neg(neg(x)) -> x only where x is not a neg itself: in a chain it takes the
+/// first pair, so a later pair matches only after an earlier rewrite.
+class FirstDoubleNeg final : public VerticalPattern {
+public:
+    FirstDoubleNeg() : VerticalPattern("first_double_neg", PassStage::PreGrad, 50, {"aten::neg"}, "toy") {}
+    std::optional<Match> match(const Graph &g, NodeId anchor, MatchTrace &trace) const override
+    {
+        NodeId inner = nodeArgAt(*g.node(anchor), 0, "self");
+        const Node *in = g.node(inner);
+        if (!trace.check(in && isOp(*in, "aten::neg"), "input is a neg", [] { return std::string(); }))
+            return std::nullopt;
+        const Node *x = g.node(nodeArgAt(*in, 0, "self"));
+        if (!trace.check(!x || !isOp(*x, "aten::neg"), "the pair is the chain's first", [] { return std::string(); }))
+            return std::nullopt;
+        return Match{name(), anchor, {anchor, inner}, {}, benefit()};
+    }
+    void rewrite(PatternRewriter &r, const Match &m) const override
+    {
+        r.replaceAndErase(m.anchor, nodeArgAt(*r.graph().node(m.nodes[1]), 0, "self"));
     }
 };
 
@@ -258,4 +281,120 @@ TEST_CASE("explain gives the ordered checks with actual values", "[rewrite]")
     REQUIRE(summary.groups.size() == 1);
     CHECK(summary.groups[0].check == "input is a neg");
     CHECK(summary.groups[0].nodes.size() == 3);
+}
+
+namespace {
+
+/// x -> neg -> neg -> neg -> neg -> output.
+Graph negChain()
+{
+    Graph g;
+    NodeId v = g.addInput("x", f32({4}));
+    for (int i = 0; i < 4; ++i)
+        v = g.addOp("aten::neg", {v});
+    g.setOutputs({v});
+    return g;
+}
+
+size_t countOp(const Graph &g, const std::string &op)
+{
+    return g.nodesWithOp(op).size();
+}
+
+} // namespace
+
+TEST_CASE("Inductor's schedule: a vertical pass visits the nodes it started with once, last to first; counter "
+          "repeats it",
+          "[rewrite][schedule]")
+{
+    PatternSet set;
+    set.add(std::make_unique<FirstDoubleNeg>());
+    // Last to first: the two later pairs do not match (their inner neg reads
+    // a neg) until the first pair is gone, which the pass reaches last.
+    Graph once = negChain();
+    DriverResult r = InductorScheduleDriver(set).run(once, GraphStage::PreGrad);
+    CHECK(r.rounds == 1);
+    CHECK(countOp(once, "aten::neg") == 2);
+    CHECK(r.inductorCounters == std::map<std::string, size_t>{
+                                    {"first_double_neg", 1}, {"pattern_matcher_count", 1}, {"pattern_matcher_nodes", 2}});
+
+    set.find("first_double_neg")->options().set("counter", int64_t(2));
+    Graph twice = negChain();
+    r = InductorScheduleDriver(set).run(twice, GraphStage::PreGrad);
+    CHECK(r.rounds == 2);
+    CHECK(countOp(twice, "aten::neg") == 0);
+    CHECK(r.inductorCounters.at("first_double_neg") == 2);
+
+    // Fusebox's own search goes to a fixed point whatever the counter.
+    Graph greedy = negChain();
+    GreedyDriver(set).run(greedy);
+    CHECK(countOp(greedy, "aten::neg") == 0);
+
+    // Post-grad passes run once: 2.6 has no counter there.
+    PatternSet post;
+    post.add(std::make_unique<FirstDoubleNeg>());
+    post.find("first_double_neg")->options().set("counter", int64_t(2));
+    CHECK(inductorSchedule(post, PassStage::PreGrad, {}).front().repeat == 2);
+    CHECK(inductorSchedule(post, PassStage::PostGrad, {}).empty()); // a pre-grad rule
+}
+
+TEST_CASE("Inductor's schedule: horizontal rules run before vertical ones, each over the whole graph",
+          "[rewrite][schedule]")
+{
+    Graph g = toyGraph();
+    PatternSet set = toySet();
+    const auto schedule = inductorSchedule(set, PassStage::PreGrad, {"double_neg", "batch_toy_relu"});
+    REQUIRE(schedule.size() == 2);
+    CHECK(schedule[0].pattern == "batch_toy_relu");
+    CHECK(schedule[1].pattern == "double_neg");
+
+    EditLog log;
+    const std::string before = writeGraphJson(g);
+    DriverResult r = InductorScheduleDriver(set).run(g, GraphStage::PreGrad, &log);
+    CHECK(r.converged);
+    CHECK(r.counters["batch_toy_relu"].applied == 1);
+    CHECK(r.counters["double_neg"].applied == 6);
+    CHECK(r.inductorCounters == std::map<std::string, size_t>{{"batch_toy_relu", 1},
+                                                              {"double_neg", 6},
+                                                              {"pattern_matcher_count", 6},
+                                                              {"pattern_matcher_nodes", 12}});
+    CHECK(verify(g).empty());
+    CHECK(g.size() == 12); // what the greedy driver reaches too
+    while (log.canUndo())
+        REQUIRE(log.undo(g));
+    CHECK(writeGraphJson(g) == before);
+}
+
+TEST_CASE("graphStage: torch-level spellings are pre-grad, other PT2 graphs post-grad, the rest both",
+          "[rewrite][schedule]")
+{
+    Graph g;
+    NodeId x = g.addInput("x", f32({4}));
+    NodeId relu = g.addOp("aten::relu", {x});
+    g.setOutputs({relu});
+    CHECK(graphStage(g) == GraphStage::Both); // no PT2 format: TorchScript, graph JSON
+    g.metadata["source.format"] = "fx-text";
+    CHECK(graphStage(g) == GraphStage::PostGrad);
+    g.node(relu)->provenance.originalSpelling = "torch.nn.functional.relu";
+    CHECK(graphStage(g) == GraphStage::PreGrad);
+    g.node(relu)->provenance.originalSpelling = "torch.ops.aten.relu.default";
+    CHECK(graphStage(g) == GraphStage::PostGrad);
+    g.metadata["source.format"] = "torchscript";
+    CHECK(graphStage(g) == GraphStage::Both);
+}
+
+TEST_CASE("Inductor's schedule: patterns of any stage run after the stage's passes, once", "[rewrite][schedule]")
+{
+    PatternSet set;
+    set.add(std::make_unique<FirstDoubleNeg>()); // a pre-grad pattern
+    Graph g = negChain();
+    // On a post-grad graph a pre-grad rule does not run...
+    DriverResult r = InductorScheduleDriver(set).run(g, GraphStage::PostGrad);
+    CHECK(countOp(g, "aten::neg") == 4);
+    // ...unless it is a custom pattern, given for this graph.
+    InductorScheduleDriver driver(set);
+    driver.setAnyStagePatterns({"first_double_neg"});
+    r = driver.run(g, GraphStage::PostGrad);
+    CHECK(r.rounds == 1);
+    CHECK(countOp(g, "aten::neg") == 2);
 }

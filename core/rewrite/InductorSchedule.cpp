@@ -1,0 +1,249 @@
+#include "InductorSchedule.h"
+
+#include "HorizontalSearch.h"
+#include "RewriteApplier.h"
+
+#include "core/ir/Traversal.h"
+
+#include <algorithm>
+#include <array>
+
+namespace fusebox {
+namespace {
+
+/// pre_grad.py's fuse_fx runs these before any configured pass, whatever the
+/// config says (2.6 has no config key for them).
+constexpr std::array<std::string_view, 4> kFuseFxRules = {"sink_cat_after_pointwise", "linear_permute_fusion",
+                                                          "permute_linear_fusion", "permute_matmul_fusion"};
+
+bool isFuseFxRule(std::string_view name)
+{
+    return std::find(kFuseFxRules.begin(), kFuseFxRules.end(), name) != kFuseFxRules.end();
+}
+
+bool isTorchLevelSpelling(const std::string &spelling)
+{
+    return !spelling.empty() && !spelling.starts_with("torch.ops.") && !spelling.starts_with("operator.")
+           && !spelling.starts_with("_operator.");
+}
+
+} // namespace
+
+GraphStage graphStage(const Graph &graph)
+{
+    auto format = graph.metadata.find("source.format");
+    const std::string f = format == graph.metadata.end() ? std::string() : format->second;
+    const bool pt2 = f == "fx-text" || f == "fx-graph" || f == "torch.export" || f.starts_with("pt2");
+    if (!pt2)
+        return GraphStage::Both;
+    for (NodeId id : graph.nodeIds()) {
+        const Node &n = *graph.node(id);
+        if (n.isOp() && isTorchLevelSpelling(n.provenance.originalSpelling))
+            return GraphStage::PreGrad;
+    }
+    return GraphStage::PostGrad;
+}
+
+std::string_view toString(GraphStage stage)
+{
+    switch (stage) {
+    case GraphStage::PreGrad: return "pre_grad";
+    case GraphStage::PostGrad: return "post_grad";
+    case GraphStage::Both: break;
+    }
+    return "pre_grad+post_grad";
+}
+
+std::vector<ScheduledPass> inductorSchedule(const PatternSet &patterns, PassStage stage,
+                                            const std::vector<std::string> &order)
+{
+    // The stage's runnable patterns, named ones in the config's order first.
+    std::vector<const Pattern *> ordered;
+    auto runnable = [&](const Pattern *p) {
+        return p && p->stage() == stage && p->unavailableReason().empty()
+               && std::find(ordered.begin(), ordered.end(), p) == ordered.end();
+    };
+    const std::vector<const Pattern *> enabled = patterns.enabled();
+    for (const std::string &name : order) {
+        const Pattern *p = patterns.find(name);
+        if (runnable(p) && std::find(enabled.begin(), enabled.end(), p) != enabled.end())
+            ordered.push_back(p);
+    }
+    for (const Pattern *p : enabled)
+        if (runnable(p))
+            ordered.push_back(p);
+
+    std::vector<ScheduledPass> schedule;
+    auto add = [&](const Pattern *p, bool honoursCounter) {
+        schedule.push_back({p->name(), honoursCounter ? std::max<int64_t>(1, p->options().getInt("counter", 1)) : 1});
+    };
+    if (stage == PassStage::PreGrad) {
+        for (const Pattern *p : ordered)
+            if (isFuseFxRule(p->name()))
+                add(p, false);
+        // pre_grad_passes runs normalization_pass first wherever the config
+        // lists it, and once.
+        for (const Pattern *p : ordered)
+            if (p->name() == "normalization_pass")
+                add(p, false);
+    }
+    for (const Pattern *p : ordered)
+        if (p->family() == PatternFamily::Horizontal && !isFuseFxRule(p->name()))
+            add(p, false);
+    for (const Pattern *p : ordered)
+        if (p->family() == PatternFamily::Vertical && !isFuseFxRule(p->name()) && p->name() != "normalization_pass")
+            add(p, stage == PassStage::PreGrad);
+    return schedule;
+}
+
+InductorScheduleDriver::InductorScheduleDriver(const PatternSet &patterns, std::vector<std::string> preGradOrder,
+                                               std::vector<std::string> postGradOrder, DriverOptions options)
+    : m_patterns(patterns), m_preGradOrder(std::move(preGradOrder)), m_postGradOrder(std::move(postGradOrder)),
+      m_options(std::move(options))
+{
+}
+
+DriverResult InductorScheduleDriver::run(Graph &graph, EditLog *log, DriverListener *listener) const
+{
+    return run(graph, graphStage(graph), log, listener);
+}
+
+DriverResult InductorScheduleDriver::run(Graph &graph, GraphStage stage, EditLog *log, DriverListener *listener) const
+{
+    DriverResult result;
+    result.nodesBefore = graph.size();
+    // A horizontal group that earlier fusions made dependent is taken back,
+    // which needs the edits even when the caller keeps none.
+    EditLog local;
+    EditLog &edits = log ? *log : local;
+    RewriteApplier applier(graph, m_patterns, m_options, &edits, listener, result);
+    auto stopRequested = [this] { return m_options.shouldStop && m_options.shouldStop(); };
+    auto restoreOrder = [&] {
+        edits.beginGroup("restore topological order");
+        const bool acyclic = PatternRewriter(graph, &edits).restoreTopologicalOrder();
+        edits.endGroup();
+        return acyclic;
+    };
+
+    auto verticalPass = [&](const VerticalPattern &pattern) {
+        // The nodes that exist now, last to first; each is matched on the
+        // graph as the earlier rewrites of this pass left it.
+        std::vector<NodeId> visit;
+        for (const std::string &op : pattern.rootOps())
+            for (NodeId id : graph.nodesWithOp(op))
+                visit.push_back(id);
+        std::vector<uint32_t> position(graph.idBound(), 0);
+        uint32_t i = 0;
+        for (NodeId id : graph.nodeIds())
+            position[id.value] = i++;
+        std::sort(visit.begin(), visit.end(),
+                  [&](NodeId a, NodeId b) { return position[a.value] > position[b.value]; });
+        visit.erase(std::unique(visit.begin(), visit.end()), visit.end());
+        for (NodeId id : visit) {
+            if (stopRequested())
+                return;
+            if (!graph.contains(id))
+                continue;
+            MatchTrace trace;
+            auto match = pattern.match(graph, id, trace);
+            if (!match)
+                continue;
+            match->pattern = pattern.name();
+            match->benefit = pattern.benefit();
+            const size_t nodes = match->nodes.size();
+            TouchTracker tracker;
+            if (applier.apply(*match, tracker)) {
+                ++result.inductorCounters[pattern.name()];
+                ++result.inductorCounters["pattern_matcher_count"];
+                result.inductorCounters["pattern_matcher_nodes"] += nodes;
+            }
+        }
+    };
+
+    auto horizontalPass = [&](const HorizontalPattern &pattern) {
+        HorizontalSearchResult found =
+            searchHorizontal(graph, pattern, topologicalOrder(graph), HorizontalSearchMode::GroupsOnly);
+        for (FusionGroup &group : found.groups) {
+            if (stopRequested())
+                return;
+            bool alive = true;
+            for (NodeId id : group.members)
+                alive = alive && graph.contains(id);
+            if (!alive)
+                continue;
+            Match m;
+            m.pattern = pattern.name();
+            m.anchor = group.members.front();
+            m.nodes = group.members;
+            m.key = group.key;
+            m.benefit = pattern.benefit();
+            TouchTracker tracker;
+            const size_t before = edits.appliedCount();
+            if (!applier.apply(m, tracker))
+                continue;
+            if (!restoreOrder()) {
+                // Fused in Inductor's as-you-go search, this group would have
+                // been found dependent: undo the fusion and its reordering.
+                while (edits.appliedCount() > before)
+                    edits.undo(graph);
+                result.nodesRemoved -= result.rewrites.back().nodesRemoved;
+                result.nodesAdded -= result.rewrites.back().nodesAdded;
+                result.rewrites.pop_back();
+                --result.counters[pattern.name()].applied;
+                if (listener)
+                    listener->rewriteUndone(graph, m, "its members became dependent through an earlier fusion; "
+                                                      "fusing them would close a cycle");
+                continue;
+            }
+            ++result.inductorCounters[pattern.name()];
+        }
+    };
+
+    std::vector<PassStage> stages;
+    if (stage != GraphStage::PostGrad)
+        stages.push_back(PassStage::PreGrad);
+    if (stage != GraphStage::PreGrad)
+        stages.push_back(PassStage::PostGrad);
+    std::vector<ScheduledPass> schedule;
+    auto anyStage = [&](const std::string &name) {
+        return std::find(m_anyStage.begin(), m_anyStage.end(), name) != m_anyStage.end();
+    };
+    for (PassStage s : stages)
+        for (ScheduledPass &pass :
+             inductorSchedule(m_patterns, s, s == PassStage::PreGrad ? m_preGradOrder : m_postGradOrder))
+            if (!anyStage(pass.pattern))
+                schedule.push_back(std::move(pass));
+    const std::vector<const Pattern *> enabled = m_patterns.enabled();
+    for (const std::string &name : m_anyStage) {
+        const Pattern *p = m_patterns.find(name);
+        if (p && p->unavailableReason().empty() && std::find(enabled.begin(), enabled.end(), p) != enabled.end())
+            schedule.push_back({name, 1});
+    }
+    {
+        for (const ScheduledPass &pass : schedule) {
+            const Pattern *p = m_patterns.find(pass.pattern);
+            for (int64_t k = 0; k < pass.repeat && !stopRequested(); ++k) {
+                ++result.rounds;
+                if (p->family() == PatternFamily::Vertical)
+                    verticalPass(static_cast<const VerticalPattern &>(*p));
+                else
+                    horizontalPass(static_cast<const HorizontalPattern &>(*p));
+                if (!restoreOrder()) {
+                    result.message = "a rewrite of " + pass.pattern + " created a cycle";
+                    result.nodesAfter = graph.size();
+                    return result;
+                }
+            }
+            if (stopRequested()) {
+                result.message = "stopped on request after " + pass.pattern;
+                result.nodesAfter = graph.size();
+                return result;
+            }
+        }
+    }
+    result.converged = true; // a schedule runs to its end, not to a fixed point
+    result.nodesAfter = graph.size();
+    return result;
+}
+
+} // namespace fusebox

@@ -1,0 +1,86 @@
+#pragma once
+// The order PyTorch 2.6's Inductor runs its Optimus passes in, and a driver
+// that runs Fusebox's patterns in that order (fusebox-pass's default; the
+// benefit-ordered GreedyDriver is `--schedule greedy`). The 2.6 sources it
+// follows: torch/_inductor/fx_passes/pre_grad.py (pre_grad_passes),
+// post_grad.py (post_grad_passes), group_batch_fusion.py
+// (apply_group_batch_fusion), pattern_matcher.py (PatternMatcherPass.apply).
+
+#include "GreedyDriver.h"
+
+#include <string>
+#include <vector>
+
+namespace fusebox {
+
+/// The pipelines of Inductor's a graph goes through.
+enum class GraphStage {
+    PreGrad,  ///< a torch-level (Dynamo) graph: pre_grad_passes
+    PostGrad, ///< an ATen graph from PT2 (AOT, torch.export): post_grad_passes
+    Both,     ///< a graph Inductor never sees (TorchScript, graph JSON): pre-grad passes, then post-grad ones
+};
+
+/// The stage of a graph: PreGrad when a node keeps a torch-level spelling
+/// (F.linear, x.view, torch.cat; not torch.ops.* or operator.*), PostGrad for
+/// other graphs read from PT2's formats (FX text, torch.export), Both for the
+/// rest. Mirrors the bridge's graph_stage (python/fusebox_bridge/inductor.py).
+GraphStage graphStage(const Graph &graph);
+
+/// "pre_grad", "post_grad", "pre_grad+post_grad".
+std::string_view toString(GraphStage stage);
+
+/// One pass of a schedule: a pattern and how many times in a row it runs.
+struct ScheduledPass {
+    std::string pattern;
+    /// Inductor's `counter` option: back-to-back applications of a pre-grad
+    /// split/cat pass (1 for everything else, as in 2.6).
+    int64_t repeat = 1;
+};
+
+/// The enabled, available patterns of `stage` in the order Inductor 2.6 runs
+/// them. `order` is the config's order of rule names (PassConfig's
+/// preGradOrder / postGradOrder); enabled patterns it does not name follow in
+/// the set's order. Pre-grad: the rules of fuse_fx (sink_cat_after_pointwise,
+/// the permute fusions), then normalization_pass, then every horizontal rule,
+/// then every other vertical rule, `counter` times each. Post-grad: every
+/// horizontal rule, then every vertical rule, once each.
+std::vector<ScheduledPass> inductorSchedule(const PatternSet &patterns, PassStage stage,
+                                            const std::vector<std::string> &order);
+
+/// Runs patterns pass by pass, as Inductor does, instead of GreedyDriver's
+/// benefit-ordered rounds to a fixed point:
+/// - a vertical pass visits the nodes that existed when it started, last to
+///   first (PatternMatcherPass.apply), and rewrites each match at once, so
+///   later visits see the rewritten graph; nodes it creates wait for the next
+///   repetition (`counter`);
+/// - a horizontal pass is Inductor's greedy search over the whole graph, each
+///   group fused in the order found (a group that later fusions made
+///   dependent is taken back: it would close a cycle);
+/// - the graph is put back in topological order after every pass.
+/// Counters: DriverResult::counters per pattern as GreedyDriver keeps them,
+/// and DriverResult::inductorCounters named as counters["inductor"] names
+/// them. Not yet modelled (issue 13): the pattern matcher's mutation-region
+/// guard, the re-keying of fused outputs within one horizontal pass, and the
+/// attribution of split_cat_pass's rewrites to unbind_stack_pass/scmerge_*.
+class InductorScheduleDriver {
+public:
+    InductorScheduleDriver(const PatternSet &patterns, std::vector<std::string> preGradOrder = {},
+                           std::vector<std::string> postGradOrder = {}, DriverOptions options = {});
+
+    /// Patterns that run on a graph of any stage, once each and in this order
+    /// after the stage's passes: custom patterns, which a user gives for the
+    /// graph at hand (an exported pattern module's apply(gm) runs wherever it
+    /// is called).
+    void setAnyStagePatterns(std::vector<std::string> names) { m_anyStage = std::move(names); }
+
+    /// Runs the schedule of `stage` (graphStage(graph) when not given).
+    DriverResult run(Graph &graph, EditLog *log = nullptr, DriverListener *listener = nullptr) const;
+    DriverResult run(Graph &graph, GraphStage stage, EditLog *log = nullptr, DriverListener *listener = nullptr) const;
+
+private:
+    const PatternSet &m_patterns;
+    std::vector<std::string> m_preGradOrder, m_postGradOrder, m_anyStage;
+    DriverOptions m_options;
+};
+
+} // namespace fusebox
