@@ -7,6 +7,7 @@
 #include "core/ir/GraphSignature.h"
 #include "core/ir/GraphSummary.h"
 #include "core/pt2/InductorInput.h"
+#include "core/rewrite/CanonicalCalls.h"
 #include "core/rewrite/GreedyDriver.h"
 #include "core/torch/TorchSchemas.h"
 #include "patterns/PassConfiguration.h"
@@ -75,7 +76,11 @@ int runCompare(const ParsedArgs &args)
     Graph fusebox = model->graph.clone();
     DriverOptions options;
     options.isRejected = rejectionFilter(config);
-    DriverResult fused = GreedyDriver(*patterns, options).run(fusebox);
+    auto ran = runSchedule(args, "compare-inductor", *patterns, config, fusebox, options);
+    if (!ran)
+        return kExitUsage;
+    const DriverResult &fused = *ran;
+    const bool inductorSchedule = args.value("--schedule").value_or("inductor") == "inductor";
 
     auto inductor = bridge->runInductor(pt2::graphTextForInductor(model->graph, path), *configText, "auto",
                                         pt2::inductorInputsOf(model->graph), *control);
@@ -83,20 +88,38 @@ int runCompare(const ParsedArgs &args)
         std::cerr << "fusebox-pass compare-inductor: Inductor: " << inductor.error().message << "\n";
         return kExitFailure;
     }
+    for (auto [option, text] : {std::pair{"--save-inductor", inductor->graphText},
+                                std::pair{"--save-fusebox", writeFxText(fusebox)}})
+        if (auto out = args.value(option)) {
+            if (Status s = json_support::writeTextFile(*out, text); !s) {
+                std::cerr << "fusebox-pass compare-inductor: " << s.error().message << "\n";
+                return kExitFailure;
+            }
+        }
     auto inductorGraph = readFxText(inductor->graphText, {&torchSchemas(), "Inductor's result"});
     if (!inductorGraph) {
         std::cerr << "fusebox-pass compare-inductor: cannot read Inductor's result back: "
                   << inductorGraph.error().message << "\n";
         return kExitFailure;
     }
-    const auto difference = firstStructuralDifference(fusebox, inductorGraph->graph);
+    // Both sides' calls in one form: Fusebox's rewrites pass every argument
+    // positionally, Inductor's FX leaves defaults out.
+    Graph fuseboxCanonical = fusebox.clone(), inductorCanonical = inductorGraph->graph.clone();
+    for (Graph *g : {&fuseboxCanonical, &inductorCanonical}) {
+        canonicaliseCalls(*g, torchSchemas());
+        forgetListMetadata(*g);
+    }
+    const auto difference = firstStructuralDifference(fuseboxCanonical, inductorCanonical);
     const OpCounts before = summarize(model->graph).opCounts, afterFusebox = summarize(fusebox).opCounts,
                    afterInductor = summarize(inductorGraph->graph).opCounts;
 
     nlohmann::json fuseboxCounters = nlohmann::json::object(), inductorCounters = nlohmann::json::object();
-    for (const auto &[name, c] : fused.counters)
-        if (c.applied)
-            fuseboxCounters[name] = c.applied;
+    if (inductorSchedule)
+        fuseboxCounters = fused.inductorCounters;
+    else
+        for (const auto &[name, c] : fused.counters)
+            if (c.applied)
+                fuseboxCounters[name] = c.applied;
     for (const auto &[name, n] : inductor->counters)
         inductorCounters[name] = n;
 
@@ -105,6 +128,7 @@ int runCompare(const ParsedArgs &args)
             {"model", path},
             {"config", *configPath},
             {"same", !difference.has_value()},
+            {"schedule", inductorSchedule ? "inductor" : "greedy"},
             {"difference", difference ? difference->description : ""},
             {"ops_before", before},
             {"fusebox", {{"counters", fuseboxCounters}, {"nodes_after", fusebox.size()}, {"ops_after", afterFusebox}}},
@@ -119,7 +143,9 @@ int runCompare(const ParsedArgs &args)
     } else {
         std::cout << path << " under " << *configPath << " (Inductor " << inductor->torchVersion << ", "
                   << inductor->stage << ")\n";
-        std::cout << "counters (Fusebox: rewrites applied per rule; Inductor: counters[\"inductor\"]):\n";
+        std::cout << (inductorSchedule ? "counters (both as counters[\"inductor\"] names them):\n"
+                                       : "counters (Fusebox: rewrites applied per rule; Inductor: "
+                                         "counters[\"inductor\"]):\n");
         for (const auto &[name, n] : fuseboxCounters.items())
             std::cout << "  fusebox   " << std::left << std::setw(34) << name << " " << n << "\n";
         for (const auto &[name, n] : inductor->counters)
@@ -142,7 +168,7 @@ int runCompare(const ParsedArgs &args)
 Command compareInductorCommand()
 {
     return {"compare-inductor",
-            "compare-inductor GRAPH --config passes.json [--json] [--python CMD] [--timeout SECONDS]",
+            "compare-inductor GRAPH --config passes.json [--schedule inductor|greedy] [--json] [--python CMD] [--timeout SECONDS]",
             "run Fusebox's rules and Inductor's own passes on a graph and compare the results",
             "Rewrites GRAPH with Fusebox's rules under the pass config, and has PyTorch 2's\n"
             "Inductor run its own Optimus passes under the same config through the bridge\n"
@@ -152,7 +178,10 @@ Command compareInductorCommand()
             "histograms before and after, Inductor's time, and the first structural\n"
             "difference (graphs are compared up to node names). Exit status: 0 when the two\n"
             "results are the same graph, 1 when not (or on error), 2 bad usage.",
-            {configOption(), patternsOption(), {"--json", "", "print the comparison as JSON"}, pythonOption(),
+            {configOption(), patternsOption(), scheduleOption(), {"--json", "", "print the comparison as JSON"},
+             {"--save-inductor", "OUT.py", "write Inductor's result graph as FX text"},
+             {"--save-fusebox", "OUT.py", "write Fusebox's result graph as FX text"},
+             pythonOption(),
              timeoutOption(), inputShapeOption(), warningsOption(), shapesFromPytorchOption()},
             runCompare};
 }

@@ -1,8 +1,8 @@
 // compare-inductor: Inductor's own passes beside Fusebox's, on
 // recommendation-style models under several configs. The counters it
 // reports must be exactly counters["inductor"] of Inductor's passes run on
-// the graphs PyTorch itself captured (not rebuilt from text). Whether the two
-// engines agree is measured and printed, not asserted: issue 13 closes that gap.
+// the graphs PyTorch itself captured (not rebuilt from text). How often the two
+// engines agree is printed, with a floor on it: issue 13 closes the gap.
 #include "Pt2TestSupport.h"
 
 using namespace fusebox;
@@ -70,6 +70,9 @@ TEST_CASE("compare-inductor reports Inductor's counters exactly, on 6 models und
     // The configs make Inductor fire on most models: the comparison is not vacuous.
     CHECK(firedSomewhere >= runs / 2);
     WARN("Fusebox's result equals Inductor's on " << same << " of " << runs << " model/config pairs:\n" << table);
+    // Under Inductor's schedule (the default) 17 of the 24 agree; the rest
+    // differ in rules, not in order (issue 13). The floor keeps what is won.
+    CHECK(same >= 17);
 }
 
 TEST_CASE("compare-inductor on a standard model where nothing fires: both sides agree", "[pt2][inductor]")
