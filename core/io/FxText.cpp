@@ -57,12 +57,15 @@ Expected<LoadedModel> readFxText(std::string_view text, const FxReadOptions &opt
         return Error{name + ":1:1: expected 'class GraphModule(torch.nn.Module):', 'def forward(self, ...):' or "
                             "'graph():', found "
                      + firstLine(text)};
+    // An error is one line whatever text it quotes (a decoded string, an
+    // annotation): control characters are escaped here, once for all.
+    auto oneLine = [](const Error &e) { return Error{fx::escapeControlCharacters(e.message)}; };
     auto parsed = fx::parseFx(text, *start, name);
     if (!parsed)
-        return parsed.error();
+        return oneLine(parsed.error());
     LoadedModel model;
     if (Status built = fx::buildGraph(*parsed, options, model); !built)
-        return built.error();
+        return oneLine(built.error());
     if (!readMetadataComments(text.substr(0, start->offset), model.graph)) {
         model.graph.metadata["source.format"] = start->graphForm ? "fx-graph" : "fx-text";
         if (!options.sourceName.empty())

@@ -116,7 +116,7 @@ ParsedAnnotation Builder::annotation(const Annotation &a)
     auto parsed = parseAnnotation(a.text, error);
     if (!parsed)
         throw Failure{positionPrefix(m_file, a.line, a.column + int(error.offset)) + "expected " + error.expected
-                      + ", found " + error.found};
+                      + ", found " + escapeControlCharacters(error.found)};
     if (!parsed->unsupportedDType.empty())
         m_warnings.push_back(where(a.line) + ": dtype '" + parsed->unsupportedDType
                              + "' has no Fusebox equivalent; read as unknown");

@@ -11,14 +11,10 @@ std::string positionPrefix(const std::string &sourceName, int line, int column)
            + std::to_string(column) + ": ";
 }
 
-namespace {
-
-/// At most 40 characters of a token's text, control characters escaped, so
-/// that an error stays one line.
-std::string quotedText(std::string_view text)
+std::string escapeControlCharacters(std::string_view text)
 {
     std::string out;
-    for (unsigned char c : text.substr(0, 40)) {
+    for (unsigned char c : text) {
         if (c == '\n')
             out += "\\n";
         else if (c == '\t')
@@ -32,8 +28,6 @@ std::string quotedText(std::string_view text)
     return out;
 }
 
-} // namespace
-
 std::string describeToken(const Token &token)
 {
     switch (token.kind) {
@@ -41,8 +35,8 @@ std::string describeToken(const Token &token)
     case TokenKind::Indent: return "indentation";
     case TokenKind::Dedent: return "end of block";
     case TokenKind::End: return "end of file";
-    case TokenKind::String: return "string '" + quotedText(token.text) + "'";
-    default: return "'" + quotedText(token.text) + "'";
+    case TokenKind::String: return "string '" + escapeControlCharacters(token.text.substr(0, 40)) + "'";
+    default: return "'" + escapeControlCharacters(token.text.substr(0, 40)) + "'";
     }
 }
 

@@ -60,6 +60,10 @@ Expected<TokenStream> tokenize(std::string_view text, const TokenizeOptions &opt
 /// "found ..." messages.
 std::string describeToken(const Token &token);
 
+/// The text with newlines, tabs and other control characters written as
+/// escapes (\n, \t, \x01), so that an error quoting it stays one line.
+std::string escapeControlCharacters(std::string_view text);
+
 /// "file:line:column: " for a position.
 std::string positionPrefix(const std::string &sourceName, int line, int column);
 

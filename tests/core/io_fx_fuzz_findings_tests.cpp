@@ -223,3 +223,13 @@ TEST_CASE("FX fuzz findings: a higher-order op written with an overload keeps it
     CHECK(node(m.graph, "a").overload == "odd");
     checkRoundTrip(text);
 }
+
+TEST_CASE("FX fuzz findings: an annotation quoted in an error stays on one line", "[io][fx][fuzz]")
+{
+    const std::string error = errorOf("class GraphModule(torch.nn.Module):\n"
+                                      "    def forward(self, x: \"\\n[4]\"):\n"
+                                      "        return (x,)\n");
+    CHECK(error.find('\n') == std::string::npos);
+    CHECK(error.starts_with("bad.py:2:"));
+    CHECK(error.find("found '\\n'") != std::string::npos);
+}
