@@ -8,6 +8,7 @@
 #include "core/io/FxText.h"
 #include "core/io/PassConfig.h"
 #include "core/ir/GraphSignature.h"
+#include "core/pt2/InductorComparison.h"
 #include "core/pt2/InductorInput.h"
 #include "core/torch/TorchSchemas.h"
 
@@ -318,9 +319,7 @@ bool Pt2Controller::compareWithInductor()
         Graph original, current;
         PassConfig config;
         std::vector<std::string> leftOut;
-        std::optional<Expected<pt2::InductorResult>> inductor;
-        std::optional<Expected<LoadedModel>> result;
-        std::optional<StructuralDifference> difference;
+        std::optional<Expected<pt2::InductorComparison>> compared;
     };
     auto o = std::make_shared<Outcome>();
     o->original = document->originalGraph().clone();
@@ -337,35 +336,25 @@ bool Pt2Controller::compareWithInductor()
         [o](pt2::Pt2Bridge &bridge, const pt2::RequestControl &control) {
             auto passes = bridge.request("inductor_passes", nlohmann::json::object(), control);
             if (!passes) {
-                o->inductor = passes.error();
+                o->compared = Error{"Inductor: " + passes.error().message};
                 return;
             }
             const std::string config = writePassConfig(pt2::passesInductorHas(o->config, *passes, &o->leftOut));
-            o->inductor = bridge.runInductor(pt2::graphTextForInductor(o->original), config, "auto",
-                                             pt2::inductorInputsOf(o->original), control);
-            if (!*o->inductor)
-                return;
-            o->result = readFxText((*o->inductor)->graphText, {&torchSchemas(), "Inductor's result"});
-            if (*o->result)
-                o->difference = firstStructuralDifference(o->current, (*o->result)->graph);
+            o->compared = pt2::compareWithInductor(bridge, o->original, {}, o->current, config, torchSchemas(), control);
         },
         [this, o, applied, name, title] {
-            const Expected<pt2::InductorResult> &inductor = *o->inductor;
-            if (!inductor) {
-                const QString message = tr("Inductor: %1").arg(qs(inductor.error().message));
+            const Expected<pt2::InductorComparison> &compared = *o->compared;
+            if (!compared) {
+                const QString message = qs(compared.error().message);
                 fail(title, message);
                 emit comparisonFinished(false, message);
                 return;
             }
-            if (!*o->result) {
-                const QString message = tr("cannot read Inductor's result back: %1").arg(qs(o->result->error().message));
-                fail(title, message);
-                emit comparisonFinished(false, message);
-                return;
-            }
-            const Graph &theirs = (*o->result)->graph;
+            const pt2::InductorResult *inductor = &compared->inductor;
+            const Graph &theirs = compared->inductorGraph;
+            const std::optional<StructuralDifference> &difference = compared->difference;
             m_lastCounters = inductor->counters;
-            const QString headline = o->difference ? tr("Differs from Inductor: %1").arg(qs(o->difference->description))
+            const QString headline = difference ? tr("Differs from Inductor: %1").arg(qs(difference->description))
                                                    : tr("Same as Inductor (up to node names)");
             QStringList fusebox;
             for (const auto &[pattern, n] : applied)
@@ -387,16 +376,16 @@ bool Pt2Controller::compareWithInductor()
                 details << tr("Left out of Inductor's run (Inductor %1 has no such pass): %2")
                                .arg(qs(inductor->torchVersion), names.join(QStringLiteral(", ")));
             }
-            if (o->difference)
+            if (difference)
                 details << tr("%1 Fusebox node(s) and %2 Inductor node(s) without a counterpart, outlined orange")
-                               .arg(o->difference->onlyInA.size())
-                               .arg(o->difference->onlyInB.size());
+                               .arg(difference->onlyInA.size())
+                               .arg(difference->onlyInB.size());
             DiffView *view = comparisonView();
             view->setWindowTitle(tr("%1: Fusebox / Inductor — Fusebox").arg(name));
             view->showComparison(o->current, tr("Fusebox (current graph)"), theirs,
                                  tr("Inductor %1 (%2)").arg(qs(inductor->torchVersion), qs(inductor->stage)),
-                                 o->difference ? o->difference->onlyInA : std::vector<NodeId>{},
-                                 o->difference ? o->difference->onlyInB : std::vector<NodeId>{}, headline, details);
+                                 difference ? difference->onlyInA : std::vector<NodeId>{},
+                                 difference ? difference->onlyInB : std::vector<NodeId>{}, headline, details);
             view->show();
             view->raise();
             emit logLine(tr("Compare with Inductor: %1").arg(headline));

@@ -6,8 +6,7 @@
 #include "core/io/JsonSupport.h"
 #include "core/ir/GraphSignature.h"
 #include "core/ir/GraphSummary.h"
-#include "core/pt2/InductorInput.h"
-#include "core/rewrite/CanonicalCalls.h"
+#include "core/pt2/InductorComparison.h"
 #include "core/rewrite/GreedyDriver.h"
 #include "core/torch/TorchSchemas.h"
 #include "patterns/PassConfiguration.h"
@@ -82,12 +81,14 @@ int runCompare(const ParsedArgs &args)
     const DriverResult &fused = *ran;
     const bool inductorSchedule = args.value("--schedule").value_or("inductor") == "inductor";
 
-    auto inductor = bridge->runInductor(pt2::graphTextForInductor(model->graph, path), *configText, "auto",
-                                        pt2::inductorInputsOf(model->graph), *control);
-    if (!inductor) {
-        std::cerr << "fusebox-pass compare-inductor: Inductor: " << inductor.error().message << "\n";
+    auto compared = pt2::compareWithInductor(*bridge, model->graph, path, fusebox, *configText, torchSchemas(),
+                                             *control);
+    if (!compared) {
+        std::cerr << "fusebox-pass compare-inductor: " << compared.error().message << "\n";
         return kExitFailure;
     }
+    const pt2::InductorResult *inductor = &compared->inductor;
+    const Graph &inductorGraph = compared->inductorGraph;
     for (auto [option, text] : {std::pair{"--save-inductor", inductor->graphText},
                                 std::pair{"--save-fusebox", writeFxText(fusebox)}})
         if (auto out = args.value(option)) {
@@ -96,22 +97,9 @@ int runCompare(const ParsedArgs &args)
                 return kExitFailure;
             }
         }
-    auto inductorGraph = readFxText(inductor->graphText, {&torchSchemas(), "Inductor's result"});
-    if (!inductorGraph) {
-        std::cerr << "fusebox-pass compare-inductor: cannot read Inductor's result back: "
-                  << inductorGraph.error().message << "\n";
-        return kExitFailure;
-    }
-    // Both sides' calls in one form: Fusebox's rewrites pass every argument
-    // positionally, Inductor's FX leaves defaults out.
-    Graph fuseboxCanonical = fusebox.clone(), inductorCanonical = inductorGraph->graph.clone();
-    for (Graph *g : {&fuseboxCanonical, &inductorCanonical}) {
-        canonicaliseCalls(*g, torchSchemas());
-        forgetListMetadata(*g);
-    }
-    const auto difference = firstStructuralDifference(fuseboxCanonical, inductorCanonical);
+    const auto &difference = compared->difference;
     const OpCounts before = summarize(model->graph).opCounts, afterFusebox = summarize(fusebox).opCounts,
-                   afterInductor = summarize(inductorGraph->graph).opCounts;
+                   afterInductor = summarize(inductorGraph).opCounts;
 
     nlohmann::json fuseboxCounters = nlohmann::json::object(), inductorCounters = nlohmann::json::object();
     if (inductorSchedule)
@@ -134,7 +122,7 @@ int runCompare(const ParsedArgs &args)
             {"fusebox", {{"counters", fuseboxCounters}, {"nodes_after", fusebox.size()}, {"ops_after", afterFusebox}}},
             {"inductor",
              {{"counters", inductorCounters},
-              {"nodes_after", inductorGraph->graph.size()},
+              {"nodes_after", inductorGraph.size()},
               {"ops_after", afterInductor},
               {"stage", inductor->stage},
               {"seconds", inductor->seconds},
@@ -151,7 +139,7 @@ int runCompare(const ParsedArgs &args)
         for (const auto &[name, n] : inductor->counters)
             std::cout << "  inductor  " << std::left << std::setw(34) << name << " " << n << "\n";
         std::cout << "nodes: " << model->graph.size() << " before, " << fusebox.size() << " after Fusebox, "
-                  << inductorGraph->graph.size() << " after Inductor\n";
+                  << inductorGraph.size() << " after Inductor\n";
         printHistograms(before, afterFusebox, afterInductor);
         std::printf("Inductor's passes took %.3f s (inside Python)\n", inductor->seconds);
         if (difference)

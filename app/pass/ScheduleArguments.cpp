@@ -1,8 +1,7 @@
 // --schedule: which driver runs the patterns.
 #include "Commands.h"
 
-#include "core/rewrite/InductorSchedule.h"
-#include "patterns/Catalog.h"
+#include "patterns/PassSchedule.h"
 
 #include <iostream>
 
@@ -20,24 +19,13 @@ std::optional<DriverResult> runSchedule(const ParsedArgs &args, const std::strin
                                         const PatternSet &patterns, const PassConfig &config, Graph &graph,
                                         DriverOptions options, DriverListener *listener)
 {
-    const std::string schedule = args.value("--schedule").value_or("inductor");
-    if (schedule == "greedy")
-        return GreedyDriver(patterns, std::move(options)).run(graph, nullptr, listener);
-    if (schedule == "inductor") {
-        InductorScheduleDriver driver(patterns, config.preGradOrder, config.postGradOrder, std::move(options));
-        // Custom patterns (--patterns, the config's custom_patterns) run on
-        // the graph given, whatever its stage.
-        const PatternSet builtins = builtinCatalog();
-        std::vector<std::string> custom;
-        for (const Pattern *p : patterns.all())
-            if (!builtins.find(p->name()))
-                custom.push_back(p->name());
-        driver.setAnyStagePatterns(std::move(custom));
-        return driver.run(graph, nullptr, listener);
+    const std::string name = args.value("--schedule").value_or("inductor");
+    const std::optional<PassSchedule> schedule = parsePassSchedule(name);
+    if (!schedule) {
+        std::cerr << "fusebox-pass " << commandName << ": --schedule '" << name << "': expected inductor or greedy\n";
+        return std::nullopt;
     }
-    std::cerr << "fusebox-pass " << commandName << ": --schedule '" << schedule
-              << "': expected inductor or greedy\n";
-    return std::nullopt;
+    return runPassSchedule(*schedule, patterns, config, graph, std::move(options), nullptr, listener);
 }
 
 } // namespace fusebox::cli

@@ -1,0 +1,40 @@
+#include "core/pt2/InductorComparison.h"
+
+#include "core/io/FxText.h"
+#include "core/pt2/InductorInput.h"
+#include "core/rewrite/CanonicalCalls.h"
+
+namespace fusebox::pt2 {
+
+std::optional<StructuralDifference> firstCanonicalDifference(const Graph &a, const Graph &b,
+                                                             const OpSchemaRegistry &schemas)
+{
+    Graph left = a.clone(), right = b.clone();
+    for (Graph *g : {&left, &right}) {
+        canonicaliseCalls(*g, schemas);
+        forgetListMetadata(*g);
+    }
+    // clone() keeps NodeIds, so the difference names nodes of a and b.
+    return firstStructuralDifference(left, right);
+}
+
+Expected<InductorComparison> compareWithInductor(Pt2Bridge &bridge, const Graph &original,
+                                                 const std::string &originalPath, const Graph &fuseboxResult,
+                                                 const std::string &configJson, const OpSchemaRegistry &schemas,
+                                                 const RequestControl &control)
+{
+    auto inductor = bridge.runInductor(graphTextForInductor(original, originalPath), configJson, "auto",
+                                       inductorInputsOf(original), control);
+    if (!inductor)
+        return Error{"Inductor: " + inductor.error().message};
+    auto graph = readFxText(inductor->graphText, {&schemas, "Inductor's result"});
+    if (!graph)
+        return Error{"cannot read Inductor's result back: " + graph.error().message};
+    InductorComparison out;
+    out.difference = firstCanonicalDifference(fuseboxResult, graph->graph, schemas);
+    out.inductor = std::move(*inductor);
+    out.inductorGraph = std::move(graph->graph);
+    return out;
+}
+
+} // namespace fusebox::pt2

@@ -1,0 +1,42 @@
+#pragma once
+// Fusebox's result beside Inductor's: the one check that compare-inductor,
+// the IDE's Compare with Inductor and the oracle suite share, so that the
+// three never disagree on whether two results are the same.
+
+#include "core/ir/GraphSignature.h"
+#include "core/ir/OpSchema.h"
+#include "core/pt2/Pt2Bridge.h"
+
+#include <optional>
+#include <string>
+
+namespace fusebox::pt2 {
+
+struct InductorComparison {
+    InductorResult inductor; ///< the bridge's answer: graph text, counters["inductor"], time
+    Graph inductorGraph;     ///< Inductor's result, read back with the given schemas
+    /// The first difference between Fusebox's result and Inductor's, both
+    /// taken to one call form first (firstCanonicalDifference); nullopt when
+    /// they are the same graph up to node names. Its NodeIds are those of the
+    /// two graphs compared (fuseboxResult and inductorGraph).
+    std::optional<StructuralDifference> difference;
+};
+
+/// Runs Inductor's own passes on `original` (its FX text: graphTextForInductor
+/// with `originalPath`) under configJson through the bridge, reads the result
+/// back and compares it with fuseboxResult. configJson travels as text so that
+/// Inductor runs the passes in its order. Errors start "Inductor: " (the
+/// bridge's or Inductor's own failure) or "cannot read Inductor's result
+/// back: " (its FX text did not read).
+Expected<InductorComparison> compareWithInductor(Pt2Bridge &bridge, const Graph &original,
+                                                 const std::string &originalPath, const Graph &fuseboxResult,
+                                                 const std::string &configJson, const OpSchemaRegistry &schemas,
+                                                 const RequestControl &control = {});
+
+/// firstStructuralDifference(a, b) after canonicaliseCalls and
+/// forgetListMetadata on copies: Fusebox's rewrites pass every argument
+/// positionally and record list dtypes, Inductor's FX leaves defaults out.
+std::optional<StructuralDifference> firstCanonicalDifference(const Graph &a, const Graph &b,
+                                                             const OpSchemaRegistry &schemas);
+
+} // namespace fusebox::pt2
