@@ -12,6 +12,8 @@ struct UnaryInfo {
     std::vector<std::string> ops;
     int benefit;
     const char *description;
+    /// The torch-level targets Inductor 2.6 matches (group_batch_fusion.py:1114-1129).
+    std::vector<std::string> spellings;
 };
 
 UnaryInfo unaryInfo(BatchPointwiseOpsPreGradFusion::Op op)
@@ -20,16 +22,19 @@ UnaryInfo unaryInfo(BatchPointwiseOpsPreGradFusion::Op op)
     switch (op) {
     case Op::Tanh:
         return {"batch_tanh", {"aten::tanh"}, 20,
-                "Fuses independent tanh ops with equal input shapes into one tanh over the stacked inputs."};
+                "Fuses independent tanh ops with equal input shapes into one tanh over the stacked inputs.",
+                {"torch.tanh"}};
     case Op::Sigmoid:
         return {"batch_sigmoid", {"aten::sigmoid"}, 20,
-                "Fuses independent sigmoid ops with equal input shapes into one sigmoid over the stacked inputs."};
+                "Fuses independent sigmoid ops with equal input shapes into one sigmoid over the stacked inputs.",
+                {"torch.sigmoid"}};
     case Op::Relu:
         break;
     }
     return {"batch_relu", {"aten::relu", "aten::relu_"}, 20,
             "Fuses independent relu ops with equal input shapes (and in-place flag) into one relu over the "
-            "stacked inputs."};
+            "stacked inputs.",
+            {"torch.nn.functional.relu", "torch.nn.functional.relu_"}};
 }
 
 /// A scalar argument of a math op: schema position, name, the keyword FX may
@@ -131,7 +136,8 @@ void stackApplyUnbind(PatternRewriter &rewriter, const std::vector<NodeId> &grou
 
 BatchPointwiseOpsPreGradFusion::BatchPointwiseOpsPreGradFusion(Op op)
     : HorizontalPattern(unaryInfo(op).name, PassStage::PreGrad, unaryInfo(op).benefit, unaryInfo(op).ops,
-                        unaryInfo(op).description)
+                        unaryInfo(op).description),
+      m_spellings(unaryInfo(op).spellings)
 {
     options().set("fuse_nodes_with_same_parent", false);
 }
@@ -140,7 +146,7 @@ std::optional<std::string> BatchPointwiseOpsPreGradFusion::key(const Graph &grap
                                                                MatchTrace &trace) const
 {
     auto input = unaryInput(graph, node, rootOps(), trace);
-    if (!input)
+    if (!input || !checkPreGradSpelling(graph, node, m_spellings, trace))
         return std::nullopt;
     std::string key = "input " + formatInts(input->second);
     if (isMutatingOp(graph.node(node)->op))

@@ -7,7 +7,9 @@ namespace fusebox::group_batch {
 /// Inductor's pre-grad unary pointwise fusions (BatchPointwiseOpsPreGradFusion):
 /// batch_tanh (aten::tanh), batch_sigmoid (aten::sigmoid) and batch_relu
 /// (aten::relu and in-place aten::relu_). Nodes with equal input shapes and
-/// in-place flag become stack(0) -> op -> unbind(0).
+/// in-place flag become stack(0) -> op -> unbind(0). On a torch-level graph
+/// only the targets Inductor matches fuse: torch.tanh, torch.sigmoid and
+/// torch.nn.functional.relu (not torch.relu, F.tanh or x.relu()).
 ///
 /// Key: "input [8, 16]", then " · in-place" for aten::relu_; option
 /// fuse_nodes_with_same_parent (false) adds " · parent <input's op>".
@@ -21,6 +23,9 @@ public:
     /// stack(inputs, 0), the first member's op on it, unbind.int(y, 0) and
     /// one getitem per member.
     void fuse(PatternRewriter &rewriter, const std::vector<NodeId> &group) const override;
+
+private:
+    std::vector<std::string> m_spellings; ///< checkPreGradSpelling's targets
 };
 
 /// Inductor's pre-grad "simple math" fusions (BatchMathOpsPreGradFusion):

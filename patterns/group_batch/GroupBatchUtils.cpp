@@ -1,8 +1,28 @@
 #include "GroupBatchUtils.h"
 
+#include <algorithm>
+
 #include "core/rewrite/MatchUtils.h"
 
 namespace fusebox::group_batch {
+
+bool checkPreGradSpelling(const Graph &graph, NodeId id, const std::vector<std::string> &spellings,
+                          MatchTrace &trace)
+{
+    const std::string &spelling = graph.node(id)->provenance.originalSpelling;
+    const bool torchLevel = spelling.starts_with("torch.") && !spelling.starts_with("torch.ops.");
+    const bool methodCall = spelling.starts_with("Tensor.");
+    const bool ok = (!torchLevel && !methodCall)
+                    || std::find(spellings.begin(), spellings.end(), spelling) != spellings.end();
+    return trace.check(ok, [&] {
+        std::string s = "called as ";
+        for (size_t i = 0; i < spellings.size(); ++i)
+            s += (i ? " or " : "") + spellings[i];
+        return s + " (the target Inductor's pre-grad fusion matches)";
+    }(), [&] {
+        return nodeRef(graph, id) + " is called as " + (methodCall ? "the method x." + spelling.substr(7) + "()" : spelling);
+    }, {id});
+}
 
 bool checkOp(const Graph &graph, NodeId id, const std::vector<std::string> &ops, MatchTrace &trace)
 {

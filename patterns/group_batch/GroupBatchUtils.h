@@ -24,6 +24,16 @@ inline constexpr std::string_view kKeySep = " \xC2\xB7 ";
 /// actual "%tanh_2 is aten::tanh".
 bool checkOp(const Graph &graph, NodeId id, const std::vector<std::string> &ops, MatchTrace &trace);
 
+/// On a torch-level (pre-grad, Dynamo) graph, checks that the node is spelled
+/// as one of `spellings`: Inductor's pre-grad fusions match call_function
+/// targets by identity (batch_relu torch.nn.functional.relu, not torch.relu
+/// nor x.relu()). A node with no torch-level spelling (read from TorchScript,
+/// an AOT graph or a rewrite) passes. Requirement "called as
+/// torch.nn.functional.relu (the target Inductor's pre-grad fusion matches)";
+/// actual "%relu is called as torch.relu".
+bool checkPreGradSpelling(const Graph &graph, NodeId id, const std::vector<std::string> &spellings,
+                          MatchTrace &trace);
+
 /// Checks that the node's output carries tensor metadata (Inductor's
 /// is_node_meta_valid). Requirement "output metadata is known".
 bool checkOutputMeta(const Graph &graph, NodeId id, MatchTrace &trace);

@@ -127,13 +127,30 @@ TEST_CASE("pre-grad pointwise rules explain each failed condition", "[patterns]"
         REQUIRE(c.description == "input shape is static");
         REQUIRE(c.actual == "input %x0 has no shape");
     }
+    SECTION("spelled as a target Inductor's pre-grad batch_relu does not match")
+    {
+        // Dynamo records torch.relu(x) and x.relu() as they are written;
+        // Inductor 2.6's batch_relu matches torch.nn.functional.relu only.
+        g.node(relu)->provenance.originalSpelling = "torch.relu";
+        Check c = keyFailure(g, pattern, relu);
+        REQUIRE(c.description
+                == "called as torch.nn.functional.relu or torch.nn.functional.relu_ (the target Inductor's "
+                   "pre-grad fusion matches)");
+        REQUIRE(c.actual == ref + " is called as torch.relu");
+        g.node(relu)->provenance.originalSpelling = "Tensor.relu";
+        REQUIRE(keyFailure(g, pattern, relu).actual == ref + " is called as the method x.relu()");
+        g.node(relu)->provenance.originalSpelling = "torch.nn.functional.relu";
+        REQUIRE(keyOf(g, pattern, relu) == "input [4, 8]");
+    }
     SECTION("passed checks carry their values too")
     {
         MatchTrace trace(MatchTrace::Mode::Explain);
         REQUIRE(pattern.key(g, relu, trace).has_value());
-        REQUIRE(trace.checks().size() == 4);
+        REQUIRE(trace.checks().size() == 5);
         REQUIRE(trace.checks()[2].actual == "input is %x0");
         REQUIRE(trace.checks()[3].actual == "input %x0 is f32[4, 8]");
+        // No torch-level spelling (a TorchScript or AOT graph): the check passes.
+        REQUIRE(trace.checks()[4].passed);
     }
 }
 

@@ -222,8 +222,17 @@ TEST_CASE("on the demo's and recsys models' Dynamo graphs the rules find the mat
         size_t total = 0;
         for (const std::string &config : configs()) {
             INFO("config: " << (config.empty() ? "(default)" : config));
-            const Matches ts = matchesOf(torchscript, config, stem + ".ts");
+            Matches ts = matchesOf(torchscript, config, stem + ".ts");
             const Matches dyn = matchesOf(dynamo, config, stem + ".dynamo");
+            if (stem == "make_demo_model" && ts.perRule.count("batch_relu")) {
+                // The demo calls torch.relu. Its Dynamo graph says so, and
+                // Inductor's pre-grad batch_relu matches F.relu only
+                // (docs/inductor-schedule.md); TorchScript records aten::relu
+                // with no spelling to check, so only there batch_relu matches.
+                CHECK(!dyn.perRule.count("batch_relu"));
+                ts.perRule.erase("batch_relu");
+                std::erase_if(ts.described, [](const std::string &d) { return d.starts_with("batch_relu "); });
+            }
             CHECK(ts.perRule == dyn.perRule);
             INFO("only on the TorchScript form:" << listed(minus(ts.described, dyn.described)));
             INFO("only on the Dynamo graph:" << listed(minus(dyn.described, ts.described)));
