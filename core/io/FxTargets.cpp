@@ -79,7 +79,7 @@ std::string baseType(std::string type, bool &optional, bool &isList)
 /// a Python number may be passed to a Tensor parameter, as PT2 graphs do
 /// (`torch.ops.aten.mul.Tensor(x, 0.5)`: PyTorch wraps it in a 0-d tensor).
 bool fits(const Arg &arg, const std::string &schemaType, const std::function<std::string(NodeId)> &nodeType,
-          bool wrappedNumbers = false)
+          bool wrappedNumbers = false, bool strictLists = false)
 {
     bool optional = false, isList = false;
     const std::string base = baseType(schemaType, optional, isList);
@@ -105,6 +105,7 @@ bool fits(const Arg &arg, const std::string &schemaType, const std::function<std
             return t != "Tensor"; // a symbolic scalar
         }
         bool wrapped;
+        bool strict; // no int for an unsized int[] (only int[N] broadcasts one)
         bool operator()(bool) const
         {
             return !isList && ((tensor && wrapped) || base == "bool" || base == "Scalar" || base == "number");
@@ -113,6 +114,8 @@ bool fits(const Arg &arg, const std::string &schemaType, const std::function<std
         {
             if (tensor)
                 return wrapped && !isList;
+            if (strict && isList && schemaType.find("[]") != std::string::npos)
+                return false;
             return number || base == "ScalarType" || base == "Layout" || base == "MemoryFormat" || base == "Device"
                    || (isList && (base == "int" || base == "SymInt")) || base.empty();
         }
@@ -134,8 +137,8 @@ bool fits(const Arg &arg, const std::string &schemaType, const std::function<std
             return true;
         }
     };
-    return std::visit(Visitor{base, optional, isList, tensor, number, nodeType, schemaType, wrappedNumbers},
-                      arg.value);
+    return std::visit(
+        Visitor{base, optional, isList, tensor, number, nodeType, schemaType, wrappedNumbers, strictLists}, arg.value);
 }
 
 /// Tuples passed to list parameters become lists, and an int passed to a
@@ -159,13 +162,13 @@ void listify(Arg &arg, const std::string &schemaType)
 /// normalizeCall plus default filling; nullopt (with message) when it does not fit.
 std::optional<CallArgs> fitOne(const OpSchema &schema, const CallArgs &call,
                                const std::function<std::string(NodeId)> &nodeType, bool wrappedNumbers,
-                               std::string &message)
+                               bool strictLists, std::string &message)
 {
     // TorchScript's form: every schema argument positionally.
     if (call.kwargs.empty() && call.args.size() == schema.arguments.size() && !schema.arguments.empty()) {
         bool ok = true;
         for (size_t i = 0; i < call.args.size() && ok; ++i)
-            ok = fits(call.args[i], schema.arguments[i].type, nodeType, wrappedNumbers);
+            ok = fits(call.args[i], schema.arguments[i].type, nodeType, wrappedNumbers, strictLists);
         if (ok) {
             CallArgs out = call;
             for (size_t i = 0; i < out.args.size(); ++i)
@@ -197,7 +200,7 @@ std::optional<CallArgs> fitOne(const OpSchema &schema, const CallArgs &call,
         out.args = std::move(filled);
     for (size_t i = 0; i < out.args.size(); ++i) {
         listify(out.args[i], schema.arguments[i].type);
-        if (!fits(out.args[i], schema.arguments[i].type, nodeType, wrappedNumbers)) {
+        if (!fits(out.args[i], schema.arguments[i].type, nodeType, wrappedNumbers, strictLists)) {
             message = schema.qualifiedName() + ": argument '" + schema.arguments[i].name + "' of type "
                       + schema.arguments[i].type + " does not take " + out.args[i].toString();
             return std::nullopt;
@@ -383,19 +386,23 @@ SchemaFit fitSchema(const OpSchemaRegistry &schemas, const std::string &op, cons
     } else {
         candidates = schemas.overloads(op);
     }
-    for (const OpSchema *schema : candidates) {
-        std::string message;
-        // Only a named overload takes wrapped numbers: without one, `x + 1`
-        // must choose add.Scalar, as TorchScript's import does.
-        if (auto fitted = fitOne(*schema, call, nodeType, overload.has_value(), message)) {
-            result.overload = schema->overload;
-            result.call = std::move(*fitted);
-            result.fitted = true;
-            return result;
+    // First an overload that takes the arguments as written, then one that
+    // takes an int for an unsized int[]: torch.movedim(x, 1, 0) is
+    // movedim.int, as Python's argument parser chooses, not movedim.intlist.
+    for (bool strictLists : {true, false})
+        for (const OpSchema *schema : candidates) {
+            std::string message;
+            // Only a named overload takes wrapped numbers: without one, `x + 1`
+            // must choose add.Scalar, as TorchScript's import does.
+            if (auto fitted = fitOne(*schema, call, nodeType, overload.has_value(), strictLists, message)) {
+                result.overload = schema->overload;
+                result.call = std::move(*fitted);
+                result.fitted = true;
+                return result;
+            }
+            if (result.message.empty())
+                result.message = message;
         }
-        if (result.message.empty())
-            result.message = message;
-    }
     return result;
 }
 

@@ -70,6 +70,9 @@ inline const OpSchemaRegistry &testSchemas()
                  "aten::matmul(Tensor self, Tensor other)",
                  "aten::neg(Tensor self)",
                  "aten::dropout(Tensor input, float p, bool train)",
+                 // intlist first, as libtorch lists them: an int must still choose movedim.int
+                 "aten::movedim.intlist(Tensor self, int[] source, int[] destination)",
+                 "aten::movedim.int(Tensor self, int source, int destination)",
                  "aten::sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None)",
                  "aten::layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, "
                  "float eps=1e-05, bool cudnn_enable=True)",
