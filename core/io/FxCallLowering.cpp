@@ -200,7 +200,10 @@ Arg Builder::functionCall(const Expr &e, const std::string &dotted, const std::s
                                e.line));
         }
         // Python-only functionals (isPythonOnlyFunctional) come here unmapped
-        // from canonicalFunction: they keep their spelling.
+        // from canonicalFunction: they keep their spelling, with their
+        // arguments in one form however the dump passed them.
+        if (auto positional = pythonOnlyPositional(fname, a))
+            return Arg(addNode(t, spelling, std::move(positional->args), {}, name, e.line));
     }
     if (!functionalName(dotted).empty()) {
         // Python-only keywords of torch.nn.functional that ATen schemas lack.

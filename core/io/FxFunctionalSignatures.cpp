@@ -71,24 +71,14 @@ std::vector<std::string_view> splitCommas(std::string_view s)
     return out;
 }
 
-const Entry *findEntry(std::string_view name)
-{
-    for (const Entry &e : kEntries)
-        if (e.name == name)
-            return &e;
-    return nullptr;
-}
+using Bound = std::map<std::string, Arg, std::less<>>;
 
-} // namespace
-
-std::optional<FunctionalAdaptation> adaptFunctional(std::string_view name, const CallArgs &call)
+/// The call bound to Python parameters `params` ("name" or "name=default"),
+/// as Python binds it, defaults filled; nullopt when it does not bind.
+std::optional<Bound> bindPython(std::string_view paramList, const CallArgs &call)
 {
-    const Entry *entry = findEntry(name);
-    if (!entry)
-        return std::nullopt;
-    // Bind the call to the Python parameters, as Python would.
-    std::map<std::string, Arg, std::less<>> bound;
-    const std::vector<std::string_view> params = splitCommas(entry->params);
+    Bound bound;
+    const std::vector<std::string_view> params = splitCommas(paramList);
     if (call.args.size() > params.size())
         return std::nullopt;
     std::vector<std::string_view> names;
@@ -117,17 +107,52 @@ std::optional<FunctionalAdaptation> adaptFunctional(std::string_view name, const
             return std::nullopt;
         bound[std::string(names[i])] = *value;
     }
+    return bound;
+}
+
+/// Python signatures of Python-only functionals (isPythonOnlyFunctional)
+/// whose calls Dynamo and Inductor write differently: Dynamo passes every
+/// argument positionally, a pass that normalises the call (Inductor's
+/// normalize_function) by keyword.
+constexpr std::array<std::pair<std::string_view, std::string_view>, 5> kPythonOnlySignatures = {{
+    {"embedding_bag", "input,weight,offsets=None,max_norm=None,norm_type=2.0,scale_grad_by_freq=False,"
+                      "mode='mean',sparse=False,per_sample_weights=None,include_last_offset=False,padding_idx=None"},
+    {"normalize", "input,p=2.0,dim=1,eps=1e-12,out=None"},
+    {"cross_entropy", "input,target,weight=None,size_average=None,ignore_index=-100,reduce=None,"
+                      "reduction='mean',label_smoothing=0.0"},
+    {"nll_loss", "input,target,weight=None,size_average=None,ignore_index=-100,reduce=None,reduction='mean'"},
+    {"mse_loss", "input,target,size_average=None,reduce=None,reduction='mean'"},
+}};
+
+const Entry *findEntry(std::string_view name)
+{
+    for (const Entry &e : kEntries)
+        if (e.name == name)
+            return &e;
+    return nullptr;
+}
+
+} // namespace
+
+std::optional<FunctionalAdaptation> adaptFunctional(std::string_view name, const CallArgs &call)
+{
+    const Entry *entry = findEntry(name);
+    if (!entry)
+        return std::nullopt;
+    auto bound = bindPython(entry->params, call);
+    if (!bound)
+        return std::nullopt;
     FunctionalAdaptation out;
     out.op = std::string(entry->op);
     if (!entry->flag.empty()) {
-        auto flag = bound.find(entry->flag);
+        auto flag = bound->find(entry->flag);
         if (flag->second == Arg(true))
             out.op += entry->suffix;
         else if (flag->second != Arg(false))
             return std::nullopt; // a symbolic flag: no op to choose
     }
     for (std::string_view a : splitCommas(entry->atenArgs)) {
-        if (auto it = bound.find(a); it != bound.end()) {
+        if (auto it = bound->find(a); it != bound->end()) {
             Arg value = it->second;
             if (a == "stride" && value.isNone())
                 value = Arg::list({}); // F's stride=None is aten's stride=[]
@@ -139,6 +164,22 @@ std::optional<FunctionalAdaptation> adaptFunctional(std::string_view name, const
         }
     }
     return out;
+}
+
+std::optional<CallArgs> pythonOnlyPositional(std::string_view name, const CallArgs &call)
+{
+    for (const auto &[function, params] : kPythonOnlySignatures) {
+        if (function != name)
+            continue;
+        auto bound = bindPython(params, call);
+        if (!bound)
+            return std::nullopt;
+        CallArgs out;
+        for (std::string_view p : splitCommas(params))
+            out.args.push_back(bound->find(p.substr(0, p.find('=')))->second);
+        return out;
+    }
+    return std::nullopt;
 }
 
 std::optional<std::vector<Arg>> functionalArguments(std::string_view name, std::string_view op,

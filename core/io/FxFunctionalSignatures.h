@@ -42,6 +42,13 @@ std::optional<FunctionalAdaptation> adaptFunctional(std::string_view name, const
 std::optional<std::vector<Arg>> functionalArguments(std::string_view name, std::string_view op,
                                                    const std::vector<Arg> &atenArgs, std::vector<NamedArg> &flags);
 
+/// A call of a Python-only functional with a known Python signature
+/// (embedding_bag, normalize, cross_entropy, nll_loss, mse_loss) with every
+/// parameter positional, in the signature's order, defaults filled: the one
+/// form of a call that Dynamo writes positionally and Inductor by keyword.
+/// nullopt for other functions, or when the arguments do not bind.
+std::optional<CallArgs> pythonOnlyPositional(std::string_view name, const CallArgs &call);
+
 /// True for torch.nn.functional functions (`name` without the module
 /// prefix) that are Python compositions with no ATen op of their own, or none
 /// with their signature (interpolate, normalize, cross_entropy, embedding_bag,

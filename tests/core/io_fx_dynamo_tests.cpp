@@ -424,3 +424,38 @@ class Program_weight_tensor_meta_s0:
     CHECK(node(read->graph, "L_w_").meta.toString() == "bf16[8, 4]");
     std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("Dynamo: an int argument chooses the int overload over an unsized int[] one", "[io][fx][dynamo]")
+{
+    // Python's argument parser takes torch.movedim(x, 1, 0) as movedim.int;
+    // only a sized list (int[1] dim) takes a bare int.
+    LoadedModel m = readClean(R"FX(class GraphModule(torch.nn.Module):
+    def forward(self, x: "f32[2, 3, 4]"):
+        a: "f32[3, 2, 4]" = torch.movedim(x, 1, 0)
+        b: "f32[3, 2, 4]" = torch.movedim(x, [1], [0])
+        c: "f32[2, 4]" = torch.sum(x, 1)
+        return (a, b, c)
+)FX", &testSchemas());
+    CHECK(node(m.graph, "a").overload == "int");
+    CHECK(node(m.graph, "b").overload == "intlist");
+    CHECK(node(m.graph, "c").overload == "dim_IntList");
+}
+
+TEST_CASE("Dynamo: a Python-only functional reads in one form, positional or by keyword", "[io][fx][dynamo]")
+{
+    // Dynamo writes F.embedding_bag positionally; Inductor's passes, having
+    // normalised the call, by keyword. Both read as every parameter
+    // positional, defaults filled.
+    LoadedModel m = readClean(R"FX(class GraphModule(torch.nn.Module):
+    def forward(self, i: "i64[20]", w: "f32[50, 16]", o: "i64[4]"):
+        a: "f32[4, 16]" = torch.nn.functional.embedding_bag(i, w, o, None, 2.0, False, 'sum', False, None, False, None)
+        b: "f32[4, 16]" = torch.nn.functional.embedding_bag(i, w, offsets = o, mode = 'sum')
+        return (a, b)
+)FX");
+    const Node &a = node(m.graph, "a"), &b = node(m.graph, "b");
+    CHECK(a.op == "torch.nn.functional.embedding_bag");
+    CHECK(a.args().size() == 11);
+    CHECK(b.kwargs().empty());
+    CHECK(a.args() == b.args());
+    CHECK(b.args()[6] == Arg(std::string("sum")));
+}
