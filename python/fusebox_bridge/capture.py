@@ -166,7 +166,11 @@ def capture(args):
     if "forward" in aot:
         files["aot_forward.py"] = _printed(aot["forward"])
         histograms["aot_forward.py"] = fxgraph.histogram(aot["forward"])
-    if _requires_grad(model, inputs):
+    # light: the two graphs Inductor's Optimus passes run on (pre-grad on the
+    # Dynamo graph, post-grad on the AOT forward graph) and nothing else, for
+    # suites that capture many models.
+    light = bool(args.get("light"))
+    if _requires_grad(model, inputs) and not light:
         progress("capturing the AOT training graphs", 0.6)
         try:
             train = _aot_graphs(model, inputs, training=True)
@@ -178,6 +182,19 @@ def capture(args):
         except Exception as exc:
             notes.append("no training graphs: " + one_line(exc))
 
+    export_error = None if light else _exported_and_compiled(model, inputs, files, histograms, notes)
+    files["inputs.json"] = _inputs_json(model, inputs)
+    result = {"files": files, "histograms": histograms, "export_error": export_error, "notes": notes,
+              "seconds": time.monotonic() - started}
+    if args.get("inductor_configs"):
+        result["inductor_counters"] = _counters_on_live_graphs(graphs[0], aot.get("forward"), inputs,
+                                                               args["inductor_configs"])
+    return result
+
+
+def _exported_and_compiled(model, inputs, files, histograms, notes):
+    """torch.export's archive and program, and torch.compile's debug files,
+    into files/histograms; returns torch.export's error (one line) or None."""
     progress("exporting with torch.export", 0.8)
     export_error = None
     try:
@@ -206,13 +223,7 @@ def capture(args):
             notes.append("%s: not rebuilt for its histogram: %s" % (name, one_line(exc)))
     if debug_note:
         notes.append(debug_note)
-    files["inputs.json"] = _inputs_json(model, inputs)
-    result = {"files": files, "histograms": histograms, "export_error": export_error, "notes": notes,
-              "seconds": time.monotonic() - started}
-    if args.get("inductor_configs"):
-        result["inductor_counters"] = _counters_on_live_graphs(graphs[0], aot.get("forward"), inputs,
-                                                               args["inductor_configs"])
-    return result
+    return export_error
 
 
 def _compile_debug_files(model, inputs):

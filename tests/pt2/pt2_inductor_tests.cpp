@@ -70,9 +70,10 @@ TEST_CASE("compare-inductor reports Inductor's counters exactly, on 6 models und
     // The configs make Inductor fire on most models: the comparison is not vacuous.
     CHECK(firedSomewhere >= runs / 2);
     WARN("Fusebox's result equals Inductor's on " << same << " of " << runs << " model/config pairs:\n" << table);
-    // Under Inductor's schedule (the default) 17 of the 24 agree; the rest
-    // differ in rules, not in order (issue 13). The floor keeps what is won.
-    CHECK(same >= 17);
+    // Under Inductor's schedule (the default) 21 of the 24 agree; the rest
+    // differ in split_cat_pass's transforms (docs/inductor-schedule.md,
+    // known differences). The floor keeps what is won.
+    CHECK(same >= 21);
 }
 
 TEST_CASE("compare-inductor on a standard model where nothing fires: both sides agree", "[pt2][inductor]")
