@@ -10,56 +10,115 @@
 namespace fusebox {
 namespace {
 
+/// Passes of Inductor 2.6 (split_cat.py post_grad_pass_names) that Fusebox
+/// does not model: a config may name them, as 2.6 accepts them.
+struct UnmodelledPass {
+    const char *name;
+    const char *why;
+};
+constexpr UnmodelledPass kUnmodelledPostGrad[] = {
+    {"normalization_aten_pass", "it rewrites every aten.cat to cat(tensors, dim=d) with d non-negative"},
+    {"decompose_mm_pass", "it decomposes memory-bound mm/bmm/addmm by device-specific size thresholds, and 2.6 "
+                          "registers it only when PyTorch has MKL-DNN"},
+    {"pad_aten_mm_pass", "it pads mm/bmm/addmm operands to aligned sizes by a benchmark-driven choice"},
+    {"shape_padding_multiplier", "it sets pad_aten_mm_pass's alignment"},
+};
+
+const UnmodelledPass *unmodelledPass(const std::string &rule, PassStage stage)
+{
+    if (stage != PassStage::PostGrad)
+        return nullptr;
+    for (const UnmodelledPass &p : kUnmodelledPostGrad)
+        if (rule == p.name)
+            return &p;
+    return nullptr;
+}
+
+std::string listed(const std::vector<std::string> &names)
+{
+    std::string list;
+    for (const std::string &k : names)
+        list += (list.empty() ? "" : ", ") + k;
+    return list.empty() ? std::string("no options") : list;
+}
+
 Status applySection(PatternSet &patterns, const std::map<std::string, std::map<std::string, ConfigValue>> &section,
-                    PassStage stage, std::set<std::string> &enabled)
+                    PassStage stage, std::set<std::string> &enabled, std::vector<std::string> &notes)
 {
     const std::string sectionName = std::string(toString(stage)) + "_fusion_options";
     std::vector<std::string> names;
     for (const Pattern *p : patterns.all())
         names.push_back(p->name());
     for (const auto &[rule, options] : section) {
+        const std::string where = sectionName + "/" + rule;
         Pattern *p = patterns.find(rule);
-        if (!p)
-            return Error{sectionName + "/" + rule + ": unknown rule" + didYouMean(rule, names)};
+        if (!p) {
+            if (const UnmodelledPass *u = unmodelledPass(rule, stage)) {
+                notes.push_back(where + ": a pass of Inductor 2.6 that Fusebox does not model (" + u->why
+                                + "); Inductor runs it, Fusebox leaves the graph as it is");
+                continue;
+            }
+            // Inductor 2.6 raises a KeyError for a name it has no pass for.
+            return Error{where + ": unknown rule" + didYouMean(rule, names)};
+        }
         if (p->stage() != stage)
-            return Error{sectionName + "/" + rule + ": is a " + std::string(toString(p->stage()))
-                         + " rule; list it under " + std::string(toString(p->stage())) + "_fusion_options"};
+            return Error{where + ": is a " + std::string(toString(p->stage())) + " rule; list it under "
+                         + std::string(toString(p->stage())) + "_fusion_options"};
+        const bool fusion = p->family() == PatternFamily::Horizontal;
         std::vector<std::string> known;
         for (const auto &[name, value] : p->options().values())
             known.push_back(name);
+        bool dropped = false;
         for (const auto &[name, value] : options) {
-            // Inductor's `counter` (how many times a pass runs) is taken by
-            // every rule, as 2.6 takes it (and ignores it for fusions).
             if (name == "counter") {
-                if (!std::holds_alternative<int64_t>(value) || std::get<int64_t>(value) < 1)
-                    return Error{sectionName + "/" + rule + "/counter: expected a count of at least 1"};
-                p->options().set(name, std::get<int64_t>(value));
+                // A pattern pass runs range(counter) times; a fusion ignores it.
+                if (fusion) {
+                    notes.push_back(where + "/counter: ignored: Inductor 2.6 runs a group/batch fusion once");
+                } else if (!std::holds_alternative<int64_t>(value)) {
+                    return Error{where + "/counter: expected an integer (Inductor runs the pass range(counter) times)"};
+                } else if (std::get<int64_t>(value) < 1) {
+                    notes.push_back(where + "/counter: " + std::to_string(std::get<int64_t>(value))
+                                    + ": the pass never runs (range(counter) is empty), as in Inductor 2.6");
+                }
+                std::visit([&](auto v) { p->options().set(name, v); }, value);
                 continue;
             }
-            if (!p->options().has(name))
-                return Error{sectionName + "/" + rule + "/" + name + ": unknown option" + didYouMean(name, known)
-                             + "; " + rule + " takes: " + [&] {
-                                   std::string list;
-                                   for (const std::string &k : known)
-                                       list += (list.empty() ? "" : ", ") + k;
-                                   return list.empty() ? std::string("no options") : list;
-                               }()};
+            if (name == "require_fbgemm" && fusion && stage == PassStage::PostGrad) {
+                if (value == ConfigValue(true)) {
+                    notes.push_back(where + ": requires fbgemm, which open-source PyTorch lacks: Inductor 2.6 "
+                                            "drops the fusion (group_batch_fusion.py has_fbgemm), and so does Fusebox");
+                    dropped = true;
+                }
+                continue;
+            }
+            if (!p->options().has(name)) {
+                // 2.6 merges a fusion's options over its defaults, and a
+                // pattern pass reads only counter and threshold_to_cat: other
+                // keys are carried along and never read.
+                notes.push_back(where + "/" + name + ": ignored, as Inductor 2.6 ignores options a pass does not read"
+                                + didYouMean(name, known) + "; " + rule + " takes: " + listed(known));
+                continue;
+            }
             std::visit([&](auto v) { p->options().set(name, v); }, value);
         }
-        enabled.insert(rule);
+        if (!dropped)
+            enabled.insert(rule);
     }
     return Status::ok();
 }
 
 } // namespace
 
-Status configurePatterns(PatternSet &patterns, const PassConfig &config)
+Status configurePatterns(PatternSet &patterns, const PassConfig &config, std::vector<std::string> *notes)
 {
     std::set<std::string> enabled;
-    if (Status s = applySection(patterns, config.preGradFusionOptions, PassStage::PreGrad, enabled); !s)
+    std::vector<std::string> lines;
+    if (Status s = applySection(patterns, config.preGradFusionOptions, PassStage::PreGrad, enabled, lines); !s)
         return s;
-    if (Status s = applySection(patterns, config.postGradFusionOptions, PassStage::PostGrad, enabled); !s)
+    if (Status s = applySection(patterns, config.postGradFusionOptions, PassStage::PostGrad, enabled, lines); !s)
         return s;
+    if (notes)
+        *notes = std::move(lines);
     for (const Pattern *p : patterns.all())
         patterns.setEnabled(p->name(), enabled.count(p->name()) != 0);
     return Status::ok();
@@ -94,7 +153,9 @@ PassConfig passConfigFor(const PatternSet &patterns)
 {
     PassConfig config;
     for (const Pattern *p : patterns.enabled()) {
-        auto &section = p->stage() == PassStage::PreGrad ? config.preGradFusionOptions : config.postGradFusionOptions;
+        const bool pre = p->stage() == PassStage::PreGrad;
+        auto &section = pre ? config.preGradFusionOptions : config.postGradFusionOptions;
+        (pre ? config.preGradOrder : config.postGradOrder).push_back(p->name());
         auto &options = section[p->name()];
         for (const auto &[name, value] : p->options().values())
             std::visit([&](auto v) { options[name] = v; }, value);

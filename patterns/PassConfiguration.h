@@ -12,12 +12,19 @@ namespace fusebox {
 
 class OpSchemaRegistry;
 
-/// Narrows a pattern set to a pass config, as Inductor reads its config: the
-/// rules named in pre_grad_fusion_options / post_grad_fusion_options are
-/// enabled with their option overrides, all others disabled. Errors name the
-/// section and rule: unknown rules and options (with the closest names), a
-/// rule in the wrong section, a value of the wrong kind.
-Status configurePatterns(PatternSet &patterns, const PassConfig &config);
+/// Narrows a pattern set to a pass config, as Inductor 2.6 reads its config:
+/// the rules named in pre_grad_fusion_options / post_grad_fusion_options are
+/// enabled with their option overrides, all others disabled. What 2.6 refuses
+/// is refused, with the section and rule named: a name it has no pass for
+/// (with the closest names), a rule in the wrong section, a non-integer
+/// counter. What 2.6 accepts without acting on it is accepted and described
+/// in `notes` (one line each, "post_grad_fusion_options/group_linear: ..."):
+/// options a pass does not read (with the closest names), counter on a
+/// fusion, counter < 1 (the pass never runs), require_fbgemm (the fusion is
+/// dropped, as open-source PyTorch has no fbgemm) and 2.6 passes Fusebox does
+/// not model (decompose_mm_pass, normalization_aten_pass, pad_aten_mm_pass,
+/// shape_padding_multiplier).
+Status configurePatterns(PatternSet &patterns, const PassConfig &config, std::vector<std::string> *notes = nullptr);
 
 /// Compiles the config's custom patterns (pattern files it references, or
 /// text it embeds) and adds them to `patterns`, enabled. Returns their names.
@@ -27,7 +34,7 @@ Expected<std::vector<std::string>> addCustomPatterns(PatternSet &patterns, const
                                                      const OpSchemaRegistry *schemas = nullptr);
 
 /// The config that enables exactly the set's enabled patterns with their
-/// current options (what the IDE exports).
+/// current options, in the set's order (what the IDE exports).
 PassConfig passConfigFor(const PatternSet &patterns);
 
 /// A DriverOptions::isRejected predicate that skips the config's rejected

@@ -43,6 +43,8 @@ bool ReviewFiles::importPassFile(const QString &path, QString *error)
         return false;
     }
     emit logLine(tr("opened the pass file %1: %2 rejected matches").arg(path).arg(m_document->passConfig().rejected.size()));
+    for (const std::string &note : m_document->configNotes())
+        emit logLine(tr("  note: %1").arg(qs(note)));
     return true;
 }
 

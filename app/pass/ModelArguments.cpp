@@ -159,8 +159,12 @@ std::optional<PatternSet> patternsForCommand(const ParsedArgs &args, const std::
         if (!added)
             return fail(added.error().message);
         custom.insert(custom.end(), added->begin(), added->end());
-        if (Status s = configurePatterns(patterns, *config); !s)
+        std::vector<std::string> notes;
+        if (Status s = configurePatterns(patterns, *config, &notes); !s)
             return fail(*path + ": " + s.error().message);
+        // What Inductor 2.6 accepts without acting on it is accepted here too, and said.
+        for (const std::string &note : notes)
+            std::cerr << "note: " << *path << ": " << note << "\n";
         if (configOut)
             *configOut = std::move(*config);
     }

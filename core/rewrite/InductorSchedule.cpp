@@ -75,7 +75,7 @@ std::vector<ScheduledPass> inductorSchedule(const PatternSet &patterns, PassStag
 
     std::vector<ScheduledPass> schedule;
     auto add = [&](const Pattern *p, bool honoursCounter) {
-        schedule.push_back({p->name(), honoursCounter ? std::max<int64_t>(1, p->options().getInt("counter", 1)) : 1});
+        schedule.push_back({p->name(), honoursCounter ? std::max<int64_t>(0, p->options().getInt("counter", 1)) : 1});
     };
     if (stage == PassStage::PreGrad) {
         for (const Pattern *p : ordered)
