@@ -10,6 +10,7 @@
 #include "core/rewrite/GreedyDriver.h"
 #include "core/rewrite/PatternSet.h"
 #include "core/torch/ModelLoader.h"
+#include "patterns/PassSchedule.h"
 
 #include <QFuture>
 #include <QObject>
@@ -144,6 +145,10 @@ public:
     bool isRejected(const std::string &signature) const { return m_rejected.count(signature) != 0; }
 
     /// Verify each apply numerically (default on).
+    /// Which driver Apply All runs: Inductor 2.6's schedule (the default, as
+    /// fusebox-pass run) or Fusebox's own benefit-ordered search.
+    void setSchedule(PassSchedule schedule) { m_schedule = schedule; }
+    PassSchedule schedule() const { return m_schedule; }
     void setVerifyApplies(bool on) { m_verifyApplies = on; }
     bool verifyApplies() const { return m_verifyApplies; }
 
@@ -171,6 +176,9 @@ public:
     Status loadPassFile(const QString &path);
     /// The same for a config already read (sourceName resolves its files).
     Status applyPassConfig(const PassConfig &config, const std::string &sourceName);
+    /// What the last config applied named that Fusebox accepted without
+    /// acting on it, as Inductor 2.6 does (configurePatterns' notes).
+    const std::vector<std::string> &configNotes() const { return m_configNotes; }
 
     // ---- sessions ---------------------------------------------------------------
     /// The applied undo steps, oldest first, as a session stores them.
@@ -224,6 +232,7 @@ private:
     bool m_hasGraph = false;
     PatternSet m_patterns;
     std::vector<std::string> m_customNames;
+    std::vector<std::string> m_configNotes;
     std::map<std::string, std::string> m_customOrigin;
     std::vector<CustomPatternSource> m_customSources;
     std::vector<MatchEntry> m_matches;
@@ -235,6 +244,10 @@ private:
     std::map<std::string, int> m_nearMissCounts;
     QUndoStack *m_undo;
     bool m_verifyApplies = true;
+    PassSchedule m_schedule = PassSchedule::Inductor;
+    /// The order of the rules in the pass config last applied: Inductor runs
+    /// them in it, and an exported pass file keeps it.
+    std::vector<std::string> m_preGradOrder, m_postGradOrder;
     bool m_searching = false;
     bool m_searchAgain = false;
     bool m_haveMatches = false;

@@ -381,9 +381,13 @@ void Document::applyAll()
         EditLog log;
         DriverResult result;
         std::vector<MatchEntry> undone;
+        PassSchedule schedule;
+        PassConfig config; // the rules' order, for Inductor's schedule
     };
     auto outcome = std::make_shared<Outcome>();
     outcome->graph = m_graph.clone();
+    outcome->schedule = m_schedule;
+    outcome->config = passConfig();
     m_stopApplyAll = std::make_shared<std::atomic<bool>>(false);
     m_applyAllProgress = std::make_shared<std::atomic<int>>(0);
     DriverOptions options;
@@ -421,8 +425,11 @@ void Document::applyAll()
             e.verification = m_verifyApplies && m_verifier ? tr("passed") : QString();
             applied.push_back(e);
         }
-        const QString summary = tr("%n rewrites in %1 rounds; %2 → %3 nodes", nullptr, int(r.rewrites.size()))
-                                    .arg(r.rounds)
+        const QString how = outcome->schedule == PassSchedule::Inductor
+                                ? tr("in Inductor's schedule")
+                                : tr("in %n rounds of the greedy search", nullptr, r.rounds);
+        const QString summary = tr("%n rewrites %1; %2 → %3 nodes", nullptr, int(r.rewrites.size()))
+                                    .arg(how)
                                     .arg(r.nodesBefore)
                                     .arg(r.nodesAfter)
                                 + (r.converged ? QString() : QStringLiteral(" (%1)").arg(qs(r.message)));
@@ -458,7 +465,8 @@ void Document::applyAll()
     };
     m_background = QtConcurrent::run([this, outcome, options, progress = m_applyAllProgress] {
         UndoneCollector undone(outcome->undone, *progress);
-        outcome->result = GreedyDriver(m_patterns, options).run(outcome->graph, &outcome->log, &undone);
+        outcome->result = runPassSchedule(outcome->schedule, m_patterns, outcome->config, outcome->graph, options,
+                                          &outcome->log, &undone);
     });
     watcher->setFuture(m_background);
 }

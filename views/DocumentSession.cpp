@@ -3,6 +3,9 @@
 #include "DocumentCommands.h"
 
 #include "core/rewrite/GreedyDriver.h"
+
+#include <algorithm>
+#include <tuple>
 #include "core/torch/FuseboxOps.h"
 #include "core/torch/TorchSchemas.h"
 #include "patterns/Catalog.h"
@@ -27,6 +30,20 @@ PassConfig Document::passConfig() const
     for (const std::string &name : m_customNames) {
         config.preGradFusionOptions.erase(name);
         config.postGradFusionOptions.erase(name);
+    }
+    // The loaded file's order first (Inductor runs the rules in it), then
+    // rules enabled since, in the catalog's order.
+    for (auto [order, section, loaded] :
+         {std::tuple{&config.preGradOrder, &config.preGradFusionOptions, &m_preGradOrder},
+          std::tuple{&config.postGradOrder, &config.postGradFusionOptions, &m_postGradOrder}}) {
+        std::vector<std::string> ordered;
+        for (const std::string &name : *loaded)
+            if (section->count(name))
+                ordered.push_back(name);
+        for (const std::string &name : *order)
+            if (section->count(name) && std::find(ordered.begin(), ordered.end(), name) == ordered.end())
+                ordered.push_back(name);
+        *order = std::move(ordered);
     }
     config.customPatterns = m_customSources;
     for (const auto &[signature, entry] : m_rejected)
@@ -60,8 +77,12 @@ Status Document::applyPassConfig(const PassConfig &config, const std::string &so
     auto added = addCustomPatterns(fresh, config, sourceName, &torchSchemas());
     if (!added)
         return added.error();
-    if (Status s = configurePatterns(fresh, config); !s)
+    std::vector<std::string> notes;
+    if (Status s = configurePatterns(fresh, config, &notes); !s)
         return Error{sourceName + ": " + s.error().message};
+    m_configNotes = std::move(notes);
+    m_preGradOrder = config.preGradOrder;
+    m_postGradOrder = config.postGradOrder;
     for (const std::string &name : *added)
         fresh.setEnabled(name, true); // a custom pattern runs whenever it is given
     ensureFuseboxOpsRegistered();

@@ -19,6 +19,7 @@
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QMainWindow>
+#include <QActionGroup>
 #include <QMenu>
 #include <QMenuBar>
 #include <QLabel>
@@ -155,7 +156,30 @@ void RewriteController::createActions()
 
     m_applyAll = new QAction(tr("Apply &All"), this);
     m_applyAll->setShortcut(Qt::CTRL | Qt::SHIFT | Qt::Key_Return);
-    m_applyAll->setToolTip(tr("Run the greedy driver to a fixed point, skipping rejected matches (Ctrl+Shift+Return)"));
+    m_applyAll->setToolTip(tr("Run the enabled rules in the chosen schedule (Rewrite ▸ Schedule), skipping rejected "
+                              "matches (Ctrl+Shift+Return)"));
+
+    // Which driver Apply All runs, as fusebox-pass run --schedule.
+    auto *schedules = new QActionGroup(this);
+    m_scheduleInductor = new QAction(tr("&Inductor 2.6's Schedule"), schedules);
+    m_scheduleInductor->setToolTip(tr("Apply All runs the passes as PyTorch 2.6's Inductor does: config order, each "
+                                      "over the whole graph once (split/cat passes `counter` times), on the graph's "
+                                      "stage (docs/inductor-schedule.md)"));
+    m_scheduleGreedy = new QAction(tr("&Greedy Search (Fusebox's own)"), schedules);
+    m_scheduleGreedy->setToolTip(tr("Apply All runs Fusebox's benefit-ordered search over every rule of both stages "
+                                    "to a fixed point: it may go beyond what Inductor does"));
+    for (QAction *a : {m_scheduleInductor, m_scheduleGreedy})
+        a->setCheckable(true);
+    m_scheduleInductor->setChecked(m_document->schedule() == PassSchedule::Inductor);
+    m_scheduleGreedy->setChecked(m_document->schedule() == PassSchedule::Greedy);
+    connect(m_scheduleInductor, &QAction::toggled, this, [this](bool on) {
+        if (on)
+            setSchedule(PassSchedule::Inductor);
+    });
+    connect(m_scheduleGreedy, &QAction::toggled, this, [this](bool on) {
+        if (on)
+            setSchedule(PassSchedule::Greedy);
+    });
     connect(m_applyAll, &QAction::triggered, m_document, &Document::applyAll);
 
     m_reject = new QAction(tr("&Reject Match"), this);
@@ -207,6 +231,15 @@ void RewriteController::createActions()
     updateActions();
 }
 
+void RewriteController::setSchedule(PassSchedule schedule)
+{
+    m_document->setSchedule(schedule);
+    (schedule == PassSchedule::Inductor ? m_scheduleInductor : m_scheduleGreedy)->setChecked(true);
+    emit logLine(schedule == PassSchedule::Inductor
+                     ? tr("schedule: Inductor 2.6's (Apply All runs the passes as Inductor does)")
+                     : tr("schedule: greedy (Apply All runs Fusebox's own search to a fixed point, beyond Inductor)"));
+}
+
 void RewriteController::install(QMenu *fileMenu, QMenu *viewMenu, QToolBar *toolBar, QAction *toolBarAnchor)
 {
     QMenuBar *bar = m_window->menuBar();
@@ -223,6 +256,9 @@ void RewriteController::install(QMenu *fileMenu, QMenu *viewMenu, QToolBar *tool
     rewrite->addAction(m_reject);
     rewrite->addAction(m_restore);
     rewrite->addAction(m_verify);
+    QMenu *schedule = rewrite->addMenu(tr("&Schedule"));
+    schedule->addAction(m_scheduleInductor);
+    schedule->addAction(m_scheduleGreedy);
     rewrite->addSeparator();
     rewrite->addAction(m_whyNotAction);
     rewrite->addAction(m_fromSelection);

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/ir/NodeId.h"
+#include "patterns/PassSchedule.h"
 
 #include <QObject>
 
@@ -77,6 +78,8 @@ public:
 
     /// Explains `pattern` at `node` in the Why Not dock and shows it.
     void whyNot(const std::string &pattern, NodeId node);
+    /// Chooses the schedule Apply All runs (Rewrite ▸ Schedule), logged.
+    void setSchedule(PassSchedule schedule);
     /// Opens the pattern editor on a pattern made from the selected nodes;
     /// false (and a message) when the selection cannot become a pattern.
     bool newPatternFromSelection(QString *error = nullptr);
@@ -122,6 +125,7 @@ private:
     QAction *m_reject = nullptr;
     QAction *m_restore = nullptr;
     QAction *m_verify = nullptr;
+    QAction *m_scheduleInductor = nullptr, *m_scheduleGreedy = nullptr;
     QAction *m_undo = nullptr;
     QAction *m_redo = nullptr;
     QAction *m_whyNotAction = nullptr;

@@ -205,14 +205,26 @@ TEST_CASE("PyTorch 2 workflow: capture a script, compare with Inductor, a bad Py
     if (headline.startsWith(QStringLiteral("Differs")))
         CHECK((!view.beforeScene()->marks().isEmpty() || !view.afterScene()->marks().isEmpty()));
 
-    // After Apply All the Fusebox side shows what it applied, per pattern.
+    // Apply All runs Inductor's schedule by default, and agrees with Inductor:
+    // nothing fires on these five linears under the default config.
     QSignalSpy appliedAll(&doc, &Document::applyAllFinished);
+    CHECK(doc.schedule() == PassSchedule::Inductor);
+    w.rewrite()->applyAllAction()->trigger();
+    REQUIRE(appliedAll.wait(kBridgeTimeoutMs));
+    CHECK(appliedAll.first().at(0).toInt() == 0);
+    CHECK(logText(w).contains(QStringLiteral("Apply All: 0 rewrites in Inductor's schedule")));
+    // Fusebox's own search goes further; the Fusebox side then shows what it
+    // applied, per pattern.
+    appliedAll.clear();
+    w.rewrite()->setSchedule(PassSchedule::Greedy);
+    CHECK(logText(w).contains(QStringLiteral("schedule: greedy")));
     w.rewrite()->applyAllAction()->trigger();
     REQUIRE(appliedAll.wait(kBridgeTimeoutMs));
     std::map<std::string, int> applied;
     for (const MatchEntry &e : doc.matches())
         if (e.status == MatchStatus::Applied)
             ++applied[e.match.pattern];
+    INFO(logText(w).toStdString());
     REQUIRE_FALSE(applied.empty()); // batch_linear at least
     compared.clear();
     REQUIRE(pt2.compareWithInductor());
