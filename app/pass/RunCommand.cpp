@@ -1,12 +1,14 @@
 #include "Commands.h"
 
 #include "core/io/GraphJson.h"
+#include "core/ir/GraphSignature.h"
 #include "core/rewrite/GreedyDriver.h"
 #include "core/torch/Executor.h"
 #include "core/torch/NumericVerifier.h"
 #include "core/torch/RewriteVerifier.h"
 #include "core/torch/TorchScriptExporter.h"
 #include "patterns/PassConfiguration.h"
+#include "patterns/PassSchedule.h"
 
 #include <nlohmann/json.hpp>
 
@@ -106,9 +108,37 @@ int runRun(const ParsedArgs &args)
         counters[name] = {{"matched", c.matched}, {"applied", c.applied}, {"rejected", c.rejected},
                           {"failed_verification", c.failedVerification}};
     report["counters"] = counters;
-    report["schedule"] = args.value("--schedule").value_or("inductor");
-    if (report["schedule"] == "inductor")
+    const bool greedy = args.value("--schedule").value_or("inductor") == "greedy";
+    report["schedule"] = greedy ? "greedy" : "inductor";
+    if (!greedy)
         report["inductor_counters"] = result.inductorCounters;
+    // Fusebox's own search goes beyond Inductor: say how far, against
+    // Inductor's schedule run on the same graph under the same config.
+    std::string beyondLine;
+    if (greedy) {
+        Graph theirs = original.clone();
+        DriverOptions plain;
+        plain.isRejected = options.isRejected;
+        const DriverResult inductor = runPassSchedule(PassSchedule::Inductor, *patterns, config, theirs, plain);
+        nlohmann::json ours = nlohmann::json::object(), inductorApplied = nlohmann::json::object();
+        for (const auto &[name, c] : result.counters)
+            if (c.applied)
+                ours[name] = c.applied;
+        for (const auto &[name, c] : inductor.counters)
+            if (c.applied)
+                inductorApplied[name] = c.applied;
+        const auto difference = firstStructuralDifference(graph, theirs);
+        report["beyond_inductor"] = {{"inductor_schedule_nodes_after", theirs.size()},
+                                     {"inductor_schedule_applied", inductorApplied},
+                                     {"greedy_applied", ours},
+                                     {"same_graph", !difference.has_value()},
+                                     {"first_difference", difference ? difference->description : ""}};
+        beyondLine = "beyond Inductor's schedule: " + std::to_string(result.nodesAfter) + " nodes here, "
+                     + std::to_string(theirs.size()) + " after Inductor's schedule ("
+                     + std::to_string(inductor.rewrites.size())
+                     + (inductor.rewrites.size() == 1 ? " rewrite)" : " rewrites)")
+                     + (difference ? "; first difference: " + difference->description : "; the same graph");
+    }
     nlohmann::json rewrites = nlohmann::json::array();
     for (const AppliedRewrite &r : result.rewrites)
         rewrites.push_back({{"label", r.label}, {"pattern", r.pattern}, {"anchor", r.anchor},
@@ -146,9 +176,10 @@ int runRun(const ParsedArgs &args)
         }
     }
 
+    const char *unit = greedy ? " round" : " pass";
     std::cout << args.positionals[0] << ": " << result.rewrites.size() << " rewrite"
-              << (result.rewrites.size() == 1 ? "" : "s") << " in " << result.rounds << " round"
-              << (result.rounds == 1 ? "" : "s") << (result.converged ? "" : " (NOT converged: " + result.message + ")")
+              << (result.rewrites.size() == 1 ? "" : "s") << " in " << result.rounds << unit
+              << (result.rounds == 1 ? "" : greedy ? "s" : "es") << (result.converged ? "" : " (NOT converged: " + result.message + ")")
               << "; nodes " << result.nodesBefore << " -> " << result.nodesAfter << " (+" << result.nodesAdded << " -"
               << result.nodesRemoved << ")\n";
     for (const auto &[name, c] : result.counters) {
@@ -160,6 +191,8 @@ int runRun(const ParsedArgs &args)
             std::cout << ", failed verification " << c.failedVerification;
         std::cout << "\n";
     }
+    if (!beyondLine.empty())
+        std::cout << beyondLine << "\n";
     if (verify)
         std::cout << "verification (" << verifier->engine()
                   << "): " << report["verification"]["message"].get<std::string>() << "\n";
@@ -181,7 +214,8 @@ Command runCommand()
             "a Dynamo graph, post-grad for an ATen one, both for TorchScript); the report's\n"
             "inductor_counters read like counters[\"inductor\"]. --schedule greedy runs\n"
             "Fusebox's own search instead: every rule in benefit order, round after round,\n"
-            "until no rule fires. OUT.pt loads with torch.jit.load; OUT.json is\n"
+            "until no rule fires; it then also runs Inductor's schedule on the same graph\n"
+            "and says how far it went beyond (the report's beyond_inductor). OUT.pt loads with torch.jit.load; OUT.json is\n"
             "graph JSON with weights; OUT.py is print_readable()-style FX text. MODEL may be\n"
             "TorchScript, a torch.export .pt2, an FX text dump or graph JSON.\n"
             "--verify runs the original and the graph after every rewrite on the same\n"
