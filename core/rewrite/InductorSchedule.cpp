@@ -151,9 +151,13 @@ DriverResult InductorScheduleDriver::run(Graph &graph, GraphStage stage, EditLog
             match->pattern = pattern.name();
             match->benefit = pattern.benefit();
             const size_t nodes = match->nodes.size();
+            const InductorCounts counts = pattern.inductorCounts(graph, *match);
             TouchTracker tracker;
             if (applier.apply(*match, tracker)) {
-                ++result.inductorCounters[pattern.name()];
+                for (const auto &[name, n] : counts.added)
+                    result.inductorCounters[name] += n;
+                for (const auto &[name, n] : counts.assigned)
+                    result.inductorCounters[name] = n;
                 ++result.inductorCounters["pattern_matcher_count"];
                 result.inductorCounters["pattern_matcher_nodes"] += nodes;
             }

@@ -73,4 +73,11 @@ HorizontalPattern::HorizontalPattern(std::string name, PassStage stage, int bene
     options().set("max_fuse_search_depth", search_defaults::kMaxFuseSearchDepth);
 }
 
+InductorCounts VerticalPattern::inductorCounts(const Graph &, const Match &) const
+{
+    InductorCounts counts;
+    counts.added[name()] = 1;
+    return counts;
+}
+
 } // namespace fusebox

@@ -109,6 +109,14 @@ private:
     std::string m_unavailable;
 };
 
+/// What Inductor 2.6 does to counters["inductor"] when it makes one rewrite:
+/// counters it increments, and counters it assigns (split_cat.py sets
+/// scmerge_split_sections_removed with `=`).
+struct InductorCounts {
+    std::map<std::string, size_t> added;
+    std::map<std::string, size_t> assigned;
+};
+
 /// A rule rewriting a connected subgraph found from an anchor node.
 class VerticalPattern : public Pattern {
 public:
@@ -119,6 +127,11 @@ public:
     virtual std::optional<Match> match(const Graph &graph, NodeId anchor, MatchTrace &trace) const = 0;
     /// Rewrites a match that match() just returned on this graph.
     virtual void rewrite(PatternRewriter &rewriter, const Match &match) const = 0;
+    /// The counters Inductor 2.6 moves for this rewrite, asked on the graph
+    /// before it; by default the rule's own name, once. Rules whose 2.6
+    /// handler credits other names (split_cat_pass's merges count as
+    /// unbind_stack_pass and scmerge_*) say so here.
+    virtual InductorCounts inductorCounts(const Graph &graph, const Match &match) const;
 
 protected:
     using Pattern::Pattern;

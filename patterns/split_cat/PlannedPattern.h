@@ -46,7 +46,24 @@ public:
             apply(rewriter, *plan);
     }
 
+    InductorCounts inductorCounts(const Graph &graph, const Match &match) const final
+    {
+        MatchTrace quiet;
+        if (!graph.contains(match.anchor))
+            return VerticalPattern::inductorCounts(graph, match);
+        std::optional<Plan> plan = analyze(graph, match.anchor, quiet);
+        return plan ? countsOf(graph, *plan) : VerticalPattern::inductorCounts(graph, match);
+    }
+
 protected:
+    /// counters["inductor"] for the rewrite of `plan` (inductorCounts): the
+    /// rule's own name once unless the rule says otherwise.
+    virtual InductorCounts countsOf(const Graph &graph, const Plan &plan) const
+    {
+        (void)plan;
+        return VerticalPattern::inductorCounts(graph, Match{});
+    }
+
     PlannedPattern(std::string name, PassStage stage, int benefit, std::vector<std::string> rootOps,
                    std::string description)
         : VerticalPattern(std::move(name), stage, benefit, std::move(rootOps), std::move(description))

@@ -73,6 +73,15 @@ protected:
         return plan;
     }
 
+    InductorCounts countsOf(const Graph &graph, const Plan &plan) const override
+    {
+        // 2.6 counts merge_split_squeeze as split_cat_pass, and the
+        // simplifier's merges as unbind_stack_pass and scmerge_*.
+        if (plan.squeeze)
+            return PlannedPattern::countsOf(graph, plan);
+        return simplifierCounts(graph, plan.simplify);
+    }
+
     void apply(PatternRewriter &rewriter, const Plan &plan) const override
     {
         if (!plan.squeeze) {

@@ -328,4 +328,46 @@ void applySimplify(PatternRewriter &rewriter, const SimplifyPlan &plan)
     rewriter.eraseIfDead(src.node);
 }
 
+InductorCounts simplifierCounts(const Graph &graph, const SimplifyPlan &plan)
+{
+    InductorCounts counts;
+    counts.added["unbind_stack_pass"] = 1;
+    counts.added["scmerge_split_removed"] = 1;
+    counts.assigned["scmerge_split_sections_removed"] = plan.source.sections.size() - plan.ranges.size();
+    if (plan.ranges.size() > 1)
+        counts.added["scmerge_split_added"] = 1;
+    size_t catsRemoved = 0, catsAdded = 0;
+    for (const NextUser &user : plan.users) {
+        const std::string &op = graph.node(user.node)->op;
+        if (op == "aten::cat" || op == "aten::stack")
+            ++catsRemoved;
+        if (!user.listUser)
+            continue;
+        // The parts applySimplify joins: each input, runs of unsqueezed ones as one stack.
+        size_t parts = 0;
+        std::optional<int64_t> pendingDim;
+        for (const InputTransform &t : user.transforms) {
+            if (t.unsqueezeDim) {
+                if (pendingDim && *pendingDim != *t.unsqueezeDim)
+                    ++parts;
+                pendingDim = t.unsqueezeDim;
+                continue;
+            }
+            if (pendingDim)
+                ++parts;
+            pendingDim.reset();
+            ++parts;
+        }
+        if (pendingDim)
+            ++parts;
+        if (parts > 1)
+            ++catsAdded;
+    }
+    if (catsRemoved)
+        counts.added["scmerge_cat_removed"] = catsRemoved;
+    if (catsAdded)
+        counts.added["scmerge_cat_added"] = catsAdded;
+    return counts;
+}
+
 } // namespace fusebox::splitcat

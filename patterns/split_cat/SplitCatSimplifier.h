@@ -72,4 +72,12 @@ std::optional<SimplifyPlan> analyzeSimplify(const Graph &graph, SimplifierSource
 /// Applies a plan analyzeSimplify() returned on the rewriter's graph.
 void applySimplify(PatternRewriter &rewriter, const SimplifyPlan &plan);
 
+/// counters["inductor"] for applying `plan`, as 2.6's SplitCatSimplifier
+/// moves them whichever pass runs it: unbind_stack_pass once
+/// (split_cat.py:708), scmerge_split_removed once, scmerge_cat_removed per
+/// cat/stack reader, scmerge_cat_added per reader rebuilt as a cat of several
+/// parts, scmerge_split_added when a smaller split remains, and
+/// scmerge_split_sections_removed assigned the sections merged away.
+InductorCounts simplifierCounts(const Graph &graph, const SimplifyPlan &plan);
+
 } // namespace fusebox::splitcat

@@ -55,6 +55,10 @@ protected:
     }
 
     void apply(PatternRewriter &rewriter, const Plan &plan) const override { applySimplify(rewriter, plan); }
+    InductorCounts countsOf(const Graph &graph, const Plan &plan) const override
+    {
+        return simplifierCounts(graph, plan);
+    }
 };
 
 } // namespace
