@@ -65,6 +65,43 @@ std::vector<NodeId> topologicalOrder(const Graph &graph)
     return order;
 }
 
+std::vector<NodeId> stableTopologicalOrder(const Graph &graph)
+{
+    const std::vector<NodeId> program = graph.nodeIds();
+    // pending: nodes to process, last to be processed first (Inductor's
+    // reversed(graph.nodes), popped from the back); waiting[d]: the nodes
+    // parked on d, released in their parking order once d is ready.
+    std::vector<NodeId> pending(program.rbegin(), program.rend());
+    std::vector<char> ready(graph.idBound(), 0);
+    std::vector<std::vector<NodeId>> waiting(graph.idBound());
+    std::vector<NodeId> order;
+    order.reserve(program.size());
+    size_t parked = 0;
+    while (!pending.empty()) {
+        const NodeId id = pending.back();
+        pending.pop_back();
+        NodeId lastUnready;
+        graph.forEachInput(id, [&](NodeId in) {
+            if (graph.contains(in) && !ready[in.value])
+                lastUnready = in;
+        });
+        if (lastUnready.isValid()) {
+            waiting[lastUnready.value].push_back(id);
+            ++parked;
+            continue;
+        }
+        ready[id.value] = 1;
+        order.push_back(id);
+        std::vector<NodeId> &released = waiting[id.value];
+        parked -= released.size();
+        pending.insert(pending.end(), released.rbegin(), released.rend());
+        released = {};
+    }
+    if (parked != 0 || order.size() != program.size())
+        return {}; // a cycle: some nodes wait for each other
+    return order;
+}
+
 namespace {
 
 template <typename Next>

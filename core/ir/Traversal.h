@@ -13,6 +13,14 @@ namespace fusebox {
 /// Returns an empty vector when the graph has a cycle.
 std::vector<NodeId> topologicalOrder(const Graph &graph);
 
+/// Inductor 2.6's stable_topological_sort (torch/_inductor/pattern_matcher.py):
+/// walks program order; a node read before its definition waits, and is
+/// emitted right after the last of its inputs that was not ready when it was
+/// reached (topologicalOrder() instead hoists the inputs above the reader).
+/// Program order itself when it is topological. Deterministic,
+/// O(nodes + edges). Returns an empty vector when the graph has a cycle.
+std::vector<NodeId> stableTopologicalOrder(const Graph &graph);
+
 /// Every node `from` depends on, transitively (not including `from`).
 /// Iterative, so deep graphs do not overflow the stack.
 std::vector<NodeId> ancestors(const Graph &graph, NodeId from);

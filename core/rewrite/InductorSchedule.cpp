@@ -27,6 +27,47 @@ bool isTorchLevelSpelling(const std::string &spelling)
            && !spelling.starts_with("_operator.");
 }
 
+/// Keeps what a driver listener hears during a pass that may yet be taken
+/// back, to pass it on once the pass stays.
+class DeferredListener final : public DriverListener {
+public:
+    explicit DeferredListener(const EditLog &edits) : m_edits(edits) {}
+
+    void matchFound(const Graph &, const Match &m) override { m_events.push_back({Kind::Found, m, 0, {}}); }
+    void matchRejected(const Graph &, const Match &m) override { m_events.push_back({Kind::Rejected, m, 0, {}}); }
+    void rewriteApplied(const Graph &, const Match &m, const EditGroup &) override
+    {
+        m_events.push_back({Kind::Applied, m, m_edits.appliedCount() - 1, {}});
+    }
+    void rewriteUndone(const Graph &, const Match &m, const std::string &reason) override
+    {
+        m_events.push_back({Kind::Undone, m, 0, reason});
+    }
+
+    void replay(const Graph &graph, DriverListener &to) const
+    {
+        for (const Event &e : m_events) {
+            switch (e.kind) {
+            case Kind::Found: to.matchFound(graph, e.match); break;
+            case Kind::Rejected: to.matchRejected(graph, e.match); break;
+            case Kind::Applied: to.rewriteApplied(graph, e.match, m_edits.groups()[e.group]); break;
+            case Kind::Undone: to.rewriteUndone(graph, e.match, e.reason); break;
+            }
+        }
+    }
+
+private:
+    enum class Kind { Found, Rejected, Applied, Undone };
+    struct Event {
+        Kind kind;
+        Match match;
+        size_t group;
+        std::string reason;
+    };
+    const EditLog &m_edits;
+    std::vector<Event> m_events;
+};
+
 } // namespace
 
 GraphStage graphStage(const Graph &graph)
@@ -120,7 +161,8 @@ DriverResult InductorScheduleDriver::run(Graph &graph, GraphStage stage, EditLog
     auto stopRequested = [this] { return m_options.shouldStop && m_options.shouldStop(); };
     auto restoreOrder = [&] {
         edits.beginGroup("restore topological order");
-        const bool acyclic = PatternRewriter(graph, &edits).restoreTopologicalOrder();
+        const bool acyclic =
+            PatternRewriter(graph, &edits).restoreTopologicalOrder(PatternRewriter::SortStyle::DelayReaders);
         edits.endGroup();
         return acyclic;
     };
@@ -164,43 +206,81 @@ DriverResult InductorScheduleDriver::run(Graph &graph, GraphStage stage, EditLog
         }
     };
 
-    auto horizontalPass = [&](const HorizontalPattern &pattern) {
-        HorizontalSearchResult found =
-            searchHorizontal(graph, pattern, topologicalOrder(graph), HorizontalSearchMode::GroupsOnly);
-        for (FusionGroup &group : found.groups) {
+    // Fuses one group found by this pass's search; false when it was not
+    // applied (a member gone, a reviewer's rejection, failed verification).
+    auto fuseGroup = [&](const HorizontalPattern &pattern, const FusionGroup &group) {
+        for (NodeId id : group.members)
+            if (!graph.contains(id))
+                return false;
+        Match m;
+        m.pattern = pattern.name();
+        m.anchor = group.members.front();
+        m.nodes = group.members;
+        m.key = group.key;
+        m.benefit = pattern.benefit();
+        TouchTracker tracker;
+        if (!applier.apply(m, tracker))
+            return false;
+        ++result.inductorCounters[pattern.name()];
+        return true;
+    };
+
+    // The checked way, one group at a time: a group that the fusions before it
+    // made dependent is taken back (sorting after each group is what finds it).
+    auto horizontalPassChecked = [&](const HorizontalPattern &pattern, const HorizontalSearchResult &found) {
+        for (const FusionGroup &group : found.groups) {
             if (stopRequested())
                 return;
-            bool alive = true;
-            for (NodeId id : group.members)
-                alive = alive && graph.contains(id);
-            if (!alive)
-                continue;
-            Match m;
-            m.pattern = pattern.name();
-            m.anchor = group.members.front();
-            m.nodes = group.members;
-            m.key = group.key;
-            m.benefit = pattern.benefit();
-            TouchTracker tracker;
             const size_t before = edits.appliedCount();
-            if (!applier.apply(m, tracker))
+            const DriverResult saved = result;
+            if (!fuseGroup(pattern, group) || restoreOrder())
                 continue;
-            if (!restoreOrder()) {
-                // Fused in Inductor's as-you-go search, this group would have
-                // been found dependent: undo the fusion and its reordering.
-                while (edits.appliedCount() > before)
-                    edits.undo(graph);
-                result.nodesRemoved -= result.rewrites.back().nodesRemoved;
-                result.nodesAdded -= result.rewrites.back().nodesAdded;
-                result.rewrites.pop_back();
-                --result.counters[pattern.name()].applied;
-                if (listener)
-                    listener->rewriteUndone(graph, m, "its members became dependent through an earlier fusion; "
-                                                      "fusing them would close a cycle");
-                continue;
+            while (edits.appliedCount() > before)
+                edits.undo(graph);
+            result = saved;
+            ++result.counters[pattern.name()].matched;
+            if (listener) {
+                Match m;
+                m.pattern = pattern.name();
+                m.anchor = group.members.front();
+                m.nodes = group.members;
+                m.key = group.key;
+                listener->rewriteUndone(graph, m, "its members became dependent through an earlier fusion; "
+                                                  "fusing them would close a cycle");
             }
-            ++result.inductorCounters[pattern.name()];
         }
+    };
+
+    // apply_group_batch_fusion: one stable_topological_sort, then every group
+    // fused in turn with no sort in between. The groups are fused the same
+    // way here and the order is mended once after the last; only when that
+    // finds a cycle (fusions made a later group's members dependent, which
+    // Inductor's search on the fused graph would have seen) is the pass taken
+    // back and run again checked. The listener hears the pass once it stays.
+    auto horizontalPass = [&](const HorizontalPattern &pattern) {
+        const HorizontalSearchResult found =
+            searchHorizontal(graph, pattern, topologicalOrder(graph), HorizontalSearchMode::GroupsOnly);
+        const size_t passStart = edits.appliedCount();
+        const DriverResult saved = result;
+        const RewriteApplier::Memory memory = applier.memory();
+        DeferredListener deferred(edits);
+        applier.setListener(listener ? &deferred : nullptr);
+        for (const FusionGroup &group : found.groups) {
+            if (stopRequested())
+                break;
+            fuseGroup(pattern, group);
+        }
+        applier.setListener(listener);
+        if (restoreOrder()) {
+            if (listener)
+                deferred.replay(graph, *listener);
+            return;
+        }
+        while (edits.appliedCount() > passStart)
+            edits.undo(graph);
+        result = saved;
+        applier.restore(memory);
+        horizontalPassChecked(pattern, found);
     };
 
     std::vector<PassStage> stages;

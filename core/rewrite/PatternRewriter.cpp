@@ -140,9 +140,10 @@ void PatternRewriter::moveBefore(NodeId id, NodeId before)
 
 namespace fusebox {
 
-bool PatternRewriter::restoreTopologicalOrder()
+bool PatternRewriter::restoreTopologicalOrder(SortStyle style)
 {
-    std::vector<NodeId> order = topologicalOrder(m_graph);
+    std::vector<NodeId> order =
+        style == SortStyle::HoistInputs ? topologicalOrder(m_graph) : stableTopologicalOrder(m_graph);
     if (order.size() != m_graph.size())
         return false;
     std::vector<NodeId> current = m_graph.nodeIds();

@@ -59,10 +59,15 @@ public:
     void eraseIfDead(NodeId id);
     /// Moves `id` before `before` in program order.
     void moveBefore(NodeId id, NodeId before);
-    /// Restores a topological program order, keeping the current order wherever
-    /// it is valid (a stable sort, as Inductor's stable_topological_sort).
+    /// How restoreTopologicalOrder() mends an order: both keep the current
+    /// order wherever it is valid.
+    enum class SortStyle {
+        HoistInputs,  ///< topologicalOrder(): inputs move up before their reader
+        DelayReaders, ///< stableTopologicalOrder(): Inductor's, readers wait for inputs
+    };
+    /// Restores a topological program order (one Reorder edit when it changes).
     /// Returns false when the graph has a cycle (nothing changes then).
-    bool restoreTopologicalOrder();
+    bool restoreTopologicalOrder(SortStyle style = SortStyle::HoistInputs);
 
 private:
     void record(Edit edit);

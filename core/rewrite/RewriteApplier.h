@@ -45,6 +45,24 @@ public:
     /// changed and stayed changed (verification passed).
     bool apply(const Match &candidate, TouchTracker &tracker);
 
+    /// Who hears the matches and rewrites from now on (may be null).
+    void setListener(DriverListener *listener) { m_listener = listener; }
+
+    /// What the applier remembers between matches (labels given, matches
+    /// rejected or failed), so that a driver can take back a stretch of
+    /// rewrites together with the edits and retry it.
+    struct Memory {
+        std::map<std::string, size_t> labelCounts;
+        std::set<std::string> rejectedSeen, blocked;
+    };
+    Memory memory() const { return {m_labelCounts, m_rejectedSeen, m_blocked}; }
+    void restore(Memory memory)
+    {
+        m_labelCounts = std::move(memory.labelCounts);
+        m_rejectedSeen = std::move(memory.rejectedSeen);
+        m_blocked = std::move(memory.blocked);
+    }
+
 private:
     Graph &m_graph;
     const PatternSet &m_patterns;
