@@ -226,15 +226,23 @@ DriverResult InductorScheduleDriver::run(Graph &graph, GraphStage stage, EditLog
     };
 
     // The checked way, one group at a time: a group that the fusions before it
-    // made dependent is taken back (sorting after each group is what finds it).
+    // made dependent is taken back (sorting after each group is what finds it)
+    // and reported undone, never applied.
     auto horizontalPassChecked = [&](const HorizontalPattern &pattern, const HorizontalSearchResult &found) {
         for (const FusionGroup &group : found.groups) {
             if (stopRequested())
                 return;
             const size_t before = edits.appliedCount();
             const DriverResult saved = result;
-            if (!fuseGroup(pattern, group) || restoreOrder())
+            DeferredListener deferred(edits);
+            applier.setListener(listener ? &deferred : nullptr);
+            const bool fused = fuseGroup(pattern, group);
+            applier.setListener(listener);
+            if (!fused || restoreOrder()) {
+                if (listener)
+                    deferred.replay(graph, *listener);
                 continue;
+            }
             while (edits.appliedCount() > before)
                 edits.undo(graph);
             result = saved;

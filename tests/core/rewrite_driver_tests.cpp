@@ -398,3 +398,61 @@ TEST_CASE("Inductor's schedule: patterns of any stage run after the stage's pass
     CHECK(r.rounds == 1);
     CHECK(countOp(g, "aten::neg") == 2);
 }
+
+namespace {
+
+/// Hears the rewrites a driver takes back.
+struct UndoneCollector final : DriverListener {
+    std::vector<std::string> reasons;
+    size_t applied = 0;
+    void rewriteApplied(const Graph &, const Match &, const EditGroup &) override { ++applied; }
+    void rewriteUndone(const Graph &, const Match &, const std::string &reason) override { reasons.push_back(reason); }
+};
+
+} // namespace
+
+TEST_CASE("Inductor's schedule: a group that an earlier fusion of the same pass made dependent is taken back",
+          "[rewrite][schedule]")
+{
+    // a1 = relu(x) and a2 = relu(narrow(b2)) share a key (f32[4, 8]), as do
+    // b1 = relu(cat(a1, a1)) and b2 = relu(y) (f32[4, 16]); each pair is
+    // independent in the graph as it is. The b group comes first (the output
+    // reads it first); once fused, a2 reads b's fusion, which reads a1:
+    // fusing the a group would close a cycle.
+    Graph g;
+    NodeId x = g.addInput("x", f32({4, 8}));
+    NodeId y = g.addInput("y", f32({4, 16}));
+    auto relu = [&](NodeId in, std::vector<int64_t> shape) {
+        NodeId r = g.addOp("aten::relu", {in});
+        g.node(r)->meta = f32(shape);
+        return r;
+    };
+    NodeId a1 = relu(x, {4, 8});
+    NodeId b1 = relu(g.addOp("aten::cat", {Arg::list({a1, a1}), int64_t(1)}), {4, 16});
+    NodeId b2 = relu(y, {4, 16});
+    NodeId a2 = relu(g.addOp("aten::narrow", {b2, int64_t(1), int64_t(0), int64_t(8)}), {4, 8});
+    std::vector<Arg> outs;
+    for (NodeId n : {b1, a2, a1, b2})
+        outs.push_back(g.addOp("aten::neg", {n}));
+    g.setOutputs(outs);
+    const std::string before = writeGraphJson(g);
+
+    PatternSet set;
+    set.add(std::make_unique<BatchToyRelu>());
+    set.find("batch_toy_relu")->options().set("min_fuse_set_size", int64_t(2));
+    EditLog log;
+    UndoneCollector heard;
+    DriverResult r = InductorScheduleDriver(set).run(g, GraphStage::PreGrad, &log, &heard);
+    CHECK(r.message.empty());
+    CHECK(verify(g).empty());
+    CHECK(countOp(g, "aten::relu") == 3); // the b group's relu, a1, a2
+    CHECK(r.inductorCounters.at("batch_toy_relu") == 1);
+    CHECK(r.counters["batch_toy_relu"].applied == 1);
+    CHECK(r.rewrites.size() == 1);
+    CHECK(heard.applied == 1);
+    REQUIRE(heard.reasons.size() == 1);
+    CHECK(heard.reasons[0].find("cycle") != std::string::npos);
+    while (log.canUndo())
+        REQUIRE(log.undo(g));
+    CHECK(writeGraphJson(g) == before);
+}
