@@ -13,6 +13,8 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace fusebox::cli {
@@ -58,6 +60,14 @@ OptionSpec shapesFromPytorchOption();
 /// Reads the model named by the first positional, honouring --input-shape;
 /// prints a one-line error to stderr and returns nullopt on failure.
 std::optional<LoadedModel> loadModelForCommand(const ParsedArgs &args, const std::string &commandName);
+
+/// Hands `value` to the end of the process unfreed: a command about to return
+/// from main() need not free a large graph node by node.
+template <typename T>
+void leakAtExit(T &&value)
+{
+    new std::decay_t<T>(std::forward<T>(value));
+}
 
 /// The --config option of commands that run patterns.
 OptionSpec configOption();

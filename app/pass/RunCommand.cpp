@@ -70,12 +70,17 @@ int runRun(const ParsedArgs &args)
     if (!model)
         return kExitFailure;
     Graph &graph = model->graph;
-    const Graph original = graph.clone();
-
     const bool verify = args.has("--verify");
+    const bool greedy = args.value("--schedule").value_or("inductor") == "greedy";
+    // The graph as read, for the verifier and for greedy's comparison with
+    // Inductor's schedule (a copy of every node: only when one needs it).
+    std::optional<Graph> original;
+    if (verify || greedy)
+        original = graph.clone();
+
     std::optional<RewriteVerifier> verifier;
     if (verify) {
-        auto created = RewriteVerifier::create(original, precision);
+        auto created = RewriteVerifier::create(*original, precision);
         if (!created) {
             std::cerr << "fusebox-pass run: cannot verify " << args.positionals[0] << ": " << created.error().message
                       << "\n";
@@ -108,7 +113,6 @@ int runRun(const ParsedArgs &args)
         counters[name] = {{"matched", c.matched}, {"applied", c.applied}, {"rejected", c.rejected},
                           {"failed_verification", c.failedVerification}};
     report["counters"] = counters;
-    const bool greedy = args.value("--schedule").value_or("inductor") == "greedy";
     report["schedule"] = greedy ? "greedy" : "inductor";
     if (!greedy)
         report["inductor_counters"] = result.inductorCounters;
@@ -116,7 +120,7 @@ int runRun(const ParsedArgs &args)
     // Inductor's schedule run on the same graph under the same config.
     std::string beyondLine;
     if (greedy) {
-        Graph theirs = original.clone();
+        Graph theirs = original->clone();
         DriverOptions plain;
         plain.isRejected = options.isRejected;
         const DriverResult inductor = runPassSchedule(PassSchedule::Inductor, *patterns, config, theirs, plain);
@@ -197,6 +201,11 @@ int runRun(const ParsedArgs &args)
         std::cout << "verification (" << verifier->engine()
                   << "): " << report["verification"]["message"].get<std::string>() << "\n";
     std::cout << "wrote " << *output << "\n";
+    // The process ends now: freeing the graphs node by node would take longer
+    // than a 100k-node run's passes (clang's -disable-free, for the same reason).
+    leakAtExit(std::move(*model));
+    if (original)
+        leakAtExit(std::move(*original));
     return exitCode;
 }
 

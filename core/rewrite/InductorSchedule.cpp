@@ -325,6 +325,9 @@ DriverResult InductorScheduleDriver::run(Graph &graph, GraphStage stage, EditLog
                     result.nodesAfter = graph.size();
                     return result;
                 }
+                // Edits kept only to take a pass back go once it stays.
+                if (!log)
+                    local.clear();
             }
             if (stopRequested()) {
                 result.message = "stopped on request after " + pass.pattern;

@@ -9,6 +9,7 @@ node keeps the name the text gives it. Nested classes are submodules.
 each node's value in meta["example_value"] / meta["val"] as Dynamo and AOT do.
 """
 import ast
+import itertools
 import math
 import operator
 import re
@@ -140,8 +141,8 @@ class _Builder:
         except Exception as exc:
             raise BridgeError("%s: cannot rebuild `%s`: %s" % (self.where(), ast.unparse(expr)[:120], one_line(exc)))
 
-    def assign(self, name, value, before):
-        if isinstance(value, torch.fx.Proxy) and value.node not in before:
+    def assign(self, name, value, created):
+        if isinstance(value, torch.fx.Proxy) and value.node in created:
             value.node._rename(name)
         return value
 
@@ -174,11 +175,14 @@ class _Builder:
                 if isinstance(t, ast.Name):
                     env.pop(t.id, None)
             return
-        before = set(self.graph.nodes)
+        count = len(self.graph.nodes)
         result = self.evaluate(value, env)
+        # New nodes are appended: the statement's are the last ones (a set of
+        # every node per statement made rebuilding quadratic).
+        created = set(itertools.islice(reversed(self.graph.nodes), len(self.graph.nodes) - count))
         for target in targets:
             if isinstance(target, ast.Name):
-                env[target.id] = self.assign(target.id, result, before)
+                env[target.id] = self.assign(target.id, result, created)
             elif isinstance(target, ast.Tuple):
                 for i, element in enumerate(target.elts):
                     env[element.id] = result[i]
