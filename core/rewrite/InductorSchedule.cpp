@@ -119,8 +119,14 @@ std::vector<ScheduledPass> inductorSchedule(const PatternSet &patterns, PassStag
         schedule.push_back({p->name(), honoursCounter ? std::max<int64_t>(0, p->options().getInt("counter", 1)) : 1});
     };
     if (stage == PassStage::PreGrad) {
+        // fuse_fx runs sink_cat_after_pointwise whatever the config says; the
+        // permute fusions only under config.permute_fusion off the CPU, so
+        // here only when enabled.
+        const Pattern *sink = patterns.find("sink_cat_after_pointwise");
+        if (sink && sink->stage() == stage && sink->unavailableReason().empty())
+            add(sink, false);
         for (const Pattern *p : ordered)
-            if (isFuseFxRule(p->name()))
+            if (isFuseFxRule(p->name()) && p != sink)
                 add(p, false);
         // pre_grad_passes runs normalization_pass first wherever the config
         // lists it, and once.
@@ -167,6 +173,13 @@ DriverResult InductorScheduleDriver::run(Graph &graph, GraphStage stage, EditLog
         return acyclic;
     };
 
+    auto addCounts = [&](const InductorCounts &counts) {
+        for (const auto &[name, n] : counts.added)
+            result.inductorCounters[name] += n;
+        for (const auto &[name, n] : counts.assigned)
+            result.inductorCounters[name] = n;
+    };
+
     auto verticalPass = [&](const VerticalPattern &pattern) {
         // The nodes that exist now, last to first; each is matched on the
         // graph as the earlier rewrites of this pass left it.
@@ -188,18 +201,19 @@ DriverResult InductorScheduleDriver::run(Graph &graph, GraphStage stage, EditLog
                 continue;
             MatchTrace trace;
             auto match = pattern.match(graph, id, trace);
-            if (!match)
+            if (!match) {
+                addCounts(pattern.inductorCountsWithoutRewrite(graph, id));
                 continue;
+            }
             match->pattern = pattern.name();
             match->benefit = pattern.benefit();
             const size_t nodes = match->nodes.size();
             const InductorCounts counts = pattern.inductorCounts(graph, *match);
             TouchTracker tracker;
-            if (applier.apply(*match, tracker)) {
-                for (const auto &[name, n] : counts.added)
-                    result.inductorCounters[name] += n;
-                for (const auto &[name, n] : counts.assigned)
-                    result.inductorCounters[name] = n;
+            // fuse_fx's rules are plain graph transforms in 2.6, not pattern
+            // matcher passes: they move no counter.
+            if (applier.apply(*match, tracker) && !isFuseFxRule(pattern.name())) {
+                addCounts(counts);
                 ++result.inductorCounters["pattern_matcher_count"];
                 result.inductorCounters["pattern_matcher_nodes"] += nodes;
             }

@@ -40,8 +40,10 @@ struct ScheduledPass {
 /// The enabled, available patterns of `stage` in the order Inductor 2.6 runs
 /// them. `order` is the config's order of rule names (PassConfig's
 /// preGradOrder / postGradOrder); enabled patterns it does not name follow in
-/// the set's order. Pre-grad: the rules of fuse_fx (sink_cat_after_pointwise,
-/// the permute fusions), then normalization_pass, then every horizontal rule,
+/// the set's order. Pre-grad: the rules of fuse_fx (sink_cat_after_pointwise
+/// whenever the set has it, enabled or not, as 2.6 runs it whatever the
+/// config says; the permute fusions when enabled), then normalization_pass,
+/// then every horizontal rule,
 /// then every other vertical rule, `counter` times each. Post-grad: every
 /// horizontal rule, then every vertical rule, once each.
 std::vector<ScheduledPass> inductorSchedule(const PatternSet &patterns, PassStage stage,

@@ -80,4 +80,9 @@ InductorCounts VerticalPattern::inductorCounts(const Graph &, const Match &) con
     return counts;
 }
 
+InductorCounts VerticalPattern::inductorCountsWithoutRewrite(const Graph &, NodeId) const
+{
+    return {};
+}
+
 } // namespace fusebox

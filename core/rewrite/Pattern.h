@@ -132,6 +132,12 @@ public:
     /// handler credits other names (split_cat_pass's merges count as
     /// unbind_stack_pass and scmerge_*) say so here.
     virtual InductorCounts inductorCounts(const Graph &graph, const Match &match) const;
+    /// The counters Inductor 2.6 moves when its pass visits `anchor` and no
+    /// rewrite follows: its pattern matched the call and the handler returned
+    /// without a change, or re-created the call as it was (normalization_pass
+    /// counts pattern_matcher_* for every call it visits, and re-creates,
+    /// counting, every unbind and stack). Empty by default.
+    virtual InductorCounts inductorCountsWithoutRewrite(const Graph &graph, NodeId anchor) const;
 
 protected:
     using Pattern::Pattern;

@@ -27,6 +27,16 @@ Shape stackShape(const Shape &part, int64_t count, int64_t dim)
     return out;
 }
 
+namespace {
+
+/// A dim as written (negative counts from the end) as an index into `rank` dims.
+int64_t wrapDim(int64_t dim, int64_t rank)
+{
+    return dim < 0 ? dim + rank : dim;
+}
+
+} // namespace
+
 std::vector<int64_t> movedimPermutation(int64_t rank, int64_t source, int64_t destination)
 {
     std::vector<int64_t> rest;
@@ -183,7 +193,7 @@ NodeId NodeBuilder::stack(const std::vector<NodeId> &tensors, int64_t dim)
 {
     std::optional<Shape> shape = shapeOf(graph(), tensors.front());
     if (shape)
-        shape = stackShape(*shape, int64_t(tensors.size()), dim);
+        shape = stackShape(*shape, int64_t(tensors.size()), wrapDim(dim, int64_t(shape->size()) + 1));
     return op("aten::stack", {}, {nodeList(tensors), dim}, metaLike(metaOf(tensors.front()), shape));
 }
 
@@ -191,15 +201,17 @@ NodeId NodeBuilder::unsqueeze(NodeId input, int64_t dim)
 {
     std::optional<Shape> shape = shapeOf(graph(), input);
     if (shape)
-        shape->insert(shape->begin() + dim, 1);
+        shape->insert(shape->begin() + wrapDim(dim, int64_t(shape->size()) + 1), 1);
     return op("aten::unsqueeze", {}, {input, dim}, metaLike(metaOf(input), shape));
 }
 
 NodeId NodeBuilder::movedim(NodeId input, int64_t source, int64_t destination)
 {
     std::optional<Shape> shape = shapeOf(graph(), input);
-    if (shape)
-        shape = permuteShape(*shape, movedimPermutation(int64_t(shape->size()), source, destination));
+    if (shape) {
+        const auto rank = int64_t(shape->size());
+        shape = permuteShape(*shape, movedimPermutation(rank, wrapDim(source, rank), wrapDim(destination, rank)));
+    }
     return op("aten::movedim", "int", {input, source, destination}, metaLike(metaOf(input), shape));
 }
 

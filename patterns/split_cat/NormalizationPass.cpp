@@ -13,6 +13,9 @@
 #include "SplitCatPatterns.h"
 #include "SplitCatUtils.h"
 
+#include <algorithm>
+#include <set>
+
 namespace fusebox::splitcat {
 namespace {
 
@@ -93,6 +96,49 @@ protected:
                      {anchor}))
             return std::nullopt;
         return plan;
+    }
+
+    /// 2.6 counts normalization_pass for splits, unbinds, cats and stacks
+    /// only (squeeze, reshape and clamp are normalized without a count).
+    InductorCounts countsOf(const Graph &graph, const Plan &plan) const override
+    {
+        InductorCounts counts;
+        const Node &n = *graph.node(plan.nodes.front());
+        if (isSplitOp(n) || isOp(n, kUnbind) || isOp(n, kCat) || isOp(n, kStack))
+            counts.added[name()] = 1;
+        return counts;
+    }
+
+    InductorCounts inductorCountsWithoutRewrite(const Graph &graph, NodeId anchor) const override
+    {
+        // The calls 2.6's normalization patterns match (CallFunctionVarArgs /
+        // CallMethodVarArgs): each visit counts, whatever the handler does.
+        static const std::set<std::string, std::less<>> kMatched = {
+            "torch.split",   "torch.functional.split", "Tensor.split",   "torch.unbind",
+            "Tensor.unbind", "torch.cat",              "torch.stack",    "Tensor.squeeze",
+            "Tensor.reshape", "Tensor.clamp",          "torch.clamp"};
+        InductorCounts counts;
+        const Node &n = *graph.node(anchor);
+        const std::string &spelling = n.provenance.originalSpelling;
+        if (!kMatched.contains(spelling))
+            return counts;
+        counts.added["pattern_matcher_count"] = 1;
+        counts.added["pattern_matcher_nodes"] = 1;
+        // normalize_unbind_default and normalize_stack_default re-create the
+        // call even when it is normal already, and count it, once the values
+        // they read have metadata.
+        auto known = [&](NodeId id) { return graph.contains(id) && graph.node(id)->meta.rank() >= 0; };
+        bool recreated = false;
+        if (spelling.ends_with("unbind")) {
+            recreated = known(nodeArgAt(n, 0, "input"));
+        } else if (spelling == "torch.stack") {
+            const auto tensors = tensorList(n);
+            recreated = known(anchor) && tensors
+                        && std::all_of(tensors->begin(), tensors->end(), known);
+        }
+        if (recreated)
+            counts.added[name()] = 1;
+        return counts;
     }
 
     void apply(PatternRewriter &rewriter, const Plan &plan) const override

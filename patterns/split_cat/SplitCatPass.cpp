@@ -63,6 +63,7 @@ protected:
         src.node = anchor;
         src.input = split->input;
         src.dim = split->dim;
+        src.writtenDim = split->dim; // normalized splits only
         src.sections = split->sections;
         src.items = std::move(*items);
         auto simplify = analyzeSimplify(graph, std::move(src), trace);

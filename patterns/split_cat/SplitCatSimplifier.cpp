@@ -93,6 +93,8 @@ std::optional<SimplifyPlan> analyzeSimplify(const Graph &graph, SimplifierSource
                      {u}))
             return std::nullopt;
         user.dim = *dim;
+        const Arg *written = argAt(n, 1, "dim");
+        user.writtenDim = written && written->asInt() ? *written->asInt() : 0;
         std::optional<SectionRange> run;
         for (NodeId in : *list) {
             auto it = indexOf.find(in);
@@ -189,13 +191,14 @@ std::optional<SimplifyPlan> analyzeSimplify(const Graph &graph, SimplifierSource
         for (const UserInput &in : user.inputs) {
             InputTransform t;
             if (src.unbind) {
+                // get_transform_params of UnbindCatRemover: dims as written.
                 if (in.range) {
-                    if (src.dim != user.dim)
-                        t.movedim = std::make_pair(src.dim, user.dim);
+                    if (src.writtenDim != user.writtenDim)
+                        t.movedim = std::make_pair(src.writtenDim, user.writtenDim);
                     if (!user.stack)
                         t.flatten = std::make_pair(user.dim, user.dim + 1);
                 } else if (user.stack) {
-                    t.unsqueezeDim = user.dim;
+                    t.unsqueezeDim = user.writtenDim;
                 }
             } else if (sameDimCat) {
                 // joined as they are

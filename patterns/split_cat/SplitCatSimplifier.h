@@ -22,7 +22,10 @@ struct SectionRange {
 struct SimplifierSource {
     NodeId node;
     NodeId input;
-    int64_t dim = 0;
+    int64_t dim = 0; ///< non-negative
+    /// As the source spells it: Inductor's UnbindCatRemover compares and moves
+    /// dims as written (movedim(x, -2, 1) where -2 and 1 are the same dim).
+    int64_t writtenDim = 0;
     std::vector<int64_t> sections;
     bool unbind = false;
     /// Its getitems by index.
@@ -49,7 +52,8 @@ struct NextUser {
     NodeId node;
     bool listUser = false; ///< a cat or stack whose tensors are a literal list
     bool stack = false;
-    int64_t dim = 0;
+    int64_t dim = 0;        ///< non-negative
+    int64_t writtenDim = 0; ///< as the user spells it (0 when it gives none)
     std::vector<UserInput> inputs;
     std::vector<InputTransform> transforms; ///< list users only, one per input
 };

@@ -124,7 +124,8 @@ std::optional<std::map<int64_t, NodeId>> readGetItems(const Graph &graph, NodeId
     return items;
 }
 
-std::optional<UnbindView> readNormalizedUnbind(const Graph &graph, NodeId unbind, MatchTrace &trace)
+std::optional<UnbindView> readNormalizedUnbind(const Graph &graph, NodeId unbind, MatchTrace &trace,
+                                               UnbindDims dims)
 {
     const Node &n = *graph.node(unbind);
     std::string gap;
@@ -136,7 +137,7 @@ std::optional<UnbindView> readNormalizedUnbind(const Graph &graph, NodeId unbind
         gap = "input is not a node";
     else if (!n.args()[1].asInt())
         gap = "dim is not a literal int";
-    else if (*n.args()[1].asInt() < 0)
+    else if (*n.args()[1].asInt() < 0 && dims == UnbindDims::NonNegative)
         gap = "dim " + std::to_string(*n.args()[1].asInt()) + " is negative";
     if (!require(trace, gap.empty(), "unbind is normalized",
                  [&] {
@@ -148,15 +149,16 @@ std::optional<UnbindView> readNormalizedUnbind(const Graph &graph, NodeId unbind
     UnbindView v;
     v.node = unbind;
     v.input = n.args()[0].node();
-    v.dim = *n.args()[1].asInt();
+    v.writtenDim = *n.args()[1].asInt();
     const Node &in = *graph.node(v.input);
-    const bool known = in.meta.shape && v.dim < in.meta.rank()
+    v.dim = v.writtenDim < 0 ? v.writtenDim + in.meta.rank() : v.writtenDim;
+    const bool known = in.meta.shape && v.dim >= 0 && v.dim < in.meta.rank()
                        && std::holds_alternative<int64_t>((*in.meta.shape)[v.dim]);
     if (!require(trace, known, "unbind input size along dim is static",
                  [&] {
                      return "input " + nodeRef(graph, v.input) + " has shape "
                             + (in.meta.shape ? in.meta.shapeString() : std::string("unknown"))
-                            + " (dim " + std::to_string(v.dim) + " not static)";
+                            + " (dim " + std::to_string(v.writtenDim) + " not static)";
                  },
                  {v.input}))
         return std::nullopt;

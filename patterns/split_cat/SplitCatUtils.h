@@ -85,13 +85,21 @@ std::optional<std::map<int64_t, NodeId>> readGetItems(const Graph &graph, NodeId
 struct UnbindView {
     NodeId node;
     NodeId input;
-    int64_t dim = 0;
+    int64_t dim = 0;        ///< non-negative
+    int64_t writtenDim = 0; ///< as the unbind spells it (negative when allowed)
     int64_t count = 0;
+};
+
+/// Which unbinds readNormalizedUnbind takes.
+enum class UnbindDims {
+    NonNegative, ///< dims normalization_pass leaves (unbinds present when it ran)
+    AsWritten,   ///< also negative ones, as rules that read _get_dim() take them
 };
 
 /// Reads a canonical unbind, recording "unbind is normalized" and "unbind
 /// input size along dim is static".
-std::optional<UnbindView> readNormalizedUnbind(const Graph &graph, NodeId unbind, MatchTrace &trace);
+std::optional<UnbindView> readNormalizedUnbind(const Graph &graph, NodeId unbind, MatchTrace &trace,
+                                               UnbindDims dims = UnbindDims::NonNegative);
 
 /// The dim argument (schema position `index`, default 0) made non-negative
 /// with `rank`; nullopt when it is not an int, or negative with rank unknown.

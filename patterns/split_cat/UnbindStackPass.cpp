@@ -25,7 +25,9 @@ public:
 protected:
     std::optional<Plan> analyze(const Graph &graph, NodeId anchor, MatchTrace &trace) const override
     {
-        auto unbind = readNormalizedUnbind(graph, anchor, trace);
+        // merge_unbind_stack reads the dim as written (_get_dim): the unbinds
+        // that batch fusions add after normalization_pass have negative ones.
+        auto unbind = readNormalizedUnbind(graph, anchor, trace, UnbindDims::AsWritten);
         if (!unbind)
             return std::nullopt;
         auto items = readGetItems(graph, anchor, trace, "unbind", unbind->count);
@@ -48,6 +50,7 @@ protected:
         src.node = anchor;
         src.input = unbind->input;
         src.dim = unbind->dim;
+        src.writtenDim = unbind->writtenDim;
         src.sections.assign(size_t(unbind->count), 1);
         src.unbind = true;
         src.items = std::move(*items);

@@ -91,8 +91,9 @@ public:
     {
         NodeId u = listOp("aten::unbind", {x, dim}, name, "int");
         Shape shape = shapeOf(x);
-        const int64_t count = shape[size_t(dim)];
-        shape.erase(shape.begin() + dim);
+        const int64_t d = dim < 0 ? dim + int64_t(shape.size()) : dim; // the dim as written may be negative
+        const int64_t count = shape[size_t(d)];
+        shape.erase(shape.begin() + d);
         if (used.empty())
             for (int64_t i = 0; i < count; ++i)
                 used.push_back(i);

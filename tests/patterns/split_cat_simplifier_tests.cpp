@@ -162,17 +162,37 @@ TEST_CASE("unbind_stack_pass turns unbind -> stack/cat into movedim (+ flatten)"
     CHECK(countOps(g, "aten::unbind") == 0);
 }
 
+TEST_CASE("unbind_stack_pass takes negative dims and moves them as written, as UnbindCatRemover does",
+          "[patterns]")
+{
+    // The unbinds and stacks batch fusions add after normalization_pass keep
+    // negative dims; 2.6 compares and moves the dims as written.
+    GraphBuilder b;
+    NodeId x = b.input("x", {4, 8, 16});
+    NodeId y = b.input("y", {8, 5});
+    auto u = b.unbind(x, -3, "unbind", "u");
+    NodeId st = b.stack(u, -2, {8, 4, 16}, "stack");
+    NodeId cat = b.cat({y, u[0], u[1], u[2], u[3]}, 1, {8, 69}, "cat");
+    Graph g = b.finish({st, cat});
+    CHECK(applyRule(g, "unbind_stack_pass") == 1);
+    CHECK(outputs(g) == std::vector<std::string>{"movedim.int(x, -3, -2)",
+                                                 "cat([y, flatten.using_ints(movedim.int(x, -3, 1), 1, 2)], 1)"});
+    CHECK(outputShape(g, 0) == "[8, 4, 16]");
+    CHECK(outputShape(g, 1) == "[8, 69]");
+}
+
 TEST_CASE("unbind_stack_pass explains why it does not apply", "[patterns]")
 {
     auto failure = [](const Graph &g) { return failureAt(g, "unbind_stack_pass", "unbind"); };
-    SECTION("a negative dim")
+    SECTION("a keyword dim")
     {
         GraphBuilder b;
-        NodeId u = b.listOp("aten::unbind", {b.input("x", {4, 8}), int64_t(-1)}, "unbind", "int");
+        NodeId u = b.listOp("aten::unbind", {b.input("x", {4, 8})}, "unbind", "int");
+        b.g.setArgs(u, b.g.node(u)->args(), {NamedArg{"dim", Arg(int64_t(1))}});
         Graph g = b.finish({b.item(u, 0, {4}, "u0")});
         CHECK(failure(g).description == "unbind is normalized");
         CHECK(failure(g).actual
-              == "unbind %unbind is not normalized (dim -1 is negative): run normalization_pass first");
+              == "unbind %unbind is not normalized (keyword arguments): run normalization_pass first");
     }
     SECTION("a symbolic size")
     {
