@@ -193,7 +193,7 @@ void BatchLinearLHSFusion::fuse(PatternRewriter &rewriter, const std::vector<Nod
                  {"aten::addmm", "", {b, first.input, wt, int64_t(1), int64_t(1)}, tensorMeta(dtype, {m, total}, device)},
                  before);
     }
-    emitListAndReplace(rewriter, before, {"aten::split", "sizes", {y, Arg::list(sections), int64_t(1)}, {}}, group,
+    emitListAndReplace(rewriter, before, {"aten::split_with_sizes", "", {y, Arg::list(sections), int64_t(1)}, {}}, group,
                        itemShapes, dtype, device);
 }
 

@@ -87,6 +87,15 @@ protected:
         const std::vector<Arg> extra(pointwise.args().begin() + 1, pointwise.args().end());
         const DType dtype = pointwise.meta.dtype;
 
+        // 2.6 creates the new calls with the pointwise node's own target
+        // (torch.relu stays torch.relu, x.tanh() a method): later pre-grad
+        // rules that match on the spelling see them as Inductor does.
+        const std::string spelling = pointwise.provenance.originalSpelling;
+        const std::string catSpelling = graph.node(plan.cat)->provenance.originalSpelling;
+        auto spell = [&](NodeId id, const std::string &as) {
+            if (!as.empty())
+                rewriter.modify(id, [&](Node &n) { n.provenance.originalSpelling = as; });
+        };
         NodeBuilder build(rewriter, plan.cat, plan.cat);
         std::vector<NodeId> applied;
         for (NodeId input : plan.inputs) {
@@ -95,8 +104,10 @@ protected:
             TensorMeta meta = graph.node(input)->meta;
             meta.dtype = dtype == DType::Unknown ? meta.dtype : dtype;
             applied.push_back(build.op(op, overload, std::move(args), meta));
+            spell(applied.back(), spelling);
         }
         NodeId cat = build.cat(applied, plan.dim);
+        spell(cat, catSpelling);
         rewriter.replaceAllUsesWith(plan.cat, cat);
         rewriter.replaceAllUsesWith(plan.pointwise, plan.last == plan.cat ? cat : plan.last);
         rewriter.eraseIfDead(plan.pointwise);

@@ -228,8 +228,10 @@ TEST_CASE("batch_linear_lhs fuses linears of one input into addmm and split", "[
     REQUIRE(cat.meta.shapeString() == "[25, 8]");
     REQUIRE(listArg(cat, 0).size() == 5);
 
-    const Node &split = onlyOp(g, "aten::split");
-    REQUIRE(split.qualifiedOp() == "aten::split.sizes");
+    // torch.split(y, sections, dim=1), which Inductor's split/cat passes take
+    // as normalized: split_with_sizes, as the FX reader reads it.
+    const Node &split = onlyOp(g, "aten::split_with_sizes");
+    REQUIRE(split.qualifiedOp() == "aten::split_with_sizes");
     REQUIRE(split.type == "Tensor[]");
     REQUIRE(split.args()[1] == Arg::list({int64_t(3), int64_t(4), int64_t(5), int64_t(6), int64_t(7)}));
     REQUIRE(split.args()[2].asInt() == 1);

@@ -174,9 +174,10 @@ TEST_CASE("The oracle suite: Fusebox's rewrite is Inductor's, graph and counters
                           << sameBoth << "; Inductor fired on " << fired << "\n"
                           << table);
     // Issue 13 asks for every run to agree; the floors keep what is won
-    // (measured: 165 same graphs of 168, 165 with the same rule counters, 115
-    // with every counter the same).
-    CHECK(sameGraph >= 165);
-    CHECK(sameBoth >= 165);
-    CHECK(sameCounters >= 115);
+    // (measured: 167 same graphs of 168, 166 with the same rule counters, 117
+    // with every counter the same; docs/inductor-schedule.md says why the
+    // rest differ).
+    CHECK(sameGraph >= 167);
+    CHECK(sameBoth >= 166);
+    CHECK(sameCounters >= 117);
 }
