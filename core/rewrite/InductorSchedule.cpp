@@ -222,18 +222,21 @@ DriverResult InductorScheduleDriver::run(Graph &graph, GraphStage stage, EditLog
 
     // Fuses one group found by this pass's search; false when it was not
     // applied (a member gone, a reviewer's rejection, failed verification).
-    auto fuseGroup = [&](const HorizontalPattern &pattern, const FusionGroup &group) {
-        for (NodeId id : group.members)
-            if (!graph.contains(id))
-                return false;
+    auto groupMatch = [](const HorizontalPattern &pattern, const FusionGroup &group) {
         Match m;
         m.pattern = pattern.name();
         m.anchor = group.members.front();
         m.nodes = group.members;
         m.key = group.key;
         m.benefit = pattern.benefit();
+        return m;
+    };
+    auto fuseGroup = [&](const HorizontalPattern &pattern, const FusionGroup &group) {
+        for (NodeId id : group.members)
+            if (!graph.contains(id))
+                return false;
         TouchTracker tracker;
-        if (!applier.apply(m, tracker))
+        if (!applier.apply(groupMatch(pattern, group), tracker))
             return false;
         ++result.inductorCounters[pattern.name()];
         return true;
@@ -261,15 +264,10 @@ DriverResult InductorScheduleDriver::run(Graph &graph, GraphStage stage, EditLog
                 edits.undo(graph);
             result = saved;
             ++result.counters[pattern.name()].matched;
-            if (listener) {
-                Match m;
-                m.pattern = pattern.name();
-                m.anchor = group.members.front();
-                m.nodes = group.members;
-                m.key = group.key;
-                listener->rewriteUndone(graph, m, "its members became dependent through an earlier fusion; "
-                                                  "fusing them would close a cycle");
-            }
+            if (listener)
+                listener->rewriteUndone(graph, groupMatch(pattern, group),
+                                        "its members became dependent through an earlier fusion; "
+                                        "fusing them would close a cycle");
         }
     };
 
