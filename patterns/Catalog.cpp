@@ -7,6 +7,7 @@ PatternSet builtinCatalog()
     PatternSet set;
     addSplitCatPatterns(set);
     addGroupBatchPatterns(set);
+    setInductorSources(set);
     return set;
 }
 

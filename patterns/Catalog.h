@@ -13,5 +13,8 @@ PatternSet builtinCatalog();
 void addSplitCatPatterns(PatternSet &set);
 /// Adds the horizontal group/batch fusions (patterns/group_batch/).
 void addGroupBatchPatterns(PatternSet &set);
+/// Names, on every built-in rule of `set`, the PyTorch 2.6 code it follows
+/// (Pattern::inductorSource; patterns/InductorSources.cpp).
+void setInductorSources(PatternSet &set);
 
 } // namespace fusebox

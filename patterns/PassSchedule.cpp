@@ -1,5 +1,6 @@
 #include "patterns/PassSchedule.h"
 
+#include "core/rewrite/InductorExplainer.h"
 #include "core/rewrite/InductorSchedule.h"
 #include "patterns/Catalog.h"
 
@@ -37,14 +38,51 @@ std::vector<std::string> customPatternNames(const PatternSet &patterns)
     return custom;
 }
 
+namespace {
+
+InductorScheduleDriver inductorDriver(const PatternSet &patterns, const PassConfig &config, DriverOptions options)
+{
+    InductorScheduleDriver driver(patterns, config.preGradOrder, config.postGradOrder, std::move(options));
+    driver.setAnyStagePatterns(customPatternNames(patterns));
+    return driver;
+}
+
+} // namespace
+
 DriverResult runPassSchedule(PassSchedule schedule, const PatternSet &patterns, const PassConfig &config,
                              Graph &graph, DriverOptions options, EditLog *log, DriverListener *listener)
 {
     if (schedule == PassSchedule::Greedy)
         return GreedyDriver(patterns, std::move(options)).run(graph, log, listener);
-    InductorScheduleDriver driver(patterns, config.preGradOrder, config.postGradOrder, std::move(options));
-    driver.setAnyStagePatterns(customPatternNames(patterns));
-    return driver.run(graph, log, listener);
+    return inductorDriver(patterns, config, std::move(options)).run(graph, log, listener);
+}
+
+std::vector<Explanation> explainForSchedule(PassSchedule schedule, const PatternSet &patterns,
+                                            const PassConfig &config, const Graph &graph, const Pattern &pattern,
+                                            std::vector<NodeId> nodes)
+{
+    if (schedule == PassSchedule::Inductor)
+        return explainInInductorSchedule(graph, inductorDriver(patterns, config, {}), pattern, std::move(nodes));
+    if (nodes.empty())
+        for (NodeId id = graph.first(); id.isValid(); id = graph.next(id))
+            if (graph.node(id)->isOp() && pattern.isRootOp(graph.node(id)->op))
+                nodes.push_back(id);
+    HorizontalSearchResult search; // one search serves every node
+    const bool horizontal = pattern.family() == PatternFamily::Horizontal && pattern.unavailableReason().empty();
+    if (horizontal && nodes.size() > 1)
+        search = searchHorizontal(graph, static_cast<const HorizontalPattern &>(pattern));
+    std::vector<Explanation> explanations;
+    for (NodeId id : nodes)
+        explanations.push_back(explain(graph, pattern, id, horizontal && nodes.size() > 1 ? &search : nullptr));
+    return explanations;
+}
+
+NearMissSummary nearMissesForSchedule(PassSchedule schedule, const PatternSet &patterns, const PassConfig &config,
+                                      const Graph &graph, const Pattern &pattern)
+{
+    if (schedule == PassSchedule::Greedy)
+        return nearMisses(graph, pattern);
+    return summarizeNearMisses(pattern.name(), explainForSchedule(schedule, patterns, config, graph, pattern));
 }
 
 } // namespace fusebox

@@ -4,6 +4,7 @@
 // --schedule, the IDE's Rewrite ▸ Schedule and the oracle suite choose here.
 
 #include "core/io/PassConfig.h"
+#include "core/rewrite/Explainer.h"
 #include "core/rewrite/GreedyDriver.h"
 
 #include <optional>
@@ -30,5 +31,17 @@ std::vector<std::string> customPatternNames(const PatternSet &patterns);
 DriverResult runPassSchedule(PassSchedule schedule, const PatternSet &patterns, const PassConfig &config,
                              Graph &graph, DriverOptions options = {}, EditLog *log = nullptr,
                              DriverListener *listener = nullptr);
+
+/// Explains `pattern` at `nodes` (every node with one of its root ops when
+/// empty) for `schedule`: Inductor's answers in the state its schedule meets
+/// the graph in (explainInInductorSchedule), or the greedy search's on the
+/// graph as it is (explain).
+std::vector<Explanation> explainForSchedule(PassSchedule schedule, const PatternSet &patterns,
+                                            const PassConfig &config, const Graph &graph, const Pattern &pattern,
+                                            std::vector<NodeId> nodes = {});
+
+/// The near-miss summary of `pattern` for `schedule` (see explainForSchedule).
+NearMissSummary nearMissesForSchedule(PassSchedule schedule, const PatternSet &patterns, const PassConfig &config,
+                                      const Graph &graph, const Pattern &pattern);
 
 } // namespace fusebox

@@ -516,7 +516,8 @@ std::optional<Explanation> Document::explain(const std::string &pattern, NodeId 
     const Pattern *p = m_patterns.find(pattern);
     if (!p || !m_graph.contains(node))
         return std::nullopt;
-    return fusebox::explain(m_graph, *p, node);
+    // The answer for the schedule Apply All runs (Rewrite ▸ Schedule).
+    return explainForSchedule(m_schedule, m_patterns, passConfig(), m_graph, *p, {node}).front();
 }
 
 std::optional<NearMissSummary> Document::nearMisses(const std::string &pattern) const
@@ -524,7 +525,7 @@ std::optional<NearMissSummary> Document::nearMisses(const std::string &pattern) 
     const Pattern *p = m_patterns.find(pattern);
     if (!p)
         return std::nullopt;
-    return fusebox::nearMisses(m_graph, *p);
+    return nearMissesForSchedule(m_schedule, m_patterns, passConfig(), m_graph, *p);
 }
 
 // ---- history ---------------------------------------------------------------------

@@ -238,6 +238,7 @@ void RewriteController::setSchedule(PassSchedule schedule)
     emit logLine(schedule == PassSchedule::Inductor
                      ? tr("schedule: Inductor 2.6's (Apply All runs the passes as Inductor does)")
                      : tr("schedule: greedy (Apply All runs Fusebox's own search to a fixed point, beyond Inductor)"));
+    m_whyNot->explain({}, {}); // its answer follows the schedule
 }
 
 void RewriteController::install(QMenu *fileMenu, QMenu *viewMenu, QToolBar *toolBar, QAction *toolBarAnchor)

@@ -33,7 +33,7 @@ WhyNotPanel::WhyNotPanel(Document *document, QWidget *parent)
     m_nearMisses->setObjectName(QStringLiteral("nearMisses"));
     m_summary->setWordWrap(true);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_checks->setHeaderLabels({tr("Check"), tr("Actual")});
+    m_checks->setHeaderLabels({tr("Check"), tr("Actual"), tr("Where")});
     m_checks->setRootIsDecorated(false);
     m_checks->setWordWrap(true);
     m_checks->header()->setSectionResizeMode(0, QHeaderView::Interactive);
@@ -114,6 +114,7 @@ void WhyNotPanel::refresh()
     m_checks->clear();
     const Node *n = m_document->graph().node(m_node);
     m_nodeLabel->setText(n ? tr("at %%1 (%2)").arg(qs(n->name), qs(n->op)) : tr("no node selected"));
+    m_nodeLabel->setToolTip({});
     if (!n) {
         m_summary->setText(tr("Select a node, then a pattern (or right-click a node → “Why didn't … fire here?”)."));
         emit marksChanged({}, {});
@@ -128,17 +129,23 @@ void WhyNotPanel::refresh()
     m_summary->setText(e->matched ? tr("<b style='color:#2a8a3a'>%1 fires here</b>: %2").arg(qs(e->pattern), qs(e->summary).toHtmlEscaped())
                                   : tr("<b style='color:#c02020'>%1 does not fire at %%2</b>: %3")
                                         .arg(qs(e->pattern), qs(n->name), qs(e->summary).toHtmlEscaped()));
+    // Whose answer: Inductor's schedule (which pass) or the greedy search.
+    m_nodeLabel->setText(tr("at %%1 (%2) — %3").arg(qs(n->name), qs(n->op), qs(e->context)));
+    m_nodeLabel->setToolTip(tr("Rewrite ▸ Schedule chooses whose answer the panel gives"));
     std::vector<NodeId> failed, passed;
     const Check *failure = e->failure();
     for (const Check &c : e->checks) {
         auto *item = new QTreeWidgetItem(m_checks, {(c.passed ? QStringLiteral("✓ ") : QStringLiteral("✗ ")) + qs(c.description),
-                                                    qs(c.actual)});
+                                                    qs(c.actual), qs(c.source)});
         item->setToolTip(0, qs(c.description));
         item->setToolTip(1, qs(c.actual));
+        item->setToolTip(2, c.fuseboxOnly ? qs(c.source) : tr("Made by PyTorch 2.6's %1").arg(qs(c.source)));
+        if (c.fuseboxOnly)
+            item->setForeground(2, QColor(0xb0, 0x60, 0x00)); // a check Inductor does not make
         if (&c == failure) {
             QFont bold = item->font(0);
             bold.setBold(true);
-            for (int col = 0; col < 2; ++col) {
+            for (int col = 0; col < 3; ++col) {
                 item->setFont(col, bold);
                 item->setForeground(col, kFailColor);
                 item->setBackground(col, QColor(0xfd, 0xe8, 0xe8));
@@ -192,7 +199,9 @@ QString WhyNotPanel::text() const
     QString out = m_summary->text() + QLatin1Char('\n');
     for (int i = 0; i < m_checks->topLevelItemCount(); ++i) {
         const QTreeWidgetItem *item = m_checks->topLevelItem(i);
-        out += item->text(0) + QStringLiteral(" — ") + item->text(1) + QLatin1Char('\n');
+        out += item->text(0) + QStringLiteral(" — ") + item->text(1)
+               + (item->text(2).isEmpty() ? QString() : QStringLiteral(" [") + item->text(2) + QLatin1Char(']'))
+               + QLatin1Char('\n');
     }
     return out;
 }

@@ -1,6 +1,7 @@
 #include "Commands.h"
 
 #include "core/rewrite/Explainer.h"
+#include "patterns/PassSchedule.h"
 
 #include <nlohmann/json.hpp>
 
@@ -17,16 +18,24 @@ nlohmann::json checksJson(const Graph &g, const Explanation &e)
         for (NodeId id : c.nodes)
             if (const Node *n = g.node(id))
                 nodes.push_back(n->name);
-        checks.push_back({{"check", c.description}, {"passed", c.passed}, {"actual", c.actual}, {"nodes", nodes}});
+        checks.push_back({{"check", c.description}, {"passed", c.passed}, {"actual", c.actual}, {"nodes", nodes},
+                          {"source", c.source}, {"fusebox_only", c.fuseboxOnly}});
     }
     return checks;
 }
 
 void printTrace(const Explanation &e)
 {
-    for (const Check &c : e.checks)
+    // Each check's source once, where it changes: "in <2.6 code>" or
+    // "Fusebox only: why".
+    std::string lastSource;
+    for (const Check &c : e.checks) {
+        if (c.source != lastSource && !c.source.empty())
+            std::cout << "        " << (c.fuseboxOnly ? "" : "in ") << c.source << "\n";
+        lastSource = c.source;
         std::cout << "  " << (c.passed ? "pass  " : "FAIL  ") << c.description
                   << (c.actual.empty() ? "" : "  — " + c.actual) << "\n";
+    }
     std::cout << (e.matched ? "=> fires" : "=> does not fire: " + e.summary) << "\n";
 }
 
@@ -49,7 +58,14 @@ int runExplain(const ParsedArgs &args)
         std::cerr << "fusebox-pass explain: --pattern NAME is required\n";
         return kExitUsage;
     }
-    auto patterns = patternsForCommand(args, "explain");
+    const std::string scheduleName = args.value("--schedule").value_or("inductor");
+    const std::optional<PassSchedule> schedule = parsePassSchedule(scheduleName);
+    if (!schedule) {
+        std::cerr << "fusebox-pass explain: --schedule '" << scheduleName << "': expected inductor or greedy\n";
+        return kExitUsage;
+    }
+    PassConfig config;
+    auto patterns = patternsForCommand(args, "explain", &config);
     if (!patterns)
         return kExitFailure;
     const Pattern *pattern = patterns->find(*patternName);
@@ -72,19 +88,20 @@ int runExplain(const ParsedArgs &args)
             std::cerr << "fusebox-pass explain: no node named '" << *nodeName << "' in " << args.positionals[0] << "\n";
             return kExitFailure;
         }
-        Explanation e = explain(g, *pattern, id);
+        Explanation e = explainForSchedule(*schedule, *patterns, config, g, *pattern, {id}).front();
         if (json) {
             std::cout << nlohmann::json{{"pattern", e.pattern}, {"node", g.node(id)->name}, {"matched", e.matched},
+                                        {"schedule", passScheduleName(*schedule)}, {"context", e.context},
                                         {"summary", e.summary}, {"checks", checksJson(g, e)}}.dump(2)
                       << "\n";
         } else {
-            std::cout << pattern->name() << " at %" << g.node(id)->name << ":\n";
+            std::cout << pattern->name() << " at %" << g.node(id)->name << " (" << e.context << "):\n";
             printTrace(e);
         }
         return kExitOk;
     }
 
-    NearMissSummary summary = nearMisses(g, *pattern);
+    NearMissSummary summary = nearMissesForSchedule(*schedule, *patterns, config, g, *pattern);
     if (json) {
         nlohmann::json groups = nlohmann::json::array();
         for (const NearMissGroup &group : summary.groups) {
@@ -93,12 +110,14 @@ int runExplain(const ParsedArgs &args)
                 nodes.push_back({{"node", g.node(e.node)->name}, {"summary", e.summary}});
             groups.push_back({{"check", group.check}, {"best_progress", group.bestProgress}, {"nodes", nodes}});
         }
-        std::cout << nlohmann::json{{"pattern", summary.pattern}, {"attempted", summary.attempted},
+        std::cout << nlohmann::json{{"pattern", summary.pattern}, {"schedule", passScheduleName(*schedule)},
+                                    {"attempted", summary.attempted},
                                     {"matched", summary.matched}, {"near_misses", groups}}.dump(2)
                   << "\n";
         return kExitOk;
     }
-    std::cout << summary.pattern << ": attempted at " << summary.attempted << " node"
+    std::cout << summary.pattern << (*schedule == PassSchedule::Inductor ? " in Inductor 2.6's schedule" : " in Fusebox's greedy search")
+              << ": attempted at " << summary.attempted << " node"
               << (summary.attempted == 1 ? "" : "s") << ", fires at " << summary.matched << "\n";
     if (!pattern->unavailableReason().empty())
         std::cout << "  unavailable: " << pattern->unavailableReason() << "\n";
@@ -125,14 +144,24 @@ int runExplain(const ParsedArgs &args)
 Command explainCommand()
 {
     return {"explain",
-            "explain MODEL --pattern NAME [--node NODE] [--config passes.json] [--patterns FILE] [--json]",
+            "explain MODEL --pattern NAME [--node NODE] [--schedule inductor|greedy] [--config passes.json] "
+            "[--patterns FILE] [--json]",
             "say why a rule fires or not: a node's check trace, or the near-miss summary",
             "With --node, prints the ordered checks the rule makes at that node, each with\n"
-            "pass/fail and the values seen (the same code path the engine runs). Without\n"
-            "--node, prints the near-miss summary: every node where the rule was tried and\n"
-            "failed, grouped by the failed check, furthest attempts first.",
+            "pass/fail and the values seen (the same code path the engine runs), and\n"
+            "where each check is made: the PyTorch 2.6 code that applies it, or \"Fusebox\n"
+            "only\" and why for a check Inductor does not make. Without --node, prints the\n"
+            "near-miss summary: every node where the rule was tried and failed, grouped by\n"
+            "the failed check, furthest attempts first.\n"
+            "\n"
+            "By default the answer is Inductor's: the schedule of `run` goes up to the\n"
+            "rule's pass, and the rule is explained on the graph as that pass meets it,\n"
+            "after the graph's stage, the config and the passes before it had their say.\n"
+            "--schedule greedy explains Fusebox's own search on the graph as it is.",
             {{"--pattern", "NAME", "the rule to explain (required)"},
              {"--node", "NODE", "the node's name (as `inspect`/the app shows it)"},
+             {"--schedule", "inductor|greedy",
+              "whose answer: Inductor 2.6's schedule (the default) or Fusebox's greedy search"},
              configOption(),
              patternsOption(),
              {"--json", "", "print as JSON"},

@@ -24,6 +24,8 @@ void explainGroupOutcome(const Graph &graph, const HorizontalPattern &pattern, N
     const int64_t minSize = pattern.options().getInt("min_fuse_set_size", search_defaults::kMinFuseSetSize);
     const int64_t depth = pattern.options().getInt("max_fuse_search_depth", search_defaults::kMaxFuseSearchDepth);
     auto it = search.outcomes.find(node);
+    MatchTrace::Source candidates(trace, "group_batch_fusion.py:1294 get_fusion_candidates (breadth-first "
+                                         "from each root, max_fuse_search_depth)");
     if (!trace.check(it != search.outcomes.end(), "found by a root's upward search",
                      [&] {
                          return "no node within max_fuse_search_depth " + std::to_string(depth)
@@ -31,6 +33,8 @@ void explainGroupOutcome(const Graph &graph, const HorizontalPattern &pattern, N
                      }))
         return;
     const CandidateOutcome &o = it->second;
+    MatchTrace::Source minSizeSource(trace, "group_batch_fusion.py:1346 apply_group_batch_fusion "
+                                            "(len(candidate_nodes) < min_fuse_set_size)");
     trace.check(o.candidates >= static_cast<size_t>(minSize), "candidate group reaches min_fuse_set_size",
                 [&] {
                     return "candidate group of " + std::to_string(o.candidates)
@@ -39,6 +43,7 @@ void explainGroupOutcome(const Graph &graph, const HorizontalPattern &pattern, N
                 });
     if (o.kind == CandidateOutcome::Kind::GroupTooSmall)
         return;
+    MatchTrace::Source subsetSource(trace, "group_batch_fusion.py:1212 find_independent_subset_greedy (len(subset) >= min_fuse_set_size, :1283)");
     trace.check(o.kind == CandidateOutcome::Kind::Grouped, "independent subset reaches min_fuse_set_size",
                 [&] {
                     if (o.kind == CandidateOutcome::Kind::Grouped)
@@ -59,6 +64,23 @@ const Check *Explanation::failure() const
     return nullptr;
 }
 
+bool checkCanStartAt(const Graph &graph, const Pattern &pattern, NodeId node, MatchTrace &trace)
+{
+    const Node *n = graph.node(node);
+    const bool ok = trace.check(pattern.unavailableReason().empty(), "pattern can run in this build",
+                                [&] { return pattern.unavailableReason(); });
+    return ok && trace.check(n && n->isOp() && pattern.isRootOp(n->op), "node is a root op of the pattern",
+                             [&] {
+                                 std::string roots;
+                                 for (const std::string &r : pattern.rootOps())
+                                     roots += (roots.empty() ? "" : ", ") + r;
+                                 return nodeRef(graph, node) + " is "
+                                        + (n ? (n->isOp() ? n->op : std::string(toString(n->kind()))) : "missing")
+                                        + "; the pattern starts at " + roots;
+                             },
+                             {node});
+}
+
 Explanation explain(const Graph &graph, const Pattern &pattern, NodeId node)
 {
     return explain(graph, pattern, node, nullptr);
@@ -69,19 +91,10 @@ Explanation explain(const Graph &graph, const Pattern &pattern, NodeId node, con
     Explanation e;
     e.pattern = pattern.name();
     e.node = node;
+    e.context = "Fusebox's greedy search";
     MatchTrace trace(MatchTrace::Mode::Explain);
-    const Node *n = graph.node(node);
-
-    bool ok = trace.check(pattern.unavailableReason().empty(), "pattern can run in this build",
-                          [&] { return pattern.unavailableReason(); });
-    ok = ok && trace.check(n && n->isOp() && pattern.isRootOp(n->op), "node is a root op of the pattern",
-                           [&] {
-                               std::string roots;
-                               for (const std::string &r : pattern.rootOps())
-                                   roots += (roots.empty() ? "" : ", ") + r;
-                               return nodeRef(graph, node) + " is " + (n ? (n->isOp() ? n->op : std::string(toString(n->kind()))) : "missing")
-                                      + "; the pattern starts at " + roots;
-                           }, {node});
+    MatchTrace::Source source(trace, pattern.inductorSource());
+    const bool ok = checkCanStartAt(graph, pattern, node, trace);
     if (ok) {
         if (pattern.family() == PatternFamily::Vertical) {
             auto m = static_cast<const VerticalPattern &>(pattern).match(graph, node, trace);
@@ -110,19 +123,25 @@ Explanation explain(const Graph &graph, const Pattern &pattern, NodeId node, con
 
 NearMissSummary nearMisses(const Graph &graph, const Pattern &pattern)
 {
-    NearMissSummary summary;
-    summary.pattern = pattern.name();
     HorizontalSearchResult search;
     if (pattern.family() == PatternFamily::Horizontal && pattern.unavailableReason().empty())
         search = searchHorizontal(graph, static_cast<const HorizontalPattern &>(pattern));
-
-    std::map<std::string, size_t> groupIndex;
+    std::vector<Explanation> explanations;
     for (NodeId id = graph.first(); id.isValid(); id = graph.next(id)) {
         const Node &n = *graph.node(id);
-        if (!n.isOp() || !pattern.isRootOp(n.op))
-            continue;
+        if (n.isOp() && pattern.isRootOp(n.op))
+            explanations.push_back(explain(graph, pattern, id, &search));
+    }
+    return summarizeNearMisses(pattern.name(), std::move(explanations));
+}
+
+NearMissSummary summarizeNearMisses(const std::string &pattern, std::vector<Explanation> explanations)
+{
+    NearMissSummary summary;
+    summary.pattern = pattern;
+    std::map<std::string, size_t> groupIndex;
+    for (Explanation &e : explanations) {
         ++summary.attempted;
-        Explanation e = explain(graph, pattern, id, &search);
         if (e.matched) {
             ++summary.matched;
             continue;

@@ -17,10 +17,17 @@ struct Explanation {
     std::vector<Check> checks;
     /// "fires here: ..." or the first failed check in one line.
     std::string summary;
+    /// Whose answer this is: "Inductor 2.6's pre_grad schedule, pass 3 of 7"
+    /// or "Fusebox's greedy search".
+    std::string context;
 
     /// The first failed check, or nullptr when it matched.
     const Check *failure() const;
 };
+
+/// The first two checks of every explanation: the pattern can run in this
+/// build, and `node` has one of its root ops. Returns whether both passed.
+bool checkCanStartAt(const Graph &graph, const Pattern &pattern, NodeId node, MatchTrace &trace);
 
 /// Explains `pattern` at `node`. Vertical: the match attempt's checks.
 /// Horizontal: the key checks, then what the greedy search did with the node
@@ -58,5 +65,9 @@ struct NearMissSummary {
 /// Attempts the pattern at every node with a root op and groups the failures
 /// by their failed check.
 NearMissSummary nearMisses(const Graph &graph, const Pattern &pattern);
+
+/// Groups explanations of `pattern` (one per node tried) by failed check, the
+/// furthest attempts first, as nearMisses does.
+NearMissSummary summarizeNearMisses(const std::string &pattern, std::vector<Explanation> explanations);
 
 } // namespace fusebox

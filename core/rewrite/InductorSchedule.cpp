@@ -150,6 +150,31 @@ InductorScheduleDriver::InductorScheduleDriver(const PatternSet &patterns, std::
 {
 }
 
+std::vector<ScheduledPass> InductorScheduleDriver::schedule(GraphStage stage) const
+{
+    std::vector<PassStage> stages;
+    if (stage != GraphStage::PostGrad)
+        stages.push_back(PassStage::PreGrad);
+    if (stage != GraphStage::PreGrad)
+        stages.push_back(PassStage::PostGrad);
+    std::vector<ScheduledPass> schedule;
+    auto anyStage = [&](const std::string &name) {
+        return std::find(m_anyStage.begin(), m_anyStage.end(), name) != m_anyStage.end();
+    };
+    for (PassStage s : stages)
+        for (ScheduledPass &pass :
+             inductorSchedule(m_patterns, s, s == PassStage::PreGrad ? m_preGradOrder : m_postGradOrder))
+            if (!anyStage(pass.pattern))
+                schedule.push_back(std::move(pass));
+    const std::vector<const Pattern *> enabled = m_patterns.enabled();
+    for (const std::string &name : m_anyStage) {
+        const Pattern *p = m_patterns.find(name);
+        if (p && p->unavailableReason().empty() && std::find(enabled.begin(), enabled.end(), p) != enabled.end())
+            schedule.push_back({name, 1});
+    }
+    return schedule;
+}
+
 DriverResult InductorScheduleDriver::run(Graph &graph, EditLog *log, DriverListener *listener) const
 {
     return run(graph, graphStage(graph), log, listener);
@@ -164,7 +189,9 @@ DriverResult InductorScheduleDriver::run(Graph &graph, GraphStage stage, EditLog
     EditLog local;
     EditLog &edits = log ? *log : local;
     RewriteApplier applier(graph, m_patterns, m_options, &edits, listener, result);
-    auto stopRequested = [this] { return m_options.shouldStop && m_options.shouldStop(); };
+    auto stopRequested = [this] {
+        return (m_options.shouldStop && m_options.shouldStop()) || (m_observer && m_observer->done());
+    };
     auto restoreOrder = [&] {
         edits.beginGroup("restore topological order");
         const bool acyclic =
@@ -199,6 +226,11 @@ DriverResult InductorScheduleDriver::run(Graph &graph, GraphStage stage, EditLog
                 return;
             if (!graph.contains(id))
                 continue;
+            if (m_observer) {
+                m_observer->visiting(graph, pattern, id);
+                if (m_observer->done())
+                    return;
+            }
             MatchTrace trace;
             auto match = pattern.match(graph, id, trace);
             if (!match) {
@@ -303,30 +335,17 @@ DriverResult InductorScheduleDriver::run(Graph &graph, GraphStage stage, EditLog
         horizontalPassChecked(pattern, found);
     };
 
-    std::vector<PassStage> stages;
-    if (stage != GraphStage::PostGrad)
-        stages.push_back(PassStage::PreGrad);
-    if (stage != GraphStage::PreGrad)
-        stages.push_back(PassStage::PostGrad);
-    std::vector<ScheduledPass> schedule;
-    auto anyStage = [&](const std::string &name) {
-        return std::find(m_anyStage.begin(), m_anyStage.end(), name) != m_anyStage.end();
-    };
-    for (PassStage s : stages)
-        for (ScheduledPass &pass :
-             inductorSchedule(m_patterns, s, s == PassStage::PreGrad ? m_preGradOrder : m_postGradOrder))
-            if (!anyStage(pass.pattern))
-                schedule.push_back(std::move(pass));
-    const std::vector<const Pattern *> enabled = m_patterns.enabled();
-    for (const std::string &name : m_anyStage) {
-        const Pattern *p = m_patterns.find(name);
-        if (p && p->unavailableReason().empty() && std::find(enabled.begin(), enabled.end(), p) != enabled.end())
-            schedule.push_back({name, 1});
-    }
+    const std::vector<ScheduledPass> schedule = this->schedule(stage);
     {
-        for (const ScheduledPass &pass : schedule) {
+        for (size_t index = 0; index < schedule.size(); ++index) {
+            const ScheduledPass &pass = schedule[index];
             const Pattern *p = m_patterns.find(pass.pattern);
             for (int64_t k = 0; k < pass.repeat && !stopRequested(); ++k) {
+                if (m_observer) {
+                    m_observer->passStarting(graph, schedule, index, k);
+                    if (m_observer->done())
+                        break;
+                }
                 ++result.rounds;
                 if (p->family() == PatternFamily::Vertical)
                     verticalPass(static_cast<const VerticalPattern &>(*p));
@@ -340,6 +359,8 @@ DriverResult InductorScheduleDriver::run(Graph &graph, GraphStage stage, EditLog
                 // Edits kept only to take a pass back go once it stays.
                 if (!log)
                     local.clear();
+                if (m_observer)
+                    m_observer->passFinished(graph, schedule, index, k);
             }
             if (stopRequested()) {
                 result.message = "stopped on request after " + pass.pattern;

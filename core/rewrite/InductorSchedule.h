@@ -49,6 +49,32 @@ struct ScheduledPass {
 std::vector<ScheduledPass> inductorSchedule(const PatternSet &patterns, PassStage stage,
                                             const std::vector<std::string> &order);
 
+/// Watches a schedule as it runs, to explain a rule in the state Inductor's
+/// pass meets the graph in (explainInInductorSchedule). Each callback sees the
+/// graph at that moment; none may change it.
+class ScheduleObserver {
+public:
+    virtual ~ScheduleObserver() = default;
+    /// Before repetition `repetition` (from 0) of `schedule[index]`.
+    virtual void passStarting(const Graph &, const std::vector<ScheduledPass> &schedule, size_t index,
+                              int64_t repetition)
+    {
+        (void)schedule, (void)index, (void)repetition;
+    }
+    /// After that repetition, the graph back in topological order.
+    virtual void passFinished(const Graph &, const std::vector<ScheduledPass> &schedule, size_t index,
+                              int64_t repetition)
+    {
+        (void)schedule, (void)index, (void)repetition;
+    }
+    /// A vertical pass is about to match at `node`, on the graph as the pass's
+    /// earlier rewrites left it.
+    virtual void visiting(const Graph &, const VerticalPattern &, NodeId node) { (void)node; }
+    /// True once the observer has seen what it needs: the run stops there
+    /// (checked after each callback; the result's message says so).
+    virtual bool done() const { return false; }
+};
+
 /// Runs patterns pass by pass, as Inductor does, instead of GreedyDriver's
 /// benefit-ordered rounds to a fixed point:
 /// - a vertical pass visits the nodes that existed when it started, last to
@@ -62,8 +88,7 @@ std::vector<ScheduledPass> inductorSchedule(const PatternSet &patterns, PassStag
 /// Counters: DriverResult::counters per pattern as GreedyDriver keeps them,
 /// and DriverResult::inductorCounters named as counters["inductor"] names
 /// them. Not yet modelled (issue 13): the pattern matcher's mutation-region
-/// guard, the re-keying of fused outputs within one horizontal pass, and the
-/// attribution of split_cat_pass's rewrites to unbind_stack_pass/scmerge_*.
+/// guard and the re-keying of fused outputs within one horizontal pass.
 class InductorScheduleDriver {
 public:
     InductorScheduleDriver(const PatternSet &patterns, std::vector<std::string> preGradOrder = {},
@@ -75,6 +100,15 @@ public:
     /// is called).
     void setAnyStagePatterns(std::vector<std::string> names) { m_anyStage = std::move(names); }
 
+    const PatternSet &patterns() const { return m_patterns; }
+
+    /// Set while a run should be watched (nullptr: none). Not owned.
+    void setObserver(ScheduleObserver *observer) { m_observer = observer; }
+
+    /// The passes run() runs on a graph of `stage`, in order: the stages'
+    /// passes (inductorSchedule), then the any-stage patterns.
+    std::vector<ScheduledPass> schedule(GraphStage stage) const;
+
     /// Runs the schedule of `stage` (graphStage(graph) when not given).
     DriverResult run(Graph &graph, EditLog *log = nullptr, DriverListener *listener = nullptr) const;
     DriverResult run(Graph &graph, GraphStage stage, EditLog *log = nullptr, DriverListener *listener = nullptr) const;
@@ -83,6 +117,7 @@ private:
     const PatternSet &m_patterns;
     std::vector<std::string> m_preGradOrder, m_postGradOrder, m_anyStage;
     DriverOptions m_options;
+    ScheduleObserver *m_observer = nullptr;
 };
 
 } // namespace fusebox

@@ -17,6 +17,13 @@ struct Check {
     std::string actual;
     /// Nodes the check is about (marked on the graph by the IDE).
     std::vector<NodeId> nodes;
+    /// Where the check is made: the PyTorch 2.6 code that applies the same
+    /// condition ("group_batch_fusion.py is_linear_node_can_be_fused"), or,
+    /// when `fuseboxOnly`, why Fusebox alone makes it.
+    std::string source;
+    /// True for a check Inductor 2.6 does not make: Fusebox refuses where
+    /// Inductor would go on (`source` says why).
+    bool fuseboxOnly = false;
 };
 
 /// The record of one match attempt (MLIR's notifyMatchFailure idea). A
@@ -31,6 +38,35 @@ public:
 
     bool explaining() const { return m_mode == Mode::Explain; }
 
+    /// While alive, the checks recorded are attributed to `source` (see
+    /// Check::source); the previous attribution comes back at its end. The
+    /// text must outlive the scope (a literal, or a string the caller keeps).
+    /// Quiet matching pays one pointer copy.
+    class Source {
+    public:
+        Source(MatchTrace &trace, std::string_view source, bool fuseboxOnly = false)
+            : m_trace(trace), m_previous(trace.m_source), m_previousFuseboxOnly(trace.m_fuseboxOnly)
+        {
+            trace.m_source = source;
+            trace.m_fuseboxOnly = fuseboxOnly;
+        }
+        ~Source()
+        {
+            m_trace.m_source = m_previous;
+            m_trace.m_fuseboxOnly = m_previousFuseboxOnly;
+        }
+        Source(const Source &) = delete;
+        Source &operator=(const Source &) = delete;
+
+    private:
+        MatchTrace &m_trace;
+        std::string_view m_previous;
+        bool m_previousFuseboxOnly;
+    };
+    /// A scope for checks Fusebox makes and Inductor 2.6 does not; `why`
+    /// says why Fusebox refuses there.
+    Source fuseboxOnly(std::string_view why) { return Source(*this, why, true); }
+
     /// Records a condition and returns `passed`, so a matcher writes
     /// `if (!trace.check(ok, "...", [&] { return ...; })) return std::nullopt;`.
     /// `actual` is a callable returning the std::string of observed values; it
@@ -43,7 +79,8 @@ public:
         else
             m_failed = true;
         if (m_mode == Mode::Explain)
-            m_checks.push_back({std::string(description), passed, std::string(actual()), std::move(nodes)});
+            m_checks.push_back({std::string(description), passed, std::string(actual()), std::move(nodes),
+                                std::string(m_source), m_fuseboxOnly});
         return passed;
     }
     /// A check with no values worth showing.
@@ -73,6 +110,8 @@ private:
     int m_passed = 0;
     bool m_failed = false;
     std::vector<Check> m_checks;
+    std::string_view m_source;
+    bool m_fuseboxOnly = false;
 };
 
 /// "%name" of a node, for check texts.

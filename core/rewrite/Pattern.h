@@ -90,6 +90,11 @@ public:
     /// When set, the pattern can never apply here and says why (e.g.
     /// group_linear needs fbgemm); the driver skips it and explain reports it.
     const std::string &unavailableReason() const { return m_unavailable; }
+    /// The PyTorch 2.6 code this rule follows, as "file function" ("split_cat.py
+    /// merge_splits"): what an explanation names as the code that applies the
+    /// rule's checks. Empty for custom patterns.
+    const std::string &inductorSource() const { return m_inductorSource; }
+    void setInductorSource(std::string source) { m_inductorSource = std::move(source); }
 
     /// True when op is one of rootOps() (overload suffixes ignored).
     bool isRootOp(std::string_view op) const;
@@ -107,6 +112,7 @@ private:
     std::string m_description;
     PatternOptions m_options;
     std::string m_unavailable;
+    std::string m_inductorSource;
 };
 
 /// What Inductor 2.6 does to counters["inductor"] when it makes one rewrite:

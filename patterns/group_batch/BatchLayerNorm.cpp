@@ -50,6 +50,10 @@ std::optional<LayerNormOperands> layerNormOperands(const Graph &graph, NodeId id
     l.input = tensorOperand(graph, id, 0, "input", "input", trace);
     if (!l.input.isValid())
         return std::nullopt;
+    // Inductor's match only asks for metadata on input, weight and bias, and
+    // keys on str() of their shapes, of normalized_shape and of eps.
+    auto scope = trace.fuseboxOnly("Fusebox only: it builds the stacked layer norm from static shapes that "
+                                   "normalized_shape, weight and bias fit; Inductor keys on str() of each");
     auto in = staticShapeOf(graph, l.input, "input", trace);
     if (!in)
         return std::nullopt;

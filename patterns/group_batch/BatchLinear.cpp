@@ -15,6 +15,19 @@ struct LinearOperands {
 
 /// Inductor's is_linear_node_can_be_fused, plus the shape validity the
 /// batched op needs (in-features agree, bias is [out_features]).
+constexpr std::string_view kStaticShapesOnly =
+    "Fusebox only: it builds the batched op's shapes from static sizes; Inductor's is_node_meta_valid "
+    "accepts symbolic ones (it keys on str(shape))";
+constexpr std::string_view kValidLinearOnly =
+    "Fusebox only: a linear that breaks it cannot run, and Fusebox never builds a batched op from one";
+
+std::optional<std::vector<int64_t>> linearShape(const Graph &graph, NodeId operand, std::string_view role,
+                                                MatchTrace &trace)
+{
+    auto scope = trace.fuseboxOnly(kStaticShapesOnly);
+    return staticShapeOf(graph, operand, role, trace);
+}
+
 std::optional<LinearOperands> linearOperands(const Graph &graph, NodeId id, MatchTrace &trace)
 {
     if (!checkOp(graph, id, {"aten::linear"}, trace) || !checkOutputMeta(graph, id, trace))
@@ -23,15 +36,17 @@ std::optional<LinearOperands> linearOperands(const Graph &graph, NodeId id, Matc
     l.input = tensorOperand(graph, id, 0, "input", "input", trace);
     if (!l.input.isValid())
         return std::nullopt;
-    auto in = staticShapeOf(graph, l.input, "input", trace);
+    auto in = linearShape(graph, l.input, "input", trace);
     if (!in || !checkRank(graph, l.input, *in, 2, "input", trace))
         return std::nullopt;
     l.weight = tensorOperand(graph, id, 1, "weight", "weight", trace);
     if (!l.weight.isValid())
         return std::nullopt;
-    auto w = staticShapeOf(graph, l.weight, "weight", trace);
+    auto w = linearShape(graph, l.weight, "weight", trace);
     if (!w || !checkRank(graph, l.weight, *w, 2, "weight", trace))
         return std::nullopt;
+    std::optional<MatchTrace::Source> validOnly;
+    validOnly.emplace(trace, kValidLinearOnly, true);
     if (!trace.check((*in)[1] == (*w)[1], "input features match the weight", [&] {
             return "input " + nodeRef(graph, l.input) + " has " + std::to_string((*in)[1]) + " features, weight "
                    + nodeRef(graph, l.weight) + " " + formatInts(*w) + " takes " + std::to_string((*w)[1]);
@@ -45,7 +60,7 @@ std::optional<LinearOperands> linearOperands(const Graph &graph, NodeId id, Matc
                          {id}))
             return std::nullopt;
         l.bias = bias->node();
-        auto b = staticShapeOf(graph, l.bias, "bias", trace);
+        auto b = linearShape(graph, l.bias, "bias", trace);
         if (!b)
             return std::nullopt;
         if (!trace.check(*b == std::vector<int64_t>{(*w)[0]}, "bias is [out_features]", [&] {
@@ -54,6 +69,7 @@ std::optional<LinearOperands> linearOperands(const Graph &graph, NodeId id, Matc
             }, {l.bias, l.weight}))
             return std::nullopt;
     }
+    validOnly.reset();
     // The mm -> bmm rewrite reads the result through unbind, which autograd
     // rejects when the result is then mutated in place.
     if (!checkNoMutatingUser(graph, id, trace))

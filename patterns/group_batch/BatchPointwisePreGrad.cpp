@@ -92,6 +92,8 @@ std::optional<std::pair<NodeId, std::vector<int64_t>>> unaryInput(const Graph &g
     NodeId input = tensorOperand(graph, id, 0, "input", "input", trace, "self");
     if (!input.isValid())
         return std::nullopt;
+    auto scope = trace.fuseboxOnly("Fusebox only: it builds the stacked op's shapes from static sizes; "
+                                   "Inductor keys on str(input shape), symbolic dims too");
     auto shape = staticShapeOf(graph, input, "input", trace);
     if (!shape)
         return std::nullopt;

@@ -59,6 +59,8 @@ std::optional<MmOperands> mmOperands(const Graph &graph, NodeId id, MatchTrace &
     auto w = staticShapeOf(graph, mm.weight, "weight", trace);
     if (!w || !checkRank(graph, mm.weight, *w, 2, "weight", trace))
         return std::nullopt;
+    auto scope = trace.fuseboxOnly("Fusebox only: an mm that breaks it cannot run, and Fusebox never builds a "
+                                   "batched op from one");
     if (!trace.check((*in)[1] == (*w)[0], "input columns match weight rows", [&] {
             return "input " + nodeRef(graph, mm.input) + " " + formatInts(*in) + std::string(kKeySep) + "weight "
                    + nodeRef(graph, mm.weight) + " " + formatInts(*w);

@@ -100,6 +100,20 @@ OracleRun compareOne(const std::string &model, const OracleConfig &config, const
     // The bridge's answer on the graph read back from text is Inductor's on
     // the graph PyTorch captured.
     CHECK(inductor == liveCounters);
+    // Why-not in Inductor's terms agrees with Inductor: explained in the
+    // state Inductor's schedule meets the graph in, a fusion fires at some
+    // node exactly when Inductor's counter for it moved.
+    for (const Pattern *p : patterns.enabled()) {
+        if (p->family() != PatternFamily::Horizontal)
+            continue;
+        const auto explanations = explainForSchedule(PassSchedule::Inductor, patterns, *passConfig, loaded->graph, *p);
+        const bool fires = std::any_of(explanations.begin(), explanations.end(),
+                                       [](const Explanation &e) { return e.matched; });
+        const bool inductorFired = inductor.contains(p->name()) && inductor[p->name()].get<int64_t>() > 0;
+        INFO(model << " under " << config.file << ": explain " << p->name() << " says it fires: " << fires
+                   << "; Inductor's counters " << inductor.dump());
+        CHECK(fires == inductorFired);
+    }
     run.sameGraph = !compared->difference.has_value();
     run.sameCounters = ours == inductor;
     run.sameRuleCounters = ruleCounters(ours) == ruleCounters(inductor);

@@ -1,0 +1,325 @@
+#include "InductorExplainer.h"
+
+#include "HorizontalSearch.h"
+
+#include <algorithm>
+#include <map>
+
+namespace fusebox {
+namespace {
+
+constexpr std::string_view kPreGradSource = "pre_grad.py:119-312 pre_grad_passes";
+constexpr std::string_view kPostGradSource = "post_grad.py:68-170 post_grad_passes";
+constexpr std::string_view kStageSource =
+    "compile_fx.py: pre_grad_passes on the Dynamo graph, post_grad_passes on the AOT graph";
+constexpr std::string_view kSweepSource = "pattern_matcher.py PatternMatcherPass.apply (last node to first)";
+
+/// What the schedule showed of one node.
+struct NodeState {
+    /// The rule's checks when its pass met the node (empty: never met).
+    std::vector<Check> checks;
+    bool met = false;
+    bool matched = false;
+    /// The pass after which the node was gone, before the rule's pass ran.
+    std::string removedBy;
+    size_t removedAt = 0;
+    /// The node that stands for it now: itself, or the node an earlier pass
+    /// re-created it as (normalization_pass re-creates splits and cats).
+    NodeId current;
+    /// The passes that re-created it, and the names it had, in order.
+    std::vector<std::string> recreatedBy;
+    /// Users of `current` when the pass now running started.
+    std::vector<NodeId> usersBefore;
+};
+
+/// Follows the schedule up to the end of the explained rule's pass,
+/// explaining the rule where the pass meets each node.
+class ExplainObserver final : public ScheduleObserver {
+public:
+    ExplainObserver(const Pattern &pattern, const std::vector<NodeId> &nodes, uint32_t originalIdBound)
+        : m_pattern(pattern), m_originalIdBound(originalIdBound)
+    {
+        for (NodeId id : nodes) {
+            NodeState state;
+            state.current = id;
+            m_states.emplace(id, std::move(state));
+            m_byCurrent[id] = id;
+        }
+    }
+
+    void passStarting(const Graph &graph, const std::vector<ScheduledPass> &schedule, size_t index,
+                      int64_t) override
+    {
+        m_idBoundBefore = graph.idBound();
+        for (auto &[id, state] : m_states)
+            if (state.removedBy.empty() && graph.contains(state.current))
+                state.usersBefore = graph.users(state.current);
+        if (schedule[index].pattern != m_pattern.name())
+            return;
+        m_inPass = true;
+        m_passIndex = index;
+        if (m_pattern.family() != PatternFamily::Horizontal)
+            return;
+        const auto &h = static_cast<const HorizontalPattern &>(m_pattern);
+        const HorizontalSearchResult search = searchHorizontal(graph, h);
+        for (auto &[id, state] : m_states)
+            if (state.removedBy.empty() && graph.contains(state.current) && !state.matched)
+                record(graph, state, explain(graph, m_pattern, state.current, &search));
+    }
+
+    void visiting(const Graph &graph, const VerticalPattern &pattern, NodeId node) override
+    {
+        if (!m_inPass || &pattern != &m_pattern)
+            return;
+        auto it = m_byCurrent.find(node);
+        if (it == m_byCurrent.end())
+            return;
+        NodeState &state = m_states.at(it->second);
+        if (!state.matched)
+            record(graph, state, explain(graph, m_pattern, node, nullptr));
+    }
+
+    void passFinished(const Graph &graph, const std::vector<ScheduledPass> &schedule, size_t index,
+                      int64_t repetition) override
+    {
+        if (m_inPass) {
+            m_inPass = false;
+            m_done = repetition + 1 >= schedule[index].repeat;
+            return;
+        }
+        for (auto &[id, state] : m_states) {
+            if (!state.removedBy.empty() || graph.contains(state.current))
+                continue;
+            const NodeId replacement = recreated(graph, state.usersBefore);
+            if (replacement.isValid()) {
+                state.recreatedBy.push_back(schedule[index].pattern + " (pass " + std::to_string(index + 1) + ") as "
+                                            + nodeRef(graph, replacement));
+                state.current = replacement;
+                continue;
+            }
+            state.removedBy = schedule[index].pattern;
+            state.removedAt = index;
+        }
+        m_byCurrent.clear();
+        for (const auto &[id, state] : m_states)
+            if (state.removedBy.empty())
+                m_byCurrent[state.current] = id;
+    }
+
+    bool done() const override { return m_done; }
+
+    const std::map<NodeId, NodeState> &states() const { return m_states; }
+    bool ranPass() const { return m_passIndex.has_value(); }
+
+private:
+    /// A node the pass created in the place of a node it erased: an input,
+    /// with one of the rule's root ops, of one of the erased node's users.
+    NodeId recreated(const Graph &graph, const std::vector<NodeId> &usersBefore) const
+    {
+        for (NodeId user : usersBefore) {
+            if (!graph.contains(user))
+                continue;
+            NodeId found;
+            graph.forEachInput(user, [&](NodeId input) {
+                const Node *n = graph.node(input);
+                if (!found.isValid() && input.value >= m_idBoundBefore && n && n->isOp() && m_pattern.isRootOp(n->op))
+                    found = input;
+            });
+            if (found.isValid())
+                return found;
+        }
+        return {};
+    }
+
+    /// Keeps what the pass saw. A node an earlier pass made is not in the
+    /// explained graph: the check says which rewrite made it, and marks only
+    /// the nodes the graph has.
+    void record(const Graph &graph, NodeState &state, Explanation e) const
+    {
+        state.met = true;
+        state.matched = e.matched;
+        for (Check &c : e.checks) {
+            std::string made;
+            std::erase_if(c.nodes, [&](NodeId id) {
+                if (id.value < m_originalIdBound)
+                    return false;
+                const Node *n = graph.node(id);
+                if (n && made.find(nodeRef(graph, id) + ":") == std::string::npos)
+                    made += (made.empty() ? "" : "; ") + nodeRef(graph, id) + ": made by "
+                            + (n->provenance.createdBy.empty() ? std::string("an earlier pass") : n->provenance.createdBy);
+                return true;
+            });
+            if (!made.empty())
+                c.actual += " (" + made + ")";
+        }
+        state.checks = std::move(e.checks);
+    }
+
+    const Pattern &m_pattern;
+    const uint32_t m_originalIdBound;
+    std::map<NodeId, NodeState> m_states;
+    /// The node each explained node stands as now (its own id, or the node
+    /// re-created for it).
+    std::map<NodeId, NodeId> m_byCurrent;
+    uint32_t m_idBoundBefore = 0;
+    bool m_inPass = false;
+    bool m_done = false;
+    std::optional<size_t> m_passIndex;
+};
+
+std::string passList(const std::vector<ScheduledPass> &schedule, size_t end)
+{
+    std::string text;
+    for (size_t i = 0; i < end; ++i)
+        text += (i ? ", " : "") + schedule[i].pattern;
+    return text.empty() ? "none" : text;
+}
+
+bool runsOnStage(PassStage pass, GraphStage graph)
+{
+    return graph == GraphStage::Both || (pass == PassStage::PreGrad) == (graph == GraphStage::PreGrad);
+}
+
+} // namespace
+
+std::vector<Explanation> explainInInductorSchedule(const Graph &graph, const InductorScheduleDriver &driver,
+                                                   const Pattern &pattern, std::vector<NodeId> nodes)
+{
+    if (nodes.empty())
+        for (NodeId id = graph.first(); id.isValid(); id = graph.next(id))
+            if (graph.node(id)->isOp() && pattern.isRootOp(graph.node(id)->op))
+                nodes.push_back(id);
+
+    const GraphStage stage = graphStage(graph);
+    const std::vector<ScheduledPass> schedule = driver.schedule(stage);
+    auto scheduled = std::find_if(schedule.begin(), schedule.end(),
+                                  [&](const ScheduledPass &p) { return p.pattern == pattern.name(); });
+    const size_t passIndex = static_cast<size_t>(scheduled - schedule.begin());
+    const std::string_view stageSource = pattern.stage() == PassStage::PreGrad ? kPreGradSource : kPostGradSource;
+
+    // Watch the schedule only when the rule runs at all.
+    ExplainObserver observer(pattern, nodes, graph.idBound());
+    if (scheduled != schedule.end() && runsOnStage(pattern.stage(), stage)) {
+        Graph copy = graph.clone();
+        InductorScheduleDriver watched = driver;
+        watched.setObserver(&observer);
+        watched.run(copy, stage);
+    }
+
+    const std::string position = "pass " + std::to_string(passIndex + 1) + " of " + std::to_string(schedule.size());
+    const std::string context = "Inductor 2.6's " + std::string(toString(stage)) + " schedule, "
+                                + (scheduled != schedule.end() ? position : std::string("not scheduled"));
+    const auto &enabled = driver.patterns().enabled();
+    const bool isEnabled = std::find(enabled.begin(), enabled.end(), &pattern) != enabled.end();
+
+    std::vector<Explanation> explanations;
+    for (NodeId node : nodes) {
+        Explanation e;
+        e.pattern = pattern.name();
+        e.node = node;
+        e.context = context;
+        MatchTrace trace(MatchTrace::Mode::Explain);
+        bool ok = false;
+        {
+            MatchTrace::Source source(trace, pattern.inductorSource());
+            ok = checkCanStartAt(graph, pattern, node, trace);
+        }
+        if (ok) {
+            MatchTrace::Source source(trace, kStageSource);
+            ok = trace.check(runsOnStage(pattern.stage(), stage),
+                             "Inductor runs " + std::string(pattern.stage() == PassStage::PreGrad ? "pre_grad" : "post_grad")
+                                 + " passes on this graph",
+                             [&] {
+                                 const std::string rule = pattern.name() + " is a "
+                                                          + (pattern.stage() == PassStage::PreGrad ? "pre_grad" : "post_grad")
+                                                          + " pass; ";
+                                 switch (stage) {
+                                 case GraphStage::PreGrad:
+                                     return rule + "this graph is pre_grad (a Dynamo graph: torch-level calls), which "
+                                                   "gets only pre_grad_passes";
+                                 case GraphStage::PostGrad:
+                                     return rule + "this graph is post_grad (an ATen graph), which gets only "
+                                                   "post_grad_passes";
+                                 case GraphStage::Both: break;
+                                 }
+                                 return rule + "Inductor never sees this graph (not from PT2); Fusebox runs the "
+                                               "pre_grad passes on it, then the post_grad ones";
+                             });
+        }
+        if (ok) {
+            MatchTrace::Source source(trace, stageSource);
+            ok = trace.check(scheduled != schedule.end(), "the pass config runs " + pattern.name(), [&] {
+                if (scheduled != schedule.end())
+                    return position + (scheduled->repeat > 1 ? ", " + std::to_string(scheduled->repeat) + " times (counter)"
+                                                             : std::string());
+                if (!isEnabled)
+                    return std::string("the config does not name it; Inductor runs only the passes "
+                                       "pre_grad_fusion_options / post_grad_fusion_options name");
+                if (pattern.options().getInt("counter", 1) < 1)
+                    return "its counter is " + std::to_string(pattern.options().getInt("counter", 1))
+                           + ": range(counter) runs it no time";
+                return std::string("it is not in this stage's schedule");
+            });
+        }
+        const auto state = observer.states().find(node);
+        if (ok) {
+            MatchTrace::Source source(trace, stageSource);
+            ok = trace.check(state->second.removedBy.empty(), "the node is still there when " + pattern.name() + " runs",
+                             [&] {
+                                 std::string recreated;
+                                 for (const std::string &by : state->second.recreatedBy)
+                                     recreated += (recreated.empty() ? "" : ", then ") + by;
+                                 if (!recreated.empty())
+                                     recreated = "re-created by " + recreated + "; ";
+                                 if (!state->second.removedBy.empty())
+                                     return recreated + nodeRef(graph, node) + " was rewritten away by " + state->second.removedBy
+                                            + " (pass " + std::to_string(state->second.removedAt + 1)
+                                            + "), which runs first";
+                                 if (!recreated.empty())
+                                     return recreated + "explained as that node";
+                                 return "the passes before it: " + passList(schedule, passIndex);
+                             },
+                             {node});
+        }
+        if (ok) {
+            const bool vertical = pattern.family() == PatternFamily::Vertical;
+            MatchTrace::Source source(trace, vertical ? kSweepSource : stageSource);
+            ok = trace.check(state->second.met, vertical ? "the pass's sweep reaches the node" : "the pass's search sees the node",
+                             [&] {
+                                 if (state->second.met)
+                                     return std::string(vertical ? "the sweep visits it on the graph its later nodes' "
+                                                                   "rewrites left"
+                                                                 : "the search runs on the graph as the passes before left it");
+                                 if (vertical && observer.ranPass())
+                                     return "a rewrite of this pass at a later node (the sweep goes last to first) "
+                                            "removed " + nodeRef(graph, node) + " first";
+                                 return std::string("the schedule stopped before this pass");
+                             },
+                             {node});
+        }
+        e.checks = trace.checks();
+        if (ok) {
+            // The rule's availability and root-op checks were made above.
+            const std::vector<Check> &seen = state->second.checks;
+            auto first = std::find_if(seen.begin(), seen.end(), [](const Check &c) {
+                return c.description != "pattern can run in this build" && c.description != "node is a root op of the pattern";
+            });
+            e.checks.insert(e.checks.end(), first, seen.end());
+            e.matched = state->second.matched;
+        }
+        if (e.matched)
+            e.summary = pattern.name() + " fires at " + nodeRef(graph, node) + " when it runs (" + position + ")";
+        else if (const Check *f = e.failure())
+            e.summary = f->description + ": " + (f->actual.empty() ? "failed" : f->actual);
+        explanations.push_back(std::move(e));
+    }
+    return explanations;
+}
+
+NearMissSummary nearMissesInInductorSchedule(const Graph &graph, const InductorScheduleDriver &driver,
+                                             const Pattern &pattern)
+{
+    return summarizeNearMisses(pattern.name(), explainInInductorSchedule(graph, driver, pattern));
+}
+
+} // namespace fusebox

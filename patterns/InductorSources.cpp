@@ -1,0 +1,75 @@
+// Where each built-in rule lives in PyTorch 2.6 (line numbers are 2.6.0's;
+// docs/inductor-2.6-passes.md is the longer reference). An explanation names
+// this code as the one that applies the rule's checks.
+
+#include "patterns/Catalog.h"
+
+#include <map>
+#include <string_view>
+
+namespace fusebox {
+namespace {
+
+constexpr std::string_view kLinearCheck = " (is_linear_node_can_be_fused, group_batch_fusion.py:604)";
+
+const std::map<std::string_view, std::string> &sources()
+{
+    static const std::map<std::string_view, std::string> table = {
+        // Pre-grad group/batch fusions (group_batch_fusion.py).
+        {"batch_linear_lhs", "group_batch_fusion.py:502 BatchLinearLHSFusion.match" + std::string(kLinearCheck)},
+        {"batch_linear", "group_batch_fusion.py:634 PreGradBatchLinearFusion.match" + std::string(kLinearCheck)},
+        {"batch_layernorm", "group_batch_fusion.py:751 BatchLayernormFusion.match"},
+        {"batch_tanh", "group_batch_fusion.py:923 BatchPointwiseOpsPreGradFusion.match"},
+        {"batch_sigmoid", "group_batch_fusion.py:923 BatchPointwiseOpsPreGradFusion.match"},
+        {"batch_relu", "group_batch_fusion.py:923 BatchPointwiseOpsPreGradFusion.match"},
+        {"batch_detach", "group_batch_fusion.py:1058 BatchMathOpsPreGradFusion.match"},
+        {"batch_nan_to_num", "group_batch_fusion.py:1058 BatchMathOpsPreGradFusion.match"},
+        {"batch_clamp", "group_batch_fusion.py:1058 BatchMathOpsPreGradFusion.match"},
+        {"batch_dropout", "not in 2.6: PRE_GRAD_FUSIONS (group_batch_fusion.py:118) has no batch_dropout; "
+                          "Fusebox follows BatchMathOpsPreGradFusion.match (:1058)"},
+        // Post-grad group/batch fusions.
+        {"batch_linear_post_grad", "group_batch_fusion.py:196 PostGradBatchLinearFusion.match"},
+        {"group_linear", "group_batch_fusion.py:334 GroupLinearFusion.match"},
+        {"batch_aten_tanh", "group_batch_fusion.py:1002 BatchPointwiseOpsPostGradFusion.match"},
+        {"batch_aten_sigmoid", "group_batch_fusion.py:1002 BatchPointwiseOpsPostGradFusion.match"},
+        {"batch_aten_relu", "group_batch_fusion.py:1002 BatchPointwiseOpsPostGradFusion.match"},
+        {"batch_aten_add", "group_batch_fusion.py:414 BatchPointwiseMathOpsPostGradFusion.match"},
+        {"batch_aten_sub", "group_batch_fusion.py:414 BatchPointwiseMathOpsPostGradFusion.match"},
+        {"batch_aten_div", "group_batch_fusion.py:414 BatchPointwiseMathOpsPostGradFusion.match"},
+        {"batch_aten_mul", "group_batch_fusion.py:414 BatchPointwiseMathOpsPostGradFusion.match"},
+        // Split/cat pattern passes (split_cat.py): the pattern and its handler.
+        {"normalization_pass", "split_cat.py:206-528 normalize_{split,unbind,cat,stack,squeeze,reshape,clamp,detach}_default"},
+        {"remove_split_with_size_one_pass", "split_cat.py:226 remove_split_with_size_one"},
+        {"merge_getitem_cat_pass", "split_cat.py:1473 merge_getitem_cat"},
+        {"merge_stack_tahn_unbind_pass", "split_cat.py:52 (2.6 registers no pattern for this pass)"},
+        {"merge_splits_pass", "split_cat.py:577 merge_splits"},
+        {"mutate_cat_pass", "split_cat.py:1579 mutate_cat_node"},
+        {"split_cat_pass", "split_cat.py:1255 merge_split_squeeze, :1389 simplify_split_cat (SplitCatSimplifier, :655)"},
+        {"unbind_stack_pass", "split_cat.py:1324 merge_unbind_stack (UnbindCatRemover, :1102)"},
+        {"split_cat_to_slices_pass", "split_cat.py:2051 split_cat_to_slices"},
+        {"unbind_cat_to_view_pass", "split_cat.py:2134 unbind_cat_to_view"},
+        {"split_stack_to_cats_pass", "split_cat.py:2304 split_stack_to_cats"},
+        {"unbind_stack_to_slices_pass", "split_cat.py:2377 unbind_stack_to_slices"},
+        {"move_reshape_out_of_split_stack_pass", "split_cat.py:2477 move_reshape_out_of_split_stack"},
+        {"unbind_stack_aten_pass", "split_cat.py:1695 merge_unbind_stack_aten"},
+        // fuse_fx's graph transforms (pre_grad.py).
+        {"sink_cat_after_pointwise", "pre_grad.py:618 sink_cat_after_pointwise"},
+        {"linear_permute_fusion", "pre_grad.py:669 linear_permute_fusion"},
+        {"permute_linear_fusion", "pre_grad.py:710 permute_linear_fusion"},
+        {"permute_matmul_fusion", "pre_grad.py:744 permute_matmul_fusion"},
+    };
+    return table;
+}
+
+} // namespace
+
+void setInductorSources(PatternSet &set)
+{
+    for (const Pattern *p : set.all()) {
+        auto it = sources().find(p->name());
+        if (it != sources().end())
+            set.find(p->name())->setInductorSource(it->second);
+    }
+}
+
+} // namespace fusebox
