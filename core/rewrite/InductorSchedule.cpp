@@ -246,8 +246,12 @@ DriverResult InductorScheduleDriver::run(Graph &graph, GraphStage stage, EditLog
             // matcher passes: they move no counter.
             if (applier.apply(*match, tracker) && !isFuseFxRule(pattern.name())) {
                 addCounts(counts);
-                ++result.inductorCounters["pattern_matcher_count"];
-                result.inductorCounters["pattern_matcher_nodes"] += nodes;
+                // The pattern matcher's own counts, unless the rule gives
+                // them (its 2.6 pattern's nodes are not the rewrite's).
+                if (!counts.added.contains("pattern_matcher_count")) {
+                    ++result.inductorCounters["pattern_matcher_count"];
+                    result.inductorCounters["pattern_matcher_nodes"] += nodes;
+                }
             }
         }
     };

@@ -45,6 +45,19 @@ protected:
         return plan;
     }
 
+    // 2.6's pattern, CallFunction(torch.cat, getitem_split, dim=Ignored()):
+    // the cat, the first getitem of a TorchSplit in its list and that split,
+    // counted whatever the handler then does.
+    InductorCounts countsOf(const Graph &graph, const Plan &plan) const override
+    {
+        return patternMatcherCounts(3, PlannedPattern::countsOf(graph, plan));
+    }
+
+    InductorCounts inductorCountsWithoutRewrite(const Graph &graph, NodeId anchor) const override
+    {
+        return hasInductorGetItemSplitList(graph, anchor) ? patternMatcherCounts(3) : InductorCounts{};
+    }
+
     void apply(PatternRewriter &rewriter, const Plan &plan) const override
     {
         const SplitView &split = plan.group.split;

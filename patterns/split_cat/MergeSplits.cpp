@@ -91,6 +91,28 @@ protected:
         return plan;
     }
 
+    // 2.6's pattern, TorchSplit(getitem(TorchSplit(...), _), ...): the
+    // second split, the getitem (read by it alone) and the first split,
+    // counted whatever merge_splits then does.
+    static bool inductorPatternMatches(const Graph &graph, NodeId second)
+    {
+        NodeId item, first;
+        if (!isInductorTorchSplit(graph, second))
+            return false;
+        item = graph.node(second)->args()[0].node();
+        return isGetItem(graph, item, &first) && graph.useCount(item) == 1 && isInductorTorchSplit(graph, first);
+    }
+
+    InductorCounts countsOf(const Graph &graph, const Plan &plan) const override
+    {
+        return patternMatcherCounts(3, PlannedPattern::countsOf(graph, plan));
+    }
+
+    InductorCounts inductorCountsWithoutRewrite(const Graph &graph, NodeId anchor) const override
+    {
+        return inductorPatternMatches(graph, anchor) ? patternMatcherCounts(3) : InductorCounts{};
+    }
+
     void apply(PatternRewriter &rewriter, const Plan &plan) const override
     {
         std::vector<int64_t> sections(plan.first.sections.begin(), plan.first.sections.begin() + plan.index);

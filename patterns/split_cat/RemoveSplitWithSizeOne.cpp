@@ -62,6 +62,19 @@ protected:
         return plan;
     }
 
+    // 2.6's pattern is CallFunctionVarArgs(torch.split, users=MULTIPLE) (and
+    // the method): every split the pass visits is a one-node match, counted
+    // whatever remove_split_with_size_one then does.
+    InductorCounts countsOf(const Graph &graph, const Plan &plan) const override
+    {
+        return patternMatcherCounts(1, PlannedPattern::countsOf(graph, plan));
+    }
+
+    InductorCounts inductorCountsWithoutRewrite(const Graph &, NodeId) const override
+    {
+        return patternMatcherCounts(1);
+    }
+
     void apply(PatternRewriter &rewriter, const Plan &plan) const override
     {
         for (size_t i = 1; i < plan.nodes.size(); ++i)

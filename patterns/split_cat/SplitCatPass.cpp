@@ -10,6 +10,7 @@
 #include "SplitCatPatterns.h"
 #include "SplitCatSimplifier.h"
 
+
 namespace fusebox::splitcat {
 namespace {
 
@@ -80,7 +81,20 @@ protected:
         // simplifier's merges as unbind_stack_pass and scmerge_*.
         if (plan.squeeze)
             return PlannedPattern::countsOf(graph, plan);
-        return simplifierCounts(graph, plan.simplify);
+        // 2.6 matches at the cat or stack: it, the first getitem of the
+        // split in its list and the split (getitem_split, split_cat.py:1329).
+        return patternMatcherCounts(3, simplifierCounts(graph, plan.simplify));
+    }
+
+    // 2.6 anchors split_cat_pass at the cats and stacks (getitem_split):
+    // where this split is the one a reader's list pattern binds to, 2.6
+    // counts a three-node match at that reader whether or not
+    // simplify_split_cat then changes anything.
+    InductorCounts inductorCountsWithoutRewrite(const Graph &graph, NodeId split) const override
+    {
+        if (!isInductorTorchSplit(graph, split))
+            return {};
+        return listReaderMatchCounts(graph, split, inductorGetItemSplitSource);
     }
 
     void apply(PatternRewriter &rewriter, const Plan &plan) const override

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <set>
 
 namespace fusebox::splitcat {
 
@@ -306,6 +307,75 @@ std::vector<int64_t> fuseSections(const std::vector<int64_t> &sections, int64_t 
     out.push_back(fused);
     out.insert(out.end(), sections.begin() + last + 1, sections.end());
     return out;
+}
+
+bool isInductorTorchSplit(const Graph &graph, NodeId split)
+{
+    const Node *n = graph.node(split);
+    if (!n || !isSplitOp(*n) || !splitNormalizationGap(*n).empty())
+        return false;
+    MatchTrace quiet;
+    return readGetItems(graph, split, quiet, "split").has_value();
+}
+
+namespace {
+
+/// The source of the first getitem in `owner`'s list whose source passes
+/// `accepts` (what a ListOf(getitem(...), partial=True) pattern binds to).
+template <typename Accepts>
+NodeId firstGetItemSource(const Graph &graph, NodeId owner, Accepts &&accepts)
+{
+    const auto tensors = tensorList(*graph.node(owner));
+    if (!tensors)
+        return {};
+    for (NodeId item : *tensors) {
+        NodeId source;
+        if (isGetItem(graph, item, &source) && accepts(source))
+            return source;
+    }
+    return {};
+}
+
+} // namespace
+
+NodeId inductorGetItemSplitSource(const Graph &graph, NodeId owner)
+{
+    return firstGetItemSource(graph, owner, [&](NodeId source) { return isInductorTorchSplit(graph, source); });
+}
+
+NodeId inductorGetItemUnbindSource(const Graph &graph, NodeId owner)
+{
+    return firstGetItemSource(graph, owner, [&](NodeId source) { return isOp(*graph.node(source), "aten::unbind"); });
+}
+
+bool hasInductorGetItemSplitList(const Graph &graph, NodeId owner)
+{
+    return inductorGetItemSplitSource(graph, owner).isValid();
+}
+
+InductorCounts listReaderMatchCounts(const Graph &graph, NodeId source,
+                                     NodeId (*boundSource)(const Graph &, NodeId))
+{
+    std::set<NodeId> readers;
+    for (NodeId item : graph.users(source))
+        for (NodeId reader : graph.users(item)) {
+            const Node &r = *graph.node(reader);
+            if ((isOp(r, "aten::cat") || isOp(r, "aten::stack")) && boundSource(graph, reader) == source)
+                readers.insert(reader);
+        }
+    InductorCounts counts;
+    if (!readers.empty()) {
+        counts.added["pattern_matcher_count"] = readers.size();
+        counts.added["pattern_matcher_nodes"] = 3 * readers.size();
+    }
+    return counts;
+}
+
+InductorCounts patternMatcherCounts(size_t nodes, InductorCounts counts)
+{
+    counts.added["pattern_matcher_count"] = 1;
+    counts.added["pattern_matcher_nodes"] = nodes;
+    return counts;
 }
 
 } // namespace fusebox::splitcat

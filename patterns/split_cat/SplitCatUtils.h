@@ -136,6 +136,36 @@ std::optional<SplitGetItems> readGetItemsOfOneSplit(const Graph &graph, NodeId o
                                                     const std::vector<NodeId> &inputs, MatchTrace &trace,
                                                     std::string_view what);
 
+// --- what 2.6's pattern matcher counts -------------------------------------
+/// 2.6's TorchSplit (split_cat.py:529): a split in normal form whose users are
+/// all getitems with distinct non-negative int indices.
+bool isInductorTorchSplit(const Graph &graph, NodeId split);
+
+/// 2.6's getitem_split (split_cat.py:1329) as the tensor list of `owner` (a
+/// cat or stack): a literal list holding at least one getitem of a TorchSplit
+/// (ListOf(..., partial=True)).
+bool hasInductorGetItemSplitList(const Graph &graph, NodeId owner);
+/// The split getitem_split binds to in `owner`'s list: the source of its
+/// first getitem of a TorchSplit (invalid when none).
+NodeId inductorGetItemSplitSource(const Graph &graph, NodeId owner);
+/// The same for 2.6's getitem_unbind (split_cat.py:1293): the source of the
+/// first getitem of an unbind in `owner`'s list (invalid when none).
+NodeId inductorGetItemUnbindSource(const Graph &graph, NodeId owner);
+
+/// The counts 2.6's PatternMatcherPass.apply adds for one match of a
+/// pattern that matched `nodes` nodes (pattern_matcher_count and
+/// pattern_matcher_nodes), whatever its handler then does. A list pattern
+/// matches its first item only (the items share one pattern with
+/// _users=MULTIPLE, which binds to the first).
+/// The matches 2.6 counts at the cats and stacks whose list pattern binds to
+/// `source` (`boundSource`: inductorGetItemSplitSource or
+/// inductorGetItemUnbindSource), three nodes each.
+InductorCounts listReaderMatchCounts(const Graph &graph, NodeId source,
+                                     NodeId (*boundSource)(const Graph &, NodeId));
+
+/// `base` is what the handler itself counts, to add these to.
+InductorCounts patternMatcherCounts(size_t nodes, InductorCounts base = {});
+
 /// Reads a cat whose inputs are getitems of one normalized split on the
 /// split's dim: readTensorList, readGetItemsOfOneSplit, then "cat dim equals
 /// split dim" ("cat dim 0 ≠ split dim 1"). Shared by merge_getitem_cat_pass

@@ -106,6 +106,21 @@ protected:
         return plan;
     }
 
+    // 2.6's split_stack_to_cats pattern is CallFunction(torch.stack,
+    // getitem_split, dim=Ignored()): three nodes, counted whatever the
+    // handler does. split_cat_to_slices registers two patterns on every cat
+    // (any cat, and getitem_split), whose counts are not modelled here.
+    InductorCounts countsOf(const Graph &graph, const Plan &plan) const override
+    {
+        return m_stack ? patternMatcherCounts(3, PlannedPattern::countsOf(graph, plan))
+                       : PlannedPattern::countsOf(graph, plan);
+    }
+
+    InductorCounts inductorCountsWithoutRewrite(const Graph &graph, NodeId anchor) const override
+    {
+        return m_stack && hasInductorGetItemSplitList(graph, anchor) ? patternMatcherCounts(3) : InductorCounts{};
+    }
+
     void apply(PatternRewriter &rewriter, const Plan &plan) const override
     {
         NodeBuilder build(rewriter, plan.owner, plan.owner);

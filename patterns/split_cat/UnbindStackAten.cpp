@@ -126,6 +126,48 @@ protected:
         return plan;
     }
 
+    // 2.6's pattern, CallFunction(aten.cat, ListOf(CallFunctionVarArgs(
+    // aten.unsqueeze))): a cat on dim 0 (the default, written or not) whose
+    // one list holds only unsqueezes, each read by nothing else. The pattern
+    // matcher counts every match, with the cat and its unsqueezes as the
+    // match's nodes, also when merge_unbind_stack_aten then returns unchanged.
+    static std::optional<size_t> inductorPatternNodes(const Graph &graph, NodeId cat)
+    {
+        const Node &n = *graph.node(cat);
+        MatchTrace quiet;
+        auto inputs = readTensorList(graph, cat, quiet, "cat");
+        if (!inputs || inputs->empty())
+            return std::nullopt;
+        const auto dim = intArgAt(n, 1, "dim");
+        const Arg *dimArg = argAt(n, 1, "dim");
+        if (dimArg && (!dim || *dim != 0))
+            return std::nullopt;
+        for (NodeId in : *inputs)
+            if (!isOp(*graph.node(in), "aten::unsqueeze") || graph.useCount(in) != 1)
+                return std::nullopt;
+        return 1 + inputs->size();
+    }
+
+    InductorCounts countsOf(const Graph &graph, const Plan &plan) const override
+    {
+        InductorCounts counts = PlannedPattern::countsOf(graph, plan);
+        if (auto nodes = inductorPatternNodes(graph, plan.cat)) {
+            counts.added["pattern_matcher_count"] = 1;
+            counts.added["pattern_matcher_nodes"] = *nodes;
+        }
+        return counts;
+    }
+
+    InductorCounts inductorCountsWithoutRewrite(const Graph &graph, NodeId anchor) const override
+    {
+        InductorCounts counts;
+        if (auto nodes = inductorPatternNodes(graph, anchor)) {
+            counts.added["pattern_matcher_count"] = 1;
+            counts.added["pattern_matcher_nodes"] = *nodes;
+        }
+        return counts;
+    }
+
     void apply(PatternRewriter &rewriter, const Plan &plan) const override
     {
         rewriter.replaceAllUsesWith(plan.cat, plan.parent);

@@ -8,6 +8,7 @@
 #include "SplitCatPatterns.h"
 #include "SplitCatSimplifier.h"
 
+
 namespace fusebox::splitcat {
 namespace {
 
@@ -57,10 +58,22 @@ protected:
         return analyzeSimplify(graph, std::move(src), trace);
     }
 
+    // 2.6 anchors unbind_stack_pass at the cats and stacks
+    // (getitem_unbind, split_cat.py:1293): where this unbind is the one a
+    // reader's list pattern binds to (its first getitem of an unbind), 2.6
+    // counts a three-node match whether or not merge_unbind_stack changes
+    // anything.
+    InductorCounts inductorCountsWithoutRewrite(const Graph &graph, NodeId unbind) const override
+    {
+        return listReaderMatchCounts(graph, unbind, inductorGetItemUnbindSource);
+    }
+
     void apply(PatternRewriter &rewriter, const Plan &plan) const override { applySimplify(rewriter, plan); }
+    // 2.6 matches at the cat or stack: it, the first getitem of the unbind
+    // in its list and the unbind (getitem_unbind, split_cat.py:1293).
     InductorCounts countsOf(const Graph &graph, const Plan &plan) const override
     {
-        return simplifierCounts(graph, plan);
+        return patternMatcherCounts(3, simplifierCounts(graph, plan));
     }
 };
 

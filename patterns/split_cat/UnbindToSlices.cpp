@@ -89,6 +89,19 @@ protected:
         return plan;
     }
 
+    // 2.6's patterns are CallFunction(torch.cat / torch.stack,
+    // getitem_unbind, dim=Ignored()): three nodes, counted whatever the
+    // handler does.
+    InductorCounts countsOf(const Graph &graph, const Plan &plan) const override
+    {
+        return patternMatcherCounts(3, PlannedPattern::countsOf(graph, plan));
+    }
+
+    InductorCounts inductorCountsWithoutRewrite(const Graph &graph, NodeId anchor) const override
+    {
+        return inductorGetItemUnbindSource(graph, anchor).isValid() ? patternMatcherCounts(3) : InductorCounts{};
+    }
+
     void apply(PatternRewriter &rewriter, const Plan &plan) const override
     {
         NodeBuilder build(rewriter, plan.owner, plan.owner);

@@ -53,9 +53,9 @@ nlohmann::json countersJson(const pt2::Counters &counters)
     return out;
 }
 
-/// The counters without pattern_matcher_count/_nodes: Inductor's pattern
-/// matcher bumps those on every match, also when the handler then bails out
-/// and changes nothing, which Fusebox does not model yet (issue 13).
+/// The counters without pattern_matcher_count/_nodes (which Inductor's
+/// pattern matcher bumps on every match, also when the handler then bails
+/// out): the rules' own counters, reported apart.
 nlohmann::json ruleCounters(const nlohmann::json &counters)
 {
     nlohmann::json out = nlohmann::json::object();
@@ -188,10 +188,10 @@ TEST_CASE("The oracle suite: Fusebox's rewrite is Inductor's, graph and counters
                           << sameBoth << "; Inductor fired on " << fired << "\n"
                           << table);
     // Issue 13 asks for every run to agree; the floors keep what is won
-    // (measured: 167 same graphs of 168, 166 with the same rule counters, 117
-    // with every counter the same; docs/inductor-schedule.md says why the
-    // rest differ).
+    // (measured: 167 same graphs of 168, 166 with the same rule counters, 166
+    // with every counter the same, pattern_matcher_* included;
+    // docs/inductor-schedule.md says why the rest differ).
     CHECK(sameGraph >= 167);
     CHECK(sameBoth >= 166);
-    CHECK(sameCounters >= 117);
+    CHECK(sameCounters >= 166);
 }
