@@ -249,6 +249,9 @@ std::vector<Explanation> explainInInductorSchedule(const Graph &graph, const Ind
         if (ok) {
             MatchTrace::Source source(trace, stageSource);
             ok = trace.check(scheduled != schedule.end(), "the pass config runs " + pattern.name(), [&] {
+                if (inductorRegistersNoPattern(pattern.name()))
+                    return "2.6 registers no pattern for " + pattern.name()
+                           + " (split_cat.py names it, nothing fills its PatternMatcherPass): it changes nothing";
                 if (scheduled != schedule.end())
                     return position + (scheduled->repeat > 1 ? ", " + std::to_string(scheduled->repeat) + " times (counter)"
                                                              : std::string());

@@ -16,6 +16,10 @@ namespace {
 constexpr std::array<std::string_view, 4> kFuseFxRules = {"sink_cat_after_pointwise", "linear_permute_fusion",
                                                           "permute_linear_fusion", "permute_matmul_fusion"};
 
+/// Passes 2.6 names but registers no pattern for: their PatternMatcherPass
+/// is empty, so Inductor's schedule changes nothing with them.
+constexpr std::array<std::string_view, 1> kPassesWithoutPatterns = {"merge_stack_tahn_unbind_pass"};
+
 bool isFuseFxRule(std::string_view name)
 {
     return std::find(kFuseFxRules.begin(), kFuseFxRules.end(), name) != kFuseFxRules.end();
@@ -70,6 +74,12 @@ private:
 
 } // namespace
 
+bool inductorRegistersNoPattern(std::string_view pass)
+{
+    return std::find(kPassesWithoutPatterns.begin(), kPassesWithoutPatterns.end(), pass)
+           != kPassesWithoutPatterns.end();
+}
+
 GraphStage graphStage(const Graph &graph)
 {
     auto format = graph.metadata.find("source.format");
@@ -101,7 +111,7 @@ std::vector<ScheduledPass> inductorSchedule(const PatternSet &patterns, PassStag
     // The stage's runnable patterns, named ones in the config's order first.
     std::vector<const Pattern *> ordered;
     auto runnable = [&](const Pattern *p) {
-        return p && p->stage() == stage && p->unavailableReason().empty()
+        return p && p->stage() == stage && p->unavailableReason().empty() && !inductorRegistersNoPattern(p->name())
                && std::find(ordered.begin(), ordered.end(), p) == ordered.end();
     };
     const std::vector<const Pattern *> enabled = patterns.enabled();

@@ -29,6 +29,11 @@ GraphStage graphStage(const Graph &graph);
 /// "pre_grad", "post_grad", "pre_grad+post_grad".
 std::string_view toString(GraphStage stage);
 
+/// True for a pass 2.6 names but registers no pattern for
+/// (merge_stack_tahn_unbind_pass): Inductor's schedule leaves it out, as its
+/// pass changes nothing; Fusebox's greedy search still runs Fusebox's rule.
+bool inductorRegistersNoPattern(std::string_view pass);
+
 /// One pass of a schedule: a pattern and how many times in a row it runs.
 struct ScheduledPass {
     std::string pattern;
@@ -43,6 +48,7 @@ struct ScheduledPass {
 /// the set's order. Pre-grad: the rules of fuse_fx (sink_cat_after_pointwise
 /// whenever the set has it, enabled or not, as 2.6 runs it whatever the
 /// config says; the permute fusions when enabled), then normalization_pass,
+/// (passes 2.6 registers no pattern for are left out)
 /// then every horizontal rule,
 /// then every other vertical rule, `counter` times each. Post-grad: every
 /// horizontal rule, then every vertical rule, once each.

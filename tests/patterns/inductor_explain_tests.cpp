@@ -163,3 +163,23 @@ TEST_CASE("Inductor's why-not marks the checks Inductor does not make", "[explai
     REQUIRE(under.front().failure() != nullptr);
     CHECK(under.front().failure()->actual == "candidate group of 4 < min_fuse_set_size 5");
 }
+
+TEST_CASE("Inductor's schedule leaves out merge_stack_tahn_unbind_pass, which 2.6 fills with no pattern",
+          "[explain][inductor]")
+{
+    PatternSet set = builtinCatalog();
+    set.disableAll();
+    set.setEnabled("merge_stack_tahn_unbind_pass", true);
+    Graph g = mergeStackTanhUnbindGraph();
+    const size_t before = g.size();
+    // Fusebox's own rule fires here (split_cat_merge_tests) ...
+    REQUIRE(explain(g, *set.find("merge_stack_tahn_unbind_pass"), named(g, "tanh")).matched);
+    // ... but Inductor's pass is empty, and its schedule changes nothing.
+    InductorScheduleDriver driver(set);
+    Graph ran = g.clone();
+    driver.run(ran);
+    CHECK(ran.size() == before);
+    Explanation e = explainOne(g, set, "merge_stack_tahn_unbind_pass", "tanh");
+    REQUIRE(e.failure() != nullptr);
+    CHECK(e.failure()->actual.find("2.6 registers no pattern for merge_stack_tahn_unbind_pass") == 0);
+}
