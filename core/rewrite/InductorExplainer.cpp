@@ -150,7 +150,7 @@ private:
                 return true;
             });
             if (!made.empty())
-                c.actual += " (" + made + ")";
+                c.actual += c.actual.empty() ? made : " (" + made + ")";
         }
         state.checks = std::move(e.checks);
     }

@@ -195,16 +195,30 @@ TEST_CASE("fusebox-pass run honours the config and its rejected matches", "[torc
 
 TEST_CASE("fusebox-pass explain prints a node's trace and the near-miss summary", "[torch][cli]")
 {
+    // Inductor's answer by default: the graph as merge_getitem_cat_pass meets
+    // it, after batch_layernorm fused the layer norms the cat read.
     RunResult trace = runPass("explain " + demoModel() + " --pattern merge_getitem_cat_pass --node cat");
     INFO(trace.output);
     REQUIRE(trace.exitCode == 0);
-    CHECK(trace.output.find("FAIL  every cat input is a getitem  — cat input %layer_norm (aten::layer_norm) is not a getitem")
+    CHECK(trace.output.find("merge_getitem_cat_pass at %cat (Inductor 2.6's pre_grad+post_grad schedule, pass ")
           != std::string::npos);
+    CHECK(trace.output.find("        in split_cat.py:1473 merge_getitem_cat\n") != std::string::npos);
+    CHECK(trace.output.find("FAIL  the getitems read a split  — the getitems read %unbind_3 (aten::unbind), not a split "
+                            "(%unbind_3: made by batch_layernorm#1)")
+          != std::string::npos);
+    // Fusebox's greedy search answers on the graph as it is.
+    RunResult greedy =
+        runPass("explain " + demoModel() + " --pattern merge_getitem_cat_pass --node cat --schedule greedy");
+    INFO(greedy.output);
+    CHECK(greedy.output.find("merge_getitem_cat_pass at %cat (Fusebox's greedy search):") != std::string::npos);
+    CHECK(greedy.output.find("FAIL  every cat input is a getitem  — cat input %layer_norm (aten::layer_norm) is not a getitem")
+          != std::string::npos);
+    CHECK(runPass("explain " + demoModel() + " --pattern batch_tanh --schedule fastest").exitCode == 2);
 
     RunResult summary = runPass("explain " + demoModel() + " --pattern batch_tanh");
     INFO(summary.output);
     REQUIRE(summary.exitCode == 0);
-    CHECK(summary.output.find("batch_tanh: attempted at 4 nodes, fires at 0") != std::string::npos);
+    CHECK(summary.output.find("batch_tanh in Inductor 2.6's schedule: attempted at 4 nodes, fires at 0") != std::string::npos);
     CHECK(summary.output.find("%tanh: candidate group of 4 < min_fuse_set_size 5") != std::string::npos);
 
     RunResult unavailable = runPass("explain " + demoModel() + " --pattern group_linear");
