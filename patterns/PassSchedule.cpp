@@ -64,9 +64,7 @@ std::vector<Explanation> explainForSchedule(PassSchedule schedule, const Pattern
     if (schedule == PassSchedule::Inductor)
         return explainInInductorSchedule(graph, inductorDriver(patterns, config, {}), pattern, std::move(nodes));
     if (nodes.empty())
-        for (NodeId id = graph.first(); id.isValid(); id = graph.next(id))
-            if (graph.node(id)->isOp() && pattern.isRootOp(graph.node(id)->op))
-                nodes.push_back(id);
+        nodes = rootNodes(graph, pattern);
     HorizontalSearchResult search; // one search serves every node
     const bool horizontal = pattern.family() == PatternFamily::Horizontal && pattern.unavailableReason().empty();
     if (horizontal && nodes.size() > 1)

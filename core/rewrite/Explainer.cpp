@@ -81,6 +81,41 @@ bool checkCanStartAt(const Graph &graph, const Pattern &pattern, NodeId node, Ma
                              {node});
 }
 
+bool traceRuleChecks(const Graph &graph, const Pattern &pattern, NodeId node, const HorizontalSearchResult *search,
+                     MatchTrace &trace)
+{
+    if (pattern.family() == PatternFamily::Vertical) {
+        auto m = static_cast<const VerticalPattern &>(pattern).match(graph, node, trace);
+        return m.has_value() && !trace.failed();
+    }
+    const auto &h = static_cast<const HorizontalPattern &>(pattern);
+    if (!h.key(graph, node, trace) || trace.failed())
+        return false;
+    HorizontalSearchResult local;
+    if (!search) {
+        local = searchHorizontal(graph, h);
+        search = &local;
+    }
+    explainGroupOutcome(graph, h, node, *search, trace);
+    return !trace.failed();
+}
+
+std::string failureSummary(const Check &failed)
+{
+    return failed.description + ": " + (failed.actual.empty() ? "failed" : failed.actual);
+}
+
+std::vector<NodeId> rootNodes(const Graph &graph, const Pattern &pattern)
+{
+    std::vector<NodeId> nodes;
+    for (NodeId id = graph.first(); id.isValid(); id = graph.next(id)) {
+        const Node &n = *graph.node(id);
+        if (n.isOp() && pattern.isRootOp(n.op))
+            nodes.push_back(id);
+    }
+    return nodes;
+}
+
 Explanation explain(const Graph &graph, const Pattern &pattern, NodeId node)
 {
     return explain(graph, pattern, node, nullptr);
@@ -94,29 +129,12 @@ Explanation explain(const Graph &graph, const Pattern &pattern, NodeId node, con
     e.context = "Fusebox's greedy search";
     MatchTrace trace(MatchTrace::Mode::Explain);
     MatchTrace::Source source(trace, pattern.inductorSource());
-    const bool ok = checkCanStartAt(graph, pattern, node, trace);
-    if (ok) {
-        if (pattern.family() == PatternFamily::Vertical) {
-            auto m = static_cast<const VerticalPattern &>(pattern).match(graph, node, trace);
-            e.matched = m.has_value() && !trace.failed();
-        } else {
-            const auto &h = static_cast<const HorizontalPattern &>(pattern);
-            if (h.key(graph, node, trace) && !trace.failed()) {
-                HorizontalSearchResult local;
-                if (!search) {
-                    local = searchHorizontal(graph, h);
-                    search = &local;
-                }
-                explainGroupOutcome(graph, h, node, *search, trace);
-                e.matched = !trace.failed();
-            }
-        }
-    }
+    e.matched = checkCanStartAt(graph, pattern, node, trace) && traceRuleChecks(graph, pattern, node, search, trace);
     e.checks = trace.checks();
     if (e.matched) {
         e.summary = pattern.name() + " fires at " + nodeRef(graph, node);
     } else if (const Check *f = e.failure()) {
-        e.summary = f->description + ": " + (f->actual.empty() ? "failed" : f->actual);
+        e.summary = failureSummary(*f);
     }
     return e;
 }
@@ -127,11 +145,8 @@ NearMissSummary nearMisses(const Graph &graph, const Pattern &pattern)
     if (pattern.family() == PatternFamily::Horizontal && pattern.unavailableReason().empty())
         search = searchHorizontal(graph, static_cast<const HorizontalPattern &>(pattern));
     std::vector<Explanation> explanations;
-    for (NodeId id = graph.first(); id.isValid(); id = graph.next(id)) {
-        const Node &n = *graph.node(id);
-        if (n.isOp() && pattern.isRootOp(n.op))
-            explanations.push_back(explain(graph, pattern, id, &search));
-    }
+    for (NodeId id : rootNodes(graph, pattern))
+        explanations.push_back(explain(graph, pattern, id, &search));
     return summarizeNearMisses(pattern.name(), std::move(explanations));
 }
 

@@ -29,6 +29,21 @@ struct Explanation {
 /// build, and `node` has one of its root ops. Returns whether both passed.
 bool checkCanStartAt(const Graph &graph, const Pattern &pattern, NodeId node, MatchTrace &trace);
 
+/// The rule's own checks at `node` (after checkCanStartAt passed), recorded
+/// in `trace`; returns whether it fires. Vertical: the match attempt.
+/// Horizontal: the key, then what the search (`search`, or one run here when
+/// null) did with the node.
+bool traceRuleChecks(const Graph &graph, const Pattern &pattern, NodeId node, const HorizontalSearchResult *search,
+                     MatchTrace &trace);
+
+/// "description: actual" (or ": failed") of a failed check, an explanation's
+/// summary.
+std::string failureSummary(const Check &failed);
+
+/// The nodes `pattern` is tried at: those with one of its root ops, in
+/// program order.
+std::vector<NodeId> rootNodes(const Graph &graph, const Pattern &pattern);
+
 /// Explains `pattern` at `node`. Vertical: the match attempt's checks.
 /// Horizontal: the key checks, then what the greedy search did with the node
 /// (grouped; candidate group below min_fuse_set_size; left in a subset too

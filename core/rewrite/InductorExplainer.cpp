@@ -64,7 +64,7 @@ public:
         const HorizontalSearchResult search = searchHorizontal(graph, h);
         for (auto &[id, state] : m_states)
             if (state.removedBy.empty() && graph.contains(state.current) && !state.matched)
-                record(graph, state, explain(graph, m_pattern, state.current, &search));
+                record(graph, state, state.current, &search);
     }
 
     void visiting(const Graph &graph, const VerticalPattern &pattern, NodeId node) override
@@ -76,7 +76,7 @@ public:
             return;
         NodeState &state = m_states.at(it->second);
         if (!state.matched)
-            record(graph, state, explain(graph, m_pattern, node, nullptr));
+            record(graph, state, node, nullptr);
     }
 
     void passFinished(const Graph &graph, const std::vector<ScheduledPass> &schedule, size_t index,
@@ -134,11 +134,14 @@ private:
     /// Keeps what the pass saw. A node an earlier pass made is not in the
     /// explained graph: the check says which rewrite made it, and marks only
     /// the nodes the graph has.
-    void record(const Graph &graph, NodeState &state, Explanation e) const
+    void record(const Graph &graph, NodeState &state, NodeId node, const HorizontalSearchResult *search) const
     {
+        MatchTrace trace(MatchTrace::Mode::Explain);
+        MatchTrace::Source source(trace, m_pattern.inductorSource());
         state.met = true;
-        state.matched = e.matched;
-        for (Check &c : e.checks) {
+        state.matched = traceRuleChecks(graph, m_pattern, node, search, trace);
+        std::vector<Check> checks = trace.checks();
+        for (Check &c : checks) {
             std::string made;
             std::erase_if(c.nodes, [&](NodeId id) {
                 if (id.value < m_originalIdBound)
@@ -152,7 +155,7 @@ private:
             if (!made.empty())
                 c.actual += c.actual.empty() ? made : " (" + made + ")";
         }
-        state.checks = std::move(e.checks);
+        state.checks = std::move(checks);
     }
 
     const Pattern &m_pattern;
@@ -186,9 +189,7 @@ std::vector<Explanation> explainInInductorSchedule(const Graph &graph, const Ind
                                                    const Pattern &pattern, std::vector<NodeId> nodes)
 {
     if (nodes.empty())
-        for (NodeId id = graph.first(); id.isValid(); id = graph.next(id))
-            if (graph.node(id)->isOp() && pattern.isRootOp(graph.node(id)->op))
-                nodes.push_back(id);
+        nodes = rootNodes(graph, pattern);
 
     const GraphStage stage = graphStage(graph);
     const std::vector<ScheduledPass> schedule = driver.schedule(stage);
@@ -226,13 +227,10 @@ std::vector<Explanation> explainInInductorSchedule(const Graph &graph, const Ind
         }
         if (ok) {
             MatchTrace::Source source(trace, kStageSource);
-            ok = trace.check(runsOnStage(pattern.stage(), stage),
-                             "Inductor runs " + std::string(pattern.stage() == PassStage::PreGrad ? "pre_grad" : "post_grad")
-                                 + " passes on this graph",
+            const std::string passStage(toString(pattern.stage()));
+            ok = trace.check(runsOnStage(pattern.stage(), stage), "Inductor runs " + passStage + " passes on this graph",
                              [&] {
-                                 const std::string rule = pattern.name() + " is a "
-                                                          + (pattern.stage() == PassStage::PreGrad ? "pre_grad" : "post_grad")
-                                                          + " pass; ";
+                                 const std::string rule = pattern.name() + " is a " + passStage + " pass; ";
                                  switch (stage) {
                                  case GraphStage::PreGrad:
                                      return rule + "this graph is pre_grad (a Dynamo graph: torch-level calls), which "
@@ -302,18 +300,13 @@ std::vector<Explanation> explainInInductorSchedule(const Graph &graph, const Ind
         }
         e.checks = trace.checks();
         if (ok) {
-            // The rule's availability and root-op checks were made above.
-            const std::vector<Check> &seen = state->second.checks;
-            auto first = std::find_if(seen.begin(), seen.end(), [](const Check &c) {
-                return c.description != "pattern can run in this build" && c.description != "node is a root op of the pattern";
-            });
-            e.checks.insert(e.checks.end(), first, seen.end());
+            e.checks.insert(e.checks.end(), state->second.checks.begin(), state->second.checks.end());
             e.matched = state->second.matched;
         }
         if (e.matched)
             e.summary = pattern.name() + " fires at " + nodeRef(graph, node) + " when it runs (" + position + ")";
         else if (const Check *f = e.failure())
-            e.summary = f->description + ": " + (f->actual.empty() ? "failed" : f->actual);
+            e.summary = failureSummary(*f);
         explanations.push_back(std::move(e));
     }
     return explanations;

@@ -10,7 +10,6 @@
 #include "SplitCatPatterns.h"
 #include "SplitCatSimplifier.h"
 
-
 namespace fusebox::splitcat {
 namespace {
 
