@@ -6,6 +6,12 @@
 # input is left in build-fuzz/crashes/ (reproduce: build-fuzz/TARGET FILE).
 #
 #   scripts/fuzz.sh [SECONDS] [TARGET...]
+#
+# FUSEBOX_FUZZ_RUNS=N FUSEBOX_FUZZ_SEED=S make the run repeatable: N inputs
+# from mutation seed S (SECONDS is then only a ceiling), on the seeds alone
+# with a fresh corpus, so the same tree finds the same thing on any machine.
+# The test command (scripts/test.sh) runs that way; without them the run is
+# exploratory: random, timed, and growing build-fuzz/corpus/.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 seconds="${1:-60}"
@@ -25,16 +31,26 @@ failed=0
 for t in "${targets[@]}"; do
   seeds="$build/seeds/$t" corpus="$build/corpus/$t" log="$build/$t.log"
   rm -rf "$seeds" && python3 "$root/scripts/fuzz-seeds.py" "$t" "$seeds" >/dev/null
+  repeatable=()
+  if [ -n "${FUSEBOX_FUZZ_RUNS:-}" ]; then
+    corpus="$build/corpus/$t-repeatable"
+    rm -rf "$corpus"
+    repeatable=(-runs="$FUSEBOX_FUZZ_RUNS" -seed="${FUSEBOX_FUZZ_SEED:-1}")
+  fi
   mkdir -p "$corpus"
   # One worker: the machine's other core builds or runs tests.
   if "$build/${t}_fuzz" -max_total_time="$seconds" -max_len=65536 -timeout=20 -rss_limit_mb=4096 \
-       -print_final_stats=1 -artifact_prefix="$build/crashes/$t-" "$corpus" "$seeds" >"$log" 2>&1; then
+       "${repeatable[@]}" -print_final_stats=1 -artifact_prefix="$build/crashes/$t-" "$corpus" "$seeds" >"$log" 2>&1; then
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
-    echo "fuzz: $t: no crash in ${runs:-?} executions (${seconds} s, $(ls "$seeds" | wc -l) seeds, corpus $(ls "$corpus" | wc -l))"
+    how="${seconds} s"
+    [ -z "${FUSEBOX_FUZZ_RUNS:-}" ] || how="seed ${FUSEBOX_FUZZ_SEED:-1}, at most ${seconds} s"
+    echo "fuzz: $t: no crash in ${runs:-?} executions (${how}, $(ls "$seeds" | wc -l) seeds, corpus $(ls "$corpus" | wc -l))"
   else
     failed=1
     echo "fuzz: $t: FAILED; the input is in $build/crashes/:" >&2
-    grep -E "^([a-z_]+_fuzz:|==[0-9]+==ERROR|SUMMARY)|: runtime error:" "$log" | head -5 >&2
+    [ -z "${FUSEBOX_FUZZ_RUNS:-}" ] || echo "fuzz: repeat with FUSEBOX_FUZZ_RUNS=$FUSEBOX_FUZZ_RUNS FUSEBOX_FUZZ_SEED=${FUSEBOX_FUZZ_SEED:-1} scripts/fuzz.sh $seconds $t" >&2
+    # The broken contract with its detail (the first difference, the text written).
+    grep -A 12 -E "^([a-z_]+_fuzz:|==[0-9]+==ERROR)|: runtime error:" "$log" | head -30 >&2
     tail -n 3 "$log" >&2
   fi
 done

@@ -3,7 +3,10 @@
 # Catch2 binaries (core, torch, views offscreen, pt2). The pt2 tests need the
 # reference PyTorch 2 that setup-pt2.sh makes once (a Debian 13 root, cached in
 # ~/.cache/fusebox/pt2-root); they fail, never skip, without it. Then each fuzz
-# target runs for 60 s on its seeds (scripts/fuzz.sh); a crash fails the run.
+# target runs 10,000 inputs from a fixed mutation seed on its seeds
+# (scripts/fuzz.sh, repeatable: the same tree gives the same run anywhere); a
+# crash or a broken contract fails the run. Longer, random fuzzing is
+# `scripts/fuzz.sh SECONDS`.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bash "$root/scripts/setup.sh"
@@ -11,4 +14,4 @@ bash "$root/scripts/setup-pt2.sh"
 bash "$root/scripts/build.sh"
 cd "${FUSEBOX_BUILD_DIR:-$root/build}"
 QT_QPA_PLATFORM=offscreen ctest --output-on-failure
-bash "$root/scripts/fuzz.sh" 60
+FUSEBOX_FUZZ_RUNS=10000 FUSEBOX_FUZZ_SEED=1 bash "$root/scripts/fuzz.sh" 300
