@@ -24,6 +24,31 @@ struct Plan {
     SimplifyPlan simplify;
 };
 
+SimplifierSource simplifierSource(const SplitView &split, std::map<int64_t, NodeId> items)
+{
+    SimplifierSource src;
+    src.node = split.node;
+    src.input = split.input;
+    src.dim = split.dim;
+    src.writtenDim = split.dim; // normalized splits only
+    src.sections = split.sections;
+    src.items = std::move(items);
+    return src;
+}
+
+/// The split and its getitems as simplify_split_cat reads them, when
+/// SplitCatSimplifier (not merge_split_squeeze) takes it.
+std::optional<SimplifierSource> readSimplifierSource(const Graph &graph, NodeId anchor, MatchTrace &trace)
+{
+    auto split = readNormalizedSplit(graph, anchor, trace);
+    if (!split)
+        return std::nullopt;
+    auto items = readGetItems(graph, anchor, trace, "split", int64_t(split->sections.size()));
+    if (!items)
+        return std::nullopt;
+    return simplifierSource(*split, std::move(*items));
+}
+
 class SplitCatPass final : public PlannedPattern<Plan> {
 public:
     SplitCatPass()
@@ -59,14 +84,7 @@ protected:
         if (unitSections && allSqueeze)
             return analyzeSqueeze(graph, std::move(plan), trace);
 
-        SimplifierSource src;
-        src.node = anchor;
-        src.input = split->input;
-        src.dim = split->dim;
-        src.writtenDim = split->dim; // normalized splits only
-        src.sections = split->sections;
-        src.items = std::move(*items);
-        auto simplify = analyzeSimplify(graph, std::move(src), trace);
+        auto simplify = analyzeSimplify(graph, simplifierSource(*split, std::move(*items)), trace);
         if (!simplify)
             return std::nullopt;
         plan.nodes = simplify->nodes;
@@ -93,7 +111,17 @@ protected:
     {
         if (!isInductorTorchSplit(graph, split))
             return {};
-        return listReaderMatchCounts(graph, split, inductorGetItemSplitSource);
+        InductorCounts counts = listReaderMatchCounts(graph, split, inductorGetItemSplitSource);
+        if (counts.added.empty())
+            return counts;
+        // Where that match reaches SplitCatSimplifier.simplify, its ranges
+        // assign scmerge_split_sections_removed before a transform check
+        // may stop it.
+        MatchTrace ignored;
+        if (auto src = readSimplifierSource(graph, split, ignored))
+            if (auto removed = inductorSectionsRemoved(graph, *src))
+                counts.assigned["scmerge_split_sections_removed"] = *removed;
+        return counts;
     }
 
     void apply(PatternRewriter &rewriter, const Plan &plan) const override

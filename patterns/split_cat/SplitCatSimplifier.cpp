@@ -57,9 +57,13 @@ std::vector<NodeId> nextUsers(const Graph &graph, const std::map<int64_t, NodeId
     return users;
 }
 
-std::optional<SimplifyPlan> analyzeSimplify(const Graph &graph, SimplifierSource src, MatchTrace &trace)
+namespace {
+
+/// get_user_input_list and get_simplified_split_ranges: the readers' inputs
+/// as runs of sections, and the ranges that the smaller split keeps.
+bool planRanges(const Graph &graph, const SimplifierSource &src, SimplifyPlan &plan, std::vector<Span> &spans,
+                MatchTrace &trace)
 {
-    SimplifyPlan plan;
     std::unordered_map<NodeId, int64_t> indexOf;
     for (const auto &[index, item] : src.items)
         indexOf[item] = index;
@@ -91,7 +95,7 @@ std::optional<SimplifyPlan> analyzeSimplify(const Graph &graph, SimplifierSource
                                 + " and an unknown rank";
                      },
                      {u}))
-            return std::nullopt;
+            return false;
         user.dim = *dim;
         const Arg *written = argAt(n, 1, "dim");
         user.writtenDim = written && written->asInt() ? *written->asInt() : 0;
@@ -122,7 +126,6 @@ std::optional<SimplifyPlan> analyzeSimplify(const Graph &graph, SimplifierSource
             o.push_back(o.back() + s);
         return o;
     }();
-    std::vector<Span> spans;
     for (const NextUser &user : plan.users)
         for (const UserInput &in : user.inputs)
             if (in.range
@@ -139,7 +142,7 @@ std::optional<SimplifyPlan> analyzeSimplify(const Graph &graph, SimplifierSource
                                 + "): overlapping ranges are not handled";
                      },
                      {a.user, b.user}))
-            return std::nullopt;
+            return false;
     }
     int64_t cursor = 0;
     for (const Span &s : spans) {
@@ -150,6 +153,27 @@ std::optional<SimplifyPlan> analyzeSimplify(const Graph &graph, SimplifierSource
     }
     if (cursor < offsets.back() || plan.ranges.empty())
         plan.ranges.emplace_back(cursor, offsets.back());
+    return true;
+}
+
+} // namespace
+
+std::optional<int64_t> inductorSectionsRemoved(const Graph &graph, const SimplifierSource &src)
+{
+    SimplifyPlan plan;
+    std::vector<Span> spans;
+    MatchTrace ignored;
+    if (!planRanges(graph, src, plan, spans, ignored) || plan.ranges.size() >= src.sections.size())
+        return std::nullopt;
+    return int64_t(src.sections.size() - plan.ranges.size());
+}
+
+std::optional<SimplifyPlan> analyzeSimplify(const Graph &graph, SimplifierSource src, MatchTrace &trace)
+{
+    SimplifyPlan plan;
+    std::vector<Span> spans;
+    if (!planRanges(graph, src, plan, spans, trace))
+        return std::nullopt;
 
     if (src.unbind) {
         if (!require(trace, plan.ranges.size() == 1 && src.sections.size() > 1,

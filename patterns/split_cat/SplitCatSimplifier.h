@@ -73,6 +73,14 @@ std::vector<NodeId> nextUsers(const Graph &graph, const std::map<int64_t, NodeId
 /// Checks that simplification applies and plans it, recording why not.
 std::optional<SimplifyPlan> analyzeSimplify(const Graph &graph, SimplifierSource source, MatchTrace &trace);
 
+/// What 2.6's get_simplified_split_ranges assigns to
+/// counters["inductor"]["scmerge_split_sections_removed"] for `src`
+/// (split_cat.py:810): the sections its ranges merge away, or nullopt when
+/// they merge none. 2.6 assigns it before the rest of the checks, so a
+/// simplification that then stops (UnbindCatRemover wants one range; a
+/// transform is not handled) still sets the counter.
+std::optional<int64_t> inductorSectionsRemoved(const Graph &graph, const SimplifierSource &src);
+
 /// Applies a plan analyzeSimplify() returned on the rewriter's graph.
 void applySimplify(PatternRewriter &rewriter, const SimplifyPlan &plan);
 

@@ -26,6 +26,46 @@ public:
 protected:
     std::optional<Plan> analyze(const Graph &graph, NodeId anchor, MatchTrace &trace) const override
     {
+        auto src = readSource(graph, anchor, trace);
+        if (!src)
+            return std::nullopt;
+        return analyzeSimplify(graph, std::move(*src), trace);
+    }
+
+    // 2.6 anchors unbind_stack_pass at the cats and stacks
+    // (getitem_unbind, split_cat.py:1293): where this unbind is the one a
+    // reader's list pattern binds to (its first getitem of an unbind), 2.6
+    // counts a three-node match whether or not merge_unbind_stack changes
+    // anything.
+    // When that match reaches UnbindCatRemover.simplify, its ranges assign
+    // scmerge_split_sections_removed even though it then stops (two runs
+    // where it needs one).
+    InductorCounts inductorCountsWithoutRewrite(const Graph &graph, NodeId unbind) const override
+    {
+        InductorCounts counts = listReaderMatchCounts(graph, unbind, inductorGetItemUnbindSource);
+        if (counts.added.empty())
+            return counts;
+        MatchTrace ignored;
+        if (auto src = readSource(graph, unbind, ignored))
+            if (auto removed = inductorSectionsRemoved(graph, *src))
+                counts.assigned["scmerge_split_sections_removed"] = *removed;
+        return counts;
+    }
+
+    void apply(PatternRewriter &rewriter, const Plan &plan) const override { applySimplify(rewriter, plan); }
+
+    // 2.6 matches at the cat or stack: it, the first getitem of the unbind
+    // in its list and the unbind (getitem_unbind, split_cat.py:1293).
+    InductorCounts countsOf(const Graph &graph, const Plan &plan) const override
+    {
+        return patternMatcherCounts(3, simplifierCounts(graph, plan));
+    }
+
+private:
+    /// remove_unbind's checks (split_cat.py:1111): a normalized unbind whose
+    /// outputs all have getitems, in order.
+    static std::optional<SimplifierSource> readSource(const Graph &graph, NodeId anchor, MatchTrace &trace)
+    {
         // merge_unbind_stack reads the dim as written (_get_dim): the unbinds
         // that batch fusions add after normalization_pass have negative ones.
         auto unbind = readNormalizedUnbind(graph, anchor, trace, UnbindDims::AsWritten);
@@ -55,25 +95,7 @@ protected:
         src.sections.assign(size_t(unbind->count), 1);
         src.unbind = true;
         src.items = std::move(*items);
-        return analyzeSimplify(graph, std::move(src), trace);
-    }
-
-    // 2.6 anchors unbind_stack_pass at the cats and stacks
-    // (getitem_unbind, split_cat.py:1293): where this unbind is the one a
-    // reader's list pattern binds to (its first getitem of an unbind), 2.6
-    // counts a three-node match whether or not merge_unbind_stack changes
-    // anything.
-    InductorCounts inductorCountsWithoutRewrite(const Graph &graph, NodeId unbind) const override
-    {
-        return listReaderMatchCounts(graph, unbind, inductorGetItemUnbindSource);
-    }
-
-    void apply(PatternRewriter &rewriter, const Plan &plan) const override { applySimplify(rewriter, plan); }
-    // 2.6 matches at the cat or stack: it, the first getitem of the unbind
-    // in its list and the unbind (getitem_unbind, split_cat.py:1293).
-    InductorCounts countsOf(const Graph &graph, const Plan &plan) const override
-    {
-        return patternMatcherCounts(3, simplifierCounts(graph, plan));
+        return src;
     }
 };
 
