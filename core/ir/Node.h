@@ -4,6 +4,8 @@
 #include "NodeId.h"
 #include "TensorMeta.h"
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,6 +41,20 @@ struct Provenance {
     /// For nodes a rewrite created: the match that created them ("batch_linear#3").
     std::string createdBy;
     friend bool operator==(const Provenance &, const Provenance &) = default;
+};
+
+/// What Inductor 2.6 records on a node where that is not what the node's own
+/// args give (Node::inductorMeta).
+struct InductorMeta {
+    /// No meta["val"] at all, as on the batched op 2.6's post-grad pointwise
+    /// fusions make: is_node_meta_valid() is false there.
+    bool missing = false;
+    /// A list value whose meta a rewrite copied from the node it replaced, as
+    /// 2.6's merge_getitem_cat copies the old split's onto the new one: how
+    /// many items that stale example_value holds (2.6's split passes count
+    /// sections from it).
+    std::optional<int64_t> copiedItemCount;
+    friend bool operator==(const InductorMeta &, const InductorMeta &) = default;
 };
 
 /// One node of a Graph. A node produces exactly one value; list and tuple
@@ -83,6 +99,12 @@ public:
     std::string type = "Tensor";
     /// Tensor metadata of the value, when type is a tensor.
     TensorMeta meta;
+    /// Where Inductor 2.6's passes would leave this node's recorded metadata
+    /// (FX's meta["example_value"] / meta["val"]) other than `meta`, which
+    /// always follows from the args; set only by rewrites in Inductor's
+    /// metadata mode (PatternRewriter::inductorMetadata), empty on every node
+    /// a reader makes, and not written to any file.
+    InductorMeta inductorMeta;
     Provenance provenance;
     /// For constants: the key of the payload in the graph's WeightStore.
     std::string weightKey;

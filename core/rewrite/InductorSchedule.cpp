@@ -199,6 +199,7 @@ DriverResult InductorScheduleDriver::run(Graph &graph, GraphStage stage, EditLog
     EditLog local;
     EditLog &edits = log ? *log : local;
     RewriteApplier applier(graph, m_patterns, m_options, &edits, listener, result);
+    applier.setInductorMetadata(true);
     auto stopRequested = [this] {
         return (m_options.shouldStop && m_options.shouldStop()) || (m_observer && m_observer->done());
     };

@@ -38,6 +38,14 @@ public:
     /// (the match being rewritten, "batch_linear#3").
     void setCreatedBy(std::string tag) { m_createdBy = std::move(tag); }
 
+    /// Whether rewrites leave node metadata as Inductor 2.6's passes leave
+    /// it (the Inductor schedule) rather than true to each node's args
+    /// (Fusebox's own search, the default): where a 2.6 pass copies a
+    /// replaced node's meta onto its replacement, the copy is kept, stale or
+    /// not (Node::inductorMeta), and later rules read it as 2.6's do.
+    void setInductorMetadata(bool on) { m_inductorMetadata = on; }
+    bool inductorMetadata() const { return m_inductorMetadata; }
+
     /// Inserts an op call before `before` (before the output node when
     /// invalid). The name is derived from the op (or nameHint) and made unique.
     NodeId createOp(std::string op, std::vector<Arg> args, std::vector<NamedArg> kwargs = {},
@@ -76,6 +84,7 @@ private:
     EditLog *m_log;
     RewriteListener *m_listener;
     std::string m_createdBy;
+    bool m_inductorMetadata = false;
 };
 
 } // namespace fusebox

@@ -69,6 +69,7 @@ bool RewriteApplier::apply(const Match &candidate, TouchTracker &tracker)
         m_edits->beginGroup(label);
     PatternRewriter rewriter(m_graph, m_edits, &tracker);
     rewriter.setCreatedBy(label);
+    rewriter.setInductorMetadata(m_inductorMetadata);
     if (p->family() == PatternFamily::Vertical)
         static_cast<const VerticalPattern &>(*p).rewrite(rewriter, candidate);
     else

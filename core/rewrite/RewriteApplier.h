@@ -45,6 +45,10 @@ public:
     /// changed and stayed changed (verification passed).
     bool apply(const Match &candidate, TouchTracker &tracker);
 
+    /// Rewrites leave metadata as Inductor 2.6 does
+    /// (PatternRewriter::setInductorMetadata); off by default.
+    void setInductorMetadata(bool on) { m_inductorMetadata = on; }
+
     /// Who hears the matches and rewrites from now on (may be null).
     void setListener(DriverListener *listener) { m_listener = listener; }
 
@@ -69,6 +73,7 @@ private:
     const DriverOptions &m_options;
     EditLog *m_edits;
     DriverListener *m_listener;
+    bool m_inductorMetadata = false;
     DriverResult &m_result;
     std::map<std::string, size_t> m_labelCounts;
     // Matches already rejected or failed: reported once, never retried.

@@ -48,8 +48,13 @@ bool checkOp(const Graph &graph, NodeId id, const std::vector<std::string> &ops,
 bool checkOutputMeta(const Graph &graph, NodeId id, MatchTrace &trace)
 {
     const Node &n = *graph.node(id);
-    return trace.check(n.meta.isKnown(), "output metadata is known", [&] {
-        return nodeRef(graph, id) + (n.meta.isKnown() ? " is " + n.meta.toString() : " has no tensor metadata");
+    const bool known = n.meta.isKnown() && !n.inductorMeta.missing;
+    return trace.check(known, "output metadata is known", [&] {
+        if (n.inductorMeta.missing)
+            return nodeRef(graph, id) + " has no meta[\"val\"]: "
+                   + (n.provenance.createdBy.empty() ? std::string("the fusion") : n.provenance.createdBy)
+                   + " made it without one, as 2.6's fusion does";
+        return nodeRef(graph, id) + (known ? " is " + n.meta.toString() : " has no tensor metadata");
     }, {id});
 }
 

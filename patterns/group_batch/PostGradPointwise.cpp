@@ -107,6 +107,10 @@ void BatchPointwiseOpsPostGradFusion::fuse(PatternRewriter &rewriter, const std:
 
     NodeId x = emitDecomposedStack(rewriter, before, inputs, shape, x0.meta.dtype, device);
     NodeId y = emit(rewriter, before, {rootOps().front(), "", {x}, tensorMeta(dtype, stacked, device)}, before);
+    // 2.6 sets no meta["val"] on the batched op (group_batch_fusion.py:1034),
+    // so a later root of the same pass does not batch it again.
+    if (rewriter.inductorMetadata())
+        rewriter.modify(y, [](Node &n) { n.inductorMeta.missing = true; });
     replaceMembers(rewriter, group, selects(rewriter, before, y, group, shape, dtype, device));
 }
 

@@ -64,6 +64,15 @@ protected:
         const int64_t first = plan.group.indices.front(), last = plan.group.indices.back();
         NodeBuilder build(rewriter, split.node, split.node);
         NodeId fresh = build.splitWithSizes(split.input, fuseSections(split.sections, first, last), split.dim);
+        // 2.6 copies the old split's meta onto the new one
+        // (new_split_node.meta.update(split_node.meta), split_cat.py:1526):
+        // its example_value keeps the old split's items, which
+        // remove_split_with_size_one then counts.
+        if (rewriter.inductorMetadata()) {
+            const std::optional<int64_t> oldItems = rewriter.graph().node(split.node)->inductorMeta.copiedItemCount;
+            const int64_t recorded = oldItems.value_or(int64_t(split.sections.size()));
+            rewriter.modify(fresh, [&](Node &n) { n.inductorMeta.copiedItemCount = recorded; });
+        }
         for (const auto &[index, item] : plan.group.all) {
             if (index > first && index <= last)
                 continue; // merged away; erased with the cat

@@ -148,9 +148,12 @@ protected:
         NodeBuilder build(rewriter, old, old);
         NodeId fresh = build.op(plan.op, plan.overload, plan.args, n.meta, n.type);
         const Provenance provenance = n.provenance;
+        const InductorMeta recorded = n.inductorMeta;
         rewriter.modify(fresh, [&](Node &f) {
             f.provenance.scope = provenance.scope;
             f.provenance.source = provenance.source;
+            if (rewriter.inductorMetadata())
+                f.inductorMeta = recorded; // 2.6: new_node.meta.update(node.meta)
         });
         rewriter.replaceAllUsesWith(old, fresh);
         rewriter.erase(old);

@@ -2,7 +2,9 @@
 // a split with a single section returns its input unchanged, so the readers
 // of getitem(split, 0) read the input directly. Like PyTorch, it works on
 // both spellings of split (sections from the list, or from split_size and the
-// input's static shape).
+// input's static shape). Like 2.6, a split whose recorded metadata a rewrite
+// copied from an older split (Node::inductorMeta) counts that metadata's
+// sections, and stays.
 
 #include "SplitCatPatterns.h"
 #include "SplitCatUtils.h"
@@ -46,6 +48,20 @@ protected:
                                 + " sections " + formatInts(*sections);
                      },
                      {anchor}))
+            return std::nullopt;
+        // 2.6 counts the sections in the split's example_value
+        // (split_cat.py:237), which merge_getitem_cat leaves as the old
+        // split's: such a split keeps its one section.
+        if (split.inductorMeta.copiedItemCount
+            && !require(trace, *split.inductorMeta.copiedItemCount == 1, "split's recorded example_value has one tensor",
+                        [&] {
+                            const std::string &by = split.provenance.createdBy;
+                            return "split " + nodeRef(graph, anchor) + " has one section, but its example_value"
+                                   + " holds " + std::to_string(*split.inductorMeta.copiedItemCount) + " tensors: "
+                                   + (by.empty() ? std::string("a rewrite") : by)
+                                   + " copied it from the split it replaced";
+                        },
+                        {anchor}))
             return std::nullopt;
         if (!require(trace, graph.useCount(anchor) > 0, "split has users",
                      [&] { return "split " + nodeRef(graph, anchor) + " has no users"; }, {anchor}))

@@ -92,6 +92,44 @@ Graph catOfSplit(const std::function<NodeId(GraphBuilder &, const std::vector<No
 
 } // namespace
 
+TEST_CASE("a split merge_getitem_cat_pass makes keeps the old split's items, as 2.6's copied meta does",
+          "[patterns]")
+{
+    // 2.6's merge_getitem_cat copies the old split's meta["example_value"]
+    // (four tensors) onto split(x, [64], 1), and remove_split_with_size_one
+    // counts the sections there: the split stays (the oracle model
+    // split_getitem_cat_in_order checks this against Inductor itself).
+    // Only a rewriter in Inductor's metadata mode (the Inductor schedule's)
+    // keeps the copy; Fusebox's own search removes the split.
+    GraphBuilder b;
+    NodeId x = b.input("x", {8, 64});
+    auto items = b.split(x, {16, 16, 16, 16}, 1, "split", "g");
+    Graph g = b.finish({b.op("aten::mul", {b.cat(items, 1, {8, 64}, "cat"), 2.0}, {8, 64}, "mul")});
+    Graph plain = g.clone();
+    CHECK(applyRule(plain, "merge_getitem_cat_pass") == 1);
+    CHECK(applyRule(plain, "remove_split_with_size_one_pass") == 1);
+    CHECK(outputs(plain) == std::vector<std::string>{"mul(x, 2.0)"});
+
+    auto m = firstMatch(g, "merge_getitem_cat_pass");
+    REQUIRE(m);
+    PatternRewriter rewriter(g);
+    rewriter.setCreatedBy("merge_getitem_cat_pass#1");
+    rewriter.setInductorMetadata(true);
+    rule("merge_getitem_cat_pass").rewrite(rewriter, *m);
+    NodeId merged;
+    for (NodeId id : g.nodeIds())
+        if (g.node(id)->op == "aten::split_with_sizes")
+            merged = id;
+    REQUIRE(merged.isValid());
+    CHECK(g.node(merged)->inductorMeta.copiedItemCount == 4);
+    const std::string name = g.node(merged)->name;
+    Check f = failureAt(g, "remove_split_with_size_one_pass", name);
+    CHECK(f.description == "split's recorded example_value has one tensor");
+    CHECK(f.actual == "split %" + name + " has one section, but its example_value holds 4 tensors: "
+                      + g.node(merged)->provenance.createdBy + " copied it from the split it replaced");
+    CHECK(applyRule(g, "remove_split_with_size_one_pass") == 0);
+}
+
 TEST_CASE("merge_getitem_cat_pass and mutate_cat_pass explain why they do not apply", "[patterns]")
 {
     auto both = [](const Graph &g, const std::string &description, const std::string &actual) {
