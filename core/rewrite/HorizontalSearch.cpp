@@ -36,8 +36,14 @@ public:
     /// key() answers without reading it.
     void setComplete() { m_complete = true; }
 
+    /// Keys `changed` again (nodes a fusion made or edited, and the nodes
+    /// whose users it changed): a key may read a node's args and users.
+    void forget(const std::vector<NodeId> &changed);
+
     const std::optional<std::string> &key(NodeId id)
     {
+        if (id.value >= m_memo.m_slot.size())
+            m_memo.m_slot.resize(m_graph.idBound(), kUnknown);
         int32_t &slot = m_memo.m_slot[id.value];
         if (slot == kUnknown && m_complete)
             return m_none;
@@ -82,6 +88,8 @@ public:
         ++m_round;
         std::vector<std::pair<std::string, std::vector<NodeId>>> byKey;
         m_queue.clear();
+        if (m_stamp.size() < m_graph.idBound())
+            m_stamp.resize(m_graph.idBound(), 0);
         auto enqueue = [&](NodeId in, int64_t depth) {
             if (m_stamp[in.value] != m_round) {
                 m_stamp[in.value] = m_round;
@@ -115,7 +123,9 @@ private:
     std::vector<std::pair<int64_t, NodeId>> m_queue;
 };
 
-/// Topological positions, for pruning upward walks.
+/// Numbers that grow along every edge (a node's is above its inputs'):
+/// topological positions, or the live search's levels. They prune upward
+/// walks: a node numbered at or below a candidate cannot lead to it.
 using Positions = std::vector<uint32_t>;
 
 /// Per-node marks that are cleared in O(1) by moving to a new stamp.
@@ -123,10 +133,13 @@ class StampSet {
 public:
     explicit StampSet(size_t size) : m_stamp(size, 0) {}
     void clear() { ++m_current; }
-    bool contains(NodeId id) const { return m_stamp[id.value] == m_current; }
-    /// Marks id; true when it was not marked yet.
+    bool contains(NodeId id) const { return id.value < m_stamp.size() && m_stamp[id.value] == m_current; }
+    /// Marks id; true when it was not marked yet. Grows for nodes made after
+    /// the set (the live search's fusions).
     bool insert(NodeId id)
     {
+        if (id.value >= m_stamp.size())
+            m_stamp.resize(id.value + 1, 0);
         if (m_stamp[id.value] == m_current)
             return false;
         m_stamp[id.value] = m_current;
@@ -174,12 +187,16 @@ struct Subset {
     std::vector<NodeId> conflicts;
 };
 
-/// find_independent_subset_greedy, returning every subset it forms (the
-/// caller keeps those of at least min_fuse_set_size).
-std::vector<Subset> independentSubsets(const Graph &graph, std::vector<NodeId> nodes, size_t maxSize,
-                                       const Positions &position, DependencyScratch &scratch)
+/// find_independent_subset_greedy: calls onSubset with every subset it
+/// forms, in order (the caller keeps those of at least min_fuse_set_size).
+/// Like 2.6's generator, the next subset is formed after onSubset returns,
+/// on the graph as it left it: a caller may fuse the subset first, and the
+/// dependencies of the rest are then read through the fused nodes (with
+/// `position` kept valid for them).
+template <typename OnSubset>
+void forEachIndependentSubset(const Graph &graph, std::vector<NodeId> nodes, size_t maxSize,
+                              const Positions &position, DependencyScratch &scratch, OnSubset &&onSubset)
 {
-    std::vector<Subset> subsets;
     std::unordered_map<NodeId, std::vector<NodeId>> cache;
     while (!nodes.empty()) {
         scratch.remaining.clear();
@@ -234,9 +251,17 @@ std::vector<Subset> independentSubsets(const Graph &graph, std::vector<NodeId> n
                 }
             it = touches ? cache.erase(it) : std::next(it);
         }
-        subsets.push_back(std::move(subset));
+        onSubset(subset);
         nodes = std::move(nextRound);
     }
+}
+
+std::vector<Subset> independentSubsets(const Graph &graph, std::vector<NodeId> nodes, size_t maxSize,
+                                       const Positions &position, DependencyScratch &scratch)
+{
+    std::vector<Subset> subsets;
+    forEachIndependentSubset(graph, std::move(nodes), maxSize, position, scratch,
+                             [&](Subset &subset) { subsets.push_back(std::move(subset)); });
     return subsets;
 }
 
@@ -398,6 +423,198 @@ HorizontalSearchResult searchHorizontal(const Graph &graph, const HorizontalPatt
         }
     }
     return result;
+}
+
+namespace {
+
+/// Levels that grow along every edge, kept true while a live search fuses:
+/// a node's level is above each of its inputs'. Levels only grow, so a
+/// stale (higher) level still orders a node above its inputs.
+class LiveLevels {
+public:
+    LiveLevels(const Graph &graph, const std::vector<NodeId> &order) : m_graph(graph), m_level(graph.idBound(), 0)
+    {
+        for (NodeId id : order)
+            m_level[id.value] = above(id);
+    }
+
+    const Positions &positions() const { return m_level; }
+
+    /// After a fusion: `changed` lists the nodes it made or rewired (and
+    /// nodes whose users changed); their levels, and their readers', rise
+    /// where the new inputs need it.
+    void update(const std::vector<NodeId> &changed)
+    {
+        if (m_level.size() < m_graph.idBound())
+            m_level.resize(m_graph.idBound(), 0);
+        std::vector<NodeId> work;
+        for (NodeId id : changed)
+            if (m_graph.contains(id))
+                work.push_back(id);
+        while (!work.empty()) {
+            NodeId id = work.back();
+            work.pop_back();
+            const uint32_t level = std::max(m_level[id.value], above(id));
+            if (level == m_level[id.value] && level != 0)
+                continue;
+            m_level[id.value] = level;
+            m_graph.forEachUse(id, [&](NodeId user) {
+                if (m_level[user.value] <= level)
+                    work.push_back(user);
+            });
+        }
+    }
+
+private:
+    uint32_t above(NodeId id) const
+    {
+        uint32_t level = 0;
+        m_graph.forEachInput(id, [&](NodeId in) { level = std::max(level, m_level[in.value] + 1); });
+        return level;
+    }
+
+    const Graph &m_graph;
+    Positions m_level;
+};
+
+/// Marks every node within `depth` edges downstream of `from` (included).
+void markDownstream(const Graph &graph, const std::vector<NodeId> &from, int64_t depth, std::vector<char> &mask)
+{
+    if (mask.size() < graph.idBound())
+        mask.resize(graph.idBound(), 0);
+    std::vector<NodeId> frontier, next;
+    for (NodeId id : from)
+        if (graph.contains(id)) {
+            mask[id.value] = 1;
+            frontier.push_back(id);
+        }
+    for (int64_t d = 0; d < depth && !frontier.empty(); ++d) {
+        next.clear();
+        for (NodeId id : frontier)
+            graph.forEachUse(id, [&](NodeId user) {
+                next.push_back(user);
+                mask[user.value] = 1;
+            });
+        std::swap(frontier, next);
+    }
+}
+
+} // namespace
+
+void KeyCache::forget(const std::vector<NodeId> &changed)
+{
+    if (m_memo.m_slot.size() < m_graph.idBound())
+        m_memo.m_slot.resize(m_graph.idBound(), kUnknown);
+    for (NodeId id : changed) {
+        if (!m_graph.contains(id))
+            continue;
+        m_memo.m_slot[id.value] = kUnknown;
+        // Root-op nodes are keyed now, so that "complete" stays true.
+        m_complete = false;
+        key(id);
+        m_complete = true;
+    }
+}
+
+size_t fuseHorizontalLive(const Graph &graph, const HorizontalPattern &pattern, const LiveFusion &fuse,
+                          const std::function<bool()> &stopRequested, HorizontalSearchResult *outcomes)
+{
+    size_t fusedGroups = 0;
+    if (!pattern.unavailableReason().empty())
+        return fusedGroups;
+    const auto minSize = static_cast<size_t>(pattern.options().getInt("min_fuse_set_size", search_defaults::kMinFuseSetSize));
+    const auto maxSize = static_cast<size_t>(pattern.options().getInt("max_fuse_set_size", search_defaults::kMaxFuseSetSize));
+    const int64_t maxDepth = pattern.options().getInt("max_fuse_search_depth", search_defaults::kMaxFuseSearchDepth);
+
+    KeyCache keys(graph, pattern, nullptr);
+    std::vector<NodeId> keyed;
+    for (const std::string &op : pattern.rootOps())
+        for (NodeId id : graph.nodesWithOp(op))
+            if (keys.key(id))
+                keyed.push_back(id);
+    keys.setComplete();
+    if (keyed.empty() || (!outcomes && keyed.size() < minSize))
+        return fusedGroups;
+    // Roots whose walk may see enough keyed nodes on the graph as the pass
+    // starts; a fusion adds the roots within max_fuse_search_depth below
+    // what it changed, the only ones whose walks it can change.
+    std::vector<char> searchable = outcomes ? std::vector<char>(graph.idBound(), 1)
+                                            : rootsThatCanSee(graph, keys, keyed, maxDepth, minSize);
+    if (searchable.empty())
+        return fusedGroups;
+
+    LiveLevels levels(graph, topologicalOrder(graph));
+    CandidateFinder finder(graph, keys, maxDepth);
+    std::vector<char> fused(graph.idBound(), 0);
+    std::optional<DependencyScratch> scratch;
+    std::vector<NodeId> changed;
+    bool stopped = false;
+
+    // reversed(graph.nodes), live: the next root is the node before this
+    // one, as the fusions at this root left the program order.
+    const std::vector<NodeId> program = graph.nodeIds();
+    for (NodeId root = program.empty() ? NodeId() : program.back(); root.isValid() && !stopped;) {
+        const NodeId before = graph.prev(root);
+        const bool search = root.value < searchable.size() && searchable[root.value]
+                            && !isOp(*graph.node(root), ops::kGetItem);
+        if (search) {
+            for (auto &[key, candidates] : finder.find(root, fused)) {
+                if (stopped)
+                    break;
+                if (candidates.size() < minSize) {
+                    if (outcomes)
+                        for (NodeId c : candidates)
+                            record(outcomes->outcomes, c,
+                                   {CandidateOutcome::Kind::GroupTooSmall, key, -1, candidates.size(), 0, {}});
+                    continue;
+                }
+                // A fusion at this root may have erased a later key's candidate.
+                std::erase_if(candidates, [&](NodeId c) { return !graph.contains(c); });
+                if (!scratch)
+                    scratch.emplace(graph.idBound());
+                const size_t found = candidates.size();
+                forEachIndependentSubset(graph, candidates, maxSize, levels.positions(), *scratch, [&](Subset &subset) {
+                    if (stopped)
+                        return;
+                    if (subset.members.size() < minSize) {
+                        if (outcomes)
+                            for (NodeId c : subset.members)
+                                record(outcomes->outcomes, c, {CandidateOutcome::Kind::SubsetTooSmall, key, -1, found,
+                                                               subset.members.size(), subset.conflicts});
+                        return;
+                    }
+                    if (stopRequested && stopRequested()) {
+                        stopped = true;
+                        return;
+                    }
+                    if (fused.size() < graph.idBound())
+                        fused.resize(graph.idBound(), 0);
+                    for (NodeId m : subset.members)
+                        fused[m.value] = 1;
+                    changed.clear();
+                    const FusionGroup group{key, subset.members, root};
+                    if (outcomes) {
+                        const int index = static_cast<int>(outcomes->groups.size());
+                        for (NodeId m : subset.members)
+                            outcomes->outcomes.insert_or_assign(
+                                m, CandidateOutcome{CandidateOutcome::Kind::Grouped, key, index, found,
+                                                    subset.members.size(), {}});
+                        outcomes->groups.push_back(group);
+                    }
+                    if (!fuse(group, changed))
+                        return;
+                    ++fusedGroups;
+                    if (fused.size() < graph.idBound())
+                        fused.resize(graph.idBound(), 0);
+                    levels.update(changed);
+                    keys.forget(changed);
+                    markDownstream(graph, changed, maxDepth, searchable);
+                });
+            }
+        }
+        root = graph.contains(root) ? graph.prev(root) : graph.contains(before) ? before : NodeId();
+    }
+    return fusedGroups;
 }
 
 } // namespace fusebox

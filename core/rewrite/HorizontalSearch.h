@@ -3,6 +3,7 @@
 #include "Pattern.h"
 
 #include <deque>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -97,5 +98,30 @@ HorizontalSearchResult searchHorizontal(const Graph &graph, const HorizontalPatt
                                         HorizontalSearchMode mode = HorizontalSearchMode::WithOutcomes,
                                         const std::vector<char> *roots = nullptr,
                                         HorizontalKeyMemo *memo = nullptr);
+
+/// Fuses one group the moment the live search finds it; fills `changed`
+/// with the nodes the fusion made or edited and those whose users it
+/// changed (TouchTracker::seeds). False when the group was not fused.
+using LiveFusion = std::function<bool(const FusionGroup &group, std::vector<NodeId> &changed)>;
+
+/// Inductor's apply_group_batch_fusion as it runs (group_batch_fusion.py:1334):
+/// the roots from last to first in program order, read live, so that nodes a
+/// fusion inserts before the root are roots later; each subset
+/// find_independent_subset_greedy yields is fused (by `fuse`) before the next
+/// is formed, and every later walk, key and dependency test reads the graph
+/// as the fusions left it: a later root sees the fused nodes (which the rule
+/// may key again), and candidates that a fusion made dependent on each other
+/// go to different subsets. Members of every yielded subset count as fused
+/// whether or not `fuse` applied them. The caller sorts the graph first, as
+/// 2.6 does, and mends the order after. Returns the groups fused.
+///
+/// Walks stay cheap as in searchHorizontal: dependency walks stop at levels
+/// (kept true across fusions) at or below the earliest candidate's, and roots
+/// are searched only where the start-of-pass bound or a fusion nearby allows.
+/// With `outcomes`, every root is searched and every keyed node's outcome is
+/// recorded there as the live search saw it (explanations), with the groups.
+size_t fuseHorizontalLive(const Graph &graph, const HorizontalPattern &pattern, const LiveFusion &fuse,
+                          const std::function<bool()> &stopRequested = {},
+                          HorizontalSearchResult *outcomes = nullptr);
 
 } // namespace fusebox

@@ -1,6 +1,8 @@
 #include "InductorExplainer.h"
 
 #include "HorizontalSearch.h"
+#include "PatternRewriter.h"
+#include "RewriteApplier.h"
 
 #include <algorithm>
 #include <map>
@@ -61,7 +63,7 @@ public:
         if (m_pattern.family() != PatternFamily::Horizontal)
             return;
         const auto &h = static_cast<const HorizontalPattern &>(m_pattern);
-        const HorizontalSearchResult search = searchHorizontal(graph, h);
+        const HorizontalSearchResult search = liveOutcomes(graph, h);
         for (auto &[id, state] : m_states)
             if (state.removedBy.empty() && graph.contains(state.current) && !state.matched)
                 record(graph, state, state.current, &search);
@@ -134,6 +136,29 @@ private:
     /// Keeps what the pass saw. A node an earlier pass made is not in the
     /// explained graph: the check says which rewrite made it, and marks only
     /// the nodes the graph has.
+    /// What the pass's live search (fuseHorizontalLive) makes of each keyed
+    /// node, run on a copy of the graph so that the fusions happen as they
+    /// will: later roots and dependency tests see the nodes fused before.
+    static HorizontalSearchResult liveOutcomes(const Graph &graph, const HorizontalPattern &pattern)
+    {
+        Graph copy = graph.clone();
+        HorizontalSearchResult outcomes;
+        size_t fused = 0;
+        fuseHorizontalLive(
+            copy, pattern,
+            [&](const FusionGroup &group, std::vector<NodeId> &changed) {
+                TouchTracker tracker;
+                PatternRewriter rewriter(copy, nullptr, &tracker);
+                rewriter.setCreatedBy(pattern.name() + "#" + std::to_string(++fused));
+                rewriter.setInductorMetadata(true);
+                pattern.fuse(rewriter, group.members);
+                changed = std::move(tracker.seeds);
+                return true;
+            },
+            {}, &outcomes);
+        return outcomes;
+    }
+
     void record(const Graph &graph, NodeState &state, NodeId node, const HorizontalSearchResult *search) const
     {
         MatchTrace trace(MatchTrace::Mode::Explain);

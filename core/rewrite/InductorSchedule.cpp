@@ -278,7 +278,8 @@ DriverResult InductorScheduleDriver::run(Graph &graph, GraphStage stage, EditLog
         m.benefit = pattern.benefit();
         return m;
     };
-    auto fuseGroup = [&](const HorizontalPattern &pattern, const FusionGroup &group) {
+    auto fuseGroup = [&](const HorizontalPattern &pattern, const FusionGroup &group,
+                         std::vector<NodeId> *changed = nullptr) {
         for (NodeId id : group.members)
             if (!graph.contains(id))
                 return false;
@@ -286,6 +287,8 @@ DriverResult InductorScheduleDriver::run(Graph &graph, GraphStage stage, EditLog
         if (!applier.apply(groupMatch(pattern, group), tracker))
             return false;
         ++result.inductorCounters[pattern.name()];
+        if (changed)
+            *changed = std::move(tracker.seeds);
         return true;
     };
 
@@ -318,25 +321,25 @@ DriverResult InductorScheduleDriver::run(Graph &graph, GraphStage stage, EditLog
         }
     };
 
-    // apply_group_batch_fusion: one stable_topological_sort, then every group
-    // fused in turn with no sort in between. The groups are fused the same
-    // way here and the order is mended once after the last; only when that
-    // finds a cycle (fusions made a later group's members dependent, which
-    // Inductor's search on the fused graph would have seen) is the pass taken
-    // back and run again checked. The listener hears the pass once it stays.
+    // apply_group_batch_fusion: one stable_topological_sort (the pass before
+    // left the order sorted), then every group fused the moment the search
+    // yields it, with no sort in between (fuseHorizontalLive: later roots,
+    // keys and dependency tests see the fused nodes, as in 2.6). The order
+    // is mended once after the pass. The search's dependency tests keep
+    // fusions from closing a cycle; should the mend find one all the same,
+    // the pass is taken back and its groups, as a search on the graph at the
+    // pass's start finds them, are fused one at a time, checked. The
+    // listener hears the pass once it stays.
     auto horizontalPass = [&](const HorizontalPattern &pattern) {
-        const HorizontalSearchResult found =
-            searchHorizontal(graph, pattern, topologicalOrder(graph), HorizontalSearchMode::GroupsOnly);
         const size_t passStart = edits.appliedCount();
         const DriverResult saved = result;
         const RewriteApplier::Memory memory = applier.memory();
         DeferredListener deferred(edits);
         applier.setListener(listener ? &deferred : nullptr);
-        for (const FusionGroup &group : found.groups) {
-            if (stopRequested())
-                break;
-            fuseGroup(pattern, group);
-        }
+        fuseHorizontalLive(
+            graph, pattern,
+            [&](const FusionGroup &group, std::vector<NodeId> &changed) { return fuseGroup(pattern, group, &changed); },
+            stopRequested);
         applier.setListener(listener);
         if (restoreOrder()) {
             if (listener)
@@ -347,7 +350,8 @@ DriverResult InductorScheduleDriver::run(Graph &graph, GraphStage stage, EditLog
             edits.undo(graph);
         result = saved;
         applier.restore(memory);
-        horizontalPassChecked(pattern, found);
+        horizontalPassChecked(pattern, searchHorizontal(graph, pattern, topologicalOrder(graph),
+                                                         HorizontalSearchMode::GroupsOnly));
     };
 
     const std::vector<ScheduledPass> schedule = this->schedule(stage);

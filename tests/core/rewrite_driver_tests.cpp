@@ -411,14 +411,17 @@ struct UndoneCollector final : DriverListener {
 
 } // namespace
 
-TEST_CASE("Inductor's schedule: a group that an earlier fusion of the same pass made dependent is taken back",
+TEST_CASE("Inductor's schedule: candidates that an earlier fusion of the same pass made dependent are not grouped",
           "[rewrite][schedule]")
 {
     // a1 = relu(x) and a2 = relu(narrow(b2)) share a key (f32[4, 8]), as do
     // b1 = relu(cat(a1, a1)) and b2 = relu(y) (f32[4, 16]); each pair is
     // independent in the graph as it is. The b group comes first (the output
-    // reads it first); once fused, a2 reads b's fusion, which reads a1:
-    // fusing the a group would close a cycle.
+    // reads it first); once fused, a2 reads b's fusion, which reads a1. As
+    // in 2.6, the search reads the graph as the fusion left it: a1 and a2
+    // are dependent, each alone in its subset, and nothing more is fused (a
+    // search on the graph as the pass began would fuse them and close a
+    // cycle).
     Graph g;
     NodeId x = g.addInput("x", f32({4, 8}));
     NodeId y = g.addInput("y", f32({4, 16}));
@@ -450,8 +453,7 @@ TEST_CASE("Inductor's schedule: a group that an earlier fusion of the same pass 
     CHECK(r.counters["batch_toy_relu"].applied == 1);
     CHECK(r.rewrites.size() == 1);
     CHECK(heard.applied == 1);
-    REQUIRE(heard.reasons.size() == 1);
-    CHECK(heard.reasons[0].find("cycle") != std::string::npos);
+    CHECK(heard.reasons.empty());
     while (log.canUndo())
         REQUIRE(log.undo(g));
     CHECK(writeGraphJson(g) == before);

@@ -26,7 +26,8 @@ Families (each model's name starts with its family's prefix):
                and odd sizes (captured with dynamic=False, so each size is
                its own static graph).
 * pointwise_*  parallel relu / tanh / sigmoid / add / mul on same-shape
-               tensors, in torch.*, F.* and method (x.relu()) spellings.
+               tensors, in torch.*, F.* and method (x.relu()) spellings;
+               relus batched twice (a later root sees the batched ones).
 * std_*        standard models on which no Optimus pass should fire: a small
                conv-bn-relu CNN, a sequential MLP, a tiny attention block.
 
@@ -525,6 +526,32 @@ def pointwise_methods():
 @_register("pointwise_add_mul")
 def pointwise_add_mul():
     return _pointwise(PointwiseAddMul, n=6)
+
+
+class PointwiseFusedAgain(nn.Module):
+    """Two pairs of relus that two roots batch, then a root that sees both
+    batched relus (same [2, 4, 8] shape) and batches them again: 2.6's
+    search fuses each group the moment it finds it, so later roots walk the
+    fused nodes. The +1 chains keep each pair out of the other roots' reach
+    (max_fuse_search_depth 5)."""
+
+    @staticmethod
+    def _pad(t, n=6):
+        for _ in range(n):
+            t = t + 1.0
+        return t
+
+    def forward(self, x, y, z, w):
+        a, b, c, d = F.relu(x), F.relu(y), F.relu(z), F.relu(w)
+        q = self._pad(a + c)
+        r2 = self._pad(c * d)
+        r1 = self._pad(a * b)
+        return q, r2, r1
+
+
+@_register("pointwise_fused_again")
+def pointwise_fused_again():
+    return _pointwise(PointwiseFusedAgain, n=4)
 
 
 # -------------------------------------------- standard (nothing fires)
