@@ -344,6 +344,33 @@ void record(std::unordered_map<NodeId, CandidateOutcome> &outcomes, NodeId id, C
         old = std::move(outcome);
 }
 
+/// The graph_search_options a search reads.
+struct SearchLimits {
+    size_t minSize = 0, maxSize = 0;
+    int64_t maxDepth = 0;
+};
+
+SearchLimits searchLimits(const HorizontalPattern &pattern)
+{
+    const PatternOptions &o = pattern.options();
+    return {static_cast<size_t>(o.getInt("min_fuse_set_size", search_defaults::kMinFuseSetSize)),
+            static_cast<size_t>(o.getInt("max_fuse_set_size", search_defaults::kMaxFuseSetSize)),
+            o.getInt("max_fuse_search_depth", search_defaults::kMaxFuseSearchDepth)};
+}
+
+/// Keys every node with a root op (rules whose root ops do not occur have
+/// nothing to find) and marks the cache complete; returns the keyed ones.
+std::vector<NodeId> keyRootOps(const Graph &graph, const HorizontalPattern &pattern, KeyCache &keys)
+{
+    std::vector<NodeId> keyed;
+    for (const std::string &op : pattern.rootOps())
+        for (NodeId id : graph.nodesWithOp(op))
+            if (keys.key(id))
+                keyed.push_back(id);
+    keys.setComplete();
+    return keyed;
+}
+
 } // namespace
 
 HorizontalSearchResult searchHorizontal(const Graph &graph, const HorizontalPattern &pattern)
@@ -358,19 +385,12 @@ HorizontalSearchResult searchHorizontal(const Graph &graph, const HorizontalPatt
     HorizontalSearchResult result;
     if (!pattern.unavailableReason().empty())
         return result;
-    const auto minSize = static_cast<size_t>(pattern.options().getInt("min_fuse_set_size", search_defaults::kMinFuseSetSize));
-    const auto maxSize = static_cast<size_t>(pattern.options().getInt("max_fuse_set_size", search_defaults::kMaxFuseSetSize));
-    const int64_t maxDepth = pattern.options().getInt("max_fuse_search_depth", search_defaults::kMaxFuseSearchDepth);
+    const SearchLimits limits = searchLimits(pattern);
+    const size_t minSize = limits.minSize, maxSize = limits.maxSize;
+    const int64_t maxDepth = limits.maxDepth;
     const bool withOutcomes = mode == HorizontalSearchMode::WithOutcomes;
-
-    // Rules whose root ops do not occur in the graph have nothing to find.
     KeyCache keys(graph, pattern, memo);
-    std::vector<NodeId> keyed;
-    for (const std::string &op : pattern.rootOps())
-        for (NodeId id : graph.nodesWithOp(op))
-            if (keys.key(id))
-                keyed.push_back(id);
-    keys.setComplete();
+    const std::vector<NodeId> keyed = keyRootOps(graph, pattern, keys);
     if (keyed.empty() || (!withOutcomes && keyed.size() < minSize))
         return result;
 
@@ -522,17 +542,11 @@ size_t fuseHorizontalLive(const Graph &graph, const HorizontalPattern &pattern, 
     size_t fusedGroups = 0;
     if (!pattern.unavailableReason().empty())
         return fusedGroups;
-    const auto minSize = static_cast<size_t>(pattern.options().getInt("min_fuse_set_size", search_defaults::kMinFuseSetSize));
-    const auto maxSize = static_cast<size_t>(pattern.options().getInt("max_fuse_set_size", search_defaults::kMaxFuseSetSize));
-    const int64_t maxDepth = pattern.options().getInt("max_fuse_search_depth", search_defaults::kMaxFuseSearchDepth);
-
+    const SearchLimits limits = searchLimits(pattern);
+    const size_t minSize = limits.minSize, maxSize = limits.maxSize;
+    const int64_t maxDepth = limits.maxDepth;
     KeyCache keys(graph, pattern, nullptr);
-    std::vector<NodeId> keyed;
-    for (const std::string &op : pattern.rootOps())
-        for (NodeId id : graph.nodesWithOp(op))
-            if (keys.key(id))
-                keyed.push_back(id);
-    keys.setComplete();
+    const std::vector<NodeId> keyed = keyRootOps(graph, pattern, keys);
     if (keyed.empty() || (!outcomes && keyed.size() < minSize))
         return fusedGroups;
     // Roots whose walk may see enough keyed nodes on the graph as the pass

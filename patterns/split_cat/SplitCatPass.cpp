@@ -36,9 +36,9 @@ SimplifierSource simplifierSource(const SplitView &split, std::map<int64_t, Node
     return src;
 }
 
-/// The split and its getitems as simplify_split_cat reads them, when
-/// SplitCatSimplifier (not merge_split_squeeze) takes it.
-std::optional<SimplifierSource> readSimplifierSource(const Graph &graph, NodeId anchor, MatchTrace &trace)
+/// A normalized split and its getitems by index.
+std::optional<std::pair<SplitView, std::map<int64_t, NodeId>>> readSplitAndItems(const Graph &graph, NodeId anchor,
+                                                                                  MatchTrace &trace)
 {
     auto split = readNormalizedSplit(graph, anchor, trace);
     if (!split)
@@ -46,7 +46,7 @@ std::optional<SimplifierSource> readSimplifierSource(const Graph &graph, NodeId 
     auto items = readGetItems(graph, anchor, trace, "split", int64_t(split->sections.size()));
     if (!items)
         return std::nullopt;
-    return simplifierSource(*split, std::move(*items));
+    return std::make_pair(std::move(*split), std::move(*items));
 }
 
 class SplitCatPass final : public PlannedPattern<Plan> {
@@ -63,28 +63,27 @@ public:
 protected:
     std::optional<Plan> analyze(const Graph &graph, NodeId anchor, MatchTrace &trace) const override
     {
-        auto split = readNormalizedSplit(graph, anchor, trace);
-        if (!split)
+        auto read = readSplitAndItems(graph, anchor, trace);
+        if (!read)
             return std::nullopt;
-        auto items = readGetItems(graph, anchor, trace, "split", int64_t(split->sections.size()));
-        if (!items)
-            return std::nullopt;
-        const std::vector<NodeId> users = nextUsers(graph, *items);
+        const SplitView &split = read->first;
+        std::map<int64_t, NodeId> &items = read->second;
+        const std::vector<NodeId> users = nextUsers(graph, items);
         if (!require(trace, !users.empty(), "the split's getitems are read",
                      [&] { return "no node reads the getitems of " + nodeRef(graph, anchor); }, {anchor}))
             return std::nullopt;
 
-        const bool unitSections = std::all_of(split->sections.begin(), split->sections.end(),
+        const bool unitSections = std::all_of(split.sections.begin(), split.sections.end(),
                                               [](int64_t s) { return s == 1; });
         const bool allSqueeze = std::all_of(users.begin(), users.end(),
                                             [&](NodeId u) { return isOp(*graph.node(u), kSqueeze); });
         Plan plan;
-        plan.split = *split;
-        plan.items = *items;
+        plan.split = split;
+        plan.items = items;
         if (unitSections && allSqueeze)
             return analyzeSqueeze(graph, std::move(plan), trace);
 
-        auto simplify = analyzeSimplify(graph, simplifierSource(*split, std::move(*items)), trace);
+        auto simplify = analyzeSimplify(graph, simplifierSource(split, std::move(items)), trace);
         if (!simplify)
             return std::nullopt;
         plan.nodes = simplify->nodes;
@@ -111,17 +110,14 @@ protected:
     {
         if (!isInductorTorchSplit(graph, split))
             return {};
-        InductorCounts counts = listReaderMatchCounts(graph, split, inductorGetItemSplitSource);
-        if (counts.added.empty())
-            return counts;
         // Where that match reaches SplitCatSimplifier.simplify, its ranges
         // assign scmerge_split_sections_removed before a transform check
         // may stop it.
-        MatchTrace ignored;
-        if (auto src = readSimplifierSource(graph, split, ignored))
-            if (auto removed = inductorSectionsRemoved(graph, *src))
-                counts.assigned["scmerge_split_sections_removed"] = *removed;
-        return counts;
+        return withSectionsRemoved(graph, listReaderMatchCounts(graph, split, inductorGetItemSplitSource), [&] {
+            MatchTrace ignored;
+            auto read = readSplitAndItems(graph, split, ignored);
+            return read ? std::optional(simplifierSource(read->first, std::move(read->second))) : std::nullopt;
+        });
     }
 
     void apply(PatternRewriter &rewriter, const Plan &plan) const override

@@ -81,6 +81,21 @@ std::optional<SimplifyPlan> analyzeSimplify(const Graph &graph, SimplifierSource
 /// transform is not handled) still sets the counter.
 std::optional<int64_t> inductorSectionsRemoved(const Graph &graph, const SimplifierSource &src);
 
+/// `counts` (a list pattern's match at a reader, or nothing) with
+/// scmerge_split_sections_removed assigned as inductorSectionsRemoved says,
+/// when the match reached the simplifier: `readSource` gives the source
+/// (nullopt where 2.6's handler stops before simplify).
+template <typename ReadSource>
+InductorCounts withSectionsRemoved(const Graph &graph, InductorCounts counts, ReadSource &&readSource)
+{
+    if (counts.added.empty())
+        return counts;
+    if (std::optional<SimplifierSource> src = readSource())
+        if (auto removed = inductorSectionsRemoved(graph, *src))
+            counts.assigned["scmerge_split_sections_removed"] = *removed;
+    return counts;
+}
+
 /// Applies a plan analyzeSimplify() returned on the rewriter's graph.
 void applySimplify(PatternRewriter &rewriter, const SimplifyPlan &plan);
 

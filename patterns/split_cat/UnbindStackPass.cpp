@@ -42,14 +42,10 @@ protected:
     // where it needs one).
     InductorCounts inductorCountsWithoutRewrite(const Graph &graph, NodeId unbind) const override
     {
-        InductorCounts counts = listReaderMatchCounts(graph, unbind, inductorGetItemUnbindSource);
-        if (counts.added.empty())
-            return counts;
-        MatchTrace ignored;
-        if (auto src = readSource(graph, unbind, ignored))
-            if (auto removed = inductorSectionsRemoved(graph, *src))
-                counts.assigned["scmerge_split_sections_removed"] = *removed;
-        return counts;
+        return withSectionsRemoved(graph, listReaderMatchCounts(graph, unbind, inductorGetItemUnbindSource), [&] {
+            MatchTrace ignored;
+            return readSource(graph, unbind, ignored);
+        });
     }
 
     void apply(PatternRewriter &rewriter, const Plan &plan) const override { applySimplify(rewriter, plan); }
