@@ -575,6 +575,8 @@ size_t fuseHorizontalLive(const Graph &graph, const HorizontalPattern &pattern, 
             for (auto &[key, candidates] : finder.find(root, fused)) {
                 if (stopped)
                     break;
+                // A fusion at this root may have erased a later key's candidate.
+                std::erase_if(candidates, [&](NodeId c) { return !graph.contains(c); });
                 if (candidates.size() < minSize) {
                     if (outcomes)
                         for (NodeId c : candidates)
@@ -582,8 +584,6 @@ size_t fuseHorizontalLive(const Graph &graph, const HorizontalPattern &pattern, 
                                    {CandidateOutcome::Kind::GroupTooSmall, key, -1, candidates.size(), 0, {}});
                     continue;
                 }
-                // A fusion at this root may have erased a later key's candidate.
-                std::erase_if(candidates, [&](NodeId c) { return !graph.contains(c); });
                 if (!scratch)
                     scratch.emplace(graph.idBound());
                 const size_t found = candidates.size();
@@ -601,8 +601,8 @@ size_t fuseHorizontalLive(const Graph &graph, const HorizontalPattern &pattern, 
                         stopped = true;
                         return;
                     }
-                    if (fused.size() < graph.idBound())
-                        fused.resize(graph.idBound(), 0);
+                    // Members are old nodes or nodes of earlier fusions; `fused`
+                    // grows after each fusion.
                     for (NodeId m : subset.members)
                         fused[m.value] = 1;
                     changed.clear();

@@ -133,9 +133,6 @@ private:
         return {};
     }
 
-    /// Keeps what the pass saw. A node an earlier pass made is not in the
-    /// explained graph: the check says which rewrite made it, and marks only
-    /// the nodes the graph has.
     /// What the pass's live search (fuseHorizontalLive) makes of each keyed
     /// node, run on a copy of the graph so that the fusions happen as they
     /// will: later roots and dependency tests see the nodes fused before.
@@ -159,6 +156,9 @@ private:
         return outcomes;
     }
 
+    /// Keeps what the pass saw. A node an earlier pass made is not in the
+    /// explained graph: the check says which rewrite made it, and marks only
+    /// the nodes the graph has.
     void record(const Graph &graph, NodeState &state, NodeId node, const HorizontalSearchResult *search) const
     {
         MatchTrace trace(MatchTrace::Mode::Explain);

@@ -36,19 +36,6 @@ SimplifierSource simplifierSource(const SplitView &split, std::map<int64_t, Node
     return src;
 }
 
-/// A normalized split and its getitems by index.
-std::optional<std::pair<SplitView, std::map<int64_t, NodeId>>> readSplitAndItems(const Graph &graph, NodeId anchor,
-                                                                                  MatchTrace &trace)
-{
-    auto split = readNormalizedSplit(graph, anchor, trace);
-    if (!split)
-        return std::nullopt;
-    auto items = readGetItems(graph, anchor, trace, "split", int64_t(split->sections.size()));
-    if (!items)
-        return std::nullopt;
-    return std::make_pair(std::move(*split), std::move(*items));
-}
-
 class SplitCatPass final : public PlannedPattern<Plan> {
 public:
     SplitCatPass()

@@ -246,15 +246,24 @@ std::optional<SplitGetItems> readGetItemsOfOneSplit(const Graph &graph, NodeId o
                  [&] { return "the getitems read " + nodeRef(graph, parent) + " (" + opText(p) + "), not a split"; },
                  {parent}))
         return std::nullopt;
-    auto split = readNormalizedSplit(graph, parent, trace);
-    if (!split)
+    auto read = readSplitAndItems(graph, parent, trace);
+    if (!read)
         return std::nullopt;
-    auto all = readGetItems(graph, parent, trace, "split", int64_t(split->sections.size()));
-    if (!all)
-        return std::nullopt;
-    out.split = *split;
-    out.all = std::move(*all);
+    out.split = std::move(read->first);
+    out.all = std::move(read->second);
     return out;
+}
+
+std::optional<std::pair<SplitView, std::map<int64_t, NodeId>>> readSplitAndItems(const Graph &graph, NodeId split,
+                                                                                  MatchTrace &trace)
+{
+    auto view = readNormalizedSplit(graph, split, trace);
+    if (!view)
+        return std::nullopt;
+    auto items = readGetItems(graph, split, trace, "split", int64_t(view->sections.size()));
+    if (!items)
+        return std::nullopt;
+    return std::make_pair(std::move(*view), std::move(*items));
 }
 
 std::optional<SplitGetItems> readCatOfOneSplit(const Graph &graph, NodeId anchor, MatchTrace &trace)

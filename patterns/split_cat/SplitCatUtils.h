@@ -132,6 +132,11 @@ struct SplitGetItems {
 /// inputs read the same node", "the getitems read a split", "split is
 /// normalized" and the split's getitem checks (PyTorch's has_same_parent_node
 /// and TorchSplit).
+/// A normalized split and all its getitems by index (readNormalizedSplit,
+/// then readGetItems over its sections).
+std::optional<std::pair<SplitView, std::map<int64_t, NodeId>>> readSplitAndItems(const Graph &graph, NodeId split,
+                                                                                  MatchTrace &trace);
+
 std::optional<SplitGetItems> readGetItemsOfOneSplit(const Graph &graph, NodeId owner,
                                                     const std::vector<NodeId> &inputs, MatchTrace &trace,
                                                     std::string_view what);
