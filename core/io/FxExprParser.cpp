@@ -62,7 +62,7 @@ bool ExprParser::skipGroup()
     int depth = 1;
     while (depth > 0) {
         if (is(TokenKind::End))
-            return fail(peek(), "'" + close + "' to close the '" + open.text + "' at line "
+            return fail(peek(), "'" + close + "' to close the '" + std::string(open.text) + "' at line "
                                     + std::to_string(open.line));
         const Token &t = next();
         if (t.kind == TokenKind::Op && (t.text == "(" || t.text == "[" || t.text == "{"))
@@ -119,7 +119,7 @@ ExprPtr ExprParser::parseExpr()
     return parseBinary(0);
 }
 
-int ExprParser::precedence(const std::string &op)
+int ExprParser::precedence(std::string_view op)
 {
     // Python's binding strengths, loosest first (comparisons do not chain in FX code).
     if (op == "<" || op == ">" || op == "==" || op == "!=" || op == "<=" || op == ">=")
@@ -173,7 +173,7 @@ ExprPtr ExprParser::parseUnary()
         // "-1" stays a literal so that INT64_MIN reads back.
         if (op.text == "-" && is(TokenKind::Int)) {
             const Token &n = next();
-            return postfix(make(Expr{Expr::Kind::Int, "-" + n.text, nullptr, {}, {}, op.line, op.column}));
+            return postfix(make(Expr{Expr::Kind::Int, "-" + std::string(n.text), nullptr, {}, {}, op.line, op.column}));
         }
         ExprPtr operand = parseUnary();
         if (!operand)
@@ -220,7 +220,7 @@ ExprPtr ExprParser::postfix(ExprPtr e)
                 return nullptr;
             }
             next();
-            e = make(Expr{Expr::Kind::Attribute, attr.text, e, {}, {}, e->line, e->column});
+            e = make(Expr{Expr::Kind::Attribute, std::string(attr.text), e, {}, {}, e->line, e->column});
         } else if (isOp("(")) {
             const Token &open = next();
             Expr call;
@@ -252,7 +252,7 @@ bool ExprParser::closeBracket(const std::string &close, const Token &open)
         next();
         return true;
     }
-    return fail(peek(), "'" + close + "' to close the '" + open.text + "' at " + std::to_string(open.line) + ":"
+    return fail(peek(), "'" + close + "' to close the '" + std::string(open.text) + "' at " + std::to_string(open.line) + ":"
                             + std::to_string(open.column));
 }
 
@@ -261,7 +261,7 @@ bool ExprParser::parseArguments(Expr &call, const std::string &close, const Toke
 {
     while (!isOp(close)) {
         if (is(TokenKind::Name) && isOp("=", 1)) {
-            std::string key = next().text;
+            std::string key(next().text);
             next();
             ExprPtr value = parseExpr();
             if (!value)
@@ -334,16 +334,16 @@ ExprPtr ExprParser::parseAtom()
     switch (t.kind) {
     case TokenKind::Name:
         next();
-        return make(Expr{Expr::Kind::Name, t.text, nullptr, {}, {}, t.line, t.column});
+        return make(Expr{Expr::Kind::Name, std::string(t.text), nullptr, {}, {}, t.line, t.column});
     case TokenKind::Int:
         next();
-        return make(Expr{Expr::Kind::Int, t.text, nullptr, {}, {}, t.line, t.column});
+        return make(Expr{Expr::Kind::Int, std::string(t.text), nullptr, {}, {}, t.line, t.column});
     case TokenKind::Float:
         next();
-        return make(Expr{Expr::Kind::Float, t.text, nullptr, {}, {}, t.line, t.column});
+        return make(Expr{Expr::Kind::Float, std::string(t.text), nullptr, {}, {}, t.line, t.column});
     case TokenKind::String: {
         next();
-        std::string value = t.text;
+        std::string value(t.text);
         while (is(TokenKind::String)) // adjacent literals concatenate
             value += next().text;
         return make(Expr{Expr::Kind::String, value, nullptr, {}, {}, t.line, t.column});
@@ -353,7 +353,7 @@ ExprPtr ExprParser::parseAtom()
     if (isOp("%") && peek(1).kind == TokenKind::Name) {
         next();
         const Token &n = next();
-        return make(Expr{Expr::Kind::Percent, n.text, nullptr, {}, {}, t.line, t.column});
+        return make(Expr{Expr::Kind::Percent, std::string(n.text), nullptr, {}, {}, t.line, t.column});
     }
     if (isOp("(") || isOp("[")) {
         const Token &open = next();

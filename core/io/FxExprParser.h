@@ -23,9 +23,11 @@ ExprPtr make(Expr e);
 /// m_error and returns false (or null).
 class ExprParser {
 protected:
-    /// Parses `tokens` of `text`; sourceName names the text in errors.
-    ExprParser(std::string_view text, std::vector<Token> tokens, std::string sourceName)
-        : m_text(text), m_tokens(std::move(tokens)), m_sourceName(std::move(sourceName))
+    /// Parses the tokens of `text` (stream's comments are left to the
+    /// caller); sourceName names the text in errors.
+    ExprParser(std::string_view text, TokenStream &stream, std::string sourceName)
+        : m_text(text), m_tokens(std::move(stream.tokens)), m_decoded(std::move(stream.decoded)),
+          m_sourceName(std::move(sourceName))
     {
     }
 
@@ -68,6 +70,8 @@ protected:
 
     std::string_view m_text;
     std::vector<Token> m_tokens;
+    /// Where the texts of decoded tokens live (see TokenStream).
+    std::deque<std::string> m_decoded;
     std::string m_sourceName;
     size_t m_pos = 0;
     /// str(graph) text: '%' starts a node name there, it is no operator.
@@ -85,7 +89,7 @@ private:
     static constexpr int kMaxNesting = 200;
 
     /// Binding strength of a binary operator; -1 for other operators.
-    static int precedence(const std::string &op);
+    static int precedence(std::string_view op);
     /// Binary operators binding at least minPrec, left-associative.
     ExprPtr parseBinary(int minPrec);
     /// Unary -, +, ~ and the right-associative '**'.

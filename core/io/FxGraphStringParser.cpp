@@ -73,7 +73,7 @@ ExprPtr dottedExpr(const std::string &target, int line, int column)
 class GraphStringParser : public ExprParser {
 public:
     GraphStringParser(std::string_view text, TokenStream stream, std::string sourceName)
-        : ExprParser(text, std::move(stream.tokens), std::move(sourceName))
+        : ExprParser(text, stream, std::move(sourceName))
     {
         m_result.comments = std::move(stream.comments);
     }

@@ -13,7 +13,7 @@ namespace {
 class Parser : public ExprParser {
 public:
     Parser(std::string_view text, TokenStream stream, std::string sourceName)
-        : ExprParser(text, std::move(stream.tokens), std::move(sourceName)), m_comments(std::move(stream.comments))
+        : ExprParser(text, stream, std::move(sourceName)), m_comments(std::move(stream.comments))
     {
     }
 
@@ -291,7 +291,7 @@ private:
         return expectKind(TokenKind::Newline, "end of line");
     }
 
-    static bool isAugmentedAssignment(const std::string &op)
+    static bool isAugmentedAssignment(std::string_view op)
     {
         return op == "+=" || op == "-=" || op == "*=" || op == "/=" || op == "@=" || op == "%=" || op == "//="
                || op == "**=";
@@ -334,7 +334,7 @@ private:
         if (peek().kind == TokenKind::Op && isAugmentedAssignment(peek().text) && !s.annotation) {
             // `a += b` binds a to a + b: FX records operator.iadd, whose value is the sum.
             if (first->kind != Expr::Kind::Name)
-                return fail(peek(), "a name before '" + peek().text + "'");
+                return fail(peek(), "a name before '" + std::string(peek().text) + "'");
             const Token &op = next();
             ExprPtr right = parseTestList();
             if (!right)

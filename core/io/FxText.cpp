@@ -29,7 +29,7 @@ bool readMetadataComments(std::string_view prefix, Graph &graph)
             continue;
         const auto &t = tokens->tokens;
         if (t[0].kind == fx::TokenKind::String && t[1].text == "=" && t[2].kind == fx::TokenKind::String) {
-            graph.metadata[t[0].text] = t[2].text;
+            graph.metadata[std::string(t[0].text)] = t[2].text;
             found = true;
         }
     }

@@ -42,9 +42,10 @@ std::string describeToken(const Token &token)
 
 namespace {
 
-bool isNameStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
-bool isNameChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
-bool isDigit(char c) { return std::isdigit(static_cast<unsigned char>(c)); }
+// ASCII only, without the C locale's table lookups (called once per byte of a dump).
+bool isDigit(char c) { return c >= '0' && c <= '9'; }
+bool isNameStart(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
+bool isNameChar(char c) { return isNameStart(c) || isDigit(c); }
 
 class Tokenizer {
 public:
@@ -53,6 +54,8 @@ public:
     Expected<TokenStream> run()
     {
         m_pos = std::min(m_options.start, m_text.size());
+        // About one token per 5 bytes in Dynamo dumps: one allocation, no regrowth.
+        m_out.tokens.reserve((m_text.size() - m_pos) / 5 + 16);
         m_line = 1 + static_cast<int>(std::count(m_text.begin(), m_text.begin() + m_pos, '\n'));
         m_lineStart = m_text.rfind('\n', m_pos == 0 ? 0 : m_pos - 1);
         m_lineStart = (m_pos == 0 || m_lineStart == std::string_view::npos) ? 0 : m_lineStart + 1;
@@ -78,9 +81,15 @@ public:
 private:
     int column(size_t offset) const { return static_cast<int>(offset - m_lineStart) + 1; }
 
-    void push(TokenKind kind, std::string text, size_t begin, size_t end)
+    /// Appends a token whose text is `text` (a view into m_text or decoded).
+    void push(TokenKind kind, std::string_view text, size_t begin, size_t end)
     {
-        m_out.tokens.push_back(Token{kind, std::move(text), m_line, column(begin), begin, end});
+        m_out.tokens.push_back(Token{kind, m_line, column(begin), text, begin, end});
+    }
+    /// Appends a token spelled differently from the text it covers.
+    void pushDecoded(TokenKind kind, std::string text, size_t begin, size_t end)
+    {
+        push(kind, m_out.decoded.emplace_back(std::move(text)), begin, end);
     }
 
     bool fail(size_t offset, const std::string &expected, const std::string &found)
@@ -178,7 +187,7 @@ private:
         if (isNameStart(c)) {
             while (m_pos < m_text.size() && isNameChar(m_text[m_pos]))
                 ++m_pos;
-            push(TokenKind::Name, std::string(m_text.substr(begin, m_pos - begin)), begin, m_pos);
+            push(TokenKind::Name, m_text.substr(begin, m_pos - begin), begin, m_pos);
             return true;
         }
         if (isDigit(c) || (c == '.' && m_pos + 1 < m_text.size() && isDigit(m_text[m_pos + 1])))
@@ -190,7 +199,7 @@ private:
         for (std::string_view op : kThree)
             if (m_text.substr(m_pos, 3) == op) {
                 m_pos += 3;
-                push(TokenKind::Op, std::string(op), begin, m_pos);
+                push(TokenKind::Op, m_text.substr(begin, 3), begin, m_pos);
                 return true;
             }
         static constexpr std::string_view kTwo[] = {"**", "//", "->", "==", "!=", "<=", ">=", "<<", ">>",
@@ -198,7 +207,7 @@ private:
         for (std::string_view op : kTwo)
             if (m_text.substr(m_pos, 2) == op) {
                 m_pos += 2;
-                push(TokenKind::Op, std::string(op), begin, m_pos);
+                push(TokenKind::Op, m_text.substr(begin, 2), begin, m_pos);
                 return true;
             }
         static constexpr std::string_view kOne = "()[]{},:;.=+-*/@%<>~&|^!#";
@@ -212,7 +221,7 @@ private:
         else if ((c == ')' || c == ']' || c == '}') && m_depth > 0)
             --m_depth;
         ++m_pos;
-        push(TokenKind::Op, std::string(1, c), begin, m_pos);
+        push(TokenKind::Op, m_text.substr(begin, 1), begin, m_pos);
         return true;
     }
 
@@ -225,7 +234,7 @@ private:
             uint64_t value = 0;
             while (m_pos < m_text.size() && std::isxdigit(static_cast<unsigned char>(m_text[m_pos])))
                 value = value * 16 + uint64_t(std::stoi(std::string(1, m_text[m_pos++]), nullptr, 16));
-            push(TokenKind::Int, std::to_string(value), begin, m_pos);
+            pushDecoded(TokenKind::Int, std::to_string(value), begin, m_pos);
             return true;
         }
         bool isFloat = false;
@@ -250,9 +259,15 @@ private:
         }
         if (m_pos < m_text.size() && isNameChar(m_text[m_pos]))
             return fail(begin, "a number", "'" + std::string(m_text.substr(begin, m_pos - begin + 1)) + "'");
-        std::string text(m_text.substr(begin, m_pos - begin));
-        std::erase(text, '_');
-        push(isFloat ? TokenKind::Float : TokenKind::Int, std::move(text), begin, m_pos);
+        const TokenKind kind = isFloat ? TokenKind::Float : TokenKind::Int;
+        std::string_view written = m_text.substr(begin, m_pos - begin);
+        if (written.find('_') == std::string_view::npos) {
+            push(kind, written, begin, m_pos);
+        } else {
+            std::string text(written);
+            std::erase(text, '_');
+            pushDecoded(kind, std::move(text), begin, m_pos);
+        }
         return true;
     }
 
@@ -260,6 +275,16 @@ private:
     {
         const size_t begin = m_pos;
         const char quote = m_text[m_pos++];
+        // Most strings (annotations, names) have no escape: their token views the text.
+        for (size_t p = m_pos; p < m_text.size() && m_text[p] != '\n'; ++p) {
+            if (m_text[p] == '\\')
+                break;
+            if (m_text[p] == quote) {
+                m_pos = p + 1;
+                push(TokenKind::String, m_text.substr(begin + 1, p - begin - 1), begin, m_pos);
+                return true;
+            }
+        }
         std::string value;
         while (true) {
             if (m_pos >= m_text.size() || m_text[m_pos] == '\n')
@@ -293,7 +318,7 @@ private:
             default: value += e; break; // \\ \' \" and unknown escapes keep the character
             }
         }
-        push(TokenKind::String, std::move(value), begin, m_pos);
+        pushDecoded(TokenKind::String, std::move(value), begin, m_pos);
         return true;
     }
 

@@ -4,6 +4,7 @@
 
 #include "core/ir/Expected.h"
 
+#include <deque>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,12 +16,15 @@ namespace fusebox::fx {
 enum class TokenKind { Name, Int, Float, String, Op, Newline, Indent, Dedent, End };
 
 /// One token. Positions are 1-based and count from the start of the whole text.
+/// A token is a view, not a copy: a 100k-node dump holds millions of tokens.
 struct Token {
     TokenKind kind = TokenKind::End;
-    /// The token's text; for strings, the decoded value.
-    std::string text;
     int line = 0;
     int column = 0;
+    /// The token's text; for strings, the decoded value. It points into the
+    /// tokenized text, or into the TokenStream's `decoded` where the text
+    /// differs from what is written (escapes, digit separators, hex).
+    std::string_view text;
     /// Byte offsets of the token in the text (begin inclusive, end exclusive).
     size_t begin = 0;
     size_t end = 0;
@@ -36,9 +40,14 @@ struct Comment {
     bool ownLine = false;
 };
 
+/// What tokenize() returns. Token texts point into the tokenized text and
+/// into `decoded`: keep both alive while the tokens are read (moving the
+/// stream keeps `decoded`'s strings where they are).
 struct TokenStream {
     std::vector<Token> tokens; // always ends with an End token
     std::vector<Comment> comments; // in text order
+    /// Token texts that are not spelled as written, e.g. strings with escapes.
+    std::deque<std::string> decoded;
 };
 
 /// Options of tokenize().
