@@ -17,6 +17,7 @@ bool assign(Graph &graph, NodeId id, const Node &state)
     n->overload = state.overload;
     n->type = state.type;
     n->meta = state.meta;
+    n->inductorMeta = state.inductorMeta;
     n->provenance = state.provenance;
     n->weightKey = state.weightKey;
     n->opaqueBody = state.opaqueBody;

@@ -20,7 +20,8 @@ struct Edit {
     };
     Kind kind = Kind::Insert;
     NodeId node;
-    /// Node state before / after the edit (copies; absent where not meaningful).
+    /// Node state before / after the edit (copies; absent where not meaningful,
+    /// and `after` absent in a log that is not redoable).
     std::shared_ptr<const Node> before, after;
     NodeId position, oldPosition;
     std::shared_ptr<const std::vector<NodeId>> oldOrder, newOrder;
@@ -54,7 +55,7 @@ public:
     /// Number of groups currently applied (groups past it were undone).
     size_t appliedCount() const { return m_applied; }
     bool canUndo() const { return m_applied > 0 && !m_open; }
-    bool canRedo() const { return m_applied < m_groups.size() && !m_open; }
+    bool canRedo() const { return m_redoable && m_applied < m_groups.size() && !m_open; }
 
     /// Reverts the last applied group. Returns false when it cannot (nothing to
     /// undo, or the graph no longer matches the log).
@@ -65,10 +66,17 @@ public:
     /// Forgets everything.
     void clear();
 
+    /// False for a log kept only to take work back: the rewriter then records
+    /// no `after` copies (half the node copies of a large pass) and redo()
+    /// refuses. True by default; set it before the first edit.
+    void setRedoable(bool redoable) { m_redoable = redoable; }
+    bool redoable() const { return m_redoable; }
+
 private:
     std::vector<EditGroup> m_groups;
     size_t m_applied = 0;
     bool m_open = false;
+    bool m_redoable = true;
 };
 
 /// Applies the inverse of one edit. Returns false when the graph does not match.

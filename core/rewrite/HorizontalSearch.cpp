@@ -498,26 +498,44 @@ private:
 };
 
 /// Marks every node within `depth` edges downstream of `from` (included).
-void markDownstream(const Graph &graph, const std::vector<NodeId> &from, int64_t depth, std::vector<char> &mask)
-{
-    if (mask.size() < graph.idBound())
-        mask.resize(graph.idBound(), 0);
-    std::vector<NodeId> frontier, next;
-    for (NodeId id : from)
-        if (graph.contains(id)) {
-            mask[id.value] = 1;
-            frontier.push_back(id);
+/// Each node is walked once per call, at its shortest distance, which is
+/// where it has the most depth left (a diamond-shaped graph would otherwise
+/// push a node once per path).
+class DownstreamMarker {
+public:
+    void mark(const Graph &graph, const std::vector<NodeId> &from, int64_t depth, std::vector<char> &mask)
+    {
+        if (mask.size() < graph.idBound())
+            mask.resize(graph.idBound(), 0);
+        if (m_seen.size() < graph.idBound())
+            m_seen.resize(graph.idBound(), 0);
+        ++m_call;
+        m_frontier.clear();
+        for (NodeId id : from)
+            if (graph.contains(id) && m_seen[id.value] != m_call) {
+                m_seen[id.value] = m_call;
+                mask[id.value] = 1;
+                m_frontier.push_back(id);
+            }
+        for (int64_t d = 0; d < depth && !m_frontier.empty(); ++d) {
+            m_next.clear();
+            for (NodeId id : m_frontier)
+                graph.forEachUse(id, [&](NodeId user) {
+                    if (m_seen[user.value] == m_call)
+                        return;
+                    m_seen[user.value] = m_call;
+                    mask[user.value] = 1;
+                    m_next.push_back(user);
+                });
+            std::swap(m_frontier, m_next);
         }
-    for (int64_t d = 0; d < depth && !frontier.empty(); ++d) {
-        next.clear();
-        for (NodeId id : frontier)
-            graph.forEachUse(id, [&](NodeId user) {
-                next.push_back(user);
-                mask[user.value] = 1;
-            });
-        std::swap(frontier, next);
     }
-}
+
+private:
+    std::vector<uint32_t> m_seen; // == m_call: walked in this call
+    uint32_t m_call = 0;
+    std::vector<NodeId> m_frontier, m_next;
+};
 
 } // namespace
 
@@ -562,6 +580,7 @@ size_t fuseHorizontalLive(const Graph &graph, const HorizontalPattern &pattern, 
     std::vector<char> fused(graph.idBound(), 0);
     std::optional<DependencyScratch> scratch;
     std::vector<NodeId> changed;
+    DownstreamMarker downstream;
     bool stopped = false;
 
     // reversed(graph.nodes), live: the next root is the node before this
@@ -622,7 +641,7 @@ size_t fuseHorizontalLive(const Graph &graph, const HorizontalPattern &pattern, 
                         fused.resize(graph.idBound(), 0);
                     levels.update(changed);
                     keys.forget(changed);
-                    markDownstream(graph, changed, maxDepth, searchable);
+                    downstream.mark(graph, changed, maxDepth, searchable);
                 });
             }
         }

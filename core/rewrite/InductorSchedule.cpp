@@ -197,6 +197,7 @@ DriverResult InductorScheduleDriver::run(Graph &graph, GraphStage stage, EditLog
     // A horizontal group that earlier fusions made dependent is taken back,
     // which needs the edits even when the caller keeps none.
     EditLog local;
+    local.setRedoable(false); // kept only to take a pass back
     EditLog &edits = log ? *log : local;
     RewriteApplier applier(graph, m_patterns, m_options, &edits, listener, result);
     applier.setInductorMetadata(true);
@@ -218,7 +219,16 @@ DriverResult InductorScheduleDriver::run(Graph &graph, GraphStage stage, EditLog
             result.inductorCounters[name] = n;
     };
 
+    // A vertical pass is never taken back: it keeps edits only for whoever
+    // else reads them (the caller's log, verification's undo, the listener).
+    const bool verticalNeedsEdits = log || m_options.verifyRewrite || listener;
     auto verticalPass = [&](const VerticalPattern &pattern) {
+        applier.setEdits(verticalNeedsEdits ? &edits : nullptr);
+        struct KeepEdits {
+            RewriteApplier &applier;
+            EditLog &edits;
+            ~KeepEdits() { applier.setEdits(&edits); }
+        } keepEdits{applier, edits};
         // The nodes that exist now, last to first; each is matched on the
         // graph as the earlier rewrites of this pass left it.
         std::vector<NodeId> visit;

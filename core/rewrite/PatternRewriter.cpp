@@ -14,6 +14,11 @@ PatternRewriter::PatternRewriter(Graph &graph, EditLog *log, RewriteListener *li
 {
 }
 
+std::shared_ptr<const Node> PatternRewriter::afterSnapshot(NodeId id) const
+{
+    return m_log && m_log->redoable() ? snapshot(*m_graph.node(id)) : nullptr;
+}
+
 void PatternRewriter::record(Edit edit)
 {
     if (m_log)
@@ -28,7 +33,7 @@ NodeId PatternRewriter::createOp(std::string op, std::vector<Arg> args, std::vec
     n.meta = std::move(meta);
     n.provenance.createdBy = m_createdBy;
     if (m_log)
-        record({Edit::Kind::Insert, id, nullptr, snapshot(n), m_graph.next(id), {}, {}, {}});
+        record({Edit::Kind::Insert, id, nullptr, afterSnapshot(id), m_graph.next(id), {}, {}, {}});
     if (m_listener)
         m_listener->nodeInserted(m_graph, id);
     return id;
@@ -45,7 +50,7 @@ void PatternRewriter::setArgs(NodeId id, std::vector<Arg> args, std::vector<Name
     auto before = m_log ? snapshot(*n) : nullptr;
     m_graph.setArgs(id, std::move(args), std::move(kwargs));
     if (m_log)
-        record({Edit::Kind::Modify, id, before, snapshot(*m_graph.node(id)), {}, {}, {}, {}});
+        record({Edit::Kind::Modify, id, before, afterSnapshot(id), {}, {}, {}, {}});
     if (m_listener)
         m_listener->nodeModified(m_graph, id);
 }
@@ -61,7 +66,7 @@ void PatternRewriter::modify(NodeId id, const std::function<void(Node &)> &fn)
     fn(*n);
     m_graph.refreshOpIndex(id); // fn may have changed the op
     if (m_log)
-        record({Edit::Kind::Modify, id, before, snapshot(*n), {}, {}, {}, {}});
+        record({Edit::Kind::Modify, id, before, afterSnapshot(id), {}, {}, {}, {}});
     if (m_listener)
         m_listener->nodeModified(m_graph, id);
 }

@@ -79,6 +79,9 @@ public:
 
 private:
     void record(Edit edit);
+    /// A copy of node id as it is now, for an edit's `after`; null when the
+    /// log keeps none (no log, or one that is not redoable).
+    std::shared_ptr<const Node> afterSnapshot(NodeId id) const;
 
     Graph &m_graph;
     EditLog *m_log;

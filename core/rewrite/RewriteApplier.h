@@ -51,6 +51,8 @@ public:
 
     /// Who hears the matches and rewrites from now on (may be null).
     void setListener(DriverListener *listener) { m_listener = listener; }
+    /// Where the edits go from now on; null under the constructor's terms.
+    void setEdits(EditLog *edits) { m_edits = edits; }
 
     /// What the applier remembers between matches (labels given, matches
     /// rejected or failed), so that a driver can take back a stretch of
