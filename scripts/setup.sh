@@ -17,6 +17,8 @@ PACKAGES=(
   nlohmann-json3-dev libzip-dev
   # the executables' allocator (mimalloc: a 100k-node run spends a third of its time in glibc malloc)
   libmimalloc-dev
+  # hash maps for the importers' and the graph's name tables
+  libabsl-dev
   # tests and fixtures
   catch2 python3-torch python3-torchvision
   # fuzz targets (fuzz/, scripts/fuzz.sh): clang with libFuzzer

@@ -274,12 +274,14 @@ private:
             || isName("def"))
             return fail(peek(), "a simple statement (FX code has no blocks)");
         while (true) {
-            Stmt s;
-            if (!parseSmallStatement(s))
-                return false;
-            s.endLine = m_tokens[m_pos > 0 ? m_pos - 1 : 0].line;
-            if (body)
-                body->push_back(std::move(s));
+            if (!skipValueRelease()) {
+                Stmt s;
+                if (!parseSmallStatement(s))
+                    return false;
+                s.endLine = m_tokens[m_pos > 0 ? m_pos - 1 : 0].line;
+                if (body)
+                    body->push_back(std::move(s));
+            }
             if (!isOp(";"))
                 break;
             next();
@@ -289,6 +291,43 @@ private:
         if (is(TokenKind::End))
             return fail(peek(), "end of line");
         return expectKind(TokenKind::Newline, "end of line");
+    }
+
+    /// Python's keywords: never a plain name.
+    static bool isKeyword(std::string_view s)
+    {
+        static constexpr std::string_view kKeywords[] = {
+            "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue",
+            "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in",
+            "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while", "with", "yield"};
+        return std::find(std::begin(kKeywords), std::end(kKeywords), s) != std::end(kKeywords);
+    }
+
+    /// Skips `a = b = ... = None` up to the ';' or end of line after it: the
+    /// way Dynamo code releases values early (after nearly every node). The
+    /// reader builds nothing for it, so it is not made into a statement (half
+    /// the expressions of a large dump). True when it skipped one.
+    bool skipValueRelease()
+    {
+        auto plainName = [&](size_t i) {
+            return m_tokens[i].kind == TokenKind::Name && !isKeyword(m_tokens[i].text);
+        };
+        auto isOpAt = [&](size_t i, std::string_view o) {
+            return m_tokens[i].kind == TokenKind::Op && m_tokens[i].text == o;
+        };
+        // The token vector ends with End, so reading one past a non-End token is safe.
+        size_t p = m_pos;
+        if (!plainName(p) || !isOpAt(p + 1, "="))
+            return false;
+        p += 2;
+        while (plainName(p) && isOpAt(p + 1, "="))
+            p += 2;
+        if (m_tokens[p].kind != TokenKind::Name || m_tokens[p].text != "None")
+            return false;
+        if (m_tokens[p + 1].kind != TokenKind::Newline && !isOpAt(p + 1, ";"))
+            return false;
+        m_pos = p + 1;
+        return true;
     }
 
     static bool isAugmentedAssignment(std::string_view op)

@@ -9,6 +9,8 @@
 #include "FxTargets.h"
 #include "FxTextReader.h"
 
+#include <absl/container/flat_hash_map.h>
+
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -200,7 +202,7 @@ private:
     std::unordered_map<std::string, std::string> m_ownSubgraphs;
     std::unordered_map<std::string, std::string> *m_subgraphs = &m_ownSubgraphs;
     std::string m_file;
-    std::unordered_map<std::string, Binding> m_env;
+    absl::flat_hash_map<std::string, Binding> m_env;
     std::unordered_map<std::string, Annotation> m_pending;
     std::unordered_map<std::string, const NestedClass *> m_nested;
     size_t m_commentCursor = 0;

@@ -47,6 +47,25 @@ bool isDigit(char c) { return c >= '0' && c <= '9'; }
 bool isNameStart(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
 bool isNameChar(char c) { return isNameStart(c) || isDigit(c); }
 
+/// How many characters of `text` (at most 3) the operator at its start
+/// takes when it is one of Python's two- or three-character operators, else 1.
+size_t operatorLength(std::string_view text)
+{
+    if (text.size() < 2)
+        return 1;
+    const char a = text[0], b = text[1];
+    const bool third = text.size() > 2 && text[2] == '=';
+    switch (a) {
+    case '*': return b == '*' ? (third ? 3 : 2) : b == '=' ? 2 : 1;       // ** **= *=
+    case '/': return b == '/' ? (third ? 3 : 2) : b == '=' ? 2 : 1;       // // //= /=
+    case '-': return b == '>' || b == '=' ? 2 : 1;                        // -> -=
+    case '<': return b == '=' || b == '<' ? 2 : 1;                        // <= <<
+    case '>': return b == '=' || b == '>' ? 2 : 1;                        // >= >>
+    case '=': case '!': case '+': case '@': case '%': return b == '=' ? 2 : 1; // == != += @= %=
+    default: return 1;
+    }
+}
+
 class Tokenizer {
 public:
     Tokenizer(std::string_view text, const TokenizeOptions &options) : m_text(text), m_options(options) {}
@@ -194,22 +213,13 @@ private:
             return number();
         if (c == '\'' || c == '"')
             return string();
-        // Augmented assignments (`out += identity`, torchvision's residuals in Dynamo graphs).
-        static constexpr std::string_view kThree[] = {"//=", "**="};
-        for (std::string_view op : kThree)
-            if (m_text.substr(m_pos, 3) == op) {
-                m_pos += 3;
-                push(TokenKind::Op, m_text.substr(begin, 3), begin, m_pos);
-                return true;
-            }
-        static constexpr std::string_view kTwo[] = {"**", "//", "->", "==", "!=", "<=", ">=", "<<", ">>",
-                                                    "+=", "-=", "*=", "/=", "@=", "%="};
-        for (std::string_view op : kTwo)
-            if (m_text.substr(m_pos, 2) == op) {
-                m_pos += 2;
-                push(TokenKind::Op, m_text.substr(begin, 2), begin, m_pos);
-                return true;
-            }
+        // Two- and three-character operators, among them the augmented
+        // assignments (`out += identity`, torchvision's residuals in Dynamo graphs).
+        if (size_t length = operatorLength(m_text.substr(m_pos, 3)); length > 1) {
+            m_pos += length;
+            push(TokenKind::Op, m_text.substr(begin, length), begin, m_pos);
+            return true;
+        }
         static constexpr std::string_view kOne = "()[]{},:;.=+-*/@%<>~&|^!#";
         if (kOne.find(c) == std::string_view::npos) {
             std::string shown = std::isprint(static_cast<unsigned char>(c)) ? std::string("'") + c + "'"
