@@ -92,7 +92,7 @@ for n in "${sizes[@]}"; do
 
     # (b) the whole CLI run under the config; (c) the built-in catalog; parse alone.
     measure "$work/m.run" "$fb" run "$file" --config "$cfg" -o "$work/out.py" --report "$work/report.json"
-    measure "$work/m.cat" "$fb" run "$file" -o "$work/out-catalog.py"
+    measure "$work/m.cat" "$fb" run "$file" -o "$work/out-catalog.py" --report "$work/report-cat.json"
     measure "$work/m.parse" "$fb" inspect "$file"
     read -r run runw peak rrc <"$work/m.run"
     read -r cat catw cpeak crc <"$work/m.cat"
@@ -102,6 +102,9 @@ for n in "${sizes[@]}"; do
     [ "$ind" != nan ] && ratio=$(printf '%.1f' "$(echo "$ind / ($run + 0.0005)" | bc -l)")
     rows+=("$(printf '%-8s %7s %10s %10s %8s %8s %10s %10s %9s %5s' "$n" "$nodes" "$ind" "$run" "${ratio}x" "$peak" "$parse" "$cat" "$cpeak" "$same")")
     notes+=("$n: spread run ${run}..${runw} s, catalog ${cat}..${catw} s, inspect ${parse}..${parsew} s ($ppeak MB)")
+    # The phases of each command's last run, from its report (read, passes, write).
+    phases='" / ".join("%s %.2f" % (k, v) for k, v in d["seconds"].items())'
+    notes+=("$n: phases (s): config run $(json "$work/report.json" "$phases"); catalog $(json "$work/report-cat.json" "$phases")")
     last_ratio=$ratio last_nodes=$nodes last_run=$run last_peak=$peak last_cat=$cat last_same=$same
 done
 

@@ -8,8 +8,12 @@
 #include "FxTargets.h"
 #include "FxText.h"
 
+#include <absl/container/flat_hash_set.h>
+
 #include <cctype>
 #include <cstdio>
+#include <deque>
+#include <optional>
 #include <set>
 #include <unordered_set>
 
@@ -65,15 +69,23 @@ public:
 private:
     void assignNames()
     {
-        m_names.resize(m_graph.idBound());
-        std::set<std::string> used;
-        for (NodeId id : m_graph.nodeIds())
-            if (fx::isIdentifier(m_graph.node(id)->name) && !fx::isReservedName(m_graph.node(id)->name))
-                used.insert(m_graph.node(id)->name);
+        m_names.assign(m_graph.idBound(), nullptr);
+        // The names taken, built only when some name must change (rarely:
+        // importers give identifiers already).
+        std::optional<absl::flat_hash_set<std::string>> used;
+        auto usedNames = [&]() -> absl::flat_hash_set<std::string> & {
+            if (!used) {
+                used.emplace();
+                for (NodeId id : m_graph.nodeIds())
+                    if (fx::isIdentifier(m_graph.node(id)->name) && !fx::isReservedName(m_graph.node(id)->name))
+                        used->insert(m_graph.node(id)->name);
+            }
+            return *used;
+        };
         for (NodeId id : m_graph.nodeIds()) {
             const std::string &name = m_graph.node(id)->name;
             if (fx::isIdentifier(name) && !fx::isReservedName(name)) {
-                m_names[id.value] = name;
+                m_names[id.value] = &name;
                 continue;
             }
             // Not writable as Python: a close identifier (the round trip renames it).
@@ -83,14 +95,19 @@ private:
             if (base.empty() || std::isdigit(static_cast<unsigned char>(base[0])) || fx::isReservedName(base))
                 base = "_" + base;
             std::string candidate = base;
-            for (int i = 1; used.count(candidate); ++i)
+            for (int i = 1; usedNames().contains(candidate); ++i)
                 candidate = base + "_" + std::to_string(i);
-            used.insert(candidate);
-            m_names[id.value] = candidate;
+            usedNames().insert(candidate);
+            m_names[id.value] = &m_renamed.emplace_back(std::move(candidate));
         }
     }
 
-    std::string name(NodeId id) const { return id.value < m_names.size() ? m_names[id.value] : "_missing"; }
+    /// The name node id is written under.
+    const std::string &name(NodeId id) const
+    {
+        static const std::string missing = "_missing";
+        return id.value < m_names.size() && m_names[id.value] ? *m_names[id.value] : missing;
+    }
 
     /// An argument of `of` (when given): its subgraphs are written as
     /// self.<name>, and a higher-order op's op arguments as torch.ops.* values.
@@ -365,7 +382,9 @@ private:
 
     const Graph &m_graph;
     const FxWriteOptions &m_options;
-    std::vector<std::string> m_names;
+    /// Per node id: the node's own name, or one in m_renamed.
+    std::vector<const std::string *> m_names;
+    std::deque<std::string> m_renamed;
     std::string m_out;
     std::string m_scope;
     SourceLocation m_source;

@@ -1,5 +1,7 @@
 #include "Graph.h"
 
+#include <absl/container/flat_hash_map.h>
+
 #include <algorithm>
 #include <cassert>
 #include <unordered_set>
@@ -51,6 +53,30 @@ std::string baseNameForOp(std::string_view op)
 
 } // namespace
 
+struct Graph::NameIndex {
+    absl::flat_hash_map<std::string, NodeId> byName;
+    absl::flat_hash_map<std::string, uint32_t> counters;
+};
+
+Graph::Graph() = default;
+Graph::~Graph() = default;
+Graph::Graph(Graph &&) noexcept = default;
+Graph &Graph::operator=(Graph &&) noexcept = default;
+
+// Made on first use, so that a moved-from graph is an empty one.
+Graph::NameIndex &Graph::names()
+{
+    if (!m_names)
+        m_names = std::make_unique<NameIndex>();
+    return *m_names;
+}
+
+const Graph::NameIndex &Graph::names() const
+{
+    static const NameIndex empty;
+    return m_names ? *m_names : empty;
+}
+
 Graph Graph::clone() const
 {
     Graph copy;
@@ -64,8 +90,7 @@ Graph Graph::clone() const
     }
     copy.m_opBuckets = m_opBuckets;
     copy.m_opBucketByName = m_opBucketByName;
-    copy.m_byName = m_byName;
-    copy.m_nameCounters = m_nameCounters;
+    copy.m_names = std::make_unique<NameIndex>(names());
     copy.m_inputs = m_inputs;
     copy.m_output = m_output;
     copy.m_first = m_first;
@@ -104,21 +129,24 @@ const Node *Graph::node(NodeId id) const
 
 NodeId Graph::findByName(std::string_view name) const
 {
-    auto it = m_byName.find(std::string(name));
-    return it == m_byName.end() ? NodeId{} : it->second;
+    const auto &byName = names().byName;
+    // (Debian's Abseil has its own string_view, not std's.)
+    auto it = byName.find(absl::string_view(name.data(), name.size()));
+    return it == byName.end() ? NodeId{} : it->second;
 }
 
 std::string Graph::uniqueName(std::string_view base) const
 {
+    const NameIndex &index = names();
     std::string name(base.empty() ? "node" : base);
-    if (!m_byName.count(name))
+    if (!index.byName.contains(name))
         return name;
-    auto counter = m_nameCounters.find(name);
-    uint32_t n = counter == m_nameCounters.end() ? 1 : counter->second;
+    auto counter = index.counters.find(name);
+    uint32_t n = counter == index.counters.end() ? 1 : counter->second;
     std::string candidate;
     do {
         candidate = name + "_" + std::to_string(n++);
-    } while (m_byName.count(candidate));
+    } while (index.byName.contains(candidate));
     return candidate;
 }
 
@@ -132,8 +160,8 @@ NodeId Graph::allocate(NodeKind kind, std::string name, NodeId before)
     // Remember where numbering of this base stopped so the next unique name is O(1).
     auto underscore = node->name.rfind('_');
     if (node->name != name && underscore != std::string::npos)
-        m_nameCounters[std::string(name)] = std::stoul(node->name.substr(underscore + 1)) + 1;
-    m_byName.emplace(node->name, id);
+        names().counters[name] = std::stoul(node->name.substr(underscore + 1)) + 1;
+    names().byName.emplace(node->name, id);
     m_slots.push_back(Slot{std::move(node), {}, {}, {}, {}});
     link(id, before);
     ++m_liveCount;
@@ -367,7 +395,7 @@ std::unique_ptr<Node> Graph::extract(NodeId id)
     removeUses(id, *s->node);
     unlink(id);
     unindexOp(id);
-    m_byName.erase(s->node->name);
+    names().byName.erase(s->node->name);
     if (s->node->kind() == NodeKind::Input)
         m_inputs.erase(std::find(m_inputs.begin(), m_inputs.end(), id));
     if (id == m_output)
@@ -379,7 +407,7 @@ std::unique_ptr<Node> Graph::extract(NodeId id)
 
 bool Graph::restore(std::unique_ptr<Node> node, NodeId before)
 {
-    if (!node || !node->m_id.isValid() || contains(node->m_id) || m_byName.count(node->name))
+    if (!node || !node->m_id.isValid() || contains(node->m_id) || names().byName.contains(node->name))
         return false;
     for (NodeId in : node->inputNodes())
         if (!contains(in))
@@ -389,7 +417,7 @@ bool Graph::restore(std::unique_ptr<Node> node, NodeId before)
     const NodeId id = node->m_id;
     if (id.value >= m_slots.size())
         m_slots.resize(id.value + 1);
-    m_byName.emplace(node->name, id);
+    names().byName.emplace(node->name, id);
     if (node->kind() == NodeKind::Input) {
         // Keep inputs in program order among themselves.
         auto pos = std::find_if(m_inputs.begin(), m_inputs.end(), [&](NodeId other) {

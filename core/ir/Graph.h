@@ -29,11 +29,12 @@ struct StringHash {
 /// NodeIds are stable and never reused. Names are unique.
 class Graph {
 public:
-    Graph() = default;
+    Graph();
+    ~Graph();
     Graph(const Graph &) = delete;
     Graph &operator=(const Graph &) = delete;
-    Graph(Graph &&) noexcept = default;
-    Graph &operator=(Graph &&) noexcept = default;
+    Graph(Graph &&) noexcept;
+    Graph &operator=(Graph &&) noexcept;
 
     /// A deep copy with the same NodeIds, names and order; weight payloads
     /// are shared (they are immutable).
@@ -178,8 +179,12 @@ private:
     std::vector<Slot> m_slots;
     std::vector<OpBucket> m_opBuckets;
     std::unordered_map<std::string, uint32_t, StringHash, std::equal_to<>> m_opBucketByName;
-    std::unordered_map<std::string, NodeId> m_byName;
-    std::unordered_map<std::string, uint32_t> m_nameCounters;
+    /// Name -> node, and where the numbering of each base name stopped
+    /// (Graph.cpp; flat hash maps, kept out of this header).
+    struct NameIndex;
+    NameIndex &names();
+    const NameIndex &names() const;
+    std::unique_ptr<NameIndex> m_names;
     std::vector<NodeId> m_inputs;
     NodeId m_output, m_first, m_last;
     size_t m_liveCount = 0;

@@ -4,26 +4,29 @@
 
 namespace fusebox {
 
+bool isTopologicallySorted(const Graph &graph)
+{
+    std::vector<char> defined(graph.idBound(), 0);
+    for (NodeId id = graph.first(); id.isValid(); id = graph.next(id)) {
+        bool sorted = true;
+        graph.forEachInput(id, [&](NodeId in) {
+            if (!defined[in.value] && graph.contains(in))
+                sorted = false;
+        });
+        if (!sorted)
+            return false;
+        defined[id.value] = 1;
+    }
+    return true;
+}
+
 std::vector<NodeId> topologicalOrder(const Graph &graph)
 {
     const std::vector<NodeId> program = graph.nodeIds();
     // Fast path, and the usual case (importers and the driver keep graphs
     // sorted): when program order is already topological it is the answer.
-    {
-        std::vector<char> defined(graph.idBound(), 0);
-        bool sorted = true;
-        for (NodeId id : program) {
-            graph.forEachInput(id, [&](NodeId in) {
-                if (!defined[in.value] && graph.contains(in))
-                    sorted = false;
-            });
-            if (!sorted)
-                break;
-            defined[id.value] = 1;
-        }
-        if (sorted)
-            return program;
-    }
+    if (isTopologicallySorted(graph))
+        return program;
     // Otherwise walk program order and emit each node after its not yet
     // emitted inputs (a depth-first post-order over the args): nodes already
     // in order stay where they are, a node read before its definition is

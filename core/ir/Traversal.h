@@ -6,6 +6,10 @@
 
 namespace fusebox {
 
+/// True when program order is topological: every node comes after the nodes
+/// it reads. One walk over the program order, no copy of it.
+bool isTopologicallySorted(const Graph &graph);
+
 /// A topological order of the live nodes that keeps program order wherever it
 /// is already valid: program order itself when it is topological; otherwise a
 /// node read before its definition moves up to just before its first reader

@@ -147,6 +147,10 @@ namespace fusebox {
 
 bool PatternRewriter::restoreTopologicalOrder(SortStyle style)
 {
+    // Both sorts keep a topological program order as it is; most calls (one
+    // per pass, one per rewrite under verification) find it so.
+    if (isTopologicallySorted(m_graph))
+        return true;
     std::vector<NodeId> order =
         style == SortStyle::HoistInputs ? topologicalOrder(m_graph) : stableTopologicalOrder(m_graph);
     if (order.size() != m_graph.size())
