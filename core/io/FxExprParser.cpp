@@ -214,8 +214,10 @@ ExprPtr ExprParser::postfix(ExprPtr e)
     while (e) {
         if (isOp(".")) {
             next();
+            // A name, as in Python: `x. 2` is not an attribute (the writer
+            // could not write one back: `x.2` reads as x, then the float .2).
             const Token &attr = peek();
-            if (attr.kind != TokenKind::Name && attr.kind != TokenKind::Int) {
+            if (attr.kind != TokenKind::Name) {
                 fail(attr, "an attribute name after '.'");
                 return nullptr;
             }

@@ -588,6 +588,8 @@ TEST_CASE("FX text: malformed dumps give file:line:column errors", "[io][fx]")
         {"graph():\n    %x : [num_users=1] = placeholder[target=x]\n    %y : [num_users=1] = call_function[target=torch.relu](args = (%foo,), kwargs = {})\n    return (y,)\n", "bad.py:3:67: name '%foo' is not defined"},
         {"graph():\n    %x : [num_users=1] = placeholder[target=x]\n    %y : [num_users=1] = frobnicate[target=x]\n", "bad.py:3:26: expected placeholder, call_function, call_method, call_module, get_attr or output, found 'frobnicate'"},
         {head + "        y = torch.relu(x, k = 1, 2)\n        return (y,)\n", "bad.py:3:34: expected a keyword argument (positional ones come first), found '2'"},
+        // As in Python; the fuzzer found that `x. 2` read as a method "2", which the writer cannot write back.
+        {head + "        y = torch.relu(x. 2)\n        return (y,)\n", "bad.py:3:27: expected an attribute name after '.', found '2'"},
     };
     for (const Case &c : cases)
         CHECK(errorOf(c.text) == c.expected);
