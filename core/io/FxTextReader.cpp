@@ -112,15 +112,20 @@ std::string Builder::trailingType(const Stmt &s) const
 // --- inputs and annotations ------------------------------------------------
 ParsedAnnotation Builder::annotation(const Annotation &a)
 {
-    AnnotationError error;
-    auto parsed = parseAnnotation(a.text, error);
-    if (!parsed)
-        throw Failure{positionPrefix(m_file, a.line, a.column + int(error.offset)) + "expected " + error.expected
-                      + ", found " + escapeControlCharacters(error.found)};
-    if (!parsed->unsupportedDType.empty())
-        m_warnings.push_back(where(a.line) + ": dtype '" + parsed->unsupportedDType
+    auto known = m_annotations.find(a.text);
+    if (known == m_annotations.end()) {
+        AnnotationError error;
+        auto parsed = parseAnnotation(a.text, error);
+        if (!parsed)
+            throw Failure{positionPrefix(m_file, a.line, a.column + int(error.offset)) + "expected " + error.expected
+                          + ", found " + escapeControlCharacters(error.found)};
+        known = m_annotations.emplace(a.text, std::move(*parsed)).first;
+    }
+    const ParsedAnnotation &parsed = known->second;
+    if (!parsed.unsupportedDType.empty())
+        m_warnings.push_back(where(a.line) + ": dtype '" + parsed.unsupportedDType
                              + "' has no Fusebox equivalent; read as unknown");
-    return std::move(*parsed);
+    return parsed;
 }
 
 void Builder::addInput(const std::string &name, const std::optional<Annotation> &ann, int line, int column)

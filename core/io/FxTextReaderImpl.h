@@ -204,6 +204,9 @@ private:
     std::string m_file;
     absl::flat_hash_map<std::string, Binding> m_env;
     std::unordered_map<std::string, Annotation> m_pending;
+    /// Annotations parsed so far, by text: a large dump repeats a few hundred
+    /// of them ("f32[16][1]cpu") on every node.
+    absl::flat_hash_map<std::string, ParsedAnnotation> m_annotations;
     std::unordered_map<std::string, const NestedClass *> m_nested;
     size_t m_commentCursor = 0;
     std::string m_scope;
