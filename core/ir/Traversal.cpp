@@ -1,6 +1,7 @@
 #include "Traversal.h"
 
 #include <algorithm>
+#include <cstdint>
 
 namespace fusebox {
 
@@ -71,13 +72,18 @@ std::vector<NodeId> topologicalOrder(const Graph &graph)
 std::vector<NodeId> stableTopologicalOrder(const Graph &graph)
 {
     const std::vector<NodeId> program = graph.nodeIds();
+    if (isTopologicallySorted(graph))
+        return program;
     // pending: nodes to process, last to be processed first (Inductor's
-    // reversed(graph.nodes), popped from the back); waiting[d]: the nodes
-    // parked on d, released in their parking order once d is ready.
+    // reversed(graph.nodes), popped from the back). The nodes parked on d wait
+    // in a list threaded through `nextParked` (first[d] .. last[d]), released
+    // in their parking order once d is ready: no vector per node.
+    constexpr uint32_t kNone = UINT32_MAX;
     std::vector<NodeId> pending(program.rbegin(), program.rend());
     std::vector<char> ready(graph.idBound(), 0);
-    std::vector<std::vector<NodeId>> waiting(graph.idBound());
-    std::vector<NodeId> order;
+    std::vector<uint32_t> first(graph.idBound(), kNone), last(graph.idBound(), kNone),
+        nextParked(graph.idBound(), kNone);
+    std::vector<NodeId> order, released;
     order.reserve(program.size());
     size_t parked = 0;
     while (!pending.empty()) {
@@ -89,16 +95,21 @@ std::vector<NodeId> stableTopologicalOrder(const Graph &graph)
                 lastUnready = in;
         });
         if (lastUnready.isValid()) {
-            waiting[lastUnready.value].push_back(id);
+            const uint32_t d = lastUnready.value;
+            nextParked[id.value] = kNone; // (it may have waited on another node before)
+            (first[d] == kNone ? first[d] : nextParked[last[d]]) = id.value;
+            last[d] = id.value;
             ++parked;
             continue;
         }
         ready[id.value] = 1;
         order.push_back(id);
-        std::vector<NodeId> &released = waiting[id.value];
+        released.clear();
+        for (uint32_t n = first[id.value]; n != kNone; n = nextParked[n])
+            released.push_back(NodeId{n});
+        first[id.value] = last[id.value] = kNone;
         parked -= released.size();
         pending.insert(pending.end(), released.rbegin(), released.rend());
-        released = {};
     }
     if (parked != 0 || order.size() != program.size())
         return {}; // a cycle: some nodes wait for each other

@@ -70,6 +70,41 @@ TEST_CASE("topological order and reachability", "[ir]")
     CHECK(std::find(order.begin(), order.end(), head) > std::find(order.begin(), order.end(), g.findByName("cat")));
 }
 
+TEST_CASE("stable topological order is Inductor 2.6's stable_topological_sort", "[ir]")
+{
+    // Built in topological order, then put in the program order
+    //   x, t = f(u, v), t2 = f(v), v = g(x), u = h(w), w = k(x), output
+    // and sorted by hand as 2.6's pattern_matcher.stable_topological_sort does:
+    // a node waits on the *last* of its inputs that is not ready (t on v, not
+    // u) and is released, in parking order, once that input is; a released
+    // node may wait again (t, then on u).
+    Graph g;
+    NodeId x = g.addInput("x");
+    NodeId w = g.addOp("aten::relu", {Arg(x)}, {}, "w");
+    NodeId u = g.addOp("aten::relu", {Arg(w)}, {}, "u");
+    NodeId v = g.addOp("aten::relu", {Arg(x)}, {}, "v");
+    NodeId t = g.addOp("aten::add", {Arg(u), Arg(v)}, {}, "t");
+    NodeId t2 = g.addOp("aten::relu", {Arg(v)}, {}, "t2");
+    NodeId out = g.setOutputs({Arg(t), Arg(t2)});
+    CHECK(isTopologicallySorted(g));
+    CHECK(stableTopologicalOrder(g) == g.nodeIds()); // sorted: program order is kept
+
+    REQUIRE(g.reorder({x, t, t2, v, u, w, out}));
+    CHECK_FALSE(isTopologicallySorted(g));
+    CHECK(stableTopologicalOrder(g) == std::vector<NodeId>{x, v, t2, w, u, t, out});
+    // Fusebox's own sort hoists the inputs above the first reader instead.
+    CHECK(topologicalOrder(g) == std::vector<NodeId>{x, w, u, v, t, t2, out});
+
+    // A cycle has no order.
+    Graph c;
+    NodeId a = c.addInput("a");
+    NodeId b = c.addOp("aten::relu", {Arg(a)}, {}, "b");
+    NodeId d = c.addOp("aten::relu", {Arg(b)}, {}, "d");
+    c.setArgs(b, {Arg(d)}, {});
+    CHECK(stableTopologicalOrder(c).empty());
+    CHECK_FALSE(isTopologicallySorted(c));
+}
+
 TEST_CASE("verifier reports each problem precisely", "[ir]")
 {
     SECTION("use before definition")
