@@ -156,12 +156,18 @@ NodeId Graph::allocate(NodeKind kind, std::string name, NodeId before)
     auto node = std::make_unique<Node>();
     node->m_id = id;
     node->m_kind = kind;
-    node->name = uniqueName(name);
-    // Remember where numbering of this base stopped so the next unique name is O(1).
-    auto underscore = node->name.rfind('_');
-    if (node->name != name && underscore != std::string::npos)
-        names().counters[name] = std::stoul(node->name.substr(underscore + 1)) + 1;
-    names().byName.emplace(node->name, id);
+    if (name.empty())
+        name = "node";
+    NameIndex &index = names();
+    // One lookup when the name is free, as importers' names are.
+    if (index.byName.try_emplace(name, id).second) {
+        node->name = std::move(name);
+    } else {
+        node->name = uniqueName(name);
+        // Remember where numbering of this base stopped so the next unique name is O(1).
+        index.counters[name] = std::stoul(node->name.substr(node->name.rfind('_') + 1)) + 1;
+        index.byName.emplace(node->name, id);
+    }
     m_slots.push_back(Slot{std::move(node), {}, {}, {}, {}});
     link(id, before);
     ++m_liveCount;
