@@ -438,10 +438,11 @@ Arg Builder::attribute(const Expr &e, const std::string &name)
             root = root->object.get();
         fail(*root, "name '" + root->text + "' is not defined");
     }
+    // An attribute of a value (x.shape, x.real): FX's getattr(x, 'shape'),
+    // an opaque node; as "Tensor.shape" it read like the call x.shape().
     Arg object = evaluate(*e.object, {});
-    CanonicalTarget t;
-    t.op = "Tensor." + e.text;
-    return Arg(addNode(t, "Tensor." + e.text, {object}, {}, name, e.line));
+    return Arg(addNode(CanonicalTarget{"getattr", std::nullopt, false}, "getattr", {object, Arg(e.text)}, {}, name,
+                       e.line));
 }
 
 std::string Builder::sanitize(const std::string &path)

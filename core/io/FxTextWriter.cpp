@@ -296,6 +296,11 @@ private:
             return "torch.ops.higher_order." + n.op.substr(14) + (n.overload.empty() ? "" : "." + n.overload) + "("
                    + callArgs(n) + ")";
         if (n.op.find("::") == std::string::npos) {
+            // getattr(x, 'shape') as FX prints it: x.shape.
+            if (n.op == "getattr" && args.size() == 2 && firstIsNode && n.kwargs().empty())
+                if (const auto *attr = std::get_if<std::string>(&args[1].value);
+                    attr && fx::isIdentifier(*attr) && !fx::isReservedName(*attr))
+                    return arg(args[0], &n) + "." + *attr;
             // Opaque: the op is the target as the dump spelled it.
             if (n.op.starts_with("Tensor.") && firstIsNode)
                 return arg(args[0], &n) + "." + n.op.substr(7) + "(" + callArgs(n, 1) + ")";

@@ -233,3 +233,29 @@ TEST_CASE("FX fuzz findings: an annotation quoted in an error stays on one line"
     CHECK(error.starts_with("bad.py:2:"));
     CHECK(error.find("found '\\n'") != std::string::npos);
 }
+
+TEST_CASE("FX fuzz findings: an attribute of a value is FX's getattr, not a call without arguments",
+          "[io][fx][fuzz]")
+{
+    // `x.view` (the fuzzer cut `x.view(-1)` short with a '#') read as the
+    // opaque call "Tensor.view" on x, which the writer wrote as x.view(): read
+    // back, that is aten::view. As getattr(x, 'view') it is written x.view.
+    const char *text = R"FX(class GraphModule(torch.nn.Module):
+    def forward(self, x: "f32[2, 8]"):
+        a = x.view
+        b = x.shape
+        c = getattr(x, 'real')
+        return (a, b, c)
+)FX";
+    LoadedModel m = read(text);
+    CHECK(node(m.graph, "a").op == "getattr");
+    CHECK(args(m.graph, node(m.graph, "a")) == "x, 'view'");
+    CHECK(node(m.graph, "b").op == "getattr");
+    CHECK(node(m.graph, "c").op == "getattr");
+    CHECK(args(m.graph, node(m.graph, "c")) == "x, 'real'");
+    const std::string written = writeFxText(m.graph);
+    CHECK(written.find("a = x.view\n") != std::string::npos);
+    CHECK(written.find("c = x.real\n") != std::string::npos);
+    checkRoundTrip(text);
+    checkRoundTrip(text, &testSchemas());
+}
