@@ -342,7 +342,7 @@ NodeId Builder::addNode(CanonicalTarget t, const std::string &spelling, std::vec
             }
         }
     }
-    NodeId id = m_graph.addOp(t.op, std::move(args), std::move(kwargs), nodeName(name.empty() ? implicitName(t.op) : name));
+    NodeId id = m_graph.addOp(t.op, std::move(args), std::move(kwargs), name.empty() ? nodeName(implicitName(t.op)) : writableName(nodeName(name), line));
     noteLine(id, line);
     Node &n = *m_graph.node(id);
     attachSubgraphs(n);

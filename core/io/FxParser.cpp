@@ -2,6 +2,7 @@
 
 #include "FxExprParser.h"
 #include "FxGraphStringParser.h"
+#include "FxTargets.h"
 
 #include <algorithm>
 #include <limits>
@@ -293,16 +294,6 @@ private:
         return expectKind(TokenKind::Newline, "end of line");
     }
 
-    /// Python's keywords: never a plain name.
-    static bool isKeyword(std::string_view s)
-    {
-        static constexpr std::string_view kKeywords[] = {
-            "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue",
-            "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in",
-            "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while", "with", "yield"};
-        return std::find(std::begin(kKeywords), std::end(kKeywords), s) != std::end(kKeywords);
-    }
-
     /// Skips `a = b = ... = None` up to the ';' or end of line after it: the
     /// way Dynamo code releases values early (after nearly every node). The
     /// reader builds nothing for it, so it is not made into a statement (half
@@ -310,7 +301,7 @@ private:
     bool skipValueRelease()
     {
         auto plainName = [&](size_t i) {
-            return m_tokens[i].kind == TokenKind::Name && !isKeyword(m_tokens[i].text);
+            return m_tokens[i].kind == TokenKind::Name && !isPythonKeyword(m_tokens[i].text);
         };
         auto isOpAt = [&](size_t i, std::string_view o) {
             return m_tokens[i].kind == TokenKind::Op && m_tokens[i].text == o;

@@ -419,15 +419,21 @@ std::optional<DType> conversionMethodDType(std::string_view method)
     return std::nullopt;
 }
 
+bool isPythonKeyword(std::string_view s)
+{
+    static const std::unordered_set<std::string_view> kKeywords = {
+        "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue", "def",
+        "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in", "is", "lambda",
+        "nonlocal", "not", "or", "pass", "raise", "return", "try", "while", "with", "yield"};
+    return kKeywords.count(s) > 0;
+}
+
 bool isReservedName(std::string_view s)
 {
     static const std::unordered_set<std::string_view> kReserved = {
-        "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue", "def",
-        "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in", "is", "lambda",
-        "nonlocal", "not", "or", "pass", "raise", "return", "try", "while", "with", "yield", "self", "torch", "F",
-        "operator", "_operator", "math", "builtins", "pytree", "fx_pytree", "device", "slice", "getattr", "inf",
-        "nan"};
-    return kReserved.count(s) > 0;
+        "self", "torch", "F", "operator", "_operator", "math", "builtins", "pytree", "fx_pytree", "device", "slice",
+        "getattr", "inf", "nan"};
+    return isPythonKeyword(s) || kReserved.count(s) > 0;
 }
 
 bool isIdentifier(std::string_view s)

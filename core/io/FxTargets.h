@@ -70,6 +70,9 @@ bool isIdentifier(std::string_view s);
 /// as TorchScript records it. nullopt for other methods.
 std::optional<DType> conversionMethodDType(std::string_view method);
 
+/// True for Python's keywords ("with", "None", ...): never a name.
+bool isPythonKeyword(std::string_view s);
+
 /// True for a name the reader treats as a keyword, module or builtin
 /// ("slice", "torch", "None", ...): the writer never assigns to one.
 bool isReservedName(std::string_view s);

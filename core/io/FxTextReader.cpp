@@ -134,7 +134,7 @@ void Builder::addInput(const std::string &name, const std::optional<Annotation> 
     ParsedAnnotation parsed;
     if (ann)
         parsed = annotation(*ann);
-    NodeId id = m_graph.addInput(name, parsed.meta, parsed.type);
+    NodeId id = m_graph.addInput(writableName(name, line), parsed.meta, parsed.type);
     noteLine(id, line);
     Node &n = *m_graph.node(id);
     n.provenance.scope = m_scope;
@@ -145,8 +145,20 @@ void Builder::addInput(const std::string &name, const std::optional<Annotation> 
     m_env[name] = Binding{Arg(id), line};
 }
 
+std::string Builder::writableName(std::string name, int line)
+{
+    if (name.empty() || !isReservedName(name))
+        return name;
+    summarise("values named like a module or builtin that FX code calls through, renamed with a leading '_'", name,
+              line);
+    return "_" + name;
+}
+
 void Builder::checkNew(const std::string &name, int line, int column)
 {
+    // As in Python (and the writer could not write it back under its name).
+    if (isPythonKeyword(name))
+        throw Failure{positionPrefix(m_file, line, column) + "expected a name, found the keyword '" + name + "'"};
     auto it = m_env.find(name);
     if (it != m_env.end())
         throw Failure{positionPrefix(m_file, line, column) + "expected a new name, found '" + name
@@ -415,7 +427,7 @@ Arg Builder::attribute(const Expr &e, const std::string &name)
             return subgraphValue(e, *nested, *path);
         // In a flattened submodule self.w is the parameter <submodule path>.w.
         const std::string key = joinPath(m_selfPath, *path);
-        NodeId id = m_graph.addConstant(name.empty() ? sanitize(key) : nodeName(name), key);
+        NodeId id = m_graph.addConstant(name.empty() ? sanitize(key) : writableName(nodeName(name), e.line), key);
         Node &n = *m_graph.node(id);
         n.provenance.scope = m_scope;
         n.provenance.source = m_source;

@@ -104,6 +104,10 @@ private:
     /// submodules ("submod_0_relu"); empty stays empty (named after the op).
     static std::string implicitName(const std::string &op);
     std::string nodeName(const std::string &name) const { return name.empty() ? name : m_namePrefix + name; }
+    /// `name` with a leading '_' when it is one the writer must not assign
+    /// to ("torch", "slice", "self"), as the writer would write it: a round
+    /// trip then keeps the name. Summarised as a warning.
+    std::string writableName(std::string name, int line);
 
     // --- calls and indexing (FxCallLowering.cpp) ---------------------------------
     /// object[index]: an item of a list, a getitem node, or tensor indexing.

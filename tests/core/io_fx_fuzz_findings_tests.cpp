@@ -259,3 +259,32 @@ TEST_CASE("FX fuzz findings: an attribute of a value is FX's getattr, not a call
     checkRoundTrip(text);
     checkRoundTrip(text, &testSchemas());
 }
+
+TEST_CASE("FX fuzz findings: a keyword is never a name, and a module's name is renamed as the writer would",
+          "[io][fx][fuzz]")
+{
+    // `def forward(with, ...)` read as an input named "with", which the
+    // writer must call "_with": the name changed in a round trip. Python
+    // refuses keywords as names, and so does the reader now.
+    CHECK(errorOf("class GraphModule(torch.nn.Module):\n    def forward(self, with, x: \"f32[2]\"):\n"
+                  "        return (x,)\n")
+          == "bad.py:2:23: expected a name, found the keyword 'with'");
+    CHECK(errorOf("class GraphModule(torch.nn.Module):\n    def forward(self, x: \"f32[2]\"):\n"
+                  "        True = torch.relu(x)\n        return (x,)\n")
+          == "bad.py:3:9: expected a name, found the keyword 'True'");
+    // A value may shadow torch or slice in Python; the writer could not assign
+    // to it (the calls after it go through torch), so the reader names the node
+    // as the writer writes it, and says so.
+    const char *text = R"FX(class GraphModule(torch.nn.Module):
+    def forward(self, x: "f32[2, 8]", torch: "f32[2, 8]"):
+        slice = x + torch
+        return (slice,)
+)FX";
+    LoadedModel m = read(text);
+    CHECK(node(m.graph, "_torch").kind() == NodeKind::Input);
+    CHECK(node(m.graph, "_slice").op == "aten::add");
+    CHECK(args(m.graph, node(m.graph, "_slice")) == "x, _torch");
+    CHECK(hasWarning(m, "2 × values named like a module or builtin that FX code calls through, renamed with a "
+                        "leading '_': torch, slice"));
+    checkRoundTrip(text);
+}
