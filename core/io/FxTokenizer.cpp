@@ -284,6 +284,7 @@ private:
     bool string()
     {
         const size_t begin = m_pos;
+        const int startLine = m_line, startColumn = column(begin);
         const char quote = m_text[m_pos++];
         // Most strings (annotations, names) have no escape: their token views the text.
         for (size_t p = m_pos; p < m_text.size() && m_text[p] != '\n'; ++p) {
@@ -329,6 +330,10 @@ private:
             }
         }
         pushDecoded(TokenKind::String, std::move(value), begin, m_pos);
+        // A string continued over lines (a backslash before the newline) is
+        // where it starts, not where it ends.
+        m_out.tokens.back().line = startLine;
+        m_out.tokens.back().column = startColumn;
         return true;
     }
 

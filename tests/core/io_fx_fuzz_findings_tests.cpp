@@ -288,3 +288,12 @@ TEST_CASE("FX fuzz findings: a keyword is never a name, and a module's name is r
                         "leading '_': torch, slice"));
     checkRoundTrip(text);
 }
+
+TEST_CASE("FX fuzz findings: a string continued over lines is located where it starts", "[io][fx][fuzz]")
+{
+    // The token took the line and column of its end: an error in the
+    // annotation read "bad.py:3:-1".
+    CHECK(errorOf("class GraphModule(torch.nn.Module):\n    def forward(self, x: \"f32[2]\\\n cpu\"):\n"
+                  "        return (x,)\n")
+          == "bad.py:2:33: expected a device (cpu, cuda:0) or the end of the annotation, found ' '");
+}
