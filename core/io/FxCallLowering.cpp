@@ -339,6 +339,12 @@ NodeId Builder::addNode(CanonicalTarget t, const std::string &spelling, std::vec
                 kwargs = std::move(fit.call.kwargs);
             } else {
                 m_warnings.push_back(where(line) + ": " + fit.message + "; arguments kept as written");
+                // A torch-level call's arguments are in Python's order, not
+                // ATen's: named by its spelling, it is written back as read
+                // (as an ATen op, F.layer_norm(x, 1, 6, w, b, 1e-05) was
+                // written with ATen's argument names and lost its eps).
+                if (!t.overload && !spelling.empty())
+                    t.op = spelling;
             }
         }
     }

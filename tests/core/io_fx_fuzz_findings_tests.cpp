@@ -297,3 +297,20 @@ TEST_CASE("FX fuzz findings: a string continued over lines is located where it s
                   "        return (x,)\n")
           == "bad.py:2:33: expected a device (cpu, cuda:0) or the end of the annotation, found ' '");
 }
+
+TEST_CASE("FX fuzz findings: a torch-level call that does not fit its schema keeps its spelling", "[io][fx][fuzz]")
+{
+    // (1) is not a shape: the call does not fit aten::layer_norm and keeps
+    // Python's argument order. As aten::layer_norm it was written with ATen's
+    // parameter list, which has no room for the sixth argument (eps went).
+    const char *text = R"FX(class GraphModule(torch.nn.Module):
+    def forward(self, x: "f32[8, 16]", w: "f32[16]", b: "f32[16]"):
+        ln = torch.nn.functional.layer_norm(x, (1),6 ,w, b, 1e-05)
+        return (ln,)
+)FX";
+    LoadedModel m = read(text, {&testSchemas(), "m.py"});
+    CHECK(node(m.graph, "ln").op == "torch.nn.functional.layer_norm");
+    CHECK(args(m.graph, node(m.graph, "ln")) == "x, 1, 6, w, b, 1e-05");
+    CHECK(hasWarning(m, "arguments kept as written"));
+    checkRoundTrip(text, &testSchemas());
+}
