@@ -363,6 +363,17 @@ void Graph::setArgs(NodeId id, std::vector<Arg> args, std::vector<NamedArg> kwar
     addUses(id, *n);
 }
 
+void Graph::swapArgs(NodeId id, std::vector<Arg> &args, std::vector<NamedArg> &kwargs)
+{
+    Node *n = node(id);
+    if (!n)
+        return;
+    removeUses(id, *n);
+    n->m_args.swap(args);
+    n->m_kwargs.swap(kwargs);
+    addUses(id, *n);
+}
+
 void Graph::replaceAllUsesWith(NodeId from, NodeId to)
 {
     if (from == to || !contains(from) || !contains(to))

@@ -58,6 +58,9 @@ public:
     // --- editing (the rewriter's primitives) --------------------------------
     /// Replaces a node's arguments, keeping the users index in step.
     void setArgs(NodeId id, std::vector<Arg> args, std::vector<NamedArg> kwargs);
+    /// setArgs() that hands the node's old arguments back in `args` and
+    /// `kwargs` (an edit log keeps them without copying).
+    void swapArgs(NodeId id, std::vector<Arg> &args, std::vector<NamedArg> &kwargs);
     /// Makes every reader of `from` read `to` instead.
     void replaceAllUsesWith(NodeId from, NodeId to);
     /// Removes a node that has no users. Returns false (and does nothing) when it has.

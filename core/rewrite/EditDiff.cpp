@@ -47,7 +47,8 @@ GraphDiff diffFromEdits(const Graph &before, const Graph &after, const std::vect
             switch (e.kind) {
             case Edit::Kind::Insert: insertedBy[e.node] = pattern; break;
             case Edit::Kind::Erase: erasedBy[e.node] = pattern; break;
-            case Edit::Kind::Modify: modified.push_back(e.node); break;
+            case Edit::Kind::Modify:
+            case Edit::Kind::SetArgs: modified.push_back(e.node); break;
             case Edit::Kind::Move:
             case Edit::Kind::Reorder: break;
             }

@@ -25,6 +25,33 @@ bool assign(Graph &graph, NodeId id, const Node &state)
     return true;
 }
 
+/// True when every node `a` refers to is live.
+bool refsLive(const Graph &graph, const Arg &a)
+{
+    if (const auto *id = std::get_if<NodeId>(&a.value))
+        return graph.contains(*id);
+    if (const auto *list = std::get_if<ArgList>(&a.value))
+        for (const Arg &item : list->items)
+            if (!refsLive(graph, item))
+                return false;
+    return true;
+}
+
+/// Gives the live node `id` the arguments `state` (whose inputs must be live).
+bool assignArgs(Graph &graph, NodeId id, const ArgState &state)
+{
+    if (!graph.contains(id))
+        return false;
+    for (const Arg &a : state.args)
+        if (!refsLive(graph, a))
+            return false;
+    for (const NamedArg &kw : state.kwargs)
+        if (!refsLive(graph, kw.value))
+            return false;
+    graph.setArgs(id, state.args, state.kwargs);
+    return true;
+}
+
 bool insertCopy(Graph &graph, const Node &state, NodeId before)
 {
     return graph.restore(std::make_unique<Node>(state), before);
@@ -38,6 +65,7 @@ void EditLog::beginGroup(std::string label)
     m_groups.resize(m_applied);
     m_groups.push_back({std::move(label), {}});
     m_open = true;
+    m_firstInsert = {};
 }
 
 void EditLog::endGroup()
@@ -53,6 +81,8 @@ void EditLog::endGroup()
 
 void EditLog::record(Edit edit)
 {
+    if (m_open && edit.kind == Edit::Kind::Insert && !m_firstInsert.isValid())
+        m_firstInsert = edit.node;
     if (!m_open) {
         beginGroup({});
         m_groups.back().edits.push_back(std::move(edit));
@@ -71,6 +101,8 @@ bool revertEdit(Graph &graph, const Edit &edit)
         return insertCopy(graph, *edit.before, edit.position);
     case Edit::Kind::Modify:
         return assign(graph, edit.node, *edit.before);
+    case Edit::Kind::SetArgs:
+        return assignArgs(graph, edit.node, *edit.oldArgs);
     case Edit::Kind::Move:
         if (!graph.contains(edit.node))
             return false;
@@ -91,6 +123,8 @@ bool replayEdit(Graph &graph, const Edit &edit)
         return graph.erase(edit.node);
     case Edit::Kind::Modify:
         return assign(graph, edit.node, *edit.after);
+    case Edit::Kind::SetArgs:
+        return assignArgs(graph, edit.node, *edit.newArgs);
     case Edit::Kind::Move:
         if (!graph.contains(edit.node))
             return false;

@@ -8,13 +8,20 @@
 
 namespace fusebox {
 
+/// A node's arguments, as an Edit::Kind::SetArgs edit keeps them.
+struct ArgState {
+    std::vector<Arg> args;
+    std::vector<NamedArg> kwargs;
+};
+
 /// One primitive change the rewriter made to a graph, with what it takes to
 /// undo and redo it.
 struct Edit {
     enum class Kind {
         Insert, ///< `after` was inserted before `position`
         Erase,  ///< `before` was removed from before `position`
-        Modify, ///< the node changed from `before` to `after` (args, meta, name, ...)
+        Modify, ///< the node changed from `before` to `after` (meta, name, op, ...)
+        SetArgs, ///< the node's arguments changed from `oldArgs` to `newArgs`
         Move,   ///< the node moved from before `oldPosition` to before `position`
         Reorder, ///< the program order changed from `oldOrder` to `newOrder`
     };
@@ -25,6 +32,10 @@ struct Edit {
     std::shared_ptr<const Node> before, after;
     NodeId position, oldPosition;
     std::shared_ptr<const std::vector<NodeId>> oldOrder, newOrder;
+    /// SetArgs: the arguments before / after (`newArgs` absent in a log that
+    /// is not redoable). Only the arguments: a rewire, the commonest edit of
+    /// a large pass, copies no node.
+    std::shared_ptr<const ArgState> oldArgs, newArgs;
 };
 
 /// A labelled group of edits: one rewrite of one match, one user action.
@@ -72,11 +83,23 @@ public:
     void setRedoable(bool redoable) { m_redoable = redoable; }
     bool redoable() const { return m_redoable; }
 
+    /// Whether a change to node id's data fields (Modify) must be recorded:
+    /// false only in a log that is not redoable for a node the open group
+    /// inserted, which undoing the group removes whatever its fields hold.
+    /// (NodeIds are handed out in increasing order and never reused, so those
+    /// are the ids from the group's first Insert on.)
+    bool needsModifyOf(NodeId id) const
+    {
+        return m_redoable || !m_open || !m_firstInsert.isValid() || id.value < m_firstInsert.value;
+    }
+
 private:
     std::vector<EditGroup> m_groups;
     size_t m_applied = 0;
     bool m_open = false;
     bool m_redoable = true;
+    /// The first node the open group inserted (invalid when none yet).
+    NodeId m_firstInsert;
 };
 
 /// Applies the inverse of one edit. Returns false when the graph does not match.

@@ -41,16 +41,21 @@ NodeId PatternRewriter::createOp(std::string op, std::vector<Arg> args, std::vec
 
 void PatternRewriter::setArgs(NodeId id, std::vector<Arg> args, std::vector<NamedArg> kwargs)
 {
-    const Node *n = m_graph.node(id);
-    if (!n)
+    if (!m_graph.contains(id))
         return;
     if (m_listener)
         m_listener->nodeModifying(m_graph, id);
-    // Snapshots only when there is a log to keep them (the driver runs without).
-    auto before = m_log ? snapshot(*n) : nullptr;
-    m_graph.setArgs(id, std::move(args), std::move(kwargs));
-    if (m_log)
-        record({Edit::Kind::Modify, id, before, afterSnapshot(id), {}, {}, {}, {}});
+    if (m_log) {
+        // The old arguments move into the edit: no node is copied.
+        auto after = m_log->redoable() ? std::make_shared<const ArgState>(ArgState{args, kwargs}) : nullptr;
+        m_graph.swapArgs(id, args, kwargs);
+        Edit edit{Edit::Kind::SetArgs, id, nullptr, nullptr, {}, {}, {}, {}};
+        edit.oldArgs = std::make_shared<const ArgState>(ArgState{std::move(args), std::move(kwargs)});
+        edit.newArgs = std::move(after);
+        record(std::move(edit));
+    } else {
+        m_graph.setArgs(id, std::move(args), std::move(kwargs));
+    }
     if (m_listener)
         m_listener->nodeModified(m_graph, id);
 }
@@ -62,10 +67,11 @@ void PatternRewriter::modify(NodeId id, const std::function<void(Node &)> &fn)
         return;
     if (m_listener)
         m_listener->nodeModifying(m_graph, id);
-    auto before = m_log ? snapshot(*n) : nullptr;
+    const bool recorded = m_log && m_log->needsModifyOf(id);
+    auto before = recorded ? snapshot(*n) : nullptr;
     fn(*n);
     m_graph.refreshOpIndex(id); // fn may have changed the op
-    if (m_log)
+    if (recorded)
         record({Edit::Kind::Modify, id, before, afterSnapshot(id), {}, {}, {}, {}});
     if (m_listener)
         m_listener->nodeModified(m_graph, id);
@@ -103,10 +109,12 @@ bool PatternRewriter::erase(NodeId id)
         return false;
     if (m_listener)
         m_listener->nodeErasing(m_graph, id);
-    Edit edit{Edit::Kind::Erase, id, m_log ? snapshot(*n) : nullptr, nullptr, m_graph.next(id), {}, {}, {}};
-    m_graph.erase(id);
-    if (m_log)
-        record(std::move(edit));
+    if (!m_log)
+        return m_graph.erase(id);
+    // The node itself moves into the edit, to come back on undo.
+    Edit edit{Edit::Kind::Erase, id, nullptr, nullptr, m_graph.next(id), {}, {}, {}};
+    edit.before = m_graph.extract(id);
+    record(std::move(edit));
     return true;
 }
 

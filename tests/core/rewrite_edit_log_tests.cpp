@@ -122,3 +122,86 @@ TEST_CASE("erase refuses nodes with users; eraseIfDead removes dead chains", "[r
     CHECK(g.contains(g.findByName("relu"))); // still used by cat
     CHECK(verify(g).empty());
 }
+
+TEST_CASE("argument edits keep only the arguments, and undo and redo exactly", "[rewrite]")
+{
+    Graph g = test::splitReluCatGraph();
+    const std::string original = writeGraphJson(g);
+    EditLog log;
+    PatternRewriter rewriter(g, &log);
+    log.beginGroup("sink_relu#1");
+    rewriteReluSplitCat(rewriter);
+    log.endGroup();
+    const std::string rewritten = writeGraphJson(g);
+
+    // head's rewire is a SetArgs edit holding its old and new arguments, no
+    // node copy; every erased node is kept whole, to come back on undo.
+    const NodeId head = g.findByName("head");
+    size_t setArgs = 0, erased = 0;
+    for (const Edit &e : log.groups()[0].edits) {
+        if (e.kind == Edit::Kind::SetArgs) {
+            ++setArgs;
+            CHECK(e.node == head);
+            CHECK_FALSE(e.before);
+            REQUIRE(e.oldArgs);
+            REQUIRE(e.newArgs);
+            CHECK(e.newArgs->args == g.node(head)->args());
+            CHECK(e.oldArgs->args != e.newArgs->args);
+        } else if (e.kind == Edit::Kind::Erase) {
+            ++erased;
+            REQUIRE(e.before);
+            CHECK(e.before->id() == e.node);
+        }
+        CHECK(e.kind != Edit::Kind::Modify);
+    }
+    CHECK(setArgs == 1);
+    CHECK(erased == 10);
+
+    for (int round = 0; round < 2; ++round) {
+        REQUIRE(log.undo(g));
+        CHECK(verify(g).empty());
+        CHECK(writeGraphJson(g) == original);
+        REQUIRE(log.redo(g));
+        CHECK(writeGraphJson(g) == rewritten);
+    }
+}
+
+TEST_CASE("a log kept only to take work back skips data edits of nodes its open group inserted", "[rewrite]")
+{
+    Graph g = test::splitReluCatGraph();
+    const std::string original = writeGraphJson(g);
+    EditLog log;
+    log.setRedoable(false);
+    PatternRewriter rewriter(g, &log);
+
+    log.beginGroup("rewrite");
+    const NodeId head = g.findByName("head");
+    CHECK(log.needsModifyOf(head)); // no insert yet
+    rewriter.modify(head, [](Node &n) { n.provenance.scope = "tower"; });
+    const NodeId x = g.findByName("x"), cat = g.findByName("cat");
+    const NodeId fused = rewriter.createOp("aten::relu", {x}, {}, cat);
+    CHECK_FALSE(log.needsModifyOf(fused));
+    CHECK(log.needsModifyOf(head)); // existed before the group
+    rewriter.modify(fused, [](Node &n) { n.provenance.scope = "tower"; });
+    rewriter.replaceAndErase(cat, fused);
+    log.endGroup();
+    CHECK(log.needsModifyOf(fused)); // no group open
+
+    size_t modifies = 0;
+    for (const Edit &e : log.groups()[0].edits) {
+        if (e.kind == Edit::Kind::Modify) {
+            ++modifies;
+            CHECK(e.node == head); // the fused node's is not kept: undo removes it
+            CHECK_FALSE(e.after);
+        }
+        if (e.kind == Edit::Kind::SetArgs)
+            CHECK_FALSE(e.newArgs);
+    }
+    CHECK(modifies == 1);
+    CHECK(g.node(fused)->provenance.scope == "tower");
+
+    REQUIRE(log.undo(g));
+    CHECK(verify(g).empty());
+    CHECK(writeGraphJson(g) == original);
+    CHECK_FALSE(log.canRedo());
+}
