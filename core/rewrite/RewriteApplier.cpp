@@ -1,16 +1,23 @@
 #include "RewriteApplier.h"
 
+#include <absl/container/flat_hash_set.h>
+
 namespace fusebox {
+
+struct TouchTracker::Marks {
+    absl::flat_hash_set<uint32_t> ids;
+};
+
+TouchTracker::TouchTracker() : m_marks(std::make_unique<Marks>()) {}
+TouchTracker::~TouchTracker() = default;
 
 void TouchTracker::mark(NodeId id)
 {
-    if (id.value >= touched.size())
-        touched.resize(id.value + 1, 0);
-    if (!touched[id.value]) {
-        touched[id.value] = 1;
+    if (m_marks->ids.insert(id.value).second)
         seeds.push_back(id);
-    }
 }
+
+bool TouchTracker::isTouched(NodeId id) const { return m_marks->ids.contains(id.value); }
 
 void TouchTracker::nodeInserted(const Graph &, NodeId id)
 {

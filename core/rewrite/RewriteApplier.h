@@ -8,6 +8,7 @@
 #include "PatternRewriter.h"
 
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -18,18 +19,29 @@ namespace fusebox {
 /// nodes whose neighbourhood changed (the seeds of the next round's search).
 class TouchTracker final : public RewriteListener {
 public:
-    std::vector<char> touched;
+    TouchTracker();
+    ~TouchTracker() override;
+    TouchTracker(const TouchTracker &) = delete;
+    TouchTracker &operator=(const TouchTracker &) = delete;
+
     /// Touched nodes and the inputs they had before the change, in mark order.
     std::vector<NodeId> seeds;
     size_t inserted = 0, erased = 0;
 
     void mark(NodeId id);
     void seed(NodeId id) { seeds.push_back(id); }
-    bool isTouched(NodeId id) const { return id.value < touched.size() && touched[id.value]; }
+    bool isTouched(NodeId id) const;
     void nodeInserted(const Graph &, NodeId id) override;
     void nodeErasing(const Graph &graph, NodeId id) override;
     void nodeModifying(const Graph &graph, NodeId id) override;
     void nodeModified(const Graph &, NodeId id) override { mark(id); }
+
+private:
+    /// The marked ids: a hash set, not a bitmap over the graph's ids, since
+    /// a tracker often lives for one rewrite (one fused group) and touches a
+    /// few dozen nodes of a graph of 100k (RewriteApplier.cpp).
+    struct Marks;
+    std::unique_ptr<Marks> m_marks;
 };
 
 /// Applies matches to one graph for one driver run, filling `result`.
