@@ -165,6 +165,10 @@ PassConfig passConfigFor(const PatternSet &patterns)
 
 std::function<bool(const Graph &, const Match &)> rejectionFilter(const PassConfig &config)
 {
+    // No filter at all when nothing is rejected: the driver then computes
+    // no match signatures.
+    if (config.rejected.empty())
+        return {};
     std::set<std::string> signatures;
     for (const RejectedMatch &r : config.rejected)
         signatures.insert(r.signature);

@@ -38,7 +38,7 @@ Expected<std::vector<std::string>> addCustomPatterns(PatternSet &patterns, const
 PassConfig passConfigFor(const PatternSet &patterns);
 
 /// A DriverOptions::isRejected predicate that skips the config's rejected
-/// matches (by matchSignature()).
+/// matches (by matchSignature()); empty when the config rejects none.
 std::function<bool(const Graph &, const Match &)> rejectionFilter(const PassConfig &config);
 
 } // namespace fusebox

@@ -155,7 +155,11 @@ std::optional<PatternSet> patternsForCommand(const ParsedArgs &args, const std::
         auto config = loadPassConfig(*path);
         if (!config)
             return fail(config.error().message);
-        auto added = addCustomPatterns(patterns, *config, *path, &torchSchemas());
+        // The schemas are built on first use (the light build parses them
+        // from JSON: tens of milliseconds a run that has no custom pattern
+        // to check would spend for nothing).
+        auto added = addCustomPatterns(patterns, *config, *path,
+                                       config->customPatterns.empty() ? nullptr : &torchSchemas());
         if (!added)
             return fail(added.error().message);
         custom.insert(custom.end(), added->begin(), added->end());
