@@ -354,13 +354,7 @@ NodeId Graph::setOutputs(std::vector<Arg> values)
 
 void Graph::setArgs(NodeId id, std::vector<Arg> args, std::vector<NamedArg> kwargs)
 {
-    Node *n = node(id);
-    if (!n)
-        return;
-    removeUses(id, *n);
-    n->m_args = std::move(args);
-    n->m_kwargs = std::move(kwargs);
-    addUses(id, *n);
+    swapArgs(id, args, kwargs); // the old arguments die with the parameters
 }
 
 void Graph::swapArgs(NodeId id, std::vector<Arg> &args, std::vector<NamedArg> &kwargs)

@@ -25,29 +25,17 @@ bool assign(Graph &graph, NodeId id, const Node &state)
     return true;
 }
 
-/// True when every node `a` refers to is live.
-bool refsLive(const Graph &graph, const Arg &a)
-{
-    if (const auto *id = std::get_if<NodeId>(&a.value))
-        return graph.contains(*id);
-    if (const auto *list = std::get_if<ArgList>(&a.value))
-        for (const Arg &item : list->items)
-            if (!refsLive(graph, item))
-                return false;
-    return true;
-}
-
 /// Gives the live node `id` the arguments `state` (whose inputs must be live).
 bool assignArgs(Graph &graph, NodeId id, const ArgState &state)
 {
-    if (!graph.contains(id))
-        return false;
+    bool live = graph.contains(id);
+    auto check = [&](NodeId in) { live = live && graph.contains(in); };
     for (const Arg &a : state.args)
-        if (!refsLive(graph, a))
-            return false;
+        forEachNodeRef(a, check);
     for (const NamedArg &kw : state.kwargs)
-        if (!refsLive(graph, kw.value))
-            return false;
+        forEachNodeRef(kw.value, check);
+    if (!live)
+        return false;
     graph.setArgs(id, state.args, state.kwargs);
     return true;
 }
