@@ -72,14 +72,22 @@ public:
 
     Expected<TokenStream> run()
     {
+        // Token's positions are 32-bit (and its line 28-bit): refuse what they cannot hold.
+        if (m_text.size() >= UINT32_MAX)
+            return Error{positionPrefix(m_options.sourceName, 1, 1) + "expected a text under 4 GiB, found "
+                         + std::to_string(m_text.size()) + " bytes"};
         m_pos = std::min(m_options.start, m_text.size());
-        // About one token per 5 bytes in Dynamo dumps: one allocation, no regrowth.
+        // About one token per 9 bytes in Dynamo dumps, more in dense code: the
+        // reservation is only touched as far as it is used.
         m_out.tokens.reserve((m_text.size() - m_pos) / 5 + 16);
         m_line = 1 + static_cast<int>(std::count(m_text.begin(), m_text.begin() + m_pos, '\n'));
         m_lineStart = m_text.rfind('\n', m_pos == 0 ? 0 : m_pos - 1);
         m_lineStart = (m_pos == 0 || m_lineStart == std::string_view::npos) ? 0 : m_lineStart + 1;
         bool firstLine = true;
         while (m_pos < m_text.size()) {
+            if (m_line >= kMaxLines) // (a token spanning lines is re-checked here, before any use)
+                return Error{positionPrefix(m_options.sourceName, 1, 1) + "expected a text of fewer than "
+                             + std::to_string(kMaxLines) + " lines"};
             if (!lineStart(firstLine))
                 return Error{m_error};
             firstLine = false;
@@ -98,12 +106,15 @@ public:
     }
 
 private:
+    static constexpr int kMaxLines = (1 << 27) - 1; // Token::line's 28 bits
+
     int column(size_t offset) const { return static_cast<int>(offset - m_lineStart) + 1; }
 
     /// Appends a token whose text is `text` (a view into m_text or decoded).
     void push(TokenKind kind, std::string_view text, size_t begin, size_t end)
     {
-        m_out.tokens.push_back(Token{kind, m_line, column(begin), text, begin, end});
+        m_out.tokens.push_back(
+            Token{kind, m_line, column(begin), text, static_cast<uint32_t>(begin), static_cast<uint32_t>(end)});
     }
     /// Appends a token spelled differently from the text it covers.
     void pushDecoded(TokenKind kind, std::string text, size_t begin, size_t end)
