@@ -97,6 +97,7 @@ Graph Graph::clone() const
     copy.m_last = m_last;
     copy.m_liveCount = m_liveCount;
     copy.m_edgeCount = m_edgeCount;
+    copy.m_knownSorted = m_knownSorted;
     copy.m_weights = m_weights;
     return copy;
 }
@@ -271,6 +272,10 @@ NodeId Graph::addOp(std::string op, std::vector<Arg> args, std::vector<NamedArg>
     n.m_args = std::move(args);
     n.m_kwargs = std::move(kwargs);
     addUses(id, n);
+    // Appended, it comes after everything it reads; placed before a node,
+    // perhaps not. (Inputs and constants read nothing.)
+    if (m_slots[id.value].next.isValid() && !m_slots[id.value].inputs.empty())
+        m_knownSorted = false;
     indexOp(id);
     return id;
 }
@@ -363,6 +368,7 @@ void Graph::swapArgs(NodeId id, std::vector<Arg> &args, std::vector<NamedArg> &k
     if (!n)
         return;
     removeUses(id, *n);
+    m_knownSorted = false; // the new arguments may come later than the node
     n->m_args.swap(args);
     n->m_kwargs.swap(kwargs);
     addUses(id, *n);
@@ -444,6 +450,8 @@ bool Graph::restore(std::unique_ptr<Node> node, NodeId before)
     m_slots[id.value].node = std::move(node);
     link(id, before);
     addUses(id, *m_slots[id.value].node);
+    if (m_slots[id.value].next.isValid() && !m_slots[id.value].inputs.empty())
+        m_knownSorted = false; // (as in addOp)
     indexOp(id);
     ++m_liveCount;
     return true;
@@ -453,6 +461,7 @@ void Graph::moveBefore(NodeId id, NodeId before)
 {
     if (!contains(id) || id == before)
         return;
+    m_knownSorted = false;
     unlink(id);
     link(id, before);
 }
@@ -461,6 +470,7 @@ bool Graph::reorder(const std::vector<NodeId> &order)
 {
     if (order.size() != m_liveCount)
         return false;
+    m_knownSorted = false;
     std::vector<char> seen(m_slots.size(), 0);
     for (NodeId id : order) {
         if (!contains(id) || seen[id.value])
@@ -489,6 +499,21 @@ bool Graph::reorder(const std::vector<NodeId> &order)
         if (isInput[id.value])
             inputs.push_back(id);
     m_inputs = std::move(inputs);
+    return true;
+}
+
+bool Graph::isTopologicallySorted() const
+{
+    if (m_knownSorted)
+        return true;
+    std::vector<char> defined(m_slots.size(), 0);
+    for (NodeId id = m_first; id.isValid(); id = m_slots[id.value].next) {
+        for (NodeId in : m_slots[id.value].inputs)
+            if (!defined[in.value] && contains(in))
+                return false;
+        defined[id.value] = 1;
+    }
+    m_knownSorted = true;
     return true;
 }
 

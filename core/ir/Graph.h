@@ -96,6 +96,12 @@ public:
     size_t edgeCount() const { return m_edgeCount; }
     /// Every live node in program order.
     std::vector<NodeId> nodeIds() const;
+    /// True when every node comes after the nodes it reads. Walks the graph
+    /// only when an edit that can break the order (an insertion before a
+    /// node, new arguments, uses moved, a node with users moved, a reorder)
+    /// happened since the last walk found it sorted: the schedules check the
+    /// order after every pass, and most passes change nothing.
+    bool isTopologicallySorted() const;
     NodeId first() const { return m_first; }
     NodeId last() const { return m_last; }
     /// The next / previous node in program order (invalid at the ends).
@@ -192,6 +198,9 @@ private:
     NodeId m_output, m_first, m_last;
     size_t m_liveCount = 0;
     size_t m_edgeCount = 0;
+    /// Set by isTopologicallySorted() when it finds the order sorted, cleared
+    /// by every edit that can break it.
+    mutable bool m_knownSorted = false;
     WeightStore m_weights;
 };
 

@@ -7,27 +7,16 @@ namespace fusebox {
 
 bool isTopologicallySorted(const Graph &graph)
 {
-    std::vector<char> defined(graph.idBound(), 0);
-    for (NodeId id = graph.first(); id.isValid(); id = graph.next(id)) {
-        bool sorted = true;
-        graph.forEachInput(id, [&](NodeId in) {
-            if (!defined[in.value] && graph.contains(in))
-                sorted = false;
-        });
-        if (!sorted)
-            return false;
-        defined[id.value] = 1;
-    }
-    return true;
+    return graph.isTopologicallySorted();
 }
 
 std::vector<NodeId> topologicalOrder(const Graph &graph)
 {
-    const std::vector<NodeId> program = graph.nodeIds();
     // Fast path, and the usual case (importers and the driver keep graphs
     // sorted): when program order is already topological it is the answer.
     if (isTopologicallySorted(graph))
-        return program;
+        return graph.nodeIds();
+    const std::vector<NodeId> program = graph.nodeIds();
     // Otherwise walk program order and emit each node after its not yet
     // emitted inputs (a depth-first post-order over the args): nodes already
     // in order stay where they are, a node read before its definition is
@@ -71,9 +60,9 @@ std::vector<NodeId> topologicalOrder(const Graph &graph)
 
 std::vector<NodeId> stableTopologicalOrder(const Graph &graph)
 {
-    const std::vector<NodeId> program = graph.nodeIds();
     if (isTopologicallySorted(graph))
-        return program;
+        return graph.nodeIds();
+    const std::vector<NodeId> program = graph.nodeIds();
     // pending: nodes to process, last to be processed first (Inductor's
     // reversed(graph.nodes), popped from the back). The nodes parked on d wait
     // in a list threaded through `nextParked` (first[d] .. last[d]), released

@@ -235,13 +235,15 @@ DriverResult InductorScheduleDriver::run(Graph &graph, GraphStage stage, EditLog
         for (const std::string &op : pattern.rootOps())
             for (NodeId id : graph.nodesWithOp(op))
                 visit.push_back(id);
-        std::vector<uint32_t> position(graph.idBound(), 0);
-        uint32_t i = 0;
-        for (NodeId id : graph.nodeIds())
-            position[id.value] = i++;
-        std::sort(visit.begin(), visit.end(),
-                  [&](NodeId a, NodeId b) { return position[a.value] > position[b.value]; });
-        visit.erase(std::unique(visit.begin(), visit.end()), visit.end());
+        if (visit.size() > 1) { // (most passes of a schedule find no root at all)
+            std::vector<uint32_t> position(graph.idBound(), 0);
+            uint32_t i = 0;
+            for (NodeId id = graph.first(); id.isValid(); id = graph.next(id))
+                position[id.value] = i++;
+            std::sort(visit.begin(), visit.end(),
+                      [&](NodeId a, NodeId b) { return position[a.value] > position[b.value]; });
+            visit.erase(std::unique(visit.begin(), visit.end()), visit.end());
+        }
         for (NodeId id : visit) {
             if (stopRequested())
                 return;

@@ -105,6 +105,59 @@ TEST_CASE("stable topological order is Inductor 2.6's stable_topological_sort", 
     CHECK_FALSE(isTopologicallySorted(c));
 }
 
+TEST_CASE("the sorted order is remembered only until an edit that can break it", "[ir]")
+{
+    // Graph::isTopologicallySorted skips its walk while no edit could have
+    // broken the order: each edit kind that can must make it look again.
+    Graph g;
+    NodeId x = g.addInput("x");
+    NodeId a = g.addOp("aten::relu", {Arg(x)}, {}, "a");
+    NodeId b = g.addOp("aten::tanh", {Arg(a)}, {}, "b");
+    NodeId out = g.setOutputs({Arg(b)});
+    REQUIRE(isTopologicallySorted(g));
+
+    SECTION("new arguments that come later")
+    {
+        g.setArgs(a, {Arg(b)}, {}); // a cycle: a reads b, b reads a
+        CHECK_FALSE(isTopologicallySorted(g));
+    }
+    SECTION("a node inserted before what it reads")
+    {
+        g.addOp("aten::sigmoid", {Arg(b)}, {}, "s", a);
+        CHECK_FALSE(isTopologicallySorted(g));
+    }
+    SECTION("uses moved to a later node")
+    {
+        NodeId late = g.addOp("aten::neg", {Arg(x)}, {}, "late"); // just before the output
+        REQUIRE(isTopologicallySorted(g));
+        g.replaceAllUsesWith(a, late); // b, before late, now reads it
+        CHECK_FALSE(isTopologicallySorted(g));
+    }
+    SECTION("a node with users moved after them")
+    {
+        g.moveBefore(a, out);
+        CHECK_FALSE(isTopologicallySorted(g));
+    }
+    SECTION("a reorder")
+    {
+        REQUIRE(g.reorder({x, b, a, out}));
+        CHECK_FALSE(isTopologicallySorted(g));
+    }
+    SECTION("edits that cannot break it keep the answer")
+    {
+        NodeId c = g.addConstant("c", "w");
+        NodeId i = g.addInput("y");
+        NodeId tail = g.addOp("aten::relu", {Arg(c), Arg(i)}, {}, "tail", out);
+        CHECK(isTopologicallySorted(g));
+        CHECK(g.erase(tail));
+        CHECK(isTopologicallySorted(g));
+        // and a clone carries the answer, which stays true of it
+        Graph copy = g.clone();
+        CHECK(isTopologicallySorted(copy));
+        CHECK(stableTopologicalOrder(copy) == copy.nodeIds());
+    }
+}
+
 TEST_CASE("verifier reports each problem precisely", "[ir]")
 {
     SECTION("use before definition")
