@@ -32,8 +32,14 @@ NodeId PatternRewriter::createOp(std::string op, std::vector<Arg> args, std::vec
     Node &n = *m_graph.node(id);
     n.meta = std::move(meta);
     n.provenance.createdBy = m_createdBy;
-    if (m_log)
-        record({Edit::Kind::Insert, id, nullptr, afterSnapshot(id), m_graph.next(id), {}, {}, {}});
+    if (m_log) {
+        Edit edit;
+        edit.kind = Edit::Kind::Insert;
+        edit.node = id;
+        edit.after = afterSnapshot(id);
+        edit.position = m_graph.next(id);
+        record(std::move(edit));
+    }
     if (m_listener)
         m_listener->nodeInserted(m_graph, id);
     return id;
@@ -49,7 +55,9 @@ void PatternRewriter::setArgs(NodeId id, std::vector<Arg> args, std::vector<Name
         // The old arguments move into the edit: no node is copied.
         auto after = m_log->redoable() ? std::make_shared<const ArgState>(ArgState{args, kwargs}) : nullptr;
         m_graph.swapArgs(id, args, kwargs);
-        Edit edit{Edit::Kind::SetArgs, id, nullptr, nullptr, {}, {}, {}, {}};
+        Edit edit;
+        edit.kind = Edit::Kind::SetArgs;
+        edit.node = id;
         edit.oldArgs = std::make_shared<const ArgState>(ArgState{std::move(args), std::move(kwargs)});
         edit.newArgs = std::move(after);
         record(std::move(edit));
@@ -71,8 +79,14 @@ void PatternRewriter::modify(NodeId id, const std::function<void(Node &)> &fn)
     auto before = recorded ? snapshot(*n) : nullptr;
     fn(*n);
     m_graph.refreshOpIndex(id); // fn may have changed the op
-    if (recorded)
-        record({Edit::Kind::Modify, id, before, afterSnapshot(id), {}, {}, {}, {}});
+    if (recorded) {
+        Edit edit;
+        edit.kind = Edit::Kind::Modify;
+        edit.node = id;
+        edit.before = before;
+        edit.after = afterSnapshot(id);
+        record(std::move(edit));
+    }
     if (m_listener)
         m_listener->nodeModified(m_graph, id);
 }
@@ -112,7 +126,10 @@ bool PatternRewriter::erase(NodeId id)
     if (!m_log)
         return m_graph.erase(id);
     // The node itself moves into the edit, to come back on undo.
-    Edit edit{Edit::Kind::Erase, id, nullptr, nullptr, m_graph.next(id), {}, {}, {}};
+    Edit edit;
+    edit.kind = Edit::Kind::Erase;
+    edit.node = id;
+    edit.position = m_graph.next(id);
     edit.before = m_graph.extract(id);
     record(std::move(edit));
     return true;
@@ -146,7 +163,12 @@ void PatternRewriter::moveBefore(NodeId id, NodeId before)
         return;
     NodeId oldPosition = m_graph.next(id);
     m_graph.moveBefore(id, before);
-    record({Edit::Kind::Move, id, nullptr, nullptr, before, oldPosition, {}, {}});
+    Edit edit;
+    edit.kind = Edit::Kind::Move;
+    edit.node = id;
+    edit.position = before;
+    edit.oldPosition = oldPosition;
+    record(std::move(edit));
 }
 
 } // namespace fusebox
