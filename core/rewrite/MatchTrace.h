@@ -2,11 +2,30 @@
 
 #include "core/ir/NodeId.h"
 
+#include <concepts>
+#include <initializer_list>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace fusebox {
+
+/// The nodes a check is about, passed as a view: a braced list (`{a, b}`)
+/// or a vector, read only while the check runs (its caller's full
+/// expression keeps the list alive). Quiet matching, millions of checks in
+/// a schedule on a 100k-node graph, never copies them (a std::vector
+/// parameter allocated on every check); explaining copies them into the Check.
+class CheckNodes {
+public:
+    CheckNodes() = default;
+    CheckNodes(std::initializer_list<NodeId> nodes) : m_data(nodes.begin()), m_size(nodes.size()) {}
+    CheckNodes(const std::vector<NodeId> &nodes) : m_data(nodes.data()), m_size(nodes.size()) {}
+    std::vector<NodeId> toVector() const { return std::vector<NodeId>(m_data, m_data + m_size); }
+
+private:
+    const NodeId *m_data = nullptr;
+    size_t m_size = 0;
+};
 
 /// One condition a pattern checked while matching at a node.
 struct Check {
@@ -72,27 +91,29 @@ public:
     /// `actual` is a callable returning the std::string of observed values; it
     /// runs only when explaining, keeping quiet matching free of formatting.
     template <typename Actual>
-    bool check(bool passed, std::string_view description, Actual &&actual, std::vector<NodeId> nodes = {})
+        requires std::invocable<Actual &>
+    bool check(bool passed, std::string_view description, Actual &&actual, CheckNodes nodes = {})
     {
         if (passed)
             ++m_passed;
         else
             m_failed = true;
         if (m_mode == Mode::Explain)
-            m_checks.push_back({std::string(description), passed, std::string(actual()), std::move(nodes),
+            m_checks.push_back({std::string(description), passed, std::string(actual()), nodes.toVector(),
                                 std::string(m_source), m_fuseboxOnly});
         return passed;
     }
     /// A check with no values worth showing.
-    bool check(bool passed, std::string_view description, std::vector<NodeId> nodes = {})
+    bool check(bool passed, std::string_view description, CheckNodes nodes = {})
     {
-        return check(passed, description, [] { return std::string(); }, std::move(nodes));
+        return check(passed, description, [] { return std::string(); }, nodes);
     }
     /// Records a failed condition; returns false.
     template <typename Actual>
-    bool fail(std::string_view description, Actual &&actual, std::vector<NodeId> nodes = {})
+        requires std::invocable<Actual &>
+    bool fail(std::string_view description, Actual &&actual, CheckNodes nodes = {})
     {
-        return check(false, description, std::forward<Actual>(actual), std::move(nodes));
+        return check(false, description, std::forward<Actual>(actual), nodes);
     }
 
     /// Every check, in order, when explaining; empty when quiet.

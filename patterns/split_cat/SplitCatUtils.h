@@ -22,9 +22,9 @@ namespace fusebox::splitcat {
 /// fails: `fail` runs only then (an explanation shows an empty "actual" for a
 /// passed check rather than a failure text).
 template <typename Fail>
-bool require(MatchTrace &trace, bool ok, std::string_view description, Fail &&fail, std::vector<NodeId> nodes = {})
+bool require(MatchTrace &trace, bool ok, std::string_view description, Fail &&fail, CheckNodes nodes = {})
 {
-    return trace.check(ok, description, [&] { return ok ? std::string() : std::string(fail()); }, std::move(nodes));
+    return trace.check(ok, description, [&] { return ok ? std::string() : std::string(fail()); }, nodes);
 }
 
 // --- op names ----------------------------------------------------------------
