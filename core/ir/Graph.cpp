@@ -83,7 +83,8 @@ Graph Graph::clone() const
     copy.metadata = metadata;
     copy.m_slots.reserve(m_slots.size());
     for (const Slot &s : m_slots)
-        copy.m_slots.push_back(Slot{s.node ? std::make_unique<Node>(*s.node) : nullptr, s.prev, s.next, s.users, s.inputs});
+        copy.m_slots.push_back(Slot{s.node ? std::make_unique<Node>(*s.node) : nullptr, s.users, s.inputs});
+    copy.m_links = m_links;
     for (size_t i = 0; i < m_slots.size(); ++i) {
         copy.m_slots[i].opBucket = m_slots[i].opBucket;
         copy.m_slots[i].opBucketPos = m_slots[i].opBucketPos;
@@ -169,7 +170,8 @@ NodeId Graph::allocate(NodeKind kind, std::string name, NodeId before)
         index.counters[name] = std::stoul(node->name.substr(node->name.rfind('_') + 1)) + 1;
         index.byName.emplace(node->name, id);
     }
-    m_slots.push_back(Slot{std::move(node), {}, {}, {}, {}});
+    m_slots.push_back(Slot{std::move(node), {}, {}});
+    m_links.push_back({});
     link(id, before);
     ++m_liveCount;
     return id;
@@ -177,22 +179,22 @@ NodeId Graph::allocate(NodeKind kind, std::string name, NodeId before)
 
 void Graph::link(NodeId id, NodeId before)
 {
-    Slot &s = m_slots[id.value];
+    Link &s = m_links[id.value];
     if (!contains(before)) {
         s.prev = m_last;
         s.next = {};
         if (m_last.isValid())
-            m_slots[m_last.value].next = id;
+            m_links[m_last.value].next = id;
         else
             m_first = id;
         m_last = id;
         return;
     }
-    Slot &b = m_slots[before.value];
+    Link &b = m_links[before.value];
     s.prev = b.prev;
     s.next = before;
     if (b.prev.isValid())
-        m_slots[b.prev.value].next = id;
+        m_links[b.prev.value].next = id;
     else
         m_first = id;
     b.prev = id;
@@ -200,13 +202,13 @@ void Graph::link(NodeId id, NodeId before)
 
 void Graph::unlink(NodeId id)
 {
-    Slot &s = m_slots[id.value];
+    Link &s = m_links[id.value];
     if (s.prev.isValid())
-        m_slots[s.prev.value].next = s.next;
+        m_links[s.prev.value].next = s.next;
     else
         m_first = s.next;
     if (s.next.isValid())
-        m_slots[s.next.value].prev = s.prev;
+        m_links[s.next.value].prev = s.prev;
     else
         m_last = s.prev;
     s.prev = s.next = {};
@@ -274,7 +276,7 @@ NodeId Graph::addOp(std::string op, std::vector<Arg> args, std::vector<NamedArg>
     addUses(id, n);
     // Appended, it comes after everything it reads; placed before a node,
     // perhaps not. (Inputs and constants read nothing.)
-    if (m_slots[id.value].next.isValid() && !m_slots[id.value].inputs.empty())
+    if (m_links[id.value].next.isValid() && !m_slots[id.value].inputs.empty())
         m_knownSorted = false;
     indexOp(id);
     return id;
@@ -432,8 +434,10 @@ bool Graph::restore(std::unique_ptr<Node> node, NodeId before)
     if (node->kind() == NodeKind::Output && m_output.isValid())
         return false;
     const NodeId id = node->m_id;
-    if (id.value >= m_slots.size())
+    if (id.value >= m_slots.size()) {
         m_slots.resize(id.value + 1);
+        m_links.resize(id.value + 1);
+    }
     names().byName.emplace(node->name, id);
     if (node->kind() == NodeKind::Input) {
         // Keep inputs in program order among themselves.
@@ -450,7 +454,7 @@ bool Graph::restore(std::unique_ptr<Node> node, NodeId before)
     m_slots[id.value].node = std::move(node);
     link(id, before);
     addUses(id, *m_slots[id.value].node);
-    if (m_slots[id.value].next.isValid() && !m_slots[id.value].inputs.empty())
+    if (m_links[id.value].next.isValid() && !m_slots[id.value].inputs.empty())
         m_knownSorted = false; // (as in addOp)
     indexOp(id);
     ++m_liveCount;
@@ -479,15 +483,15 @@ bool Graph::reorder(const std::vector<NodeId> &order)
     }
     NodeId prevId;
     for (NodeId id : order) {
-        m_slots[id.value].prev = prevId;
+        m_links[id.value].prev = prevId;
         if (prevId.isValid())
-            m_slots[prevId.value].next = id;
+            m_links[prevId.value].next = id;
         prevId = id;
     }
     m_first = order.empty() ? NodeId{} : order.front();
     m_last = prevId;
     if (m_last.isValid())
-        m_slots[m_last.value].next = {};
+        m_links[m_last.value].next = {};
     // Inputs keep their relative order as listed (marked from m_inputs, so
     // that no node has to be read).
     std::vector<char> isInput(m_slots.size(), 0);
@@ -507,7 +511,7 @@ bool Graph::isTopologicallySorted() const
     if (m_knownSorted)
         return true;
     std::vector<char> defined(m_slots.size(), 0);
-    for (NodeId id = m_first; id.isValid(); id = m_slots[id.value].next) {
+    for (NodeId id = m_first; id.isValid(); id = m_links[id.value].next) {
         for (NodeId in : m_slots[id.value].inputs)
             if (!defined[in.value] && contains(in))
                 return false;
@@ -521,21 +525,20 @@ std::vector<NodeId> Graph::nodeIds() const
 {
     std::vector<NodeId> ids;
     ids.reserve(m_liveCount);
-    for (NodeId id = m_first; id.isValid(); id = m_slots[id.value].next)
+    for (NodeId id = m_first; id.isValid(); id = m_links[id.value].next)
         ids.push_back(id);
     return ids;
 }
 
 NodeId Graph::next(NodeId id) const
 {
-    const Slot *s = slot(id);
-    return s ? s->next : NodeId{};
+    // A dead id's links are cleared: no need to read its slot.
+    return id.isValid() && id.value < m_links.size() ? m_links[id.value].next : NodeId{};
 }
 
 NodeId Graph::prev(NodeId id) const
 {
-    const Slot *s = slot(id);
-    return s ? s->prev : NodeId{};
+    return id.isValid() && id.value < m_links.size() ? m_links[id.value].prev : NodeId{};
 }
 
 std::vector<NodeId> Graph::outputValues() const

@@ -162,7 +162,6 @@ public:
 private:
     struct Slot {
         std::unique_ptr<Node> node;
-        NodeId prev, next;
         std::vector<NodeId> users; // one entry per use
         std::vector<NodeId> inputs; // the node's own references, in arg order
         /// Op nodes: the op-index bucket holding this node, and where in it.
@@ -186,6 +185,13 @@ private:
     void unindexOp(NodeId id);
 
     std::vector<Slot> m_slots;
+    /// Program order, per id beside m_slots (cleared for dead ids): walks in
+    /// program order (nodeIds, sorting, next/prev) read 8 bytes per node from
+    /// one small array instead of a 64-byte slot each.
+    struct Link {
+        NodeId prev, next;
+    };
+    std::vector<Link> m_links;
     std::vector<OpBucket> m_opBuckets;
     std::unordered_map<std::string, uint32_t, StringHash, std::equal_to<>> m_opBucketByName;
     /// Name -> node, and where the numbering of each base name stopped
