@@ -18,7 +18,17 @@ namespace fusebox {
 class CheckNodes {
 public:
     CheckNodes() = default;
+    // GCC warns that keeping begin() does not extend the list's life: it
+    // need not, a CheckNodes is a parameter and dies with the full expression
+    // that built the list.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Winit-list-lifetime"
+#endif
     CheckNodes(std::initializer_list<NodeId> nodes) : m_data(nodes.begin()), m_size(nodes.size()) {}
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
     CheckNodes(const std::vector<NodeId> &nodes) : m_data(nodes.data()), m_size(nodes.size()) {}
     std::vector<NodeId> toVector() const { return std::vector<NodeId>(m_data, m_data + m_size); }
 
