@@ -26,10 +26,19 @@ protected:
     /// Parses the tokens of `text` (stream's comments are left to the
     /// caller); sourceName names the text in errors.
     ExprParser(std::string_view text, TokenStream &stream, std::string sourceName)
-        : m_text(text), m_tokens(std::move(stream.tokens)), m_decoded(std::move(stream.decoded)),
-          m_sourceName(std::move(sourceName))
+        : m_text(text), m_ownTokens(std::move(stream.tokens)), m_tokens(m_ownTokens),
+          m_decoded(std::move(stream.decoded)), m_sourceName(std::move(sourceName))
     {
     }
+    /// A parser over `other`'s text and tokens (not copied; `other` must
+    /// outlive it), its cursor at token `pos`: a parse running beside `other`.
+    ExprParser(const ExprParser &other, size_t pos)
+        : m_text(other.m_text), m_tokens(other.m_tokens), m_sourceName(other.m_sourceName), m_pos(pos),
+          m_graphForm(other.m_graphForm)
+    {
+    }
+    ExprParser(const ExprParser &) = delete;
+    ExprParser &operator=(const ExprParser &) = delete;
 
     // --- token helpers -------------------------------------------------------
     /// The token `ahead` tokens past the cursor (the End token past the end).
@@ -69,7 +78,9 @@ protected:
     bool parseArguments(Expr &call, const std::string &close, const Token &open);
 
     std::string_view m_text;
-    std::vector<Token> m_tokens;
+    /// The tokens this parser owns (none in a parser over another's).
+    std::vector<Token> m_ownTokens;
+    const std::vector<Token> &m_tokens;
     /// Where the texts of decoded tokens live (see TokenStream).
     std::deque<std::string> m_decoded;
     std::string m_sourceName;

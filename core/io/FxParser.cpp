@@ -5,7 +5,10 @@
 #include "FxTargets.h"
 
 #include <algorithm>
+#include <exception>
+#include <iterator>
 #include <limits>
+#include <thread>
 
 namespace fusebox::fx {
 namespace {
@@ -17,6 +20,8 @@ public:
         : ExprParser(text, stream, std::move(sourceName)), m_comments(std::move(stream.comments))
     {
     }
+    /// A parser over `main`'s tokens at token `pos`, for parseBody's second half.
+    Parser(const Parser &main, size_t pos) : ExprParser(main, pos) {}
 
     Expected<FxFunction> run()
     {
@@ -233,9 +238,8 @@ private:
             || !expectKind(TokenKind::Indent, "an indented function body"))
             return false;
         std::vector<Stmt> body;
-        while (!is(TokenKind::Dedent) && !is(TokenKind::End))
-            if (!parseSimpleStatements(&body))
-                return false;
+        if (!parseBody(body))
+            return false;
         if (!expectKind(TokenKind::Dedent, "the end of " + fname + "()"))
             return false;
         if (out) {
@@ -247,6 +251,67 @@ private:
             out->column = defTok.column;
         }
         return true;
+    }
+
+    /// A body this long (about 10k nodes of Dynamo code) is parsed in two halves at once.
+    static constexpr size_t kParallelBodyTokens = 100000;
+
+    /// A function body's statements, up to the Dedent that ends it. A long
+    /// body is parsed in two halves at once: a second parser starts at a
+    /// statement boundary past the middle while this one parses up to it.
+    /// The cursor is a statement parse's only state, so when this parser
+    /// lands exactly on that boundary, the second half's statements are the
+    /// ones it would have parsed itself. Otherwise (the boundary lay past the
+    /// body's end) or when the second half failed, it goes on alone: the
+    /// statements and the first error are always those of one sequential parse.
+    bool parseBody(std::vector<Stmt> &body)
+    {
+        const size_t split = m_tokens.size() - m_pos >= kParallelBodyTokens && std::thread::hardware_concurrency() > 1
+                                 ? statementBoundaryAfter(m_pos + (m_tokens.size() - m_pos) / 2)
+                                 : m_tokens.size();
+        if (split < m_tokens.size()) {
+            Parser second(*this, split);
+            std::vector<Stmt> rest;
+            bool secondOk = false;
+            std::thread worker([&] {
+                try {
+                    secondOk = second.parseStatements(rest, m_tokens.size());
+                } catch (...) { // (memory): the sequential parse below meets it again
+                    secondOk = false;
+                }
+            });
+            const bool ok = parseStatements(body, split);
+            worker.join();
+            if (!ok)
+                return false;
+            if (m_pos == split && secondOk) {
+                body.insert(body.end(), std::make_move_iterator(rest.begin()), std::make_move_iterator(rest.end()));
+                m_pos = second.m_pos;
+                return true;
+            }
+        }
+        return parseStatements(body, m_tokens.size());
+    }
+
+    /// Simple statements into body until the end of the block, or until the
+    /// cursor reaches token `stop`.
+    bool parseStatements(std::vector<Stmt> &body, size_t stop)
+    {
+        while (m_pos < stop && !is(TokenKind::Dedent) && !is(TokenKind::End))
+            if (!parseSimpleStatements(&body))
+                return false;
+        return true;
+    }
+
+    /// The first statement boundary at or after token `from` (the token
+    /// after a Newline that begins a statement of the same block), or the
+    /// token count when there is none.
+    size_t statementBoundaryAfter(size_t from) const
+    {
+        for (size_t i = from; i + 1 < m_tokens.size(); ++i)
+            if (m_tokens[i].kind == TokenKind::Newline && m_tokens[i + 1].kind == TokenKind::Name)
+                return i + 1;
+        return m_tokens.size();
     }
 
     bool parseAnnotation(Annotation &a)

@@ -645,3 +645,54 @@ TEST_CASE("FX text: tensor indexing reads as TorchScript's slice/select chain", 
     CHECK(node(g, "odd").op == "operator.getitem");
     CHECK(m.warnings.empty());
 }
+
+TEST_CASE("FX text: a long body parses in two halves with the graph and the errors of one parse", "[io][fx]")
+{
+    // 12,000 statements of 14 tokens (Dynamo's "x = f(y);  y = None" form):
+    // past FxParser's 100k-token threshold, so the body is parsed in two halves.
+    const int n = 12000;
+    auto statement = [](int i) {
+        const std::string in = "r" + std::to_string(i - 1);
+        return "        r" + std::to_string(i) + " = torch.relu(" + in + ");  " + in + " = None\n";
+    };
+    const std::string head = "class GraphModule(torch.nn.Module):\n    def forward(self, r0):\n";
+    auto dump = [&](int brokenAt, const std::string &broken) {
+        std::string text = head;
+        for (int i = 1; i <= n; ++i)
+            text += i == brokenAt ? broken : statement(i);
+        return text + "        return (r" + std::to_string(n) + ",)\n";
+    };
+
+    auto model = readFxText(dump(0, ""), {.schemas = nullptr, .sourceName = "long.py"});
+    REQUIRE(model.hasValue());
+    const Graph &g = model->graph;
+    CHECK(g.size() == size_t(n) + 2); // the input, n relus, the output
+    // Every statement is there once and in order: each relu reads the one before.
+    size_t chained = 0;
+    for (int i = 1; i <= n; ++i) {
+        const Node *relu = g.node(g.findByName("r" + std::to_string(i)));
+        if (relu && relu->args().size() == 1 && relu->args()[0].isNode()
+            && g.node(relu->args()[0].node())->name == "r" + std::to_string(i - 1))
+            ++chained;
+    }
+    CHECK(chained == size_t(n));
+    CHECK(model->nodeLines.at(g.findByName("r" + std::to_string(n)).value) == n + 2);
+
+    // A syntax error in either half is the first one, where it is.
+    for (int at : {100, n / 2 + 1, n - 100}) {
+        INFO("broken statement " << at);
+        auto bad = readFxText(dump(at, "        r" + std::to_string(at) + " = torch.relu(x))\n"),
+                              {.schemas = nullptr, .sourceName = "long.py"});
+        REQUIRE_FALSE(bad.hasValue());
+        const std::string column = std::to_string(std::string("        r" + std::to_string(at) + " = torch.relu(x)").size() + 1);
+        CHECK(bad.error().message
+              == "long.py:" + std::to_string(at + 2) + ":" + column + ": expected end of line, found ')'");
+    }
+    // Two errors, one per half: the first half's is reported.
+    std::string twoErrors = dump(n - 100, "        r" + std::to_string(n - 100) + " = torch.relu(x))\n");
+    const std::string early = "        r100 = torch.relu(r99);";
+    twoErrors.replace(twoErrors.find(early), early.size(), "        r100 = torch.relu(r99));");
+    auto first = readFxText(twoErrors, {.schemas = nullptr, .sourceName = "long.py"});
+    REQUIRE_FALSE(first.hasValue());
+    CHECK(first.error().message == "long.py:102:31: expected end of line, found ')'");
+}
