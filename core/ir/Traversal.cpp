@@ -10,6 +10,15 @@ bool isTopologicallySorted(const Graph &graph)
     return graph.isTopologicallySorted();
 }
 
+std::vector<uint32_t> programPositions(const Graph &graph)
+{
+    std::vector<uint32_t> position(graph.idBound(), 0);
+    uint32_t i = 0;
+    for (NodeId id = graph.first(); id.isValid(); id = graph.next(id))
+        position[id.value] = i++;
+    return position;
+}
+
 std::vector<NodeId> topologicalOrder(const Graph &graph)
 {
     // Fast path, and the usual case (importers and the driver keep graphs

@@ -2,13 +2,19 @@
 
 #include "Graph.h"
 
+#include <cstdint>
 #include <vector>
 
 namespace fusebox {
 
 /// True when program order is topological: every node comes after the nodes
-/// it reads. One walk over the program order, no copy of it.
+/// it reads (Graph::isTopologicallySorted, which remembers the answer until
+/// an edit that can change it).
 bool isTopologicallySorted(const Graph &graph);
+
+/// Each live node's index in program order, indexed by NodeId value (0 for
+/// ids that are not live): sorting nodes by position without a walk per test.
+std::vector<uint32_t> programPositions(const Graph &graph);
 
 /// A topological order of the live nodes that keeps program order wherever it
 /// is already valid: program order itself when it is topological; otherwise a

@@ -65,15 +65,6 @@ void extendDownstream(const Graph &graph, std::vector<char> &region, int64_t dep
     }
 }
 
-std::vector<uint32_t> positions(const Graph &graph)
-{
-    std::vector<uint32_t> pos(graph.idBound(), 0);
-    uint32_t i = 0;
-    for (NodeId id : graph.nodeIds())
-        pos[id.value] = i++;
-    return pos;
-}
-
 } // namespace
 
 GreedyDriver::GreedyDriver(const PatternSet &patterns, DriverOptions options)
@@ -133,7 +124,7 @@ void GreedyDriver::sortMatches(const Graph &graph, std::vector<Match> &matches) 
 {
     if (matches.empty())
         return;
-    const std::vector<uint32_t> pos = positions(graph);
+    const std::vector<uint32_t> pos = programPositions(graph);
     // Sort keys computed once per match, not per comparison.
     struct Keyed {
         int benefit;

@@ -236,10 +236,7 @@ DriverResult InductorScheduleDriver::run(Graph &graph, GraphStage stage, EditLog
             for (NodeId id : graph.nodesWithOp(op))
                 visit.push_back(id);
         if (visit.size() > 1) { // (most passes of a schedule find no root at all)
-            std::vector<uint32_t> position(graph.idBound(), 0);
-            uint32_t i = 0;
-            for (NodeId id = graph.first(); id.isValid(); id = graph.next(id))
-                position[id.value] = i++;
+            const std::vector<uint32_t> position = programPositions(graph);
             std::sort(visit.begin(), visit.end(),
                       [&](NodeId a, NodeId b) { return position[a.value] > position[b.value]; });
             visit.erase(std::unique(visit.begin(), visit.end()), visit.end());
