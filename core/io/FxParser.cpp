@@ -5,7 +5,6 @@
 #include "FxTargets.h"
 
 #include <algorithm>
-#include <exception>
 #include <iterator>
 #include <limits>
 #include <thread>

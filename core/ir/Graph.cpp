@@ -200,6 +200,14 @@ void Graph::link(NodeId id, NodeId before)
     b.prev = id;
 }
 
+void Graph::noteLinkedReader(NodeId id)
+{
+    // Appended, a node comes after everything it reads; placed before
+    // another node, perhaps not. (A node that reads nothing cannot break it.)
+    if (m_links[id.value].next.isValid() && !m_slots[id.value].inputs.empty())
+        m_knownSorted = false;
+}
+
 void Graph::unlink(NodeId id)
 {
     Link &s = m_links[id.value];
@@ -274,10 +282,7 @@ NodeId Graph::addOp(std::string op, std::vector<Arg> args, std::vector<NamedArg>
     n.m_args = std::move(args);
     n.m_kwargs = std::move(kwargs);
     addUses(id, n);
-    // Appended, it comes after everything it reads; placed before a node,
-    // perhaps not. (Inputs and constants read nothing.)
-    if (m_links[id.value].next.isValid() && !m_slots[id.value].inputs.empty())
-        m_knownSorted = false;
+    noteLinkedReader(id);
     indexOp(id);
     return id;
 }
@@ -454,8 +459,7 @@ bool Graph::restore(std::unique_ptr<Node> node, NodeId before)
     m_slots[id.value].node = std::move(node);
     link(id, before);
     addUses(id, *m_slots[id.value].node);
-    if (m_links[id.value].next.isValid() && !m_slots[id.value].inputs.empty())
-        m_knownSorted = false; // (as in addOp)
+    noteLinkedReader(id);
     indexOp(id);
     ++m_liveCount;
     return true;

@@ -98,7 +98,7 @@ public:
     std::vector<NodeId> nodeIds() const;
     /// True when every node comes after the nodes it reads. Walks the graph
     /// only when an edit that can break the order (an insertion before a
-    /// node, new arguments, uses moved, a node with users moved, a reorder)
+    /// node, new arguments, uses moved, a move, a reorder)
     /// happened since the last walk found it sorted: the schedules check the
     /// order after every pass, and most passes change nothing.
     bool isTopologicallySorted() const;
@@ -176,6 +176,9 @@ private:
 
     NodeId allocate(NodeKind kind, std::string name, NodeId before);
     void link(NodeId id, NodeId before);
+    /// After a new or restored node `id` is linked and its uses added: forgets
+    /// that the order is sorted unless the node cannot break it.
+    void noteLinkedReader(NodeId id);
     void unlink(NodeId id);
     void addUses(NodeId user, const Node &node);
     void removeUses(NodeId user, const Node &node);

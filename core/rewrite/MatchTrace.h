@@ -12,9 +12,9 @@ namespace fusebox {
 
 /// The nodes a check is about, passed as a view: a braced list (`{a, b}`)
 /// or a vector, read only while the check runs (its caller's full
-/// expression keeps the list alive). Quiet matching, millions of checks in
-/// a schedule on a 100k-node graph, never copies them (a std::vector
-/// parameter allocated on every check); explaining copies them into the Check.
+/// expression keeps the list alive). Quiet matching, every check of every
+/// match attempt in a schedule, never copies them (a std::vector parameter
+/// allocated on each one); explaining copies them into the Check.
 class CheckNodes {
 public:
     CheckNodes() = default;
