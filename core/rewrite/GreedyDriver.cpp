@@ -2,12 +2,14 @@
 
 #include "HorizontalSearch.h"
 #include "MatchUtils.h"
+#include "ParallelFor.h"
 #include "RewriteApplier.h"
 
 #include "core/ir/Traversal.h"
 
 #include <algorithm>
 #include <chrono>
+#include <iterator>
 #include <set>
 #include <cstdio>
 #include <unordered_map>
@@ -161,26 +163,45 @@ std::vector<Match> GreedyDriver::findMatchesIn(const Graph &graph, const std::ve
                                                const std::vector<char> *roots,
                                                std::map<std::string, HorizontalKeyMemo> *memos) const
 {
-    std::vector<Match> matches;
-    std::vector<NodeId> order; // shared by the horizontal searches, computed when first needed
-    for (const Pattern *p : m_patterns.enabled()) {
-        if (!p->unavailableReason().empty())
-            continue;
-        if (p->family() == PatternFamily::Horizontal && order.empty())
-            order = topologicalOrder(graph);
-        std::vector<Match> found = p->family() == PatternFamily::Vertical
-                                       ? verticalMatches(graph, static_cast<const VerticalPattern &>(*p), anchors)
-                                       : horizontalMatches(graph, static_cast<const HorizontalPattern &>(*p), order, roots,
-                                                           memos ? &(*memos)[p->name()] : nullptr);
-        if (matches.empty())
-            matches.reserve(found.size());
-        for (Match &m : found) {
+    std::vector<const Pattern *> patterns;
+    bool anyHorizontal = false;
+    for (const Pattern *p : m_patterns.enabled())
+        if (p->unavailableReason().empty()) {
+            patterns.push_back(p);
+            anyHorizontal = anyHorizontal || p->family() == PatternFamily::Horizontal;
+        }
+    // Everything the searches share is made before they start: the order of
+    // the horizontal searches and each horizontal pattern's key memo (the map
+    // must not grow while threads read it).
+    const std::vector<NodeId> order = anyHorizontal ? topologicalOrder(graph) : std::vector<NodeId>();
+    std::vector<HorizontalKeyMemo *> memoOf(patterns.size(), nullptr);
+    if (memos)
+        for (size_t i = 0; i < patterns.size(); ++i)
+            if (patterns[i]->family() == PatternFamily::Horizontal)
+                memoOf[i] = &(*memos)[patterns[i]->name()];
+
+    // Each pattern's search reads the graph only and writes its own slot, so
+    // the patterns run in parallel and the merged list does not depend on
+    // which thread finished first.
+    std::vector<std::vector<Match>> found(patterns.size());
+    parallelFor(patterns.size(), m_options.searchThreads, [&](size_t i) {
+        const Pattern *p = patterns[i];
+        found[i] = p->family() == PatternFamily::Vertical
+                       ? verticalMatches(graph, static_cast<const VerticalPattern &>(*p), anchors)
+                       : horizontalMatches(graph, static_cast<const HorizontalPattern &>(*p), order, roots, memoOf[i]);
+        for (Match &m : found[i]) {
             if (m.pattern != p->name())
                 m.pattern = p->name();
             m.benefit = p->benefit();
-            matches.push_back(std::move(m));
         }
-    }
+    });
+    size_t total = 0;
+    for (const std::vector<Match> &f : found)
+        total += f.size();
+    std::vector<Match> matches;
+    matches.reserve(total);
+    for (std::vector<Match> &f : found)
+        std::move(f.begin(), f.end(), std::back_inserter(matches));
     sortMatches(graph, matches);
     return matches;
 }

@@ -90,6 +90,11 @@ struct DriverOptions {
     /// stops the run after the current rewrite, with the graph valid and
     /// topologically ordered, not converged, and a message saying so.
     std::function<bool()> shouldStop;
+    /// Threads that search for candidates, one pattern at a time each (the
+    /// patterns only read the graph); 0: one per hardware thread, 1: the
+    /// calling thread alone. The matches, and so the run, are the same
+    /// whatever the number.
+    unsigned searchThreads = 0;
 };
 
 /// Applies a pattern set to a fixed point, greedily (MLIR's
