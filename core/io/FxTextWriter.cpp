@@ -15,6 +15,7 @@
 #include <deque>
 #include <optional>
 #include <set>
+#include <thread>
 #include <unordered_set>
 
 namespace fusebox {
@@ -56,11 +57,7 @@ public:
         m_out += "class " + m_options.className + "(torch.nn.Module):\n";
         assignNames();
         writeSignature();
-        for (NodeId id : m_graph.nodeIds()) {
-            const Node &n = *m_graph.node(id);
-            if (n.kind() == NodeKind::Op || n.kind() == NodeKind::Constant)
-                writeNode(n);
-        }
+        writeBody();
         writeReturn();
         writeSubmodules();
         return std::move(m_out);
@@ -256,6 +253,46 @@ private:
         }
         m_out += "    ):\n";
     }
+
+    /// Every op and constant, in program order. A large body is written in
+    /// two halves at once: the second half's writer starts in the state
+    /// (scope and File comments) the first half's last node leaves, which is
+    /// all that one node's text depends on besides the names, so the text is
+    /// byte for byte that of one writer.
+    void writeBody()
+    {
+        std::vector<const Node *> body;
+        body.reserve(m_graph.size());
+        for (NodeId id : m_graph.nodeIds()) {
+            const Node &n = *m_graph.node(id);
+            if (n.kind() == NodeKind::Op || n.kind() == NodeKind::Constant)
+                body.push_back(&n);
+        }
+        const size_t half = body.size() / 2;
+        if (!m_options.parallel || body.size() < kParallelBodyNodes || std::thread::hardware_concurrency() < 2) {
+            for (const Node *n : body)
+                writeNode(*n);
+            return;
+        }
+        Writer second(*this);
+        second.m_out.clear();
+        second.m_scope = body[half - 1]->provenance.scope;
+        second.m_source = body[half - 1]->provenance.source;
+        std::thread worker([&] {
+            for (size_t i = half; i < body.size(); ++i)
+                second.writeNode(*body[i]);
+        });
+        for (size_t i = 0; i < half; ++i)
+            writeNode(*body[i]);
+        worker.join();
+        m_out += second.m_out;
+        m_scope = std::move(second.m_scope);
+        m_source = std::move(second.m_source);
+    }
+
+    /// Bodies below this many nodes are written by one thread (a thread's
+    /// start costs more than it saves there).
+    static constexpr size_t kParallelBodyNodes = 20000;
 
     void writeNode(const Node &n)
     {

@@ -563,6 +563,21 @@ TEST_CASE("FX text: a generated recsys graph round-trips", "[io][fx]")
     CHECK(writeFxText(back->graph) == text);
 }
 
+TEST_CASE("FX text: a large body written in two halves is the text of one writer", "[io][fx]")
+{
+    // Scopes change every few nodes, so the second half starts inside a
+    // scope run: a writer that did not start in the first half's state
+    // would repeat that scope's comment there.
+    Graph g = bench::generateRecsysGraph({.targetNodes = 30000});
+    FxWriteOptions serial;
+    serial.parallel = false;
+    const std::string one = writeFxText(g, serial);
+    const std::string two = writeFxText(g);
+    REQUIRE(one.find("# scope: tower") != std::string::npos);
+    REQUIRE(one.size() > 1000000);
+    CHECK(one == two);
+}
+
 TEST_CASE("FX text: malformed dumps give file:line:column errors", "[io][fx]")
 {
     const std::string head = "class GraphModule(torch.nn.Module):\n    def forward(self, x: \"f32[3]\"):\n";
