@@ -28,7 +28,8 @@ struct FxWriteOptions {
     /// The module class name ("GraphModule"; PT2 writes "<lambda>" for AOT graphs).
     std::string className = "GraphModule";
     /// Writes a body of 20,000 nodes or more in two halves on two threads
-    /// (when the machine has two); the text is the same either way.
+    /// (when the machine has two; core/ir/ParallelFor.h); the text is the
+    /// same either way.
     bool parallel = true;
 };
 

@@ -7,6 +7,7 @@
 #include "FxSubgraphs.h"
 #include "FxTargets.h"
 #include "FxText.h"
+#include "core/ir/ParallelFor.h"
 
 #include <absl/container/flat_hash_set.h>
 
@@ -15,7 +16,6 @@
 #include <deque>
 #include <optional>
 #include <set>
-#include <thread>
 #include <unordered_set>
 
 namespace fusebox {
@@ -268,23 +268,23 @@ private:
             if (n.kind() == NodeKind::Op || n.kind() == NodeKind::Constant)
                 body.push_back(&n);
         }
-        const size_t half = body.size() / 2;
-        if (!m_options.parallel || body.size() < kParallelBodyNodes || std::thread::hardware_concurrency() < 2) {
+        if (!m_options.parallel || body.size() < kParallelBodyNodes) {
             for (const Node *n : body)
                 writeNode(*n);
             return;
         }
+        const size_t half = body.size() / 2;
         Writer second(*this);
         second.m_out.clear();
         second.m_scope = body[half - 1]->provenance.scope;
         second.m_source = body[half - 1]->provenance.source;
-        std::thread worker([&] {
-            for (size_t i = half; i < body.size(); ++i)
-                second.writeNode(*body[i]);
+        // (One after the other on a one-core machine: the same text.)
+        parallelFor(2, 0, [&](size_t part) {
+            Writer &writer = part == 0 ? *this : second;
+            const size_t end = part == 0 ? half : body.size();
+            for (size_t i = part == 0 ? 0 : half; i < end; ++i)
+                writer.writeNode(*body[i]);
         });
-        for (size_t i = 0; i < half; ++i)
-            writeNode(*body[i]);
-        worker.join();
         m_out += second.m_out;
         m_scope = std::move(second.m_scope);
         m_source = std::move(second.m_source);

@@ -2,9 +2,9 @@
 
 #include "HorizontalSearch.h"
 #include "MatchUtils.h"
-#include "ParallelFor.h"
 #include "RewriteApplier.h"
 
+#include "core/ir/ParallelFor.h"
 #include "core/ir/Traversal.h"
 
 #include <algorithm>

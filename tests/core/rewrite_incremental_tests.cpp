@@ -5,11 +5,11 @@
 
 #include "bench/RecsysGraphGenerator.h"
 #include "core/ir/GraphSignature.h"
+#include "core/ir/ParallelFor.h"
 #include "core/ir/Traversal.h"
 #include "core/ir/Verifier.h"
 #include "core/rewrite/GreedyDriver.h"
 #include "core/rewrite/HorizontalSearch.h"
-#include "core/rewrite/ParallelFor.h"
 #include "core/rewrite/PatternRewriter.h"
 #include "patterns/Catalog.h"
 

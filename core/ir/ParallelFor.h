@@ -1,6 +1,6 @@
 #pragma once
-// A small fork-join loop for read-only work over a graph (the driver's
-// per-pattern searches). C++20 standard library only.
+// A small fork-join loop for read-only work over a graph: the driver's
+// per-pattern searches, the FX writer's two halves. C++20 standard library only.
 
 #include <algorithm>
 #include <atomic>
@@ -12,15 +12,8 @@
 
 namespace fusebox {
 
-/// Threads a parallel loop uses when the caller asks for "as many as useful"
-/// (0): the machine's hardware threads, at least 1.
-inline unsigned defaultWorkerCount()
-{
-    return std::max(1u, std::thread::hardware_concurrency());
-}
-
 /// Calls fn(i) for every i in [0, count), on up to `threads` threads (the
-/// calling one included; 0 means defaultWorkerCount()). Items are handed out
+/// calling one included; 0 means one per hardware thread). Items are handed out
 /// one at a time in index order, so uneven items balance. fn must be safe to
 /// run concurrently for different i; results belong in per-item slots the
 /// caller merges afterwards, which keeps the outcome independent of timing.
@@ -30,7 +23,7 @@ template <typename Fn>
 void parallelFor(size_t count, unsigned threads, Fn &&fn)
 {
     if (threads == 0)
-        threads = defaultWorkerCount();
+        threads = std::max(1u, std::thread::hardware_concurrency());
     const size_t workers = std::min<size_t>(threads, count);
     if (workers <= 1) {
         for (size_t i = 0; i < count; ++i)
