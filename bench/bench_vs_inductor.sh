@@ -127,17 +127,23 @@ printf '%s\n' "${notes[@]}"
 echo
 met() { if [ "$1" = 1 ]; then echo MET; else echo "NOT MET"; fi; }
 if [ "$last_nodes" -ge 80000 ] 2>/dev/null; then
-    echo "targets at the largest size ($last_nodes nodes):"
-    printf '  ratio inductor/fusebox >= 50x, whole CLI:  %-7s (%sx)\n' \
-        "$(met "$( [ "$last_ratio" != nan ] && echo "$last_ratio >= 50" | bc -l)")" "$last_ratio"
-    printf '  ratio inductor/fusebox >= 50x, passes:     %-7s (%sx)\n' \
+    # Issue 13 asks for Inductor's passes against Fusebox's (same graph, same
+    # config, same result), the whole CLI run's time and memory, and the
+    # catalog's passes (fusebox_bench_engine times the same catalog without
+    # parsing). The two stretch lines hold the whole CLI run, parse and
+    # write included, to the same 50x and 1 s: information, not the issue's.
+    echo "issue 13's targets at the largest size ($last_nodes nodes):"
+    printf '  ratio Inductor passes / Fusebox passes >= 50x: %-7s (%sx)\n' \
         "$(met "$( [ "$last_pratio" != nan ] && echo "$last_pratio >= 50" | bc -l)")" "$last_pratio"
-    printf '  same result as Inductor:                   %-7s (%s)\n' "$(met "$( [ "$last_same" = yes ] && echo 1)")" "$last_same"
-    printf '  whole CLI run < 1.5 s:                     %-7s (%s s)\n' "$(met "$(echo "$last_run < 1.5" | bc -l)")" "$last_run"
-    printf '  whole CLI run < 500 MB:                    %-7s (%s MB)\n' "$(met "$( [ "$last_peak" -lt 500 ] && echo 1)")" "$last_peak"
-    printf '  built-in catalog (whole CLI) < 1 s:        %-7s (%s s)\n' "$(met "$(echo "$last_cat < 1" | bc -l)")" "$last_cat"
-    printf '  built-in catalog (passes) < 1 s:           %-7s (%s s)\n' \
+    printf '  same result as Inductor:                       %-7s (%s)\n' "$(met "$( [ "$last_same" = yes ] && echo 1)")" "$last_same"
+    printf '  whole CLI run < 1.5 s:                         %-7s (%s s)\n' "$(met "$(echo "$last_run < 1.5" | bc -l)")" "$last_run"
+    printf '  whole CLI run < 500 MB:                        %-7s (%s MB)\n' "$(met "$( [ "$last_peak" -lt 500 ] && echo 1)")" "$last_peak"
+    printf '  built-in catalog, passes < 1 s:                %-7s (%s s)\n' \
         "$(met "$( [ "$last_catp" != nan ] && echo "$last_catp < 1" | bc -l)")" "$last_catp"
+    echo "stretch, beyond the issue (parse and write included):"
+    printf '  ratio Inductor passes / whole CLI run >= 50x:  %-7s (%sx)\n' \
+        "$(met "$( [ "$last_ratio" != nan ] && echo "$last_ratio >= 50" | bc -l)")" "$last_ratio"
+    printf '  built-in catalog, whole CLI run < 1 s:         %-7s (%s s)\n' "$(met "$(echo "$last_cat < 1" | bc -l)")" "$last_cat"
 else
     echo "targets: apply at ~81k-100k nodes (largest size here: $last_nodes nodes)"
 fi
