@@ -222,7 +222,14 @@ private:
     /// The candidates of `patterns` on `graph` with their signatures (any thread).
     static std::vector<MatchEntry> searchCandidates(const Graph &graph, const PatternSet &patterns);
     void graphChanged();
+    /// Rebuilds matches() from a search's candidates: each is pending or, when
+    /// it is a rejected match, rejected; the rejections no candidate stands
+    /// for follow, marked notFound; then the failures and the applied entries.
     void rebuildMatchList(std::vector<MatchEntry> candidates);
+    /// The rejection `candidate` is, by its signature or, under the same
+    /// pattern, by the same nodes; null when it is none of them.
+    static const MatchEntry *rejectionOf(const std::map<std::string, MatchEntry> &rejections, const Match &candidate,
+                                         const std::string &signature);
     std::vector<MatchEntry> appliedEntries() const;
     const RewriteVerifier *verifier(QString *whyNot);
     void waitForPatternsIdle();

@@ -21,6 +21,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <set>
 
 namespace fusebox {
 
@@ -184,7 +185,8 @@ std::map<std::string, PatternTally> Document::tallies() const
         switch (e.status) {
         case MatchStatus::Pending: ++t.candidates; break;
         case MatchStatus::Rejected:
-            ++t.candidates;
+            if (!e.notFound)
+                ++t.candidates;
             ++t.rejected;
             break;
         case MatchStatus::Applied: ++t.applied; break;
@@ -251,17 +253,64 @@ void Document::waitForSearch()
         m_background.waitForFinished();
 }
 
+const MatchEntry *Document::rejectionOf(const std::map<std::string, MatchEntry> &rejections, const Match &candidate,
+                                        const std::string &signature)
+{
+    if (auto it = rejections.find(signature); it != rejections.end())
+        return &it->second;
+    // The same nodes under the same pattern are the same match, whatever
+    // else changed around them (a rewrite nearby can change what the
+    // signature hashes, e.g. a horizontal group's member order).
+    std::vector<NodeId> nodes = candidate.nodes;
+    std::sort(nodes.begin(), nodes.end());
+    for (const auto &[key, r] : rejections) {
+        if (r.match.pattern != candidate.pattern || r.match.nodes.size() != nodes.size() || nodes.empty())
+            continue;
+        std::vector<NodeId> rejected = r.match.nodes;
+        std::sort(rejected.begin(), rejected.end());
+        if (rejected == nodes)
+            return &r;
+    }
+    return nullptr;
+}
+
 void Document::rebuildMatchList(std::vector<MatchEntry> candidates)
 {
     m_candidates = std::move(candidates);
     m_matches.clear();
-    m_matches.reserve(m_candidates.size() + m_failures.size());
+    m_matches.reserve(m_candidates.size() + m_failures.size() + m_rejected.size());
+    std::set<std::string> found; // the rejections the candidates re-identify
     for (const MatchEntry &c : m_candidates) {
         if (!m_patterns.isEnabled(c.match.pattern))
             continue;
         m_matches.push_back(c);
-        m_matches.back().status = m_rejected.count(c.signature) ? MatchStatus::Rejected : MatchStatus::Pending;
+        MatchEntry &e = m_matches.back();
+        e.status = MatchStatus::Pending;
+        if (const MatchEntry *r = rejectionOf(m_rejected, c.match, c.signature)) {
+            e.status = MatchStatus::Rejected;
+            // The row stands for the rejection: restoring it removes that one.
+            e.signature = r->signature;
+            found.insert(r->signature);
+        }
     }
+    // A rejection no search result stands for is still a decision: listed,
+    // counted and exported, saying why it is not on the graph. (Before the
+    // first search nothing was looked for, so nothing is "not found".)
+    if (m_haveMatches)
+        for (const auto &[signature, r] : m_rejected) {
+            if (found.count(signature))
+                continue;
+            MatchEntry e = r;
+            e.status = MatchStatus::Rejected;
+            e.notFound = true;
+            const size_t gone = size_t(std::count_if(e.match.nodes.begin(), e.match.nodes.end(),
+                                                     [&](NodeId id) { return !m_graph.contains(id); }));
+            e.note = gone ? tr("not on the graph now: %1 of its %2 nodes were rewritten since")
+                                .arg(gone)
+                                .arg(e.match.nodes.size())
+                          : tr("not found by the last search on the current graph");
+            m_matches.push_back(std::move(e));
+        }
     m_matches.insert(m_matches.end(), m_failures.begin(), m_failures.end());
     auto applied = appliedEntries();
     m_matches.insert(m_matches.end(), applied.begin(), applied.end());
@@ -392,7 +441,12 @@ void Document::applyAll()
     m_applyAllProgress = std::make_shared<std::atomic<int>>(0);
     DriverOptions options;
     options.shouldStop = [stop = m_stopApplyAll] { return stop->load(); };
-    options.isRejected = rejectionFilter(passConfig()); // as `fusebox-pass run --config` skips them
+    // As `fusebox-pass run --config` skips them (by signature), and by their
+    // nodes: the copy keeps the graph's NodeIds.
+    options.isRejected = [bySignature = rejectionFilter(passConfig()), rejected = m_rejected](const Graph &g,
+                                                                                              const Match &m) {
+        return (bySignature && bySignature(g, m)) || rejectionOf(rejected, m, std::string()) != nullptr;
+    };
     if (m_verifyApplies) {
         if (verifier(nullptr)) {
             std::shared_ptr<RewriteVerifier> keep = m_verifier;
@@ -501,14 +555,16 @@ bool Document::restoreMatch(int row)
 
 void Document::setRejected(const MatchEntry &entry, bool rejected)
 {
-    if (rejected)
-        m_rejected[entry.signature] = entry;
-    else
+    if (rejected) {
+        MatchEntry &r = m_rejected[entry.signature];
+        r = entry;
+        r.status = MatchStatus::Rejected;
+        r.notFound = false;
+        r.note.clear();
+    } else {
         m_rejected.erase(entry.signature);
-    for (MatchEntry &e : m_matches)
-        if (e.signature == entry.signature && (e.status == MatchStatus::Pending || e.status == MatchStatus::Rejected))
-            e.status = rejected ? MatchStatus::Rejected : MatchStatus::Pending;
-    emit matchesChanged();
+    }
+    rebuildMatchList(std::move(m_candidates));
 }
 
 std::optional<Explanation> Document::explain(const std::string &pattern, NodeId node) const

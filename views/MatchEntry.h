@@ -31,6 +31,12 @@ struct MatchEntry {
     QString verification;
     /// Applied entries: nodes the rewrite removed and added.
     size_t nodesRemoved = 0, nodesAdded = 0;
+    /// A rejection the last search no longer found (another rewrite took its
+    /// nodes, or the graph no longer has the match): it stays in the list,
+    /// the tallies (as rejected, not as a candidate) and the pass file, and
+    /// `note` says why it is not on the graph.
+    bool notFound = false;
+    QString note;
 };
 
 } // namespace fusebox

@@ -74,8 +74,13 @@ QVariant MatchTableModel::data(const QModelIndex &index, int role) const
                 return tr("−%1 +%2").arg(e.nodesRemoved).arg(e.nodesAdded);
             return int(e.match.nodes.size());
         case Benefit: return e.match.benefit;
-        case Status: return toString(e.status);
+        case Status:
+            if (e.notFound)
+                return role == Qt::ToolTipRole ? e.note : tr("rejected · not found");
+            return toString(e.status);
         case Verification:
+            if (e.notFound)
+                return e.note;
             if (role == Qt::ToolTipRole && !e.match.key.empty())
                 return e.verification + QStringLiteral("\nkey: ") + QString::fromStdString(e.match.key);
             return e.verification;

@@ -25,6 +25,10 @@ QJsonObject entryJson(const MatchEntry &e)
         o.insert("signature", qs(e.signature));
     if (!e.verification.isEmpty())
         o.insert("verification", e.verification);
+    if (e.notFound) {
+        o.insert("found", false);
+        o.insert("note", e.note);
+    }
     if (e.status == MatchStatus::Applied) {
         o.insert("nodes_removed", int(e.nodesRemoved));
         o.insert("nodes_added", int(e.nodesAdded));
@@ -102,6 +106,8 @@ QString reviewReportMarkdown(const Document &d)
                 md += QStringLiteral(": %1 nodes, benefit %2").arg(e.match.nodes.size()).arg(e.match.benefit);
             if (!e.verification.isEmpty())
                 md += QStringLiteral(" — %1").arg(e.verification);
+            if (e.notFound)
+                md += QStringLiteral(" — %1").arg(e.note);
             md += QLatin1Char('\n');
         }
     }

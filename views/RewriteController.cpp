@@ -416,7 +416,7 @@ void RewriteController::updateMarks()
     std::vector<GraphScene::GroupFrame> frames;
     const auto &matches = m_document->matches();
     for (const MatchEntry &e : matches) {
-        if (e.status != MatchStatus::Pending && e.status != MatchStatus::Rejected)
+        if ((e.status != MatchStatus::Pending && e.status != MatchStatus::Rejected) || e.notFound)
             continue;
         const Pattern *p = m_document->patterns().find(e.match.pattern);
         if (e.status == MatchStatus::Pending && p && p->family() == PatternFamily::Vertical)

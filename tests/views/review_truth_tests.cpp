@@ -1,0 +1,205 @@
+// Issue 14: the review workflow tells the truth. Each case drives the real
+// widgets and actions on the demo model and checks that the readouts agree
+// with the document's graph and decisions, counted here independently.
+#include "ViewTestGraphs.h"
+
+#include "views/Document.h"
+#include "views/GraphScene.h"
+#include "views/MainWindow.h"
+#include "views/MatchTableModel.h"
+#include "views/MatchesPanel.h"
+#include "views/PatternsPanel.h"
+#include "views/ReviewFiles.h"
+#include "views/RewriteController.h"
+
+#include <catch.hpp>
+
+#include <QAction>
+#include <QFile>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTreeWidget>
+#include <QUndoStack>
+
+using namespace fusebox;
+
+namespace {
+
+const QString kDemo = QStringLiteral(FUSEBOX_FIXTURE_DIR "/recsys_demo.pt");
+
+bool settle(MainWindow &w)
+{
+    return QTest::qWaitFor(
+        [&w] {
+            return !w.document()->isSearching() && !w.document()->isApplyingAll() && !w.scene()->isLayoutRunning()
+                   && !w.scene()->hasPendingOverlays();
+        },
+        60000);
+}
+
+int firstRow(const Document &d, const std::string &pattern, MatchStatus status)
+{
+    for (size_t i = 0; i < d.matches().size(); ++i)
+        if (d.matches()[i].match.pattern == pattern && d.matches()[i].status == status)
+            return int(i);
+    return -1;
+}
+
+std::unique_ptr<MainWindow> openDemo()
+{
+    auto w = std::make_unique<MainWindow>();
+    w->setErrorDialogsEnabled(false);
+    w->resize(1600, 1000);
+    w->show();
+    QSignalSpy shown(w.get(), &MainWindow::graphShown);
+    REQUIRE(QFile::exists(kDemo));
+    w->openFile(kDemo);
+    REQUIRE(shown.wait(120000));
+    return w;
+}
+
+void findMatches(MainWindow &w)
+{
+    w.rewrite()->findMatchesAction()->trigger();
+    REQUIRE(QTest::qWaitFor([&] { return w.document()->hasMatchResults() && !w.document()->isSearching(); }, 60000));
+    REQUIRE(settle(w));
+}
+
+/// The rows of the document's match list with this status, counted here.
+int countStatus(const Document &d, MatchStatus status)
+{
+    return int(std::count_if(d.matches().begin(), d.matches().end(),
+                             [&](const MatchEntry &e) { return e.status == status; }));
+}
+
+} // namespace
+
+TEST_CASE("a rejection survives unrelated applies and Apply All, and every readout agrees", "[views][review]")
+{
+    auto window = openDemo();
+    MainWindow &w = *window;
+    Document &doc = *w.document();
+    RewriteController &rc = *w.rewrite();
+    findMatches(w);
+
+    const int relu = firstRow(doc, "batch_relu", MatchStatus::Pending);
+    REQUIRE(relu >= 0);
+    const std::vector<NodeId> rejectedNodes = doc.matches()[size_t(relu)].match.nodes;
+    rc.matchesPanel()->selectMatchRow(relu);
+    rc.rejectAction()->trigger();
+    REQUIRE(settle(w));
+    REQUIRE(countStatus(doc, MatchStatus::Rejected) == 1);
+
+    auto agree = [&](const char *step) {
+        INFO(step);
+        const int rejected = countStatus(doc, MatchStatus::Rejected);
+        CHECK(rejected == 1);
+        CHECK(doc.tally("batch_relu").rejected == 1);
+        CHECK(rc.matchesPanel()->summaryText().contains(QStringLiteral("· 1 rejected")));
+        QTreeWidgetItem *item = rc.patternsPanel()->patternItem("batch_relu");
+        REQUIRE(item);
+        CHECK(item->text(PatternsPanel::Rejected) == QStringLiteral("1"));
+        CHECK(doc.passConfig().rejected.size() == 1);
+        // No applied rewrite took the rejected match's nodes as batch_relu.
+        for (const MatchEntry &e : doc.matches())
+            if (e.status == MatchStatus::Applied && e.match.pattern == "batch_relu")
+                for (NodeId id : e.match.nodes)
+                    CHECK(std::find(rejectedNodes.begin(), rejectedNodes.end(), id) == rejectedNodes.end());
+    };
+    agree("after the rejection");
+
+    // An unrelated apply (batch_layernorm) re-finds the candidates.
+    const int layernorm = firstRow(doc, "batch_layernorm", MatchStatus::Pending);
+    REQUIRE(layernorm >= 0);
+    rc.matchesPanel()->selectMatchRow(layernorm);
+    rc.applyAction()->trigger();
+    REQUIRE(settle(w));
+    REQUIRE(doc.tally("batch_layernorm").applied == 1);
+    agree("after applying batch_layernorm");
+
+    // Apply All skips it, in either schedule; the table, the patterns panel,
+    // the pass file and the report agree. When another rule rewrites its
+    // nodes (batch_aten_relu, in Inductor's post-grad stage), the rejection
+    // stays, saying it is no longer on the graph.
+    const PassSchedule schedule = GENERATE(PassSchedule::Inductor, PassSchedule::Greedy);
+    doc.setSchedule(schedule);
+    QSignalSpy allDone(&doc, &Document::applyAllFinished);
+    rc.applyAllAction()->trigger();
+    REQUIRE((allDone.count() > 0 || allDone.wait(60000)));
+    REQUIRE(settle(w));
+    agree("after Apply All");
+    const int rejectedRow = firstRow(doc, "batch_relu", MatchStatus::Rejected);
+    REQUIRE(rejectedRow >= 0);
+    const MatchEntry &kept = doc.matches()[size_t(rejectedRow)];
+    const bool nodesGone = std::any_of(rejectedNodes.begin(), rejectedNodes.end(),
+                                       [&](NodeId id) { return !doc.graph().contains(id); });
+    CHECK(kept.notFound == nodesGone);
+    if (nodesGone) {
+        CHECK(kept.note.contains(QStringLiteral("rewritten since")));
+        CHECK(doc.tally("batch_relu").candidates == 0);
+    } else {
+        CHECK(kept.match.nodes == rejectedNodes);
+    }
+    QTemporaryDir dir;
+    QString error;
+    const QString report = dir.filePath(QStringLiteral("review.md"));
+    REQUIRE(rc.files()->exportReport(report, &error));
+    QFile md(report);
+    REQUIRE(md.open(QIODevice::ReadOnly));
+    CHECK(QString::fromUtf8(md.readAll()).contains(QStringLiteral("## Rejected (1)")));
+
+    // Undoing everything brings the rejected candidate back, still rejected.
+    while (doc.undoStack()->index() > 1)
+        rc.undoAction()->trigger();
+    REQUIRE(settle(w));
+    agree("after undoing the applies");
+    CHECK(doc.matches()[size_t(firstRow(doc, "batch_relu", MatchStatus::Rejected))].match.nodes == rejectedNodes);
+}
+
+TEST_CASE("a rejection survives applying every other candidate, one at a time", "[views][review]")
+{
+    auto window = openDemo();
+    MainWindow &w = *window;
+    Document &doc = *w.document();
+    RewriteController &rc = *w.rewrite();
+    findMatches(w);
+    const std::string rejectedPattern = GENERATE("batch_relu", "batch_linear", "batch_layernorm");
+    const int row = firstRow(doc, rejectedPattern, MatchStatus::Pending);
+    REQUIRE(row >= 0);
+    const std::vector<NodeId> rejectedNodes = doc.matches()[size_t(row)].match.nodes;
+    rc.matchesPanel()->selectMatchRow(row);
+    rc.rejectAction()->trigger();
+    REQUIRE(settle(w));
+    int applies = 0;
+    for (;;) {
+        int next = -1;
+        // Every other pending candidate, except those over the rejected nodes
+        // (batch_aten_relu over batch_relu's relus): applying one of those is
+        // the reviewer's choice of another rewrite for them (the first case).
+        for (size_t i = 0; i < doc.matches().size() && next < 0; ++i) {
+            const MatchEntry &e = doc.matches()[i];
+            const bool overlaps = std::any_of(e.match.nodes.begin(), e.match.nodes.end(), [&](NodeId id) {
+                return std::find(rejectedNodes.begin(), rejectedNodes.end(), id) != rejectedNodes.end();
+            });
+            if (e.status == MatchStatus::Pending && !overlaps)
+                next = int(i);
+        }
+        if (next < 0 || applies == 20)
+            break;
+        INFO("apply " << applies << ": " << doc.matches()[size_t(next)].match.pattern);
+        rc.matchesPanel()->selectMatchRow(next);
+        rc.applyAction()->trigger();
+        REQUIRE(settle(w));
+        ++applies;
+        CHECK(countStatus(doc, MatchStatus::Rejected) == 1);
+        CHECK(doc.tally(rejectedPattern).rejected == 1);
+        CHECK(rc.matchesPanel()->summaryText().contains(QStringLiteral("· 1 rejected")));
+    }
+    CHECK(applies > 0);
+    // Only other matches were applied: the rejected one is still on the graph.
+    const int kept = firstRow(doc, rejectedPattern, MatchStatus::Rejected);
+    REQUIRE(kept >= 0);
+    INFO(rejectedPattern << ": " << doc.matches()[size_t(kept)].note.toStdString());
+    CHECK_FALSE(doc.matches()[size_t(kept)].notFound);
+    CHECK(doc.matches()[size_t(kept)].match.nodes == rejectedNodes);
+}
