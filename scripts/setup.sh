@@ -21,6 +21,9 @@ PACKAGES=(
   libabsl-dev
   # tests and fixtures
   catch2 python3-torch python3-torchvision
+  # the views tests also run in a real X server (Xvfb, Qt's xcb platform):
+  # key bindings and window activation differ from the offscreen platform's
+  xvfb xauth
   # fuzz targets (fuzz/, scripts/fuzz.sh): clang with libFuzzer
   clang libclang-rt-14-dev
 )

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # README command (b): set up, build, and run every test. ctest runs the four
-# Catch2 binaries (core, torch, views offscreen, pt2). The pt2 tests need the
+# Catch2 binaries (core, torch, pt2, and views twice: offscreen and in a real
+# X server under xvfb-run). The pt2 tests need the
 # reference PyTorch 2 that setup-pt2.sh makes once (a Debian 13 root, cached in
 # ~/.cache/fusebox/pt2-root); they fail, never skip, without it. Then each fuzz
 # target runs 10,000 inputs from a fixed mutation seed on its seeds

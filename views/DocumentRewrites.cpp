@@ -490,8 +490,10 @@ void Document::applyAll()
         if (!applied.empty()) {
             m_graph = std::move(outcome->graph);
             std::vector<EditGroup> groups(outcome->log.groups().begin(), outcome->log.groups().end());
-            m_undo->push(new RewriteCommand(this, tr("Apply All (%n rewrites)", nullptr, int(applied.size())),
-                                            std::move(groups), std::move(applied), SessionStep{true, {}}));
+            // Named before the call: an argument that moves `applied` away
+            // may be evaluated before one that counts it.
+            const QString text = tr("Apply All (%n rewrites)", nullptr, int(applied.size()));
+            m_undo->push(new RewriteCommand(this, text, std::move(groups), std::move(applied), SessionStep{true, {}}));
         }
         m_failures.insert(m_failures.end(), outcome->undone.begin(), outcome->undone.end());
         m_searchAgain = false;

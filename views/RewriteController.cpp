@@ -142,7 +142,14 @@ void RewriteController::createActions()
     m_undo = stack->createUndoAction(this, tr("&Undo"));
     m_undo->setShortcut(QKeySequence::Undo);
     m_redo = stack->createRedoAction(this, tr("&Redo"));
-    m_redo->setShortcuts({QKeySequence::Redo, QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z)});
+    // Both keys users try, whatever the platform's own binding is; each once,
+    // since a sequence listed twice on one action is an "ambiguous shortcut"
+    // to Qt, which then does nothing (X11's Redo is Ctrl+Shift+Z already).
+    QList<QKeySequence> redoKeys = QKeySequence::keyBindings(QKeySequence::Redo);
+    for (const QKeySequence &key : {QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z), QKeySequence(Qt::CTRL | Qt::Key_Y)})
+        if (!redoKeys.contains(key))
+            redoKeys.append(key);
+    m_redo->setShortcuts(redoKeys);
 
     m_findMatches = new QAction(tr("&Find Matches"), this);
     m_findMatches->setShortcut(Qt::Key_F5);
