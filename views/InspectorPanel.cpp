@@ -70,7 +70,16 @@ InspectorPanel::InspectorPanel(Document *document, GraphScene *scene, QWidget *p
     m_browser->setFrameShape(QFrame::NoFrame);
     setWidget(m_browser);
     connect(m_browser, &QTextBrowser::anchorClicked, this, &InspectorPanel::onAnchorClicked);
+    connect(m_document, &Document::graphRewritten, this, &InspectorPanel::refresh);
     clear();
+}
+
+void InspectorPanel::refresh()
+{
+    if (m_node.isValid() && m_document->graph().contains(m_node))
+        showNode(m_node);
+    else
+        clear();
 }
 
 QString InspectorPanel::text() const { return m_browser->toPlainText(); }

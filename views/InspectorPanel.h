@@ -27,7 +27,12 @@ public:
 
     void showNode(NodeId id);
     void showGroup(int scope);
+    /// The model's summary (no node or group shown).
     void clear();
+    /// Shows again what it shows, from the graph as it is now: the node, or
+    /// the summary when the node is gone or a group was shown (a rewrite
+    /// rebuilds the scopes). Runs on every rewrite, undo and redo.
+    void refresh();
     /// The node shown (invalid when none).
     NodeId node() const { return m_node; }
     /// What the panel shows, as plain text.

@@ -5,6 +5,7 @@
 
 #include "views/Document.h"
 #include "views/GraphScene.h"
+#include "views/InspectorPanel.h"
 #include "views/MainWindow.h"
 #include "views/MatchTableModel.h"
 #include "views/MatchesPanel.h"
@@ -265,4 +266,75 @@ TEST_CASE("no key sequence is bound twice in the main window", "[views][review]"
     }
     CHECK(owners.count(QStringLiteral("Ctrl+Shift+Z")) == 1);
     CHECK(owners.count(QStringLiteral("Ctrl+Y")) == 1);
+}
+
+namespace {
+
+/// "N nodes · E edges" and each op's "op ×count", counted here from the graph.
+void checkInspectorSummary(MainWindow &w, const char *step)
+{
+    INFO(step);
+    const Graph &g = w.document()->graph();
+    size_t nodes = 0, edges = 0;
+    std::map<std::string, size_t> ops;
+    for (NodeId id : g.nodeIds()) {
+        const Node &n = *g.node(id);
+        ++nodes;
+        edges += n.inputNodes().size();
+        if (n.isOp())
+            ++ops[n.op];
+    }
+    auto *inspector = w.findChild<InspectorPanel *>();
+    REQUIRE(inspector);
+    const QString text = inspector->text();
+    INFO(text.toStdString());
+    CHECK(text.contains(QStringLiteral("%1 nodes · %2 edges").arg(nodes).arg(edges)));
+    // The twelve most frequent ops are listed: each listed one with its count now.
+    int listed = 0;
+    for (const auto &[op, count] : ops)
+        if (text.contains(QString::fromStdString(op) + QStringLiteral(" ×"))) {
+            ++listed;
+            CHECK(text.contains(QStringLiteral("%1 ×%2\n").arg(QString::fromStdString(op)).arg(count)));
+        }
+    CHECK(listed == int(std::min<size_t>(ops.size(), 12)));
+}
+
+} // namespace
+
+TEST_CASE("the Inspector follows every apply, undo, redo and Apply All", "[views][review]")
+{
+    auto window = openDemo();
+    MainWindow &w = *window;
+    Document &doc = *w.document();
+    RewriteController &rc = *w.rewrite();
+    findMatches(w);
+    checkInspectorSummary(w, "loaded");
+
+    // A node the rewrite removes, shown in the Inspector: it gives way to the summary.
+    const int layernorm = firstRow(doc, "batch_layernorm", MatchStatus::Pending);
+    REQUIRE(layernorm >= 0);
+    auto *inspector = w.findChild<InspectorPanel *>();
+    inspector->showNode(doc.matches()[size_t(layernorm)].match.anchor);
+    rc.matchesPanel()->selectMatchRow(layernorm);
+    rc.applyAction()->trigger();
+    REQUIRE(settle(w));
+    CHECK_FALSE(inspector->node().isValid());
+    checkInspectorSummary(w, "after apply");
+    rc.undoAction()->trigger();
+    REQUIRE(settle(w));
+    checkInspectorSummary(w, "after undo");
+    rc.redoAction()->trigger();
+    REQUIRE(settle(w));
+    checkInspectorSummary(w, "after redo");
+
+    // A node that stays is shown again as it is now.
+    const NodeId input = doc.graph().inputs().front();
+    inspector->showNode(input);
+    QSignalSpy allDone(&doc, &Document::applyAllFinished);
+    rc.applyAllAction()->trigger();
+    REQUIRE((allDone.count() > 0 || allDone.wait(60000)));
+    REQUIRE(settle(w));
+    CHECK(inspector->node() == input);
+    inspector->clear();
+    checkInspectorSummary(w, "after Apply All");
 }
