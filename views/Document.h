@@ -201,6 +201,13 @@ signals:
     /// The set of patterns, their enable flags or options changed.
     void patternsChanged();
     void matchSearchStarted();
+    /// A search's candidates are in matches() (not emitted when it was
+    /// cancelled or superseded by another).
+    void matchSearchFinished();
+    /// Matches were rewritten as one undo step by applyMatches (not Apply
+    /// All, which has applyAllFinished): the applied entries, with their
+    /// node counts and verification.
+    void matchesApplied(const std::vector<fusebox::MatchEntry> &applied);
     /// matches() changed (a search finished, a decision was made or undone).
     void matchesChanged();
     /// The graph was rewritten (an apply, an undo, a redo).

@@ -226,6 +226,7 @@ void Document::findMatches()
         if (version == m_graphVersion && !m_searchAgain) {
             m_nearMissCounts = std::move(*nearMissCounts);
             rebuildMatchList(std::move(*found));
+            emit matchSearchFinished();
             return;
         }
         m_searchAgain = false;
@@ -406,6 +407,7 @@ int Document::applyMatches(const std::vector<int> &rows, QString *error)
         for (const MatchEntry &e : applied)
             step.signatures.push_back(e.signature);
         m_undo->push(new RewriteCommand(this, text, std::move(groups), applied, std::move(step)));
+        emit matchesApplied(applied);
         graphChanged();
     } else {
         if (error)

@@ -41,6 +41,8 @@ MatchesPanel::MatchesPanel(Document *document, QWidget *parent)
         emit matchSelected(current.isValid() ? m_model->matchRow(current.row()) : -1);
     };
     connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, emitCurrent);
+    connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, &MatchesPanel::rememberSelection);
+    connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &MatchesPanel::rememberSelection);
     connect(m_table, &QTableView::doubleClicked, this,
             [this](const QModelIndex &index) { emit matchActivated(m_model->matchRow(index.row())); });
     connect(m_model, &QAbstractItemModel::modelReset, this, [this] {
@@ -48,6 +50,7 @@ MatchesPanel::MatchesPanel(Document *document, QWidget *parent)
         // keep the widths the table has.
         if (m_model->rowCount() <= kMeasuredRows)
             m_table->resizeColumnsToContents();
+        restoreSelection();
         updateSummary();
     });
     connect(m_document, &Document::matchSearchStarted, this, &MatchesPanel::updateSummary);
@@ -69,8 +72,64 @@ void MatchesPanel::selectMatchRow(int matchRow)
     const int row = m_model->rowOf(matchRow);
     if (row < 0)
         return;
-    m_table->selectRow(row);
-    m_table->scrollTo(m_model->index(row, 0));
+    // Exactly this row, whatever modifier keys are down (selectRow would
+    // add to the selection under Ctrl or Shift).
+    const QModelIndex index = m_model->index(row, 0);
+    m_table->selectionModel()->setCurrentIndex(index, QItemSelectionModel::NoUpdate);
+    m_table->selectionModel()->select(index, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    m_table->scrollTo(index);
+}
+
+namespace {
+
+/// How a candidate or rejection is recognised across rebuilds of the list.
+std::pair<std::string, std::string> keyOf(const MatchEntry &e) { return {e.match.pattern, e.signature}; }
+
+bool isDecidable(const MatchEntry &e) { return e.status == MatchStatus::Pending || e.status == MatchStatus::Rejected; }
+
+} // namespace
+
+void MatchesPanel::rememberSelection()
+{
+    if (m_restoring)
+        return;
+    m_selectedKeys.clear();
+    m_currentKey = {};
+    const auto &matches = m_document->matches();
+    for (int row : selectedMatchRows())
+        if (size_t(row) < matches.size() && isDecidable(matches[size_t(row)]))
+            m_selectedKeys.push_back(keyOf(matches[size_t(row)]));
+    const int current = m_model->matchRow(m_table->selectionModel()->currentIndex().row());
+    if (current >= 0 && size_t(current) < matches.size() && isDecidable(matches[size_t(current)]))
+        m_currentKey = keyOf(matches[size_t(current)]);
+}
+
+void MatchesPanel::restoreSelection()
+{
+    if (m_selectedKeys.empty())
+        return;
+    const auto &matches = m_document->matches();
+    QItemSelection selection;
+    QModelIndex current;
+    for (int row = 0; row < m_model->rowCount(); ++row) {
+        const int matchRow = m_model->matchRow(row);
+        const MatchEntry &e = matches[size_t(matchRow)];
+        if (!isDecidable(e))
+            continue;
+        const auto key = keyOf(e);
+        if (std::find(m_selectedKeys.begin(), m_selectedKeys.end(), key) == m_selectedKeys.end())
+            continue;
+        selection.select(m_model->index(row, 0), m_model->index(row, m_model->columnCount() - 1));
+        if (key == m_currentKey || !current.isValid())
+            current = m_model->index(row, 0);
+    }
+    if (selection.isEmpty())
+        return; // what was selected was applied or is gone: nothing to keep
+    m_restoring = true;
+    m_table->selectionModel()->setCurrentIndex(current, QItemSelectionModel::NoUpdate);
+    m_table->selectionModel()->select(selection, QItemSelectionModel::ClearAndSelect);
+    m_restoring = false;
+    rememberSelection();
 }
 
 void MatchesPanel::setNodeFilter(std::vector<NodeId> nodes) { m_model->setNodeFilter(std::move(nodes)); }

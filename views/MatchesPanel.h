@@ -44,11 +44,19 @@ signals:
 
 private:
     void updateSummary();
+    /// Remembers which matches are selected, by pattern and signature.
+    void rememberSelection();
+    /// Selects the remembered matches again in the rebuilt table (a decision
+    /// or a re-search rebuilds it; Del then Shift+Del must act on one row).
+    void restoreSelection();
 
     Document *m_document;
     MatchTableModel *m_model;
     QTableView *m_table;
     QLabel *m_summary;
+    std::vector<std::pair<std::string, std::string>> m_selectedKeys;
+    std::pair<std::string, std::string> m_currentKey;
+    bool m_restoring = false;
 };
 
 } // namespace fusebox

@@ -31,6 +31,9 @@
 #include <QToolBar>
 #include <QUndoStack>
 
+#include <set>
+#include <utility>
+
 namespace fusebox {
 
 namespace {
@@ -53,6 +56,39 @@ RewriteController::RewriteController(QMainWindow *window, Document *document, Gr
         updateActions();
     });
     connect(m_document, &Document::matchSearchStarted, this, &RewriteController::updateActions);
+    // The Log records every action, however it was started (menu, key,
+    // double-click, context menu), from what the document reports.
+    connect(m_document, &Document::matchSearchFinished, this, [this] {
+        // The searches a user asked for; those after each rewrite are not news.
+        if (!std::exchange(m_searchRequested, false))
+            return;
+        int candidates = 0, rejected = 0;
+        std::set<std::string> patterns;
+        for (const MatchEntry &e : m_document->matches()) {
+            if (e.status != MatchStatus::Pending && (e.status != MatchStatus::Rejected || e.notFound))
+                continue;
+            ++candidates;
+            rejected += e.status == MatchStatus::Rejected;
+            patterns.insert(e.match.pattern);
+        }
+        QString line = candidates == 1 ? tr("Find Matches: 1 candidate") : tr("Find Matches: %1 candidates").arg(candidates);
+        if (!patterns.empty())
+            line += patterns.size() == 1 ? tr(" of 1 pattern") : tr(" of %1 patterns").arg(patterns.size());
+        if (rejected)
+            line += tr(", %1 rejected").arg(rejected);
+        emit logLine(line);
+    });
+    connect(m_document, &Document::matchesApplied, this, [this](const std::vector<MatchEntry> &applied) {
+        for (const MatchEntry &e : applied) {
+            QString line = tr("applied %1 at %%2: −%3 +%4 nodes")
+                               .arg(qs(e.match.pattern), e.anchorName)
+                               .arg(e.nodesRemoved)
+                               .arg(e.nodesAdded);
+            line += e.verification.isEmpty() ? tr("; not verified (Rewrite ▸ Verify Each Apply is off)")
+                                             : tr("; verification %1").arg(e.verification);
+            emit logLine(line);
+        }
+    });
     connect(m_document, &Document::graphLoaded, this, [this] {
         m_selectedMatch = -1;
         m_whyFailed.clear();
@@ -150,11 +186,24 @@ void RewriteController::createActions()
         if (!redoKeys.contains(key))
             redoKeys.append(key);
     m_redo->setShortcuts(redoKeys);
+    // The stack acts first (its connection is older): the command just
+    // undone is at index(), the one just redone right before it.
+    connect(m_undo, &QAction::triggered, this, [this, stack] {
+        if (const QUndoCommand *c = stack->command(stack->index()))
+            emit logLine(tr("undo: %1").arg(c->text()));
+    });
+    connect(m_redo, &QAction::triggered, this, [this, stack] {
+        if (const QUndoCommand *c = stack->command(stack->index() - 1))
+            emit logLine(tr("redo: %1").arg(c->text()));
+    });
 
     m_findMatches = new QAction(tr("&Find Matches"), this);
     m_findMatches->setShortcut(Qt::Key_F5);
     m_findMatches->setToolTip(tr("Run the engine's search: every candidate match of the enabled patterns (F5)"));
-    connect(m_findMatches, &QAction::triggered, m_document, &Document::findMatches);
+    connect(m_findMatches, &QAction::triggered, this, [this] {
+        m_searchRequested = true;
+        m_document->findMatches();
+    });
 
     m_apply = new QAction(tr("&Apply Match"), this);
     m_apply->setShortcut(Qt::CTRL | Qt::Key_Return);
@@ -548,11 +597,13 @@ void RewriteController::applySelected()
 {
     std::vector<int> rows = m_matches->selectedMatchRows();
     QString error;
-    const int applied = m_document->applyMatches(rows, &error);
-    if (applied == 0 && !error.isEmpty())
+    const int applied = m_document->applyMatches(rows, &error); // logged from matchesApplied
+    if (applied == 0 && !error.isEmpty()) {
         emit statusMessage(error);
-    else
-        emit logLine(tr("applied %n match(es)", nullptr, applied));
+        emit logLine(tr("not applied: %1").arg(error));
+    } else {
+        emit statusMessage(tr("applied %n match(es)", nullptr, applied));
+    }
 }
 
 void RewriteController::rejectSelected(bool reject)
@@ -565,10 +616,29 @@ void RewriteController::rejectSelected(bool reject)
             rows.push_back(row);
     int done = 0;
     if (!rows.empty()) {
-        m_document->undoStack()->beginMacro(reject ? tr("Reject matches") : tr("Restore matches"));
+        QStringList names;
+        for (int row : rows) {
+            const MatchEntry &e = m_document->matches()[size_t(row)];
+            names << tr("%1 at %%2").arg(qs(e.match.pattern), e.anchorName);
+        }
+        m_document->undoStack()->beginMacro(reject ? tr("Reject %1").arg(names.join(QStringLiteral(", ")))
+                                                   : tr("Restore %1").arg(names.join(QStringLiteral(", "))));
+        // Rows are re-read by signature: each decision rebuilds the list.
+        std::vector<std::string> signatures;
         for (int row : rows)
-            done += reject ? m_document->rejectMatch(row) : m_document->restoreMatch(row);
+            signatures.push_back(m_document->matches()[size_t(row)].signature);
+        for (const std::string &signature : signatures) {
+            const auto &all = m_document->matches();
+            for (size_t r = 0; r < all.size(); ++r)
+                if (all[r].signature == signature && all[r].status == from) {
+                    done += reject ? m_document->rejectMatch(int(r)) : m_document->restoreMatch(int(r));
+                    break;
+                }
+        }
         m_document->undoStack()->endMacro();
+        for (const QString &name : names)
+            emit logLine(reject ? tr("rejected %1 (kept out of Apply All and the pass)").arg(name)
+                                : tr("restored %1 (a candidate again)").arg(name));
     }
     emit statusMessage(reject ? tr("rejected %n match(es)", nullptr, done) : tr("restored %n match(es)", nullptr, done));
 }

@@ -59,6 +59,7 @@ public:
     QAction *applyAction() const { return m_apply; }
     QAction *applyAllAction() const { return m_applyAll; }
     QAction *rejectAction() const { return m_reject; }
+    QAction *restoreAction() const { return m_restore; }
     QAction *undoAction() const { return m_undo; }
     QAction *redoAction() const { return m_redo; }
     QAction *diffAction() const { return m_diffAction; }
@@ -142,6 +143,8 @@ private:
     std::vector<NodeId> m_whyFailed, m_whyPassed;
     bool m_focusPending = false;
     std::function<bool()> m_isDemo;
+    /// Find Matches was asked for (F5): its result goes to the Log.
+    bool m_searchRequested = false;
 };
 
 } // namespace fusebox

@@ -17,6 +17,8 @@
 
 #include <QAction>
 #include <QFile>
+#include <QPlainTextEdit>
+#include <QTableView>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTreeWidget>
@@ -337,4 +339,87 @@ TEST_CASE("the Inspector follows every apply, undo, redo and Apply All", "[views
     CHECK(inspector->node() == input);
     inspector->clear();
     checkInspectorSummary(w, "after Apply All");
+}
+
+TEST_CASE("the Log records every review action with what it did", "[views][review]")
+{
+    auto window = openDemo();
+    MainWindow &w = *window;
+    Document &doc = *w.document();
+    RewriteController &rc = *w.rewrite();
+    auto *log = w.findChild<QPlainTextEdit *>(QStringLiteral("log"));
+    REQUIRE(log);
+    auto logSince = [&](int lines) {
+        const QStringList all = log->toPlainText().split(QLatin1Char('\n'));
+        return all.mid(lines).join(QLatin1Char('\n'));
+    };
+    auto lineCount = [&] { return log->toPlainText().split(QLatin1Char('\n')).size(); };
+
+    int mark = lineCount();
+    findMatches(w);
+    const int candidates = int(doc.matches().size());
+    CHECK(logSince(mark).contains(QStringLiteral("Find Matches: %1 candidates").arg(candidates)));
+
+    // Del and Shift+Del.
+    const int relu = firstRow(doc, "batch_relu", MatchStatus::Pending);
+    REQUIRE(relu >= 0);
+    const QString reluName = QStringLiteral("batch_relu at %") + doc.matches()[size_t(relu)].anchorName;
+    rc.matchesPanel()->selectMatchRow(relu);
+    mark = lineCount();
+    rc.rejectAction()->trigger();
+    CHECK(logSince(mark).contains(QStringLiteral("rejected ") + reluName));
+    mark = lineCount();
+    rc.restoreAction()->trigger();
+    CHECK(logSince(mark).contains(QStringLiteral("restored ") + reluName));
+
+    // Ctrl+Return names the pattern, the node counts and the verification.
+    const int layernorm = firstRow(doc, "batch_layernorm", MatchStatus::Pending);
+    REQUIRE(layernorm >= 0);
+    const QString anchor = doc.matches()[size_t(layernorm)].anchorName;
+    rc.matchesPanel()->selectMatchRow(layernorm);
+    mark = lineCount();
+    rc.applyAction()->trigger();
+    REQUIRE(settle(w));
+    const int appliedRow = firstRow(doc, "batch_layernorm", MatchStatus::Applied);
+    REQUIRE(appliedRow >= 0);
+    const MatchEntry &applied = doc.matches()[size_t(appliedRow)];
+    CHECK(logSince(mark).contains(QStringLiteral("applied batch_layernorm at %%1: −%2 +%3 nodes; verification %4")
+                                      .arg(anchor)
+                                      .arg(applied.nodesRemoved)
+                                      .arg(applied.nodesAdded)
+                                      .arg(applied.verification)));
+
+    // Undo and redo say which step.
+    mark = lineCount();
+    INFO("undo text: " << rc.undoAction()->text().toStdString());
+    rc.undoAction()->trigger();
+    REQUIRE(settle(w));
+    INFO("log: " << logSince(mark).toStdString());
+    CHECK(logSince(mark).contains(QStringLiteral("undo: Apply batch_layernorm at %") + anchor));
+    mark = lineCount();
+    rc.redoAction()->trigger();
+    REQUIRE(settle(w));
+    CHECK(logSince(mark).contains(QStringLiteral("redo: Apply batch_layernorm at %") + anchor));
+
+    // A double-click on a row applies it, and is logged the same way.
+    const int linear = firstRow(doc, "batch_linear", MatchStatus::Pending);
+    REQUIRE(linear >= 0);
+    QTableView *table = rc.matchesPanel()->table();
+    rc.matchesPanel()->selectMatchRow(linear);
+    const QModelIndex index = table->currentIndex();
+    REQUIRE(index.isValid());
+    table->scrollTo(index);
+    mark = lineCount();
+    const QPoint at = table->visualRect(index).center();
+    INFO("row under the pointer: " << table->indexAt(at).row() << ", selected row " << index.row());
+    QSignalSpy activated(rc.matchesPanel(), &MatchesPanel::matchActivated);
+    QSignalSpy status(&rc, &RewriteController::statusMessage);
+    // A user's double-click: the first click, then the second (QTest's
+    // mouseDClick sends only the second one's events).
+    QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, at);
+    QTest::mouseDClick(table->viewport(), Qt::LeftButton, {}, at);
+    REQUIRE(settle(w));
+    INFO("activated " << activated.count() << (status.isEmpty() ? std::string() : status.last().at(0).toString().toStdString()));
+    CHECK(doc.tally("batch_linear").applied == 1);
+    CHECK(logSince(mark).contains(QStringLiteral("applied batch_linear at %")));
 }
