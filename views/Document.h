@@ -214,6 +214,8 @@ signals:
     void graphRewritten();
     /// A rewrite failed numeric verification and was undone; message is one line.
     void verificationFailed(const QString &pattern, const QString &anchor, const QString &message);
+    /// markSaved() was called: nothing is unsaved now.
+    void saved();
     void applyAllStarted();
     void applyAllFinished(int applied, const QString &summary);
 

@@ -634,6 +634,7 @@ void Document::markSaved()
 {
     m_savedIndex = m_undo->index();
     m_decisionsDirty = false;
+    emit saved();
 }
 
 } // namespace fusebox

@@ -23,6 +23,7 @@
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QUndoStack>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -76,6 +77,7 @@ MainWindow::MainWindow(QWidget *parent)
     m_rewrite = new RewriteController(this, m_document, m_scene, m_view);
     m_rewrite->install(m_fileMenu, m_viewMenu, m_toolBar, m_toolBarSpacer);
     m_rewrite->setDemoCheck([this] { return isDemoOpen(); });
+    m_rewrite->setSessionSaver([this] { return saveSessionInteractive(); });
     connect(m_rewrite, &RewriteController::logLine, this, &MainWindow::log);
     connect(m_rewrite, &RewriteController::statusMessage, this,
             [this](const QString &line) { statusBar()->showMessage(line, 10000); });
@@ -107,6 +109,12 @@ MainWindow::MainWindow(QWidget *parent)
     connect(m_view, &GraphView::zoomChanged, this,
             [this](qreal zoom) { m_zoomLabel->setText(QStringLiteral("%1%").arg(qRound(zoom * 100))); });
 
+    // The modified mark follows every decision, undo, redo and save.
+    connect(m_document->undoStack(), &QUndoStack::indexChanged, this, &MainWindow::updateTitle);
+    connect(m_document, &Document::matchesChanged, this, &MainWindow::updateTitle);
+    connect(m_document, &Document::patternsChanged, this, &MainWindow::updateTitle);
+    connect(m_document, &Document::saved, this, &MainWindow::updateTitle);
+
     restoreSettings();
     updateTitle();
     updateStatus();
@@ -130,14 +138,11 @@ void MainWindow::createActions()
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     file->addAction(tr("Open &Demo Model"), this, [this] { openDemoModel(); });
     file->addSeparator();
-    QAction *saveSessionAction = file->addAction(tr("&Save Session…"), this, [this] {
-        const QString path = QFileDialog::getSaveFileName(this, tr("Save Session"), QStringLiteral("review.fusebox"),
-                                                          tr("Fusebox sessions (*.fusebox)"));
-        QString error;
-        if (!path.isEmpty() && !saveSession(path, &error))
-            reportError(tr("Save Session"), error);
-    });
+    QAction *saveSessionAction = file->addAction(tr("&Save Session"), this, [this] { saveSessionInteractive(); });
     saveSessionAction->setShortcut(QKeySequence::Save);
+    saveSessionAction->setToolTip(tr("Save the review to its session file; asks for a name the first time (Ctrl+S)"));
+    // No key: Ctrl+Shift+S, SaveAs on most platforms, exports the rewritten model.
+    file->addAction(tr("Save Session &As…"), this, [this] { saveSessionAs(); });
     file->addSeparator();
     QAction *quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
@@ -481,10 +486,14 @@ void MainWindow::onExpandAll()
 
 void MainWindow::updateTitle()
 {
-    if (m_document->hasGraph())
-        setWindowTitle(tr("%1 — Fusebox").arg(m_document->displayName()));
-    else
+    // "[*]" is where Qt shows the modified mark ("*") while isWindowModified().
+    if (!m_document->hasGraph())
         setWindowTitle(tr("Fusebox"));
+    else if (!m_sessionPath.isEmpty())
+        setWindowTitle(tr("%1 (%2)[*] — Fusebox").arg(QFileInfo(m_sessionPath).fileName(), m_document->displayName()));
+    else
+        setWindowTitle(tr("%1[*] — Fusebox").arg(m_document->displayName()));
+    setWindowModified(m_document->hasGraph() && m_document->isModified());
     m_fileLabel->setText(m_document->hasGraph() ? m_document->displayName() : QString());
     m_fileLabel->setToolTip(m_document->filePath());
 }

@@ -6,6 +6,8 @@
 #include <QElapsedTimer>
 #include <QMainWindow>
 
+#include <functional>
+
 #include <memory>
 #include <vector>
 
@@ -73,8 +75,22 @@ public:
     /// with this one; a copy: rewrites there leave this graph alone. Null
     /// (and an error) when the node has no such subgraph.
     MainWindow *openSubgraph(NodeId node, const QString &name);
-    /// Saves the review as a session file (*.fusebox).
+    /// Saves the review as a session file (*.fusebox); it becomes the file
+    /// Save Session (Ctrl+S) writes to.
     bool saveSession(const QString &path, QString *error = nullptr);
+    /// The session file the review was opened from or last saved to (empty
+    /// when none): Ctrl+S saves there without asking.
+    QString sessionPath() const { return m_sessionPath; }
+    /// Who picks a file name for Save Session As (a file dialog; tests set
+    /// their own). Returns an empty string when the user cancels.
+    void setSavePathChooser(std::function<QString(const QString &suggested)> chooser)
+    {
+        m_chooseSavePath = std::move(chooser);
+    }
+    /// File ▸ Save Session (Ctrl+S): to sessionPath(), or as Save As when none.
+    bool saveSessionInteractive();
+    /// File ▸ Save Session As…: asks for a file name, then saves there.
+    bool saveSessionAs();
     /// Opens a session: its model, then its decisions (sessionRestored()).
     bool openSession(const QString &path);
     /// True when the open model is the embedded demo.
@@ -135,6 +151,8 @@ private:
     LegendWidget *m_legend;
     NodeSearchField *m_search = nullptr;
     QPlainTextEdit *m_log;
+    QString m_sessionPath;
+    std::function<QString(const QString &)> m_chooseSavePath;
     QMenu *m_recentMenu = nullptr;
     QMenu *m_viewMenu = nullptr;
     QMenu *m_fileMenu = nullptr;

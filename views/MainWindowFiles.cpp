@@ -16,6 +16,7 @@
 #include <QMenu>
 #include <QMimeData>
 #include <QSettings>
+#include <QStatusBar>
 #include <QTemporaryFile>
 
 namespace fusebox {
@@ -58,7 +59,41 @@ bool MainWindow::isDemoOpen() const { return m_demoFile && m_document->filePath(
 
 bool MainWindow::saveSession(const QString &path, QString *error)
 {
-    return m_rewrite->files()->saveSession(path, isDemoOpen(), error);
+    if (!m_rewrite->files()->saveSession(path, isDemoOpen(), error))
+        return false;
+    m_sessionPath = QFileInfo(path).absoluteFilePath();
+    updateTitle();
+    return true;
+}
+
+bool MainWindow::saveSessionInteractive()
+{
+    if (m_sessionPath.isEmpty())
+        return saveSessionAs();
+    QString error;
+    if (!saveSession(m_sessionPath, &error)) {
+        reportError(tr("Save Session"), error);
+        return false;
+    }
+    statusBar()->showMessage(tr("saved %1").arg(m_sessionPath), 5000);
+    return true;
+}
+
+bool MainWindow::saveSessionAs()
+{
+    const QString suggested = m_sessionPath.isEmpty() ? QStringLiteral("review.fusebox") : m_sessionPath;
+    const QString path = m_chooseSavePath ? m_chooseSavePath(suggested)
+                                          : QFileDialog::getSaveFileName(this, tr("Save Session As"), suggested,
+                                                                         tr("Fusebox sessions (*.fusebox)"));
+    if (path.isEmpty())
+        return false;
+    QString error;
+    if (!saveSession(path, &error)) {
+        reportError(tr("Save Session"), error);
+        return false;
+    }
+    statusBar()->showMessage(tr("saved %1").arg(m_sessionPath), 5000);
+    return true;
 }
 
 bool MainWindow::openSession(const QString &path)
@@ -83,6 +118,9 @@ bool MainWindow::openSession(const QString &path)
         const bool ok = m_rewrite->files()->restoreSession(s, path, &error);
         if (!ok)
             reportError(tr("Open Session"), error);
+        else
+            m_sessionPath = QFileInfo(path).absoluteFilePath(); // Ctrl+S saves back to it
+        updateTitle();
         emit sessionRestored(ok, error);
     });
     *failed = connect(m_document, &Document::loadFailed, this, [this, restore, failed] {
@@ -105,6 +143,7 @@ void MainWindow::openFile(const QString &path)
     }
     if (m_errorDialogs && !m_rewrite->maybeSave())
         return;
+    m_sessionPath.clear(); // a new review: Ctrl+S asks for a session file again
     m_pendingRecent = QFileInfo(path).absoluteFilePath();
     m_demoFile.reset();
     m_document->open(path, m_loadOptions);
@@ -126,6 +165,7 @@ bool MainWindow::openDemoModel()
     const QString path = temp->fileName();
     m_demoFile = std::move(temp);
     m_pendingRecent.clear();
+    m_sessionPath.clear();
     m_document->open(path, m_loadOptions, tr("recsys_demo.pt (demo)"));
     return true;
 }

@@ -683,6 +683,8 @@ bool RewriteController::maybeSave()
         return false;
     if (answer == QMessageBox::Discard)
         return true;
+    if (m_saveSession) // the window's Save Session: to its session file, or asking
+        return m_saveSession();
     const QString path = QFileDialog::getSaveFileName(m_window, tr("Save Session"), QStringLiteral("review.fusebox"),
                                                       tr("Fusebox sessions (*.fusebox)"));
     QString error;

@@ -45,6 +45,9 @@ public:
 
     /// Tells whether the open model is the embedded demo (for sessions).
     void setDemoCheck(std::function<bool()> isDemo) { m_isDemo = std::move(isDemo); }
+    /// What "Save" in the unsaved-decisions question does (the window's Save
+    /// Session: its session file, else a file dialog); true when saved.
+    void setSessionSaver(std::function<bool()> save) { m_saveSession = std::move(save); }
 
     /// Adds the menus, the toolbar actions (before `toolBarAnchor`) and the
     /// docks; called once by the window.
@@ -143,6 +146,7 @@ private:
     std::vector<NodeId> m_whyFailed, m_whyPassed;
     bool m_focusPending = false;
     std::function<bool()> m_isDemo;
+    std::function<bool()> m_saveSession;
     /// Find Matches was asked for (F5): its result goes to the Log.
     bool m_searchRequested = false;
 };

@@ -17,6 +17,8 @@
 
 #include <QAction>
 #include <QFile>
+#include <QFileInfo>
+#include <QDateTime>
 #include <QPlainTextEdit>
 #include <QTableView>
 #include <QSignalSpy>
@@ -422,4 +424,88 @@ TEST_CASE("the Log records every review action with what it did", "[views][revie
     INFO("activated " << activated.count() << (status.isEmpty() ? std::string() : status.last().at(0).toString().toStdString()));
     CHECK(doc.tally("batch_linear").applied == 1);
     CHECK(logSince(mark).contains(QStringLiteral("applied batch_linear at %")));
+}
+
+TEST_CASE("the title marks unsaved decisions; Ctrl+S saves to the session, Save As asks", "[views][review]")
+{
+    QTemporaryDir dir;
+    const QString first = dir.filePath(QStringLiteral("review.fusebox"));
+    const QString second = dir.filePath(QStringLiteral("copy.fusebox"));
+    int asked = 0;
+    QString answer = first;
+    auto choose = [&](const QString &) {
+        ++asked;
+        return answer;
+    };
+    auto saveAction = [](MainWindow &w) {
+        for (QAction *a : w.findChildren<QAction *>())
+            if (a->shortcuts().contains(QKeySequence(QKeySequence::Save)) && a->shortcutContext() == Qt::WindowShortcut)
+                return a;
+        return static_cast<QAction *>(nullptr);
+    };
+    {
+        auto window = openDemo();
+        MainWindow &w = *window;
+        Document &doc = *w.document();
+        RewriteController &rc = *w.rewrite();
+        w.setSavePathChooser(choose);
+        findMatches(w);
+        CHECK(w.windowTitle().contains(QStringLiteral("[*]")));
+        CHECK_FALSE(w.isWindowModified());
+
+        rc.matchesPanel()->selectMatchRow(firstRow(doc, "batch_relu", MatchStatus::Pending));
+        rc.rejectAction()->trigger();
+        CHECK(w.isWindowModified());
+        // The first Ctrl+S asks where; the file becomes the session's.
+        QAction *save = saveAction(w);
+        REQUIRE(save);
+        save->trigger();
+        CHECK(asked == 1);
+        CHECK(QFileInfo::exists(first));
+        CHECK_FALSE(w.isWindowModified());
+        CHECK(w.windowTitle().startsWith(QStringLiteral("review.fusebox (")));
+
+        // An apply marks it again, undo back to the saved state clears it.
+        rc.matchesPanel()->selectMatchRow(firstRow(doc, "batch_layernorm", MatchStatus::Pending));
+        rc.applyAction()->trigger();
+        REQUIRE(settle(w));
+        CHECK(w.isWindowModified());
+        rc.undoAction()->trigger();
+        REQUIRE(settle(w));
+        CHECK_FALSE(w.isWindowModified());
+        rc.redoAction()->trigger();
+        REQUIRE(settle(w));
+        CHECK(w.isWindowModified());
+        // The next Ctrl+S writes the same file without asking.
+        save->trigger();
+        CHECK(asked == 1);
+        CHECK_FALSE(w.isWindowModified());
+        // Save As asks, and the new file is the session's from then on.
+        answer = second;
+        REQUIRE(w.saveSessionAs());
+        CHECK(asked == 2);
+        CHECK(w.sessionPath() == QFileInfo(second).absoluteFilePath());
+    }
+    // Reopened, Ctrl+S saves back to the session file it came from.
+    MainWindow w;
+    w.setErrorDialogsEnabled(false);
+    w.setSavePathChooser(choose);
+    w.show();
+    QSignalSpy restored(&w, &MainWindow::sessionRestored);
+    REQUIRE(w.openSession(first));
+    REQUIRE(restored.wait(120000));
+    REQUIRE(restored.first().at(0).toBool());
+    REQUIRE(settle(w));
+    CHECK_FALSE(w.isWindowModified());
+    CHECK(w.sessionPath() == QFileInfo(first).absoluteFilePath());
+    CHECK(w.document()->tally("batch_layernorm").applied == 1);
+    w.rewrite()->undoAction()->trigger();
+    REQUIRE(settle(w));
+    CHECK(w.isWindowModified());
+    const QDateTime before = QFileInfo(first).lastModified();
+    QTest::qWait(20);
+    saveAction(w)->trigger();
+    CHECK(asked == 2);
+    CHECK_FALSE(w.isWindowModified());
+    CHECK(QFileInfo(first).lastModified() >= before);
 }
