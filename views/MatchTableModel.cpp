@@ -26,6 +26,9 @@ void MatchTableModel::setNodeFilter(std::vector<NodeId> nodes)
 
 void MatchTableModel::rebuild()
 {
+    // Nodes a rewrite removed filter nothing: keep the ones still there, and
+    // show everything when none is.
+    std::erase_if(m_filter, [this](NodeId id) { return !m_document->graph().contains(id); });
     beginResetModel();
     m_rows.clear();
     const auto &matches = m_document->matches();

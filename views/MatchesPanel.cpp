@@ -5,7 +5,9 @@
 
 #include <QHeaderView>
 #include <QItemSelectionModel>
+#include <QHBoxLayout>
 #include <QLabel>
+#include <QPushButton>
 #include <QTableView>
 #include <QVBoxLayout>
 
@@ -15,7 +17,8 @@ namespace fusebox {
 
 MatchesPanel::MatchesPanel(Document *document, QWidget *parent)
     : QWidget(parent), m_document(document), m_model(new MatchTableModel(document, this)),
-      m_table(new QTableView(this)), m_summary(new QLabel(this))
+      m_table(new QTableView(this)), m_summary(new QLabel(this)), m_filterBar(new QWidget(this)),
+      m_filterLabel(new QLabel(m_filterBar))
 {
     setObjectName(QStringLiteral("matchesPanel"));
     m_summary->setObjectName(QStringLiteral("matchesSummary"));
@@ -34,6 +37,23 @@ MatchesPanel::MatchesPanel(Document *document, QWidget *parent)
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addWidget(m_summary);
+    // Selecting nodes in the graph narrows the table to their matches; the
+    // bar says so and offers the way back (a table that empties after an
+    // apply must not look like "no matches").
+    m_filterBar->setObjectName(QStringLiteral("matchesFilterBar"));
+    m_filterLabel->setObjectName(QStringLiteral("matchesFilterText"));
+    m_filterLabel->setWordWrap(true);
+    auto *showAllButton = new QPushButton(tr("Show All"), m_filterBar);
+    showAllButton->setObjectName(QStringLiteral("matchesShowAll"));
+    showAllButton->setToolTip(tr("Show every match, not only those covering the selected nodes"));
+    connect(showAllButton, &QPushButton::clicked, this, &MatchesPanel::showAll);
+    auto *bar = new QHBoxLayout(m_filterBar);
+    bar->setContentsMargins(0, 0, 0, 0);
+    bar->addWidget(m_filterLabel, 1);
+    bar->addWidget(showAllButton);
+    m_filterBar->setStyleSheet(QStringLiteral("#matchesFilterBar { background: #fff4cc; }"));
+    m_filterBar->hide();
+    layout->addWidget(m_filterBar);
     layout->addWidget(m_table);
 
     auto emitCurrent = [this] {
@@ -132,7 +152,11 @@ void MatchesPanel::restoreSelection()
     rememberSelection();
 }
 
-void MatchesPanel::setNodeFilter(std::vector<NodeId> nodes) { m_model->setNodeFilter(std::move(nodes)); }
+void MatchesPanel::setNodeFilter(std::vector<NodeId> nodes)
+{
+    m_model->setNodeFilter(std::move(nodes));
+    updateSummary();
+}
 
 QString MatchesPanel::summaryText() const { return m_summary->text(); }
 
@@ -156,9 +180,23 @@ void MatchesPanel::updateSummary()
     QString text = tr("%1 candidates · %2 rejected · %3 applied").arg(candidates).arg(rejected).arg(applied);
     if (failed)
         text += tr(" · <span style='color:#c02020'>%1 failed verification</span>").arg(failed);
-    if (m_model->isFiltered())
-        text += tr(" — showing %1 covering the selected nodes").arg(m_model->rowCount());
     m_summary->setText(text);
+    m_filterBar->setVisible(m_model->isFiltered());
+    if (m_model->isFiltered()) {
+        const int shown = m_model->rowCount();
+        m_filterLabel->setText(shown == 0 ? tr("No match covers the selected nodes.")
+                               : shown == 1
+                                   ? tr("Showing the 1 match covering the selected nodes.")
+                                   : tr("Showing the %1 matches covering the selected nodes.").arg(shown));
+    }
+}
+
+QString MatchesPanel::filterText() const { return m_model->isFiltered() ? m_filterLabel->text() : QString(); }
+
+void MatchesPanel::showAll()
+{
+    m_model->setNodeFilter({});
+    updateSummary();
 }
 
 } // namespace fusebox

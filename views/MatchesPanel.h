@@ -35,6 +35,10 @@ public:
     void selectMatchRow(int matchRow);
     void setNodeFilter(std::vector<NodeId> nodes);
     QString summaryText() const;
+    /// The filter bar's text ("" when the table shows every match).
+    QString filterText() const;
+    /// Shows every match again (the bar's Show All button).
+    void showAll();
 
 signals:
     /// The current row changed: its row in Document::matches(), or -1.
@@ -54,6 +58,9 @@ private:
     MatchTableModel *m_model;
     QTableView *m_table;
     QLabel *m_summary;
+    /// Shown while the table is filtered by the node selection: what it shows, and Show All.
+    QWidget *m_filterBar;
+    QLabel *m_filterLabel;
     std::vector<std::pair<std::string, std::string>> m_selectedKeys;
     std::pair<std::string, std::string> m_currentKey;
     bool m_restoring = false;

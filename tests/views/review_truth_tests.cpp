@@ -20,6 +20,7 @@
 #include <QFileInfo>
 #include <QDateTime>
 #include <QPlainTextEdit>
+#include <QPushButton>
 #include <QTableView>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -508,4 +509,53 @@ TEST_CASE("the title marks unsaved decisions; Ctrl+S saves to the session, Save 
     CHECK(asked == 2);
     CHECK_FALSE(w.isWindowModified());
     CHECK(QFileInfo(first).lastModified() >= before);
+}
+
+TEST_CASE("a Matches table narrowed by the selection says so and shows all again", "[views][review]")
+{
+    auto window = openDemo();
+    MainWindow &w = *window;
+    Document &doc = *w.document();
+    RewriteController &rc = *w.rewrite();
+    MatchesPanel &panel = *rc.matchesPanel();
+    findMatches(w);
+    auto *bar = panel.findChild<QWidget *>(QStringLiteral("matchesFilterBar"));
+    auto *showAll = panel.findChild<QPushButton *>(QStringLiteral("matchesShowAll"));
+    REQUIRE(bar);
+    REQUIRE(showAll);
+    CHECK(bar->isHidden());
+
+    // Select a layer_norm: only the matches covering it are listed, and the bar says how many.
+    const int layernorm = firstRow(doc, "batch_layernorm", MatchStatus::Pending);
+    REQUIRE(layernorm >= 0);
+    const NodeId node = doc.matches()[size_t(layernorm)].match.anchor;
+    int covering = 0;
+    for (const MatchEntry &e : doc.matches())
+        covering += e.status != MatchStatus::Applied
+                    && std::find(e.match.nodes.begin(), e.match.nodes.end(), node) != e.match.nodes.end();
+    REQUIRE(covering >= 1);
+    w.scene()->selectNode(node);
+    REQUIRE(settle(w));
+    CHECK_FALSE(bar->isHidden());
+    CHECK(panel.model()->rowCount() == covering);
+    CHECK(panel.filterText().contains(covering == 1 ? QStringLiteral("the 1 match") : QStringLiteral("the %1 matches").arg(covering)));
+
+    // Apply it: the layer_norm is gone, so the table shows every match again.
+    panel.selectMatchRow(firstRow(doc, "batch_layernorm", MatchStatus::Pending));
+    rc.applyAction()->trigger();
+    REQUIRE(settle(w));
+    REQUIRE_FALSE(doc.graph().contains(node));
+    CHECK(bar->isHidden());
+    CHECK(panel.model()->rowCount() == int(doc.matches().size()));
+
+    // A node no match covers: the table is empty and says why; Show All brings the rows back.
+    const NodeId input = doc.graph().inputs().front();
+    w.scene()->selectNode(input);
+    REQUIRE(settle(w));
+    CHECK(panel.model()->rowCount() == 0);
+    CHECK_FALSE(bar->isHidden());
+    CHECK(panel.filterText() == QStringLiteral("No match covers the selected nodes."));
+    QTest::mouseClick(showAll, Qt::LeftButton);
+    CHECK(panel.model()->rowCount() == int(doc.matches().size()));
+    CHECK(bar->isHidden());
 }
