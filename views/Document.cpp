@@ -12,7 +12,10 @@
 
 namespace fusebox {
 
-Document::Document(QObject *parent) : QObject(parent), m_patterns(builtinCatalog()), m_undo(new QUndoStack(this)) {}
+Document::Document(QObject *parent) : QObject(parent), m_patterns(builtinCatalog()), m_undo(new QUndoStack(this))
+{
+    connect(m_undo, &QUndoStack::indexChanged, this, &Document::onUndoIndexChanged);
+}
 
 Document::~Document()
 {

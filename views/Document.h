@@ -190,6 +190,8 @@ public:
     bool replaySteps(const std::vector<SessionStep> &steps, QString *error = nullptr);
 
     // ---- used by the undo commands ----------------------------------------------
+    /// Undo and redo of a rewrite step: the graph changes at once;
+    /// graphRewritten() follows when the undo stack has moved its index.
     void revertGroups(const std::vector<EditGroup> &groups);
     void replayGroups(const std::vector<EditGroup> &groups);
     void setRejected(const MatchEntry &entry, bool rejected);
@@ -231,6 +233,10 @@ private:
     /// The candidates of `patterns` on `graph` with their signatures (any thread).
     static std::vector<MatchEntry> searchCandidates(const Graph &graph, const PatternSet &patterns);
     void graphChanged();
+    /// Reverts the groups' edits on the graph, newest first (no signal).
+    void revertEdits(const std::vector<EditGroup> &groups);
+    /// Emits the graph change an undo or redo left pending.
+    void onUndoIndexChanged();
     /// Rebuilds matches() from a search's candidates: each is pending or, when
     /// it is a rejected match, rejected; the rejections no candidate stands
     /// for follow, marked notFound; then the failures and the applied entries.
@@ -265,6 +271,7 @@ private:
     /// them in it, and an exported pass file keeps it.
     std::vector<std::string> m_preGradOrder, m_postGradOrder;
     bool m_searching = false;
+    bool m_graphChangePending = false;
     bool m_searchAgain = false;
     bool m_haveMatches = false;
     bool m_applyingAll = false;

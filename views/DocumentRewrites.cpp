@@ -5,6 +5,7 @@
 #include "DocumentCommands.h"
 
 #include "core/io/PatternFile.h"
+#include "core/rewrite/EditDiff.h"
 #include "core/rewrite/GreedyDriver.h"
 #include "core/torch/FuseboxOps.h"
 #include "core/torch/RewriteVerifier.h"
@@ -22,6 +23,7 @@
 #include <algorithm>
 #include <atomic>
 #include <set>
+#include <utility>
 
 namespace fusebox {
 
@@ -42,12 +44,10 @@ QString qs(const std::string &s) { return QString::fromStdString(s); }
 
 void countEdits(const EditGroup &group, MatchEntry &entry)
 {
-    for (const Edit &e : group.edits) {
-        if (e.kind == Edit::Kind::Insert)
-            ++entry.nodesAdded;
-        else if (e.kind == Edit::Kind::Erase)
-            ++entry.nodesRemoved;
-    }
+    // Net, as the diff and `fusebox-pass run`'s report count a rewrite.
+    const NodeChange change = netNodeChange(group);
+    entry.nodesAdded += change.added;
+    entry.nodesRemoved += change.removed;
 }
 
 } // namespace
@@ -381,7 +381,8 @@ int Document::applyMatches(const std::vector<int> &rows, QString *error)
             QString whyNot;
             if (const RewriteVerifier *v = verifier(&whyNot)) {
                 if (auto failure = (*v)(m_graph)) {
-                    revertGroups(mine);
+                    revertEdits(mine);
+                    graphChanged();
                     e.status = MatchStatus::FailedVerification;
                     e.verification = qs(*failure);
                     m_failures.push_back(e);
@@ -590,13 +591,21 @@ std::optional<NearMissSummary> Document::nearMisses(const std::string &pattern) 
 
 // ---- history ---------------------------------------------------------------------
 
-void Document::revertGroups(const std::vector<EditGroup> &groups)
+void Document::revertEdits(const std::vector<EditGroup> &groups)
 {
     waitForPatternsIdle();
     for (auto g = groups.rbegin(); g != groups.rend(); ++g)
         for (auto e = g->edits.rbegin(); e != g->edits.rend(); ++e)
             revertEdit(m_graph, *e);
-    graphChanged();
+}
+
+// The undo commands call these from inside QUndoStack::undo()/redo(), before
+// the stack moves its index: appliedGroups() would still count (or not yet
+// count) the step, so the views hear of the change once the index moved.
+void Document::revertGroups(const std::vector<EditGroup> &groups)
+{
+    revertEdits(groups);
+    m_graphChangePending = true;
 }
 
 void Document::replayGroups(const std::vector<EditGroup> &groups)
@@ -605,7 +614,13 @@ void Document::replayGroups(const std::vector<EditGroup> &groups)
     for (const EditGroup &g : groups)
         for (const Edit &e : g.edits)
             replayEdit(m_graph, e);
-    graphChanged();
+    m_graphChangePending = true;
+}
+
+void Document::onUndoIndexChanged()
+{
+    if (std::exchange(m_graphChangePending, false))
+        graphChanged();
 }
 
 std::vector<const EditGroup *> Document::appliedGroups() const

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace fusebox {
 
@@ -27,14 +28,27 @@ void countOps(const Graph &graph, bool after, std::map<std::string, std::pair<si
 
 } // namespace
 
+NodeChange netNodeChange(const EditGroup &group)
+{
+    std::unordered_set<uint32_t> inserted;
+    NodeChange change;
+    for (const Edit &e : group.edits) {
+        if (e.kind == Edit::Kind::Insert)
+            inserted.insert(e.node.value);
+        else if (e.kind == Edit::Kind::Erase && !inserted.erase(e.node.value))
+            ++change.removed;
+    }
+    change.added = inserted.size();
+    return change;
+}
+
 GraphDiff diffFromEdits(const Graph &before, const Graph &after, const std::vector<const EditGroup *> &groups)
 {
     GraphDiff diff;
-    // Which group last inserted / erased each node decides whom its net change
-    // is charged to.
-    std::unordered_map<NodeId, std::string> insertedBy, erasedBy;
+    std::unordered_set<NodeId> inserted, erased;
     std::vector<NodeId> modified;
     std::map<std::string, size_t> rewrites;
+    std::map<std::string, NodeChange> perPattern;
     std::vector<std::string> order;
     for (const EditGroup *group : groups) {
         const std::string pattern = patternOf(group->label);
@@ -42,11 +56,14 @@ GraphDiff diffFromEdits(const Graph &before, const Graph &after, const std::vect
             if (!rewrites.count(pattern))
                 order.push_back(pattern);
             ++rewrites[pattern];
+            const NodeChange change = netNodeChange(*group);
+            perPattern[pattern].removed += change.removed;
+            perPattern[pattern].added += change.added;
         }
         for (const Edit &e : group->edits) {
             switch (e.kind) {
-            case Edit::Kind::Insert: insertedBy[e.node] = pattern; break;
-            case Edit::Kind::Erase: erasedBy[e.node] = pattern; break;
+            case Edit::Kind::Insert: inserted.insert(e.node); break;
+            case Edit::Kind::Erase: erased.insert(e.node); break;
             case Edit::Kind::Modify:
             case Edit::Kind::SetArgs: modified.push_back(e.node); break;
             case Edit::Kind::Move:
@@ -54,19 +71,12 @@ GraphDiff diffFromEdits(const Graph &before, const Graph &after, const std::vect
             }
         }
     }
-    std::map<std::string, std::pair<size_t, size_t>> perPattern; // removed, added
-    for (const auto &[id, pattern] : erasedBy) {
-        if (before.contains(id) && !after.contains(id)) {
+    for (NodeId id : erased)
+        if (before.contains(id) && !after.contains(id))
             diff.removed.push_back(id);
-            ++perPattern[pattern].first;
-        }
-    }
-    for (const auto &[id, pattern] : insertedBy) {
-        if (!before.contains(id) && after.contains(id)) {
+    for (NodeId id : inserted)
+        if (!before.contains(id) && after.contains(id))
             diff.added.push_back(id);
-            ++perPattern[pattern].second;
-        }
-    }
     std::sort(modified.begin(), modified.end(), [](NodeId a, NodeId b) { return a.value < b.value; });
     modified.erase(std::unique(modified.begin(), modified.end()), modified.end());
     for (NodeId id : modified)
@@ -76,7 +86,7 @@ GraphDiff diffFromEdits(const Graph &before, const Graph &after, const std::vect
     std::sort(diff.removed.begin(), diff.removed.end(), byValue);
     std::sort(diff.added.begin(), diff.added.end(), byValue);
     for (const std::string &pattern : order)
-        diff.byPattern.push_back({pattern, rewrites[pattern], perPattern[pattern].first, perPattern[pattern].second});
+        diff.byPattern.push_back({pattern, rewrites[pattern], perPattern[pattern].removed, perPattern[pattern].added});
     countOps(before, false, diff.opCounts);
     countOps(after, true, diff.opCounts);
     return diff;

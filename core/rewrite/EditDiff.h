@@ -21,8 +21,11 @@ struct GraphDiff {
     /// Nodes of both graphs whose op, arguments or metadata the groups modified.
     std::vector<NodeId> changed;
 
-    /// Net removed/added nodes and rewrites per pattern (from the group
-    /// labels "pattern@anchor" or "pattern#n"; reorderings are not counted).
+    /// Rewrites per pattern and the sum of their netNodeChange(): what each
+    /// did when it was applied, as the review's rows and `fusebox-pass run`'s
+    /// report count it (from the group labels "pattern@anchor" or
+    /// "pattern#n"). A node one rewrite adds and a later one removes counts
+    /// in both; `removed` and `added` above are the net change from `before`.
     struct PatternChange {
         std::string pattern;
         size_t rewrites = 0;
@@ -34,6 +37,14 @@ struct GraphDiff {
     /// For every op in either graph: its node count before and after.
     std::map<std::string, std::pair<size_t, size_t>> opCounts;
 };
+
+/// What one rewrite's edit group did to the node set: nodes it erased that
+/// existed before it, and nodes it inserted that it did not erase again.
+struct NodeChange {
+    size_t removed = 0;
+    size_t added = 0;
+};
+NodeChange netNodeChange(const EditGroup &group);
 
 /// Computes the diff of `groups` (oldest first), which turned `before` into
 /// `after`. Group labels name the pattern before '@' or '#'

@@ -6,7 +6,11 @@ namespace fusebox {
 
 struct TouchTracker::Marks {
     absl::flat_hash_set<uint32_t> ids;
+    /// Inserted by the current rewrite (beginRewrite()).
+    absl::flat_hash_set<uint32_t> insertedNow;
 };
+
+void TouchTracker::beginRewrite() { m_marks->insertedNow.clear(); }
 
 TouchTracker::TouchTracker() : m_marks(std::make_unique<Marks>()) {}
 TouchTracker::~TouchTracker() = default;
@@ -23,12 +27,16 @@ void TouchTracker::nodeInserted(const Graph &, NodeId id)
 {
     mark(id);
     ++inserted;
+    m_marks->insertedNow.insert(id.value);
 }
 
 void TouchTracker::nodeErasing(const Graph &graph, NodeId id)
 {
     mark(id);
-    ++erased;
+    if (m_marks->insertedNow.erase(id.value))
+        --inserted; // this rewrite's temporary: neither added nor removed
+    else
+        ++erased;
     // Its inputs lose a user: patterns that count users may now match there.
     graph.forEachInput(id, [&](NodeId in) { seed(in); });
 }
@@ -71,6 +79,7 @@ bool RewriteApplier::apply(const Match &candidate, TouchTracker &tracker)
 
     const std::string anchorName = m_graph.node(candidate.anchor)->name;
     const std::string label = candidate.pattern + "#" + std::to_string(++m_labelCounts[candidate.pattern]);
+    tracker.beginRewrite();
     const size_t insertedBefore = tracker.inserted, erasedBefore = tracker.erased;
     if (m_edits)
         m_edits->beginGroup(label);

@@ -26,7 +26,14 @@ public:
 
     /// Touched nodes and the inputs they had before the change, in mark order.
     std::vector<NodeId> seeds;
+    /// Nodes inserted and erased, net per rewrite: a node that one rewrite
+    /// inserts and erases again (a temporary) counts in neither, so that the
+    /// counts say what the rewrite did to the graph, as netNodeChange() reads
+    /// them from its edit group.
     size_t inserted = 0, erased = 0;
+
+    /// Starts one rewrite's net counts (RewriteApplier::apply calls it).
+    void beginRewrite();
 
     void mark(NodeId id);
     void seed(NodeId id) { seeds.push_back(id); }

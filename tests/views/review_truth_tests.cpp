@@ -3,6 +3,7 @@
 // with the document's graph and decisions, counted here independently.
 #include "ViewTestGraphs.h"
 
+#include "views/DiffView.h"
 #include "views/Document.h"
 #include "views/GraphScene.h"
 #include "views/InspectorPanel.h"
@@ -558,4 +559,78 @@ TEST_CASE("a Matches table narrowed by the selection says so and shows all again
     QTest::mouseClick(showAll, Qt::LeftButton);
     CHECK(panel.model()->rowCount() == int(doc.matches().size()));
     CHECK(bar->isHidden());
+}
+
+namespace {
+
+/// The diff's per-pattern counts against the applied rows of the Matches
+/// table, and its rewrite count against the applied rows.
+void checkDiffAgreesWithRows(MainWindow &w, const char *step)
+{
+    INFO(step);
+    DiffView &diff = *w.rewrite()->diffView();
+    std::map<std::string, std::tuple<size_t, size_t, size_t>> rows; // rewrites, removed, added
+    size_t applied = 0;
+    for (const MatchEntry &e : w.document()->matches())
+        if (e.status == MatchStatus::Applied) {
+            auto &[n, removed, added] = rows[e.match.pattern];
+            ++n;
+            removed += e.nodesRemoved;
+            added += e.nodesAdded;
+            ++applied;
+        }
+    size_t rewrites = 0;
+    for (const auto &p : diff.diff().byPattern) {
+        INFO(p.pattern);
+        rewrites += p.rewrites;
+        REQUIRE(rows.count(p.pattern));
+        CHECK(std::get<0>(rows[p.pattern]) == p.rewrites);
+        CHECK(std::get<1>(rows[p.pattern]) == p.removed);
+        CHECK(std::get<2>(rows[p.pattern]) == p.added);
+    }
+    CHECK(rewrites == applied);
+    const QString headline = applied == 1 ? QStringLiteral("<b>1 rewrite</b>:") : QStringLiteral("<b>%1 rewrites</b>:").arg(applied);
+    CHECK(diff.summaryText().startsWith(headline));
+    CHECK(diff.summaryText().contains(QStringLiteral("%1 → %2 nodes")
+                                          .arg(w.document()->originalGraph().size())
+                                          .arg(w.document()->graph().size())));
+}
+
+} // namespace
+
+TEST_CASE("the open diff agrees with the Matches table after every apply and undo", "[views][review]")
+{
+    auto window = openDemo();
+    MainWindow &w = *window;
+    Document &doc = *w.document();
+    RewriteController &rc = *w.rewrite();
+    findMatches(w);
+    rc.diffAction()->trigger(); // open throughout
+    checkDiffAgreesWithRows(w, "nothing applied");
+
+    rc.matchesPanel()->selectMatchRow(firstRow(doc, "batch_layernorm", MatchStatus::Pending));
+    rc.applyAction()->trigger();
+    REQUIRE(settle(w));
+    checkDiffAgreesWithRows(w, "one apply");
+
+    QSignalSpy allDone(&doc, &Document::applyAllFinished);
+    rc.applyAllAction()->trigger();
+    REQUIRE((allDone.count() > 0 || allDone.wait(60000)));
+    REQUIRE(settle(w));
+    REQUIRE(countStatus(doc, MatchStatus::Applied) > 2);
+    checkDiffAgreesWithRows(w, "Apply All");
+
+    rc.undoAction()->trigger();
+    REQUIRE(settle(w));
+    checkDiffAgreesWithRows(w, "Apply All undone");
+    rc.undoAction()->trigger();
+    REQUIRE(settle(w));
+    checkDiffAgreesWithRows(w, "all undone");
+    CHECK(rc.diffView()->summaryText().contains(QStringLiteral("No rewrite applied yet")));
+    rc.redoAction()->trigger();
+    REQUIRE(settle(w));
+    checkDiffAgreesWithRows(w, "redo");
+    rc.redoAction()->trigger();
+    REQUIRE(settle(w));
+    checkDiffAgreesWithRows(w, "redo all");
 }
