@@ -73,7 +73,21 @@ bool GraphScene::isExpanded(int scope) const
 void GraphScene::onGraphRewritten()
 {
     // Scope ids may shift; expansions are kept by path, the selection by id.
+    std::set<std::string> before;
+    for (size_t i = 1; i < m_tree.size(); ++i)
+        before.insert(m_tree.scope(int(i)).path);
     m_tree = ScopeTree(m_document->graph());
+    // A scope the rewrite made (new nodes widened a level past maxChildren,
+    // so an artificial "[200:220]" group appeared) was never collapsed by
+    // the user: while every scope is open (the graph is seen whole), it opens
+    // too. A graph shown collapsed (by the user or by the size limits) keeps
+    // new groups closed, as its other groups are.
+    const bool allOpen = std::all_of(before.begin(), before.end(),
+                                     [this](const std::string &path) { return m_expanded.count(path) != 0; });
+    if (allOpen)
+        for (size_t i = 1; i < m_tree.size(); ++i)
+            if (!before.count(m_tree.scope(int(i)).path))
+                m_expanded.insert(m_tree.scope(int(i)).path);
     m_options.onlyNodes.reset(); // the focus set names nodes of the old graph
     relayout();
 }

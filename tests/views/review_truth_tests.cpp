@@ -12,6 +12,8 @@
 #include "views/MatchesPanel.h"
 #include "views/PatternsPanel.h"
 #include "views/ReviewFiles.h"
+#include "views/ScopeTree.h"
+#include "views/CollapsedGraph.h"
 #include "views/RewriteController.h"
 
 #include <catch.hpp>
@@ -633,4 +635,45 @@ TEST_CASE("the open diff agrees with the Matches table after every apply and und
     rc.redoAction()->trigger();
     REQUIRE(settle(w));
     checkDiffAgreesWithRows(w, "redo all");
+}
+
+TEST_CASE("a rewrite does not collapse part of a graph shown whole", "[views][review]")
+{
+    // 190 relus in a chain at the top level: one level, shown whole. A
+    // pattern that turns each relu into two ops widens the level past the
+    // 200 children it shows before ScopeTree splits it into groups.
+    Graph g;
+    NodeId cur = g.addInput("x", viewtest::f32({4, 8}));
+    for (int i = 0; i < 190; ++i) {
+        cur = g.addOp("aten::relu", {cur}, {}, "relu_" + std::to_string(i));
+        g.node(cur)->meta = viewtest::f32({4, 8});
+    }
+    g.setOutputs({cur});
+    MainWindow w;
+    w.setErrorDialogsEnabled(false);
+    w.resize(1600, 1000);
+    w.show();
+    Document &doc = *w.document();
+    QSignalSpy shown(&w, &MainWindow::graphShown);
+    doc.setGraph(std::move(g), QStringLiteral("chain"));
+    REQUIRE(shown.wait(60000));
+    REQUIRE(w.scene()->visibleGraph().groupCount() == 0);
+    doc.setVerifyApplies(false);
+    auto added = doc.addPatternText(QStringLiteral("pattern grow {\n    match {\n        r = aten::relu(x)\n    }\n"
+                                                   "    replace {\n        a = aten::neg(x)\n        r = aten::neg(a)\n    }\n}\n"),
+                                    QStringLiteral("grow.patterns"));
+    REQUIRE(added.hasValue());
+    for (const Pattern *p : doc.patterns().all())
+        if (p->name() != "grow")
+            doc.setPatternEnabled(QString::fromStdString(p->name()), false);
+    doc.setSchedule(PassSchedule::Greedy);
+    findMatches(w);
+    QSignalSpy allDone(&doc, &Document::applyAllFinished);
+    w.rewrite()->applyAllAction()->trigger();
+    REQUIRE((allDone.count() > 0 || allDone.wait(60000)));
+    REQUIRE(settle(w));
+    REQUIRE(doc.graph().nodesWithOp("aten::neg").size() == 380);
+    REQUIRE(ScopeTree(doc.graph()).size() > 1); // the level is split into groups now
+    // ... which are open, as everything else is: nothing is hidden.
+    CHECK(w.scene()->visibleGraph().groupCount() == 0);
 }
