@@ -458,9 +458,11 @@ void RewriteController::updateActions()
     const bool busy = m_document->isApplyingAll();
     m_findMatches->setEnabled(have && !busy);
     m_applyAll->setEnabled(have && !busy);
-    m_apply->setEnabled(have && !busy);
-    m_reject->setEnabled(have && !busy);
-    m_restore->setEnabled(have && !busy);
+    // Deciding needs candidates: not before the first search (F5).
+    const bool found = have && m_document->hasMatchResults();
+    m_apply->setEnabled(found && !busy);
+    m_reject->setEnabled(found && !busy);
+    m_restore->setEnabled(found && !busy);
     m_whyNotAction->setEnabled(have);
     m_fromSelection->setEnabled(have);
     m_diffAction->setEnabled(have);

@@ -171,11 +171,12 @@ void WhyNotPanel::showNearMisses()
         m_nearMissLabel->setText(tr("No pattern chosen."));
         return;
     }
-    m_nearMissLabel->setText(tr("%1: attempted at %2 nodes, fires at %3; %4 failed checks")
+    const size_t checks = summary->groups.size();
+    m_nearMissLabel->setText(tr("%1: attempted at %2 nodes, fires at %3; %4")
                                  .arg(qs(summary->pattern))
                                  .arg(summary->attempted)
                                  .arg(summary->matched)
-                                 .arg(summary->groups.size()));
+                                 .arg(checks == 1 ? tr("1 check failed") : tr("%1 checks failed").arg(checks)));
     const Graph &g = m_document->graph();
     for (const NearMissGroup &group : summary->groups) {
         auto *top = new QTreeWidgetItem(m_nearMisses, {qs(group.check), tr("%n nodes", nullptr, int(group.nodes.size()))});

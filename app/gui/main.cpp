@@ -7,7 +7,9 @@
 #include "views/GraphScene.h"
 #include "views/DiffView.h"
 #include "views/MainWindow.h"
+#include "views/MatchesPanel.h"
 #include "views/Pt2Controller.h"
+#include "views/RewriteController.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -242,8 +244,11 @@ int main(int argc, char *argv[])
                 return;
             }
             auto once = std::make_shared<QMetaObject::Connection>();
-            *once = QObject::connect(window.document(), &Document::matchesChanged, &window, [once, grab] {
+            *once = QObject::connect(window.document(), &Document::matchesChanged, &window, [once, grab, &window] {
                 QObject::disconnect(*once);
+                // The Matches panel's own words: "8 candidates · 0 rejected · 0 applied".
+                std::printf("find-matches: %s\n", qPrintable(window.rewrite()->matchesPanel()->summaryText()));
+                std::fflush(stdout);
                 grab();
             });
             window.document()->findMatches();

@@ -16,8 +16,8 @@ namespace fusebox::cli {
 OptionSpec inputShapeOption()
 {
     return {"--input-shape", "N,N,...",
-            "shape of the next tensor input, e.g. 1,3,224,224 (repeat per input); "
-            "overrides the shapes the file records",
+            "shape of the next tensor input, e.g. 1,3,224,224 (repeat per input, or separate inputs with ';': "
+            "32,13;32,384); overrides the shapes the file records",
             true};
 }
 
@@ -84,14 +84,27 @@ std::optional<LoadedModel> loadModelForCommand(const ParsedArgs &args, const std
         return std::nullopt;
     }
     LoadOptions options;
-    for (const std::string &text : args.values("--input-shape")) {
-        auto shape = parseShape(text);
-        if (!shape) {
-            std::cerr << "fusebox-pass " << commandName << ": --input-shape '" << text
-                      << "' is not a comma-separated list of sizes (e.g. 1,3,224,224)\n";
-            return std::nullopt;
+    // One input per option, or several in one separated by ';' ("32,13;32,384"),
+    // as the app's --input-shape takes them.
+    for (const std::string &value : args.values("--input-shape")) {
+        size_t start = 0;
+        for (;;) {
+            const size_t end = value.find(';', start);
+            const std::string text = value.substr(start, end == std::string::npos ? std::string::npos : end - start);
+            if (!text.empty() || end == std::string::npos) {
+                auto shape = parseShape(text);
+                if (!shape) {
+                    std::cerr << "fusebox-pass " << commandName << ": --input-shape '" << value << "': '" << text
+                              << "' is not a comma-separated list of sizes (e.g. 1,3,224,224, or 32,13;32,384 "
+                                 "for two inputs)\n";
+                    return std::nullopt;
+                }
+                options.inputShapes.push_back(*shape);
+            }
+            if (end == std::string::npos)
+                break;
+            start = end + 1;
         }
-        options.inputShapes.push_back(*shape);
     }
     const std::string warnings = args.value("--warnings").value_or("summary");
     if (warnings != "summary" && warnings != "all") {

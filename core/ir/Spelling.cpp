@@ -36,11 +36,23 @@ std::vector<std::string> closestMatches(std::string_view word, const std::vector
         if (d <= budget)
             scored.push_back({d, c});
     }
-    // Closest first; among equals, a candidate of the word's length (a
-    // substitution or a swap) before one that adds or drops letters.
+    // Closest first; among equals, the word with a doubled letter typed once
+    // ("reluu" -> "relu"), then a candidate of the word's length (a
+    // substitution or a swap), then one that adds or drops letters.
     auto lengthGap = [&](const std::string &c) { return c.size() > word.size() ? c.size() - word.size() : word.size() - c.size(); };
+    auto undoubles = [&](const std::string &c) {
+        for (size_t i = 1; i < word.size(); ++i)
+            if (word[i] == word[i - 1] && c.size() + 1 == word.size() && c.compare(0, i, word, 0, i) == 0
+                && c.compare(i, std::string::npos, word, i + 1, std::string::npos) == 0)
+                return true;
+        return false;
+    };
     std::stable_sort(scored.begin(), scored.end(), [&](const auto &x, const auto &y) {
-        return x.first != y.first ? x.first < y.first : lengthGap(x.second) < lengthGap(y.second);
+        if (x.first != y.first)
+            return x.first < y.first;
+        if (undoubles(x.second) != undoubles(y.second))
+            return undoubles(x.second);
+        return lengthGap(x.second) < lengthGap(y.second);
     });
     std::vector<std::string> best;
     for (size_t i = 0; i < scored.size() && i < limit; ++i)

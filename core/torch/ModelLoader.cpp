@@ -15,7 +15,7 @@
 namespace fusebox {
 namespace {
 
-enum class FileKind { Missing, Directory, Zip, Json, Unknown };
+enum class FileKind { Missing, Directory, Empty, Zip, Json, Unknown };
 
 /// The first `size` bytes of a file (fewer when it is shorter).
 std::string readHead(const std::string &path, size_t size)
@@ -35,6 +35,8 @@ FileKind sniff(const std::string &path)
     if (std::filesystem::is_directory(path, ec))
         return FileKind::Directory;
     const std::string start = readHead(path, 64);
+    if (start.empty())
+        return FileKind::Empty;
     if (start.rfind("PK", 0) == 0)
         return FileKind::Zip;
     auto first = start.find_first_not_of(" \t\r\n");
@@ -79,6 +81,7 @@ bool readsWithLibtorch(const std::string &path)
     switch (sniff(path)) {
     case FileKind::Missing:
     case FileKind::Directory:
+    case FileKind::Empty:
     case FileKind::Json: return false;
     case FileKind::Zip: return !looksLikeExportedProgram(path);
     case FileKind::Unknown: break;
@@ -107,6 +110,8 @@ Expected<LoadedModel> loadModel(const std::string &path, const LoadOptions &opti
         return Error{path + ": no such file"};
     case FileKind::Directory:
         return Error{path + ": is a directory, not a model file"};
+    case FileKind::Empty:
+        return Error{path + ": empty file (0 bytes), not a model"};
     case FileKind::Json:
         if (looksLikeExportedProgram(path))
             return shapesIgnored(readExportedProgramFile(path, {&pt2GraphSchemas().registry, path}), "torch.export programs");

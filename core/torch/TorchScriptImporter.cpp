@@ -26,6 +26,8 @@ std::optional<Error> checkHeader(const std::string &name, std::string_view head)
 {
     if (head.size() >= 4 && head.substr(0, 4) == std::string_view("PK\x03\x04", 4))
         return std::nullopt;
+    if (head.empty())
+        return Error{name + ": empty file (0 bytes), not a model"};
     // Pickle protocol 2+ starts with 0x80: torch.save's legacy (pre-zip) format.
     if (!head.empty() && static_cast<unsigned char>(head[0]) == 0x80)
         return Error{name + ": not a TorchScript archive (it looks like a torch.save pickle)"};

@@ -149,6 +149,11 @@ TEST_CASE("spelling suggestions", "[ir]")
     // comes before one that drops a letter at the same distance.
     CHECK(editDistance("rleu", "relu") == 1);
     CHECK(closestMatches("aten::rleu", {"aten::elu", "aten::glu", "aten::relu"}).front() == "aten::relu");
+    // A doubled letter typed once too often: the word without it comes first
+    // (issue 14: 'aten::reluu' offered relu6 and relu_ but not relu).
+    CHECK(closestMatches("aten::reluu", {"aten::relu6", "aten::relu_", "aten::relu"}).front() == "aten::relu");
+    CHECK(didYouMean("aten::reluu", {"aten::relu6", "aten::relu_", "aten::relu"})
+          == " (did you mean 'aten::relu' or 'aten::relu6'?)");
 }
 
 TEST_CASE("pass config syntax errors give line and column", "[io]")

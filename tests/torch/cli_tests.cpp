@@ -86,6 +86,18 @@ TEST_CASE("fusebox-pass usage errors and help", "[torch][cli]")
     CHECK(badShape.exitCode == 1);
     CHECK(badShape.output.find("--input-shape '1,x'") != std::string::npos);
     CHECK(runPass("convert " + fixture("resnet18.pt")).exitCode == 2); // -o missing
+
+    // Several inputs in one --input-shape, separated by ';', as the app takes
+    // them (issue 14): the same as the option repeated.
+    RunResult oneOption = runPass("inspect " + fixture("recsys_demo.pt") + " --input-shape '4,128;4,8,16;4,6'");
+    RunResult repeated = runPass("inspect " + fixture("recsys_demo.pt")
+                                 + " --input-shape 4,128 --input-shape 4,8,16 --input-shape 4,6");
+    CHECK(oneOption.exitCode == 0);
+    CHECK(oneOption.output == repeated.output);
+    CHECK(oneOption.output.find("f32[4, 8, 16]") != std::string::npos);
+    RunResult badSecond = runPass("inspect " + fixture("recsys_demo.pt") + " --input-shape '4,128;4,x'");
+    CHECK(badSecond.exitCode == 1);
+    CHECK(badSecond.output.find("'4,x' is not a comma-separated list of sizes") != std::string::npos);
 }
 
 TEST_CASE("fusebox-pass convert writes graph JSON that inspect reads back", "[torch][cli]")

@@ -3,6 +3,7 @@
 #include <catch.hpp>
 
 #include "core/ir/Verifier.h"
+#include "core/torch/ModelLoader.h"
 #include "core/torch/TorchScriptImporter.h"
 
 #include <nlohmann/json.hpp>
@@ -336,6 +337,19 @@ TEST_CASE("bad model files give one-line errors that name the file", "[torch]")
     check(fixture("future_version.pt"), fixture("future_version.pt") + ": unsupported TorchScript version (");
     CHECK(importTorchScript(fixture("future_version.pt")).error().message.find("version 99") != std::string::npos);
     check(FUSEBOX_FIXTURE_DIR, std::string(FUSEBOX_FIXTURE_DIR) + ": not a model file (a directory)");
+    // A 0-byte file says so (issue 14: it read "not a zip archive"), here and
+    // through loadModel whatever its extension.
+    const std::string empty = (std::filesystem::temp_directory_path() / "fusebox-empty-model.pt").string();
+    for (const char *ext : {".pt", ".py", ".json"}) {
+        const std::string path = empty.substr(0, empty.size() - 3) + ext;
+        { std::ofstream touch(path, std::ios::binary | std::ios::trunc); }
+        if (std::string(ext) == ".pt")
+            check(path, path + ": empty file (0 bytes), not a model");
+        auto loaded = loadModel(path);
+        REQUIRE_FALSE(loaded);
+        CHECK(loaded.error().message == path + ": empty file (0 bytes), not a model");
+        std::filesystem::remove(path);
+    }
 }
 
 TEST_CASE("importTorchScriptFromBytes reads an archive held in memory", "[torch]")

@@ -677,3 +677,17 @@ TEST_CASE("a rewrite does not collapse part of a graph shown whole", "[views][re
     // ... which are open, as everything else is: nothing is hidden.
     CHECK(w.scene()->visibleGraph().groupCount() == 0);
 }
+
+TEST_CASE("Apply and Reject wait for the first search", "[views][review]")
+{
+    auto window = openDemo();
+    MainWindow &w = *window;
+    RewriteController &rc = *w.rewrite();
+    CHECK(rc.findMatchesAction()->isEnabled());
+    CHECK_FALSE(rc.applyAction()->isEnabled());
+    CHECK_FALSE(rc.rejectAction()->isEnabled());
+    CHECK_FALSE(rc.restoreAction()->isEnabled());
+    findMatches(w);
+    CHECK(rc.applyAction()->isEnabled());
+    CHECK(rc.rejectAction()->isEnabled());
+}
