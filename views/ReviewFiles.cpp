@@ -1,5 +1,7 @@
 #include "ReviewFiles.h"
 
+#include "patterns/FuseboxOpDecomposition.h"
+
 #include "Document.h"
 #include "GraphScene.h"
 #include "GraphView.h"
@@ -7,6 +9,7 @@
 #include "SessionFile.h"
 
 #include "core/torch/ModelSaver.h"
+#include "patterns/FuseboxOpDecomposition.h"
 
 #include <QFile>
 #include <QFileInfo>
@@ -94,12 +97,24 @@ bool ReviewFiles::restoreSession(const Session &session, const QString &sourceNa
 
 bool ReviewFiles::exportModel(const QString &path, QString *error)
 {
-    if (Status s = saveModel(m_document->graph(), path.toStdString(), true); !s) {
+    // A .pt is for stock PyTorch: Fusebox's own ops go out as the ATen ops
+    // they are defined by (fusebox-pass run --keep-fusebox-ops keeps them).
+    std::vector<std::string> decomposed;
+    const bool torchScript = outputFormatOf(path.toStdString()) == OutputFormat::TorchScript;
+    const Graph plain = torchScript ? decomposeFuseboxOps(m_document->graph(), &decomposed) : Graph();
+    if (Status s = saveModel(torchScript ? plain : m_document->graph(), path.toStdString(), true); !s) {
         if (error)
             *error = qs(s.error().message);
         return false;
     }
     emit logLine(tr("exported the rewritten model (%1 nodes) to %2").arg(m_document->graph().size()).arg(path));
+    if (!decomposed.empty()) {
+        QStringList ops;
+        for (const std::string &op : decomposed)
+            ops << qs(op);
+        emit logLine(tr("wrote %1 as the ATen ops each is defined by, so that stock PyTorch loads %2")
+                         .arg(ops.join(QStringLiteral(", ")), path));
+    }
     return true;
 }
 

@@ -7,6 +7,7 @@
 #include "core/torch/NumericVerifier.h"
 #include "core/torch/RewriteVerifier.h"
 #include "core/torch/TorchScriptExporter.h"
+#include "patterns/FuseboxOpDecomposition.h"
 #include "patterns/PassConfiguration.h"
 #include "patterns/PassSchedule.h"
 
@@ -19,6 +20,15 @@
 
 namespace fusebox::cli {
 namespace {
+
+/// "fusebox::linear_relu and fusebox::linear_gelu".
+std::string joinNames(const std::vector<std::string> &names)
+{
+    std::string text;
+    for (size_t i = 0; i < names.size(); ++i)
+        text += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + names[i];
+    return text;
+}
 
 /// Collects undone rewrites for the report.
 class UndoRecorder final : public DriverListener {
@@ -177,7 +187,30 @@ int runRun(const ParsedArgs &args)
     }
 
     const Clock::time_point writeStart = Clock::now();
-    Status written = saveModel(graph, *output, /*embedWeights=*/true);
+    // A .pt is for stock PyTorch: Fusebox's own ops go out as the ATen ops
+    // they are defined by, unless asked to keep them.
+    Graph decomposed;
+    const Graph *toWrite = &graph;
+    if (outputFormatOf(*output) == OutputFormat::TorchScript) {
+        std::vector<std::string> ops;
+        if (args.has("--keep-fusebox-ops")) {
+            ops = fuseboxOpsIn(graph);
+            if (!ops.empty())
+                std::cerr << "fusebox-pass run: warning: " << *output << " keeps " << joinNames(ops)
+                          << ", which stock PyTorch does not have: torch.jit.load needs them registered "
+                             "(core/torch/FuseboxOps.h)\n";
+            report["fusebox_ops_kept"] = ops;
+        } else {
+            decomposed = decomposeFuseboxOps(graph, &ops);
+            toWrite = &decomposed;
+            if (!ops.empty())
+                std::cerr << "fusebox-pass run: note: wrote " << joinNames(ops)
+                          << " as the ATen ops each is defined by, so that stock PyTorch loads " << *output
+                          << " (--keep-fusebox-ops keeps them)\n";
+            report["fusebox_ops_decomposed"] = ops;
+        }
+    }
+    Status written = saveModel(*toWrite, *output, /*embedWeights=*/true);
     if (!written) {
         std::cerr << "fusebox-pass run: " << written.error().message << "\n";
         return kExitFailure;
@@ -239,9 +272,10 @@ Command runCommand()
             "Fusebox's own search instead: every rule in benefit order, round after round,\n"
             "until no rule fires; it then also runs Inductor's schedule on the same graph\n"
             "and says how far it went beyond (the report's beyond_inductor).\n"
-            "OUT.pt loads with torch.jit.load; OUT.json is graph JSON with weights; OUT.py\n"
-            "is print_readable()-style FX text. MODEL may be TorchScript, a torch.export\n"
-            ".pt2, an FX text dump or graph JSON.\n"
+            "OUT.pt loads with torch.jit.load (Fusebox's own fused ops are written as the\n"
+            "ATen ops they are defined by, unless --keep-fusebox-ops); OUT.json is graph\n"
+            "JSON with weights; OUT.py is print_readable()-style FX text. MODEL may be\n"
+            "TorchScript, a torch.export .pt2, an FX text dump or graph JSON.\n"
             "--verify runs the original and the graph after every rewrite on the same\n"
             "random inputs; a rewrite whose outputs differ by more than precision\n"
             "(absolute + relative) is undone and reported, naming its pattern. The exit\n"
@@ -254,6 +288,9 @@ Command runCommand()
              {"--report", "report.json", "write a JSON report: counters per rule, nodes, verification, seconds per phase"},
              scheduleOption(),
              {"--max-rounds", "N", "--schedule greedy: give up after N rounds (default 10)"},
+             {"--keep-fusebox-ops", "",
+              "OUT.pt: keep Fusebox's own ops (fusebox::linear_relu, ...) instead of writing each as its ATen "
+              "ops; stock PyTorch cannot load such an archive (a warning names them)"},
              inputShapeOption(), warningsOption(), shapesFromPytorchOption()},
             runRun};
 }

@@ -193,6 +193,55 @@ TEST_CASE("exported archives load in Python and return what the original model r
     CHECK(failures == 1);
 }
 
+TEST_CASE("fusebox-pass run writes a .pt stock PyTorch loads, for every example pattern file", "[torch][cli]")
+{
+    // Each example pattern file on the demo, through the CLI as a user runs
+    // it, then torch.jit.load in Python against the original archive's own
+    // outputs. linear_relu_fusion's replacement is fusebox::linear_relu,
+    // which stock PyTorch does not have: by default the archive holds the
+    // ATen ops it is defined by (issue 14: it used to fail to load).
+    LoadedModel demo = load(fixture("recsys_demo.pt"));
+    auto inputs = randomInputs(demo.graph, 6);
+    REQUIRE(inputs);
+    const std::vector<HostTensor> expected = run(demo.graph, *inputs);
+    std::vector<std::string> cases;
+    bool decomposedSome = false;
+    for (const auto &entry : fs::directory_iterator(fs::path(FUSEBOX_SOURCE_DIR) / "resources" / "patterns")) {
+        if (entry.path().extension() != ".patterns")
+            continue;
+        const std::string name = entry.path().stem().string();
+        INFO(name);
+        const std::string out = (outDir() / (name + ".run.pt")).string();
+        const testing::RunResult r = testing::runPass("run " + fixture("recsys_demo.pt") + " --patterns " + entry.path().string()
+                                             + " --schedule greedy -o " + out);
+        INFO(r.output);
+        REQUIRE(r.exitCode == 0);
+        if (name == "linear_relu_fusion") {
+            // It fired, and its op went out decomposed.
+            CHECK(r.output.find("note: wrote fusebox::linear_relu as the ATen ops") != std::string::npos);
+            decomposedSome = true;
+            LoadedModel back = load(out);
+            CHECK(back.graph.nodesWithOp("fusebox::linear_relu").empty());
+        }
+        cases.push_back(writeCase(name + ".run", out, fixture("recsys_demo.pt"), *inputs, expected));
+    }
+    CHECK(cases.size() == 3);
+    CHECK(decomposedSome);
+    PythonResult r = checkInPython(cases);
+    INFO(r.output);
+    CHECK(r.exitCode == 0);
+
+    // --keep-fusebox-ops keeps them, and says that stock PyTorch cannot load it.
+    const std::string kept = (outDir() / "linear_relu_fusion.kept.pt").string();
+    const testing::RunResult keep = testing::runPass("run " + fixture("recsys_demo.pt") + " --patterns " + FUSEBOX_SOURCE_DIR
+                                            + "/resources/patterns/linear_relu_fusion.patterns --schedule greedy "
+                                              "--keep-fusebox-ops -o " + kept);
+    INFO(keep.output);
+    CHECK(keep.exitCode == 0);
+    CHECK(keep.output.find("warning: " + kept + " keeps fusebox::linear_relu") != std::string::npos);
+    CHECK_FALSE(load(kept).graph.nodesWithOp("fusebox::linear_relu").empty());
+}
+
 TEST_CASE("export errors are one line naming the file", "[torch]")
 {
     const std::string cfPath = (outDir() / "control_flow.exported.pt").string();

@@ -3,6 +3,7 @@
 // with the document's graph and decisions, counted here independently.
 #include "ViewTestGraphs.h"
 
+#include "core/torch/ModelLoader.h"
 #include "views/DiffView.h"
 #include "views/Document.h"
 #include "views/GraphScene.h"
@@ -690,4 +691,28 @@ TEST_CASE("Apply and Reject wait for the first search", "[views][review]")
     findMatches(w);
     CHECK(rc.applyAction()->isEnabled());
     CHECK(rc.rejectAction()->isEnabled());
+}
+
+TEST_CASE("Export Model writes Fusebox's own ops as ATen ops in a .pt", "[views][review]")
+{
+    auto window = openDemo();
+    MainWindow &w = *window;
+    Document &doc = *w.document();
+    REQUIRE(doc.addPatternFile(QStringLiteral(FUSEBOX_SOURCE_DIR "/resources/patterns/linear_relu_fusion.patterns")));
+    findMatches(w);
+    const int row = firstRow(doc, "linear_relu_fusion", MatchStatus::Pending);
+    REQUIRE(row >= 0);
+    REQUIRE(doc.applyMatches({row}) == 1);
+    REQUIRE(settle(w));
+    REQUIRE_FALSE(doc.graph().nodesWithOp("fusebox::linear_relu").empty());
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("rewritten.pt"));
+    QString error;
+    REQUIRE(w.rewrite()->files()->exportModel(path, &error));
+    auto back = loadModel(path.toStdString());
+    REQUIRE(back.hasValue());
+    CHECK(back->graph.nodesWithOp("fusebox::linear_relu").empty());
+    CHECK(back->graph.nodesWithOp("aten::relu").size() == doc.graph().nodesWithOp("aten::relu").size() + 1);
+    auto *log = w.findChild<QPlainTextEdit *>(QStringLiteral("log"));
+    CHECK(log->toPlainText().contains(QStringLiteral("wrote fusebox::linear_relu as the ATen ops")));
 }
