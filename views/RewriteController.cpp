@@ -31,7 +31,9 @@
 #include <QToolBar>
 #include <QUndoStack>
 
+#include <algorithm>
 #include <set>
+#include <tuple>
 #include <utility>
 
 namespace fusebox {
@@ -549,23 +551,41 @@ void RewriteController::focusNodes(const std::vector<NodeId> &nodes)
         m_view->focusOn(rect.adjusted(-30, -30, 30, 30));
 }
 
+std::string RewriteController::relevantPattern(NodeId id) const
+{
+    const Node *node = m_document->graph().node(id);
+    if (!node)
+        return {};
+    // The pattern the user chose, when it can start at this op.
+    const Pattern *current = m_document->patterns().find(m_whyNot->pattern());
+    if (current && current->isRootOp(node->op))
+        return current->name();
+    // A match over the node: the pattern that has something to say here.
+    for (const MatchEntry &e : m_document->matches())
+        if (!e.notFound && std::find(e.match.nodes.begin(), e.match.nodes.end(), id) != e.match.nodes.end())
+            return e.match.pattern;
+    // Else the enabled rule rooted at this op that the last search found
+    // most often (candidates, then near misses); a disabled one last.
+    const auto tallies = m_document->tallies();
+    const Pattern *best = nullptr;
+    auto score = [&](const Pattern *p) {
+        const auto t = tallies.find(p->name());
+        const int found = t == tallies.end() ? 0 : t->second.candidates + t->second.applied;
+        const int near = t == tallies.end() ? 0 : std::max(0, t->second.nearMisses);
+        return std::tuple(m_document->patterns().isEnabled(p->name()), found, near);
+    };
+    for (const Pattern *p : m_document->patterns().all())
+        if (p->isRootOp(node->op) && (!best || score(p) > score(best)))
+            best = p;
+    return best ? best->name() : std::string();
+}
+
 void RewriteController::onSceneSelection()
 {
     const std::vector<NodeId> nodes = m_scene->selectedNodes();
     m_matches->setNodeFilter(nodes.size() >= 1 && m_document->hasMatchResults() ? nodes : std::vector<NodeId>{});
     if (nodes.size() == 1 && m_whyNotDock && m_whyNotDock->isVisible()) {
-        // Keep the chosen pattern when it can start at this op; else take the
-        // first pattern that can (a relu asks about batch_relu, not a split rule).
-        const Node *node = m_document->graph().node(nodes.front());
-        std::string pattern;
-        const Pattern *current = m_document->patterns().find(m_whyNot->pattern());
-        if (node && !(current && current->isRootOp(node->op)))
-            for (const Pattern *p : m_document->patterns().all())
-                if (p->isRootOp(node->op)) {
-                    pattern = p->name();
-                    break;
-                }
-        m_whyNot->explain(pattern, nodes.front());
+        m_whyNot->explain(relevantPattern(nodes.front()), nodes.front());
     }
 }
 

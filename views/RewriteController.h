@@ -105,6 +105,11 @@ private:
     void updateMarks();
     void onMatchSelected(int matchRow);
     void onSceneSelection();
+    /// The pattern Why Not explains for a selected node: the one chosen when
+    /// it can start at the node's op, else one with a match over the node,
+    /// else the enabled rule rooted at its op that the graph has most to say
+    /// about (not simply the first in the catalog).
+    std::string relevantPattern(NodeId id) const;
     void onNodeContextMenu(NodeId id, QMenu *menu);
     void applySelected();
     void rejectSelected(bool reject);

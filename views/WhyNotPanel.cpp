@@ -35,9 +35,18 @@ WhyNotPanel::WhyNotPanel(Document *document, QWidget *parent)
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_checks->setHeaderLabels({tr("Check"), tr("Actual"), tr("Where")});
     m_checks->setRootIsDecorated(false);
+    // Whole rows, wrapped, never cut with "…": a check's values are the answer.
     m_checks->setWordWrap(true);
+    m_checks->setTextElideMode(Qt::ElideNone);
+    m_checks->setUniformRowHeights(false);
+    m_checks->header()->setStretchLastSection(false);
     m_checks->header()->setSectionResizeMode(0, QHeaderView::Interactive);
+    m_checks->header()->setSectionResizeMode(1, QHeaderView::Stretch);
+    m_checks->header()->setSectionResizeMode(2, QHeaderView::Interactive);
     m_checks->header()->resizeSection(0, 260);
+    m_checks->header()->resizeSection(2, 220);
+    // Row heights follow the columns' widths.
+    connect(m_checks->header(), &QHeaderView::sectionResized, m_checks, [this] { m_checks->doItemsLayout(); });
     m_nearMisses->setHeaderLabels({tr("Failed check / node"), tr("Checks passed")});
     m_nearMisses->header()->resizeSection(0, 300);
 
@@ -135,8 +144,11 @@ void WhyNotPanel::refresh()
     std::vector<NodeId> failed, passed;
     const Check *failure = e->failure();
     for (const Check &c : e->checks) {
-        auto *item = new QTreeWidgetItem(m_checks, {(c.passed ? QStringLiteral("✓ ") : QStringLiteral("✗ ")) + qs(c.description),
-                                                    qs(c.actual), qs(c.source)});
+        // A check is written as what it requires; a failed one says so first,
+        // so that it does not read as the condition that held.
+        const QString what = c.passed ? QStringLiteral("✓ ") + qs(c.description)
+                                      : QStringLiteral("✗ ") + tr("not met: %1").arg(qs(c.description));
+        auto *item = new QTreeWidgetItem(m_checks, {what, qs(c.actual), qs(c.source)});
         item->setToolTip(0, qs(c.description));
         item->setToolTip(1, qs(c.actual));
         item->setToolTip(2, c.fuseboxOnly ? qs(c.source) : tr("Made by PyTorch 2.6's %1").arg(qs(c.source)));

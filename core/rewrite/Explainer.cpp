@@ -26,13 +26,22 @@ void explainGroupOutcome(const Graph &graph, const HorizontalPattern &pattern, N
     auto it = search.outcomes.find(node);
     MatchTrace::Source candidates(trace, "group_batch_fusion.py:1294 get_fusion_candidates (breadth-first "
                                          "from each root, max_fuse_search_depth)");
-    if (!trace.check(it != search.outcomes.end(), "found by a root's upward search",
+    const bool found = it != search.outcomes.end();
+    if (!trace.check(found, "found by a root's upward search",
                      [&] {
-                         return "no node within max_fuse_search_depth " + std::to_string(depth)
-                                + " below it reached it, or it was fused already";
+                         return found ? "a root's search reached it within max_fuse_search_depth " + std::to_string(depth)
+                                      : "no node within max_fuse_search_depth " + std::to_string(depth)
+                                            + " below it reached it, or it was fused already";
                      }))
         return;
     const CandidateOutcome &o = it->second;
+    // The whole candidate group (the same key), not only this node: the IDE
+    // rings every member when the group is too small.
+    std::vector<NodeId> sameKey{node};
+    for (const auto &[other, outcome] : search.outcomes)
+        if (other != node && outcome.key == o.key && outcome.kind == o.kind && outcome.candidates == o.candidates)
+            sameKey.push_back(other);
+    std::sort(sameKey.begin() + 1, sameKey.end());
     MatchTrace::Source minSizeSource(trace, "group_batch_fusion.py:1346 apply_group_batch_fusion "
                                             "(len(candidate_nodes) < min_fuse_set_size)");
     trace.check(o.candidates >= static_cast<size_t>(minSize), "candidate group reaches min_fuse_set_size",
@@ -40,7 +49,8 @@ void explainGroupOutcome(const Graph &graph, const HorizontalPattern &pattern, N
                     return "candidate group of " + std::to_string(o.candidates)
                            + (o.candidates >= static_cast<size_t>(minSize) ? " ≥ " : " < ") + "min_fuse_set_size "
                            + std::to_string(minSize);
-                });
+                },
+                sameKey);
     if (o.kind == CandidateOutcome::Kind::GroupTooSmall)
         return;
     MatchTrace::Source subsetSource(trace, "group_batch_fusion.py:1212 find_independent_subset_greedy (len(subset) >= min_fuse_set_size, :1283)");

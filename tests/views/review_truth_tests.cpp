@@ -14,12 +14,14 @@
 #include "views/PatternsPanel.h"
 #include "views/ReviewFiles.h"
 #include "views/ScopeTree.h"
+#include "views/WhyNotPanel.h"
 #include "views/CollapsedGraph.h"
 #include "views/RewriteController.h"
 
 #include <catch.hpp>
 
 #include <QAction>
+#include <QDockWidget>
 #include <QFile>
 #include <QFileInfo>
 #include <QDateTime>
@@ -715,4 +717,83 @@ TEST_CASE("Export Model writes Fusebox's own ops as ATen ops in a .pt", "[views]
     CHECK(back->graph.nodesWithOp("aten::relu").size() == doc.graph().nodesWithOp("aten::relu").size() + 1);
     auto *log = w.findChild<QPlainTextEdit *>(QStringLiteral("log"));
     CHECK(log->toPlainText().contains(QStringLiteral("wrote fusebox::linear_relu as the ATen ops")));
+}
+
+TEST_CASE("why not: a failed check reads as what failed, rings every node it concerns", "[views][review]")
+{
+    auto window = openDemo();
+    MainWindow &w = *window;
+    Document &doc = *w.document();
+    RewriteController &rc = *w.rewrite();
+    findMatches(w);
+    // A too-small candidate group somewhere in the demo: its check must name
+    // every member, not only the node asked about.
+    std::optional<std::tuple<std::string, NodeId, size_t>> tooSmall;
+    for (const Pattern *p : doc.patterns().all()) {
+        if (p->family() != PatternFamily::Horizontal || tooSmall)
+            continue;
+        for (const std::string &op : p->rootOps())
+            for (NodeId id : doc.graph().nodesWithOp(op)) {
+                auto e = doc.explain(p->name(), id);
+                const Check *f = e ? e->failure() : nullptr;
+                if (!tooSmall && f && f->description == "candidate group reaches min_fuse_set_size") {
+                    const size_t members = std::stoul(f->actual.substr(std::string("candidate group of ").size()));
+                    if (members >= 2)
+                        tooSmall = std::tuple{p->name(), id, members};
+                }
+            }
+    }
+    REQUIRE(tooSmall);
+    const auto &[pattern, node, members] = *tooSmall;
+    INFO(pattern << " at " << doc.graph().node(node)->name);
+    const auto explanation = doc.explain(pattern, node);
+    REQUIRE(explanation);
+    const Check *f = explanation->failure();
+    REQUIRE(f);
+    CHECK(f->nodes.size() == members);
+    for (NodeId id : f->nodes)
+        CHECK(doc.graph().node(id)->op == doc.graph().node(node)->op);
+
+    // The panel: the failed row starts with what was not met; the passed
+    // search row does not read like a failure; every member is ringed red.
+    WhyNotPanel &panel = *rc.whyNotPanel();
+    std::vector<NodeId> ringed;
+    QObject::connect(&panel, &WhyNotPanel::marksChanged, &w,
+                     [&](const std::vector<NodeId> &failed, const std::vector<NodeId> &) { ringed = failed; });
+    panel.explain(pattern, node);
+    CHECK(ringed.size() == members);
+    auto *checks = panel.findChild<QTreeWidget *>(QStringLiteral("whyNotChecks"));
+    REQUIRE(checks);
+    bool sawFailed = false;
+    for (int i = 0; i < checks->topLevelItemCount(); ++i) {
+        const QTreeWidgetItem *item = checks->topLevelItem(i);
+        if (item->text(0).startsWith(QStringLiteral("✗")))
+            sawFailed = item->text(0) == QStringLiteral("✗ not met: candidate group reaches min_fuse_set_size");
+        if (item->text(0) == QStringLiteral("✓ found by a root's upward search"))
+            CHECK(item->text(1).startsWith(QStringLiteral("a root's search reached it")));
+    }
+    CHECK(sawFailed);
+    CHECK(checks->textElideMode() == Qt::ElideNone);
+}
+
+TEST_CASE("why not: selecting a node explains the pattern that concerns it", "[views][review]")
+{
+    auto window = openDemo();
+    MainWindow &w = *window;
+    Document &doc = *w.document();
+    RewriteController &rc = *w.rewrite();
+    findMatches(w);
+    // Open the Why Not dock as a user does, then click a linear that a
+    // batch_linear candidate covers.
+    auto *dock = rc.whyNotPanel()->parentWidget();
+    while (dock && !qobject_cast<QDockWidget *>(dock))
+        dock = dock->parentWidget();
+    REQUIRE(dock);
+    dock->show();
+    const int linear = firstRow(doc, "batch_linear", MatchStatus::Pending);
+    REQUIRE(linear >= 0);
+    const NodeId node = doc.matches()[size_t(linear)].match.nodes.back();
+    w.scene()->selectNode(node);
+    REQUIRE(settle(w));
+    CHECK(rc.whyNotPanel()->pattern() == "batch_linear"); // not permute_linear_fusion, the catalog's first at linear
 }

@@ -223,7 +223,7 @@ TEST_CASE("why not: the failed check, its values and its nodes", "[views][rewrit
     QString text = panel.text();
     CHECK(text.contains(QStringLiteral("does not fire at %cat")));
     CHECK(text.contains(QStringLiteral("✓ the node is still there when merge_getitem_cat_pass runs")));
-    CHECK(text.contains(QStringLiteral("✗ the getitems read a split — the getitems read %unbind_3 (aten::unbind), not a "
+    CHECK(text.contains(QStringLiteral("✗ not met: the getitems read a split — the getitems read %unbind_3 (aten::unbind), not a "
                                        "split (%unbind_3: made by batch_layernorm#1) [split_cat.py:1473 merge_getitem_cat]")));
 
     screenshot(w, "why_not_inductor");
@@ -232,7 +232,7 @@ TEST_CASE("why not: the failed check, its values and its nodes", "[views][rewrit
     w.rewrite()->setSchedule(PassSchedule::Greedy);
     text = panel.text();
     CHECK(text.contains(QStringLiteral("does not fire at %cat")));
-    CHECK(text.contains(QStringLiteral("✗ every cat input is a getitem — cat input %layer_norm (aten::layer_norm) is not a getitem")));
+    CHECK(text.contains(QStringLiteral("✗ not met: every cat input is a getitem — cat input %layer_norm (aten::layer_norm) is not a getitem")));
     // The failed check's nodes are ringed red on the graph.
     const NodeId layerNorm = doc.graph().findByName("layer_norm");
     CHECK(w.scene()->marks().value(layerNorm.value).color == QColor(0xd0, 0x20, 0x20));
