@@ -624,7 +624,7 @@ void RewriteController::applySelected()
         emit statusMessage(error);
         emit logLine(tr("not applied: %1").arg(error));
     } else {
-        emit statusMessage(tr("applied %n match(es)", nullptr, applied));
+        emit statusMessage(applied == 1 ? tr("applied 1 match") : tr("applied %1 matches").arg(applied));
     }
 }
 
@@ -662,7 +662,8 @@ void RewriteController::rejectSelected(bool reject)
             emit logLine(reject ? tr("rejected %1 (kept out of Apply All and the pass)").arg(name)
                                 : tr("restored %1 (a candidate again)").arg(name));
     }
-    emit statusMessage(reject ? tr("rejected %n match(es)", nullptr, done) : tr("restored %n match(es)", nullptr, done));
+    const QString matches = done == 1 ? tr("1 match") : tr("%1 matches").arg(done);
+    emit statusMessage(reject ? tr("rejected %1").arg(matches) : tr("restored %1").arg(matches));
 }
 
 bool RewriteController::newPatternFromSelection(QString *error)
@@ -688,7 +689,8 @@ bool RewriteController::newPatternFromSelection(QString *error)
     m_editorDock->show();
     m_editorDock->raise();
     m_window->resizeDocks({m_editorDock}, {340}, Qt::Vertical);
-    emit logLine(tr("new pattern from %n selected node(s)", nullptr, int(nodes.size())));
+    emit logLine(nodes.size() == 1 ? tr("new pattern from 1 selected node")
+                                   : tr("new pattern from %1 selected nodes").arg(nodes.size()));
     return true;
 }
 

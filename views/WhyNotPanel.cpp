@@ -32,6 +32,13 @@ WhyNotPanel::WhyNotPanel(Document *document, QWidget *parent)
     m_checks->setObjectName(QStringLiteral("whyNotChecks"));
     m_nearMisses->setObjectName(QStringLiteral("nearMisses"));
     m_summary->setWordWrap(true);
+    // Long answers wrap: a label that does not would widen the dock (and
+    // shrink the graph) to fit its text.
+    m_nodeLabel->setWordWrap(true);
+    m_nodeLabel->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    m_summary->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    m_checks->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Expanding);
+    m_nearMisses->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Expanding);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_checks->setHeaderLabels({tr("Check"), tr("Actual"), tr("Where")});
     m_checks->setRootIsDecorated(false);
@@ -53,7 +60,7 @@ WhyNotPanel::WhyNotPanel(Document *document, QWidget *parent)
     auto *top = new QHBoxLayout;
     top->addWidget(new QLabel(tr("Pattern:"), this));
     top->addWidget(m_patternBox, 1);
-    top->addWidget(m_nodeLabel);
+    top->addWidget(m_nodeLabel, 1);
     auto *nearRow = new QHBoxLayout;
     auto *nearButton = new QPushButton(tr("Near Misses"), this);
     nearButton->setObjectName(QStringLiteral("nearMissButton"));

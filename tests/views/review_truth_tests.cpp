@@ -797,3 +797,24 @@ TEST_CASE("why not: selecting a node explains the pattern that concerns it", "[v
     REQUIRE(settle(w));
     CHECK(rc.whyNotPanel()->pattern() == "batch_linear"); // not permute_linear_fusion, the catalog's first at linear
 }
+
+TEST_CASE("a long Why Not answer does not widen its dock", "[views][review]")
+{
+    auto window = openDemo();
+    MainWindow &w = *window;
+    Document &doc = *w.document();
+    RewriteController &rc = *w.rewrite();
+    findMatches(w);
+    QWidget *dock = rc.whyNotPanel()->parentWidget();
+    while (dock && !qobject_cast<QDockWidget *>(dock))
+        dock = dock->parentWidget();
+    REQUIRE(dock);
+    dock->show();
+    QTest::qWait(50);
+    const int before = dock->width();
+    const int row = firstRow(doc, "batch_linear", MatchStatus::Pending);
+    REQUIRE(row >= 0);
+    rc.whyNotPanel()->explain("batch_linear", doc.matches()[size_t(row)].match.anchor);
+    QTest::qWait(50);
+    CHECK(dock->width() == before);
+}
