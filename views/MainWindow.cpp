@@ -30,6 +30,7 @@
 #include <QMimeData>
 #include <QPlainTextEdit>
 #include <QProgressBar>
+#include <QScreen>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTemporaryFile>
@@ -331,7 +332,26 @@ void MainWindow::createStatusBar()
 void MainWindow::restoreSettings()
 {
     QSettings settings;
-    restoreGeometry(settings.value(kGeometryKey).toByteArray());
+    const QByteArray geometry = settings.value(kGeometryKey).toByteArray();
+    if (geometry.isEmpty()) {
+        // The first run: most of the screen, with room for the graph and a
+        // Matches table that shows more than two rows.
+        if (const QScreen *s = screen()) {
+            const QRect available = s->availableGeometry();
+            const QSize size(available.width() * 85 / 100, available.height() * 85 / 100);
+            setGeometry(QRect(available.center() - QPoint(size.width() / 2, size.height() / 2), size));
+        }
+        QList<QDockWidget *> bottom, left;
+        for (QDockWidget *dock : findChildren<QDockWidget *>()) {
+            if (dockWidgetArea(dock) == Qt::BottomDockWidgetArea)
+                bottom << dock;
+            else if (dockWidgetArea(dock) == Qt::LeftDockWidgetArea)
+                left << dock;
+        }
+        resizeDocks(bottom, QList<int>(bottom.size(), height() / 4), Qt::Vertical);
+        resizeDocks(left, QList<int>(left.size(), width() / 4), Qt::Horizontal);
+    }
+    restoreGeometry(geometry);
     restoreState(settings.value(kStateKey).toByteArray());
     m_showConstants->setChecked(settings.value(kConstantsKey, false).toBool());
     rebuildRecentMenu();

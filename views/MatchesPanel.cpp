@@ -177,7 +177,8 @@ void MatchesPanel::updateSummary()
         applied += t.applied;
         failed += t.failed;
     }
-    QString text = tr("%1 candidates · %2 rejected · %3 applied").arg(candidates).arg(rejected).arg(applied);
+    QString text = (candidates == 1 ? tr("1 candidate") : tr("%1 candidates").arg(candidates))
+                   + tr(" · %1 rejected · %2 applied").arg(rejected).arg(applied);
     if (failed)
         text += tr(" · <span style='color:#c02020'>%1 failed verification</span>").arg(failed);
     m_summary->setText(text);

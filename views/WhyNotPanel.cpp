@@ -60,7 +60,6 @@ WhyNotPanel::WhyNotPanel(Document *document, QWidget *parent)
     auto *top = new QHBoxLayout;
     top->addWidget(new QLabel(tr("Pattern:"), this));
     top->addWidget(m_patternBox, 1);
-    top->addWidget(m_nodeLabel, 1);
     auto *nearRow = new QHBoxLayout;
     auto *nearButton = new QPushButton(tr("Near Misses"), this);
     nearButton->setObjectName(QStringLiteral("nearMissButton"));
@@ -71,6 +70,7 @@ WhyNotPanel::WhyNotPanel(Document *document, QWidget *parent)
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addLayout(top);
+    layout->addWidget(m_nodeLabel); // its own row: it wraps over the dock's width
     layout->addWidget(m_summary);
     layout->addWidget(m_checks, 3);
     layout->addLayout(nearRow);
