@@ -27,6 +27,7 @@ void Document::open(const QString &path, const LoadOptions &options, const QStri
 {
     const quint64 generation = ++m_generation;
     m_loading = true;
+    m_pendingLoadOptions = options;
     emit loadStarted(path);
 
     const std::string file = path.toStdString();
@@ -62,17 +63,19 @@ void Document::finishLoad(quint64 generation, const QString &path, const QString
     QStringList warnings;
     for (const std::string &w : result->value().warnings)
         warnings << QString::fromStdString(w);
+    const LoadOptions options = m_pendingLoadOptions;
     setGraph(std::move(result->value().graph),
              displayName.isEmpty() ? QFileInfo(path).fileName() : displayName, warnings, path,
-             std::move(result->value().nodeLines));
+             std::move(result->value().nodeLines), options);
 }
 
 void Document::setGraph(Graph graph, const QString &displayName, const QStringList &warnings,
-                        const QString &filePath, std::vector<int> nodeLines)
+                        const QString &filePath, std::vector<int> nodeLines, LoadOptions options)
 {
     ++m_generation; // a pending load must not overwrite this graph
     m_background.waitForFinished();
     m_loading = false;
+    m_loadOptions = std::move(options);
     m_graph = std::move(graph);
     m_hasGraph = true;
     m_displayName = displayName;
@@ -83,6 +86,19 @@ void Document::setGraph(Graph graph, const QString &displayName, const QStringLi
     for (const VerifierIssue &issue : verify(m_graph))
         m_warnings << tr("verifier: %1").arg(QString::fromStdString(issue.message));
     emit graphLoaded();
+}
+
+std::vector<size_t> Document::inputsWithoutShape() const
+{
+    std::vector<size_t> unknown;
+    const auto &inputs = m_graph.inputs();
+    for (size_t i = 0; i < inputs.size(); ++i) {
+        const Node *n = m_graph.node(inputs[i]);
+        // Tensor inputs only: an int or a list input has no shape to give.
+        if (n && (n->type.empty() || n->type == "Tensor") && !n->meta.hasStaticShape())
+            unknown.push_back(i);
+    }
+    return unknown;
 }
 
 void Document::resetSession()

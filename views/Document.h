@@ -81,10 +81,16 @@ public:
     /// Starts reading a model file in the background: emits loadStarted(),
     /// then graphLoaded() or loadFailed(). The current graph stays until then.
     void open(const QString &path, const LoadOptions &options = {}, const QString &displayName = {});
+    /// The options the graph was opened with (the input shapes the user gave;
+    /// sessions and recent files keep them).
+    const LoadOptions &loadOptions() const { return m_loadOptions; }
     /// Replaces the graph at once (tests, importers that already ran); emits graphLoaded().
     /// `nodeLines` as nodeLines() returns them.
     void setGraph(Graph graph, const QString &displayName, const QStringList &warnings = {},
-                  const QString &filePath = {}, std::vector<int> nodeLines = {});
+                  const QString &filePath = {}, std::vector<int> nodeLines = {}, LoadOptions options = {});
+    /// The tensor inputs (their positions among graph().inputs()) whose shape
+    /// is not known: most rules check shapes and find nothing there.
+    std::vector<size_t> inputsWithoutShape() const;
 
     // ---- patterns -----------------------------------------------------------
     const PatternSet &patterns() const { return m_patterns; }
@@ -251,6 +257,7 @@ private:
 
     Graph m_graph;
     Graph m_original;
+    LoadOptions m_loadOptions, m_pendingLoadOptions;
     bool m_hasGraph = false;
     PatternSet m_patterns;
     std::vector<std::string> m_customNames;

@@ -496,7 +496,9 @@ void Document::applyAll()
             // Named before the call: an argument that moves `applied` away
             // may be evaluated before one that counts it.
             const QString text = tr("Apply All (%n rewrites)", nullptr, int(applied.size()));
-            m_undo->push(new RewriteCommand(this, text, std::move(groups), std::move(applied), SessionStep{true, {}}));
+            const int rewrites = int(applied.size());
+            m_undo->push(
+                new RewriteCommand(this, text, std::move(groups), std::move(applied), SessionStep{true, {}, rewrites}));
         }
         m_failures.insert(m_failures.end(), outcome->undone.begin(), outcome->undone.end());
         m_searchAgain = false;

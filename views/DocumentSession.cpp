@@ -130,10 +130,26 @@ bool Document::replaySteps(const std::vector<SessionStep> &steps, QString *error
         const SessionStep &step = steps[i];
         if (step.applyAll) {
             QEventLoop loop;
-            connect(this, &Document::applyAllFinished, &loop, &QEventLoop::quit);
+            int made = 0;
+            connect(this, &Document::applyAllFinished, &loop, [&](int applied) {
+                made = applied;
+                loop.quit();
+            });
             applyAll();
             if (m_applyingAll)
                 loop.exec();
+            // Fewer rewrites than were saved is not the review that was saved
+            // (the model or its input shapes differ): say so, keep what ran.
+            if (step.rewrites >= 0 && made < step.rewrites) {
+                if (error)
+                    *error = tr("step %1 of %2: Apply All made %3 of the %4 rewrites the session saved (are the "
+                                "model and its input shapes the same?)")
+                                 .arg(i + 1)
+                                 .arg(steps.size())
+                                 .arg(made)
+                                 .arg(step.rewrites);
+                return false;
+            }
             continue;
         }
         // The candidates of the graph as it is now, found on this thread.

@@ -3,6 +3,7 @@
 #include "Document.h"
 #include "GraphScene.h"
 #include "GraphView.h"
+#include "InputShapes.h"
 #include "InspectorPanel.h"
 #include "LegendWidget.h"
 #include "MiniMap.h"
@@ -30,6 +31,7 @@
 #include <QMimeData>
 #include <QPlainTextEdit>
 #include <QProgressBar>
+#include <QPushButton>
 #include <QScreen>
 #include <QSettings>
 #include <QStatusBar>
@@ -138,6 +140,9 @@ void MainWindow::createActions()
     open->setShortcut(QKeySequence::Open);
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     file->addAction(tr("Open &Demo Model"), this, [this] { openDemoModel(); });
+    QAction *shapes = file->addAction(tr("&Input Shapes…"), this, [this] { setInputShapes(); });
+    shapes->setObjectName(QStringLiteral("inputShapesAction"));
+    shapes->setToolTip(tr("Set the shapes of the model's tensor inputs and open it again with them"));
     file->addSeparator();
     QAction *saveSessionAction = file->addAction(tr("&Save Session"), this, [this] { saveSessionInteractive(); });
     saveSessionAction->setShortcut(QKeySequence::Save);
@@ -324,6 +329,13 @@ void MainWindow::createStatusBar()
     statusBar()->addWidget(m_progress);
     statusBar()->addWidget(m_busyLabel);
     statusBar()->addWidget(m_viewLabel, 1);
+    // Shown while some tensor input has no known shape.
+    m_shapesButton = new QPushButton(tr("Set Input Shapes…"), this);
+    m_shapesButton->setObjectName(QStringLiteral("setInputShapesButton"));
+    m_shapesButton->setToolTip(tr("Most rules check shapes: without the inputs' shapes they find nothing"));
+    m_shapesButton->hide();
+    connect(m_shapesButton, &QPushButton::clicked, this, [this] { setInputShapes(); });
+    statusBar()->addPermanentWidget(m_shapesButton);
     statusBar()->addPermanentWidget(m_countsLabel);
     statusBar()->addPermanentWidget(m_zoomLabel);
     statusBar()->addPermanentWidget(m_fileLabel);
@@ -425,6 +437,20 @@ void MainWindow::onGraphLoaded()
     m_searchHits.clear();
     m_inspector->clear();
     log(tr("loaded %1: %2 nodes, %3 edges").arg(m_document->displayName()).arg(graph.size()).arg(graph.edgeCount()));
+    if (!m_document->loadOptions().inputShapes.empty())
+        log(tr("input shapes: %1").arg(inputShapesText(m_document->loadOptions().inputShapes)));
+    const std::vector<size_t> unknown = m_document->inputsWithoutShape();
+    m_shapesButton->setVisible(!unknown.empty());
+    if (!unknown.empty()) {
+        QStringList names;
+        for (size_t i : unknown)
+            names << QStringLiteral("%") + QString::fromStdString(graph.node(graph.inputs()[i])->name);
+        const QString line = tr("the shape of %1 is unknown: most rules check shapes and find nothing without it; "
+                                "File ▸ Input Shapes… sets it")
+                                 .arg(names.join(QStringLiteral(", ")));
+        log(line);
+        statusBar()->showMessage(line, 15000);
+    }
     for (const QString &warning : m_document->warnings())
         log(tr("warning: %1").arg(warning));
     m_waitingForFirstLayout = true;

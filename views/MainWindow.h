@@ -19,6 +19,8 @@ class QProgressBar;
 class QTemporaryFile;
 class QToolBar;
 
+class QPushButton;
+
 namespace fusebox {
 
 class Document;
@@ -67,9 +69,19 @@ public:
     bool errorDialogsEnabled() const { return m_errorDialogs; }
 
     /// Starts opening a model file (in the background).
+    /// Starts opening a model file with the load options of the command line
+    /// (or, for a recent file, the input shapes it was last opened with).
     void openFile(const QString &path);
+    /// The same with these options (input shapes).
+    void openFile(const QString &path, const LoadOptions &options);
+    /// File ▸ Input Shapes…: asks for the tensor inputs' shapes (prefilled
+    /// with those the graph has) and opens the model again with them.
+    bool setInputShapes();
+    /// Who answers Input Shapes… (a dialog; tests set their own: a null
+    /// string is Cancel).
+    void setInputShapesPrompt(std::function<QString(const QString &current)> ask) { m_askInputShapes = std::move(ask); }
     /// Opens the embedded demo model; false (and an error) when it is not embedded.
-    bool openDemoModel();
+    bool openDemoModel(const LoadOptions *options = nullptr);
     /// Opens subgraph `name` of the higher-order op `node` (cond's branch,
     /// wrap's body, ...) as a graph of its own, in a new window that closes
     /// with this one; a copy: rewrites there leave this graph alone. Null
@@ -122,6 +134,8 @@ private:
     void saveSettings();
     void showOpenDialog();
     void addRecentFile(const QString &path);
+    /// The input shapes a recent file was opened with ("" when its own).
+    QString recentShapes(const QString &path) const;
     void rebuildRecentMenu();
     void reportError(const QString &title, const QString &message);
     void log(const QString &line);
@@ -153,6 +167,8 @@ private:
     QPlainTextEdit *m_log;
     QString m_sessionPath;
     std::function<QString(const QString &)> m_chooseSavePath;
+    std::function<QString(const QString &)> m_askInputShapes;
+    QPushButton *m_shapesButton = nullptr;
     QMenu *m_recentMenu = nullptr;
     QMenu *m_viewMenu = nullptr;
     QMenu *m_fileMenu = nullptr;

@@ -5,6 +5,7 @@
 #include "Document.h"
 #include "ReviewFiles.h"
 #include "RewriteController.h"
+#include "InputShapes.h"
 #include "SessionFile.h"
 
 #include <QDir>
@@ -13,6 +14,7 @@
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QInputDialog>
 #include <QMenu>
 #include <QMimeData>
 #include <QSettings>
@@ -23,6 +25,7 @@ namespace fusebox {
 
 namespace {
 const char *kRecentKey = "recentFiles";
+const char *kRecentShapesKey = "recentFileInputShapes"; // path -> "32,13;32,384"
 } // namespace
 
 void MainWindow::dragEnterEvent(QDragEnterEvent *event)
@@ -128,14 +131,28 @@ bool MainWindow::openSession(const QString &path)
         disconnect(*failed);
         emit sessionRestored(false, tr("the session's model could not be opened"));
     });
+    // The shapes the review used come back with it.
+    LoadOptions options = m_loadOptions;
+    if (!session->inputShapes.empty())
+        options.inputShapes = session->inputShapes;
     if (session->demo)
-        openDemoModel();
+        openDemoModel(&options);
     else
-        openFile(session->modelPath);
+        openFile(session->modelPath, options);
     return true;
 }
 
 void MainWindow::openFile(const QString &path)
+{
+    // A recent file opens with the shapes it was reviewed with.
+    LoadOptions options = m_loadOptions;
+    if (options.inputShapes.empty())
+        if (auto shapes = parseInputShapes(recentShapes(QFileInfo(path).absoluteFilePath())))
+            options.inputShapes = *shapes;
+    openFile(path, options);
+}
+
+void MainWindow::openFile(const QString &path, const LoadOptions &options)
 {
     if (path.endsWith(QStringLiteral(".fusebox"), Qt::CaseInsensitive)) {
         openSession(path);
@@ -146,10 +163,46 @@ void MainWindow::openFile(const QString &path)
     m_sessionPath.clear(); // a new review: Ctrl+S asks for a session file again
     m_pendingRecent = QFileInfo(path).absoluteFilePath();
     m_demoFile.reset();
-    m_document->open(path, m_loadOptions);
+    m_document->open(path, options);
 }
 
-bool MainWindow::openDemoModel()
+bool MainWindow::setInputShapes()
+{
+    if (!m_document->hasGraph())
+        return false;
+    const QString current = m_document->loadOptions().inputShapes.empty()
+                                ? currentInputShapesText(m_document->graph())
+                                : inputShapesText(m_document->loadOptions().inputShapes);
+    const QString hint = tr("Shapes of the tensor inputs, in order: sizes separated by ',', inputs by ';' (e.g. "
+                            "32,13;32,384). The model is opened again with them; decisions not saved are lost.");
+    QString text = current;
+    for (;;) {
+        bool ok = false;
+        text = m_askInputShapes ? m_askInputShapes(text)
+                                : QInputDialog::getText(this, tr("Input Shapes"), hint, QLineEdit::Normal, text, &ok);
+        if (m_askInputShapes)
+            ok = !text.isNull();
+        if (!ok)
+            return false;
+        QString error;
+        auto shapes = parseInputShapes(text, &error);
+        if (shapes) {
+            LoadOptions options = m_loadOptions;
+            options.inputShapes = *shapes;
+            log(tr("opening %1 again with input shapes %2").arg(m_document->displayName(), inputShapesText(*shapes)));
+            if (isDemoOpen())
+                openDemoModel(&options);
+            else
+                openFile(m_document->filePath(), options);
+            return true;
+        }
+        reportError(tr("Input Shapes"), error);
+        if (m_askInputShapes)
+            return false; // a test's answer is not asked again
+    }
+}
+
+bool MainWindow::openDemoModel(const LoadOptions *options)
 {
     QFile resource(QString::fromLatin1(kDemoResource));
     if (!resource.open(QIODevice::ReadOnly)) {
@@ -166,7 +219,7 @@ bool MainWindow::openDemoModel()
     m_demoFile = std::move(temp);
     m_pendingRecent.clear();
     m_sessionPath.clear();
-    m_document->open(path, m_loadOptions, tr("recsys_demo.pt (demo)"));
+    m_document->open(path, options ? *options : m_loadOptions, tr("recsys_demo.pt (demo)"));
     return true;
 }
 
@@ -179,8 +232,23 @@ void MainWindow::addRecentFile(const QString &path)
     files.prepend(path);
     while (files.size() > kMaxRecentFiles)
         files.removeLast();
-    QSettings().setValue(kRecentKey, files);
+    QSettings settings;
+    settings.setValue(kRecentKey, files);
+    // The input shapes it was opened with, for Open Recent.
+    QVariantMap shapes = settings.value(kRecentShapesKey).toMap();
+    for (auto it = shapes.begin(); it != shapes.end();)
+        it = files.contains(it.key()) ? std::next(it) : shapes.erase(it);
+    if (m_document->loadOptions().inputShapes.empty())
+        shapes.remove(path);
+    else
+        shapes.insert(path, inputShapesText(m_document->loadOptions().inputShapes));
+    settings.setValue(kRecentShapesKey, shapes);
     rebuildRecentMenu();
+}
+
+QString MainWindow::recentShapes(const QString &path) const
+{
+    return QSettings().value(kRecentShapesKey).toMap().value(path).toString();
 }
 
 void MainWindow::rebuildRecentMenu()
@@ -188,7 +256,10 @@ void MainWindow::rebuildRecentMenu()
     m_recentMenu->clear();
     const QStringList files = recentFiles();
     for (const QString &file : files) {
-        QAction *action = m_recentMenu->addAction(QFileInfo(file).fileName(), this, [this, file] { openFile(file); });
+        const QString shapes = recentShapes(file);
+        const QString label = shapes.isEmpty() ? QFileInfo(file).fileName()
+                                               : tr("%1 (inputs %2)").arg(QFileInfo(file).fileName(), shapes);
+        QAction *action = m_recentMenu->addAction(label, this, [this, file] { openFile(file); });
         action->setToolTip(file);
         action->setStatusTip(file);
     }

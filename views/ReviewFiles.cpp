@@ -57,6 +57,7 @@ bool ReviewFiles::saveSession(const QString &path, bool demo, QString *error)
     session.demo = demo;
     if (!demo)
         session.modelPath = QFileInfo(m_document->filePath()).absoluteFilePath();
+    session.inputShapes = m_document->loadOptions().inputShapes;
     session.verifyEachApply = m_document->verifyApplies();
     session.pass = m_document->passConfig();
     session.steps = m_document->sessionSteps();

@@ -78,6 +78,9 @@ RewriteController::RewriteController(QMainWindow *window, Document *document, Gr
             line += patterns.size() == 1 ? tr(" of 1 pattern") : tr(" of %1 patterns").arg(patterns.size());
         if (rejected)
             line += tr(", %1 rejected").arg(rejected);
+        // Few or no candidates because shapes are missing is not "nothing to do".
+        if (!m_document->inputsWithoutShape().empty())
+            line += tr(" — some inputs' shapes are unknown, and most rules need them (File ▸ Input Shapes…)");
         emit logLine(line);
     });
     connect(m_document, &Document::matchesApplied, this, [this](const std::vector<MatchEntry> &applied) {

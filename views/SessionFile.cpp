@@ -16,11 +16,24 @@ QString writeSession(const Session &session)
                      {"model", session.modelPath},
                      {"demo", session.demo},
                      {"verify_each_apply", session.verifyEachApply}};
+    if (!session.inputShapes.empty()) {
+        QJsonArray shapes;
+        for (const auto &shape : session.inputShapes) {
+            QJsonArray dims;
+            for (int64_t d : shape)
+                dims.append(qint64(d));
+            shapes.append(dims);
+        }
+        root.insert("input_shapes", shapes);
+    }
     root.insert("pass", QJsonDocument::fromJson(QByteArray::fromStdString(writePassConfig(session.pass))).object());
     QJsonArray steps;
     for (const SessionStep &step : session.steps) {
         if (step.applyAll) {
-            steps.append(QJsonObject{{"apply_all", true}});
+            QJsonObject all{{"apply_all", true}};
+            if (step.rewrites >= 0)
+                all.insert("rewrites", step.rewrites);
+            steps.append(all);
             continue;
         }
         QJsonArray signatures;
@@ -49,6 +62,18 @@ Expected<Session> readSession(const QString &text, const QString &sourceName)
     session.verifyEachApply = root.value("verify_each_apply").toBool(true);
     if (session.modelPath.isEmpty() && !session.demo)
         return Error{source + ": model: expected the model's path"};
+    const QJsonArray shapes = root.value("input_shapes").toArray();
+    for (qsizetype i = 0; i < shapes.size(); ++i) {
+        if (!shapes[i].isArray())
+            return Error{source + ": input_shapes[" + std::to_string(i) + "]: expected a list of sizes"};
+        std::vector<int64_t> dims;
+        for (const QJsonValue &d : shapes[i].toArray()) {
+            if (!d.isDouble() || d.toDouble() < 0 || d.toDouble() != double(qint64(d.toDouble())))
+                return Error{source + ": input_shapes[" + std::to_string(i) + "]: expected sizes (integers ≥ 0)"};
+            dims.push_back(qint64(d.toDouble()));
+        }
+        session.inputShapes.push_back(std::move(dims));
+    }
     const QByteArray pass = QJsonDocument(root.value("pass").toObject()).toJson(QJsonDocument::Compact);
     auto config = readPassConfig(pass.toStdString(), source + ": pass");
     if (!config)
@@ -60,6 +85,7 @@ Expected<Session> readSession(const QString &text, const QString &sourceName)
         SessionStep s;
         if (step.value("apply_all").toBool()) {
             s.applyAll = true;
+            s.rewrites = step.value("rewrites").toInt(-1);
         } else if (step.value("apply").isArray()) {
             for (const QJsonValue &v : step.value("apply").toArray())
                 s.signatures.push_back(v.toString().toStdString());

@@ -15,6 +15,9 @@ namespace fusebox {
 struct SessionStep {
     bool applyAll = false;
     std::vector<std::string> signatures;
+    /// Apply All: how many rewrites it made (-1 when the file does not say),
+    /// so that a replay that makes fewer says so.
+    int rewrites = -1;
     friend bool operator==(const SessionStep &, const SessionStep &) = default;
 };
 
@@ -25,10 +28,15 @@ struct SessionStep {
 /// history come back.
 ///
 /// {"fusebox_session": 1, "model": "/abs/model.pt" | "", "demo": false,
-///  "verify_each_apply": true, "pass": {pass file}, "steps": [{"apply": [sig, ...]} | {"apply_all": true}]}
+///  "input_shapes": [[32, 13], [32, 384]] (optional: the shapes the model was opened with),
+///  "verify_each_apply": true, "pass": {pass file},
+///  "steps": [{"apply": [sig, ...]} | {"apply_all": true, "rewrites": 12}]}
 struct Session {
     QString modelPath;
     bool demo = false;
+    /// The input shapes the review used (File ▸ Input Shapes…, --input-shape);
+    /// empty when the model's own were used.
+    std::vector<std::vector<int64_t>> inputShapes;
     bool verifyEachApply = true;
     PassConfig pass;
     std::vector<SessionStep> steps;

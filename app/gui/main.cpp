@@ -5,6 +5,7 @@
 #include "views/CollapsedGraph.h"
 #include "views/Document.h"
 #include "views/GraphScene.h"
+#include "views/InputShapes.h"
 #include "views/DiffView.h"
 #include "views/MainWindow.h"
 #include "views/MatchesPanel.h"
@@ -30,23 +31,10 @@ namespace {
 // "1,3,224,224" -> {1, 3, 224, 224}; several inputs: "1,16;1,8" or the option repeated.
 std::optional<std::vector<std::vector<int64_t>>> parseShapes(const QStringList &values, QString *error)
 {
-    std::vector<std::vector<int64_t>> shapes;
-    for (const QString &value : values) {
-        for (const QString &one : value.split(QLatin1Char(';'), Qt::SkipEmptyParts)) {
-            std::vector<int64_t> dims;
-            for (const QString &dim : one.split(QLatin1Char(','), Qt::SkipEmptyParts)) {
-                bool ok = false;
-                const qlonglong d = dim.trimmed().toLongLong(&ok);
-                if (!ok || d < 0) {
-                    *error = QStringLiteral("--input-shape %1: '%2' is not a dimension (expected e.g. 1,3,224,224)")
-                                 .arg(value, dim);
-                    return std::nullopt;
-                }
-                dims.push_back(d);
-            }
-            shapes.push_back(std::move(dims));
-        }
-    }
+    QString why;
+    auto shapes = fusebox::parseInputShapes(values.join(QLatin1Char(';')), &why);
+    if (!shapes)
+        *error = QStringLiteral("--input-shape: %1").arg(why);
     return shapes;
 }
 

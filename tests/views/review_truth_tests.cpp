@@ -6,6 +6,7 @@
 #include "core/torch/ModelLoader.h"
 #include "views/DiffView.h"
 #include "views/Document.h"
+#include "views/InputShapes.h"
 #include "views/GraphScene.h"
 #include "views/InspectorPanel.h"
 #include "views/MainWindow.h"
@@ -26,7 +27,9 @@
 #include <QFileInfo>
 #include <QDateTime>
 #include <QPlainTextEdit>
+#include <QProcess>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QTableView>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -817,4 +820,140 @@ TEST_CASE("a long Why Not answer does not widen its dock", "[views][review]")
     rc.whyNotPanel()->explain("batch_linear", doc.matches()[size_t(row)].match.anchor);
     QTest::qWait(50);
     CHECK(dock->width() == before);
+}
+
+namespace {
+
+/// The demo archive without the input shapes it records (a traced model as
+/// users have them), written with Python's zipfile.
+QString demoWithoutShapes(const QTemporaryDir &dir)
+{
+    const QString out = dir.filePath(QStringLiteral("traced.pt"));
+    const std::string script = "import zipfile,sys\n"
+                               "src=zipfile.ZipFile(sys.argv[1]); dst=zipfile.ZipFile(sys.argv[2],'w')\n"
+                               "[dst.writestr(i, src.read(i.filename)) for i in src.infolist() "
+                               "if not i.filename.endswith('fusebox/inputs.json')]\n"
+                               "dst.close()\n";
+    QProcess python;
+    python.start(QStringLiteral("/usr/bin/python3"),
+                 {QStringLiteral("-c"), QString::fromStdString(script), kDemo, out});
+    REQUIRE(python.waitForFinished(60000));
+    REQUIRE(python.exitCode() == 0);
+    return out;
+}
+
+} // namespace
+
+TEST_CASE("input shapes: unknown ones are said at load, set in a dialog, kept by sessions and recent files",
+          "[views][review]")
+{
+    QTemporaryDir dir;
+    const QString traced = demoWithoutShapes(dir);
+    const QString sessionPath = dir.filePath(QStringLiteral("review.fusebox"));
+    const QString shapes = QStringLiteral("8,128;8,8,16;8,6");
+    size_t rewrittenSize = 0;
+    {
+        MainWindow w;
+        w.setErrorDialogsEnabled(false);
+        w.resize(1600, 1000);
+        w.show();
+        Document &doc = *w.document();
+        QSignalSpy shown(&w, &MainWindow::graphShown);
+        w.openFile(traced);
+        REQUIRE(shown.wait(120000));
+        // Said at load, with the button to set them.
+        REQUIRE(doc.inputsWithoutShape().size() == 3);
+        auto *log = w.findChild<QPlainTextEdit *>(QStringLiteral("log"));
+        CHECK(log->toPlainText().contains(QStringLiteral("the shape of %dense, %sparse, %ids is unknown")));
+        auto *button = w.findChild<QPushButton *>(QStringLiteral("setInputShapesButton"));
+        REQUIRE(button);
+        CHECK_FALSE(button->isHidden());
+        findMatches(w);
+        CHECK(log->toPlainText().contains(QStringLiteral("some inputs' shapes are unknown")));
+
+        // The dialog is prefilled with what the graph has (nothing), and the
+        // model opens again with the shapes given.
+        QString prefilled = QStringLiteral("not asked");
+        w.setInputShapesPrompt([&](const QString &current) {
+            prefilled = current;
+            return shapes;
+        });
+        QSignalSpy again(&w, &MainWindow::graphShown);
+        QTest::mouseClick(button, Qt::LeftButton);
+        REQUIRE(again.wait(120000));
+        CHECK(prefilled == QStringLiteral(";;"));
+        CHECK(doc.inputsWithoutShape().empty());
+        CHECK(inputShapesText(doc.loadOptions().inputShapes) == shapes);
+        CHECK(button->isHidden());
+        CHECK(doc.graph().node(doc.graph().inputs()[1])->meta.toString() == "f32[8, 8, 16]");
+        // Asked again, it shows the shapes in use.
+        w.setInputShapesPrompt([&](const QString &current) {
+            prefilled = current;
+            return QString(); // Cancel
+        });
+        CHECK_FALSE(w.setInputShapes());
+        CHECK(prefilled == shapes);
+
+        findMatches(w);
+        QSignalSpy allDone(&doc, &Document::applyAllFinished);
+        w.rewrite()->applyAllAction()->trigger();
+        REQUIRE((allDone.count() > 0 || allDone.wait(60000)));
+        REQUIRE(settle(w));
+        REQUIRE(allDone.first().at(0).toInt() > 0);
+        rewrittenSize = doc.graph().size();
+        QString error;
+        REQUIRE(w.saveSession(sessionPath, &error));
+        // The recent file remembers the shapes.
+        CHECK(w.recentFiles().value(0) == QFileInfo(traced).absoluteFilePath());
+    }
+    {
+        // The session reopens with its shapes, and replays the same rewrites.
+        MainWindow w;
+        w.setErrorDialogsEnabled(false);
+        w.show();
+        QSignalSpy restored(&w, &MainWindow::sessionRestored);
+        REQUIRE(w.openSession(sessionPath));
+        REQUIRE(restored.wait(120000));
+        INFO(restored.first().at(1).toString().toStdString());
+        CHECK(restored.first().at(0).toBool());
+        REQUIRE(settle(w));
+        CHECK(w.document()->inputsWithoutShape().empty());
+        CHECK(w.document()->graph().size() == rewrittenSize);
+    }
+    {
+        // Open Recent: the same shapes.
+        MainWindow w;
+        w.setErrorDialogsEnabled(false);
+        w.show();
+        QSignalSpy shown(&w, &MainWindow::graphShown);
+        w.openFile(traced);
+        REQUIRE(shown.wait(120000));
+        CHECK(w.document()->inputsWithoutShape().empty());
+        CHECK(inputShapesText(w.document()->loadOptions().inputShapes) == shapes);
+    }
+    {
+        // A session whose Apply All makes fewer rewrites than it saved says so.
+        QFile file(sessionPath);
+        REQUIRE(file.open(QIODevice::ReadOnly));
+        QString text = QString::fromUtf8(file.readAll());
+        file.close();
+        REQUIRE(text.contains(QStringLiteral("\"input_shapes\"")));
+        const QRegularExpression saved(QStringLiteral("\"rewrites\": (\\d+)"));
+        const auto m = saved.match(text);
+        REQUIRE(m.hasMatch());
+        const int count = m.captured(1).toInt();
+        text.replace(m.capturedStart(1), m.capturedLength(1), QString::number(count + 5));
+        REQUIRE(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        file.write(text.toUtf8());
+        file.close();
+        MainWindow w;
+        w.setErrorDialogsEnabled(false);
+        w.show();
+        QSignalSpy restored(&w, &MainWindow::sessionRestored);
+        REQUIRE(w.openSession(sessionPath));
+        REQUIRE(restored.wait(120000));
+        CHECK_FALSE(restored.first().at(0).toBool());
+        CHECK(restored.first().at(1).toString().contains(
+            QStringLiteral("Apply All made %1 of the %2 rewrites the session saved").arg(count).arg(count + 5)));
+    }
 }
