@@ -133,6 +133,8 @@ private:
     void restoreSettings();
     void saveSettings();
     void showOpenDialog();
+    /// saveSession() with its error in a message box and "saved" in the status bar.
+    bool saveSessionReporting(const QString &path);
     void addRecentFile(const QString &path);
     /// The input shapes a recent file was opened with ("" when its own).
     QString recentShapes(const QString &path) const;

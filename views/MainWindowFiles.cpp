@@ -73,8 +73,13 @@ bool MainWindow::saveSessionInteractive()
 {
     if (m_sessionPath.isEmpty())
         return saveSessionAs();
+    return saveSessionReporting(m_sessionPath);
+}
+
+bool MainWindow::saveSessionReporting(const QString &path)
+{
     QString error;
-    if (!saveSession(m_sessionPath, &error)) {
+    if (!saveSession(path, &error)) {
         reportError(tr("Save Session"), error);
         return false;
     }
@@ -88,15 +93,7 @@ bool MainWindow::saveSessionAs()
     const QString path = m_chooseSavePath ? m_chooseSavePath(suggested)
                                           : QFileDialog::getSaveFileName(this, tr("Save Session As"), suggested,
                                                                          tr("Fusebox sessions (*.fusebox)"));
-    if (path.isEmpty())
-        return false;
-    QString error;
-    if (!saveSession(path, &error)) {
-        reportError(tr("Save Session"), error);
-        return false;
-    }
-    statusBar()->showMessage(tr("saved %1").arg(m_sessionPath), 5000);
-    return true;
+    return !path.isEmpty() && saveSessionReporting(path);
 }
 
 bool MainWindow::openSession(const QString &path)

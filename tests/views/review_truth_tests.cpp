@@ -1,6 +1,7 @@
 // Issue 14: the review workflow tells the truth. Each case drives the real
 // widgets and actions on the demo model and checks that the readouts agree
 // with the document's graph and decisions, counted here independently.
+#include "ReviewTestSupport.h"
 #include "ViewTestGraphs.h"
 
 #include "core/torch/ModelLoader.h"
@@ -37,40 +38,17 @@
 #include <QUndoStack>
 
 using namespace fusebox;
+using namespace fusebox::viewtest;
 
 namespace {
 
-const QString kDemo = QStringLiteral(FUSEBOX_FIXTURE_DIR "/recsys_demo.pt");
-
-bool settle(MainWindow &w)
+/// The dock a panel sits in (null when none).
+QDockWidget *dockOf(QWidget *panel)
 {
-    return QTest::qWaitFor(
-        [&w] {
-            return !w.document()->isSearching() && !w.document()->isApplyingAll() && !w.scene()->isLayoutRunning()
-                   && !w.scene()->hasPendingOverlays();
-        },
-        60000);
-}
-
-int firstRow(const Document &d, const std::string &pattern, MatchStatus status)
-{
-    for (size_t i = 0; i < d.matches().size(); ++i)
-        if (d.matches()[i].match.pattern == pattern && d.matches()[i].status == status)
-            return int(i);
-    return -1;
-}
-
-std::unique_ptr<MainWindow> openDemo()
-{
-    auto w = std::make_unique<MainWindow>();
-    w->setErrorDialogsEnabled(false);
-    w->resize(1600, 1000);
-    w->show();
-    QSignalSpy shown(w.get(), &MainWindow::graphShown);
-    REQUIRE(QFile::exists(kDemo));
-    w->openFile(kDemo);
-    REQUIRE(shown.wait(120000));
-    return w;
+    QWidget *w = panel;
+    while (w && !qobject_cast<QDockWidget *>(w))
+        w = w->parentWidget();
+    return qobject_cast<QDockWidget *>(w);
 }
 
 void findMatches(MainWindow &w)
@@ -788,9 +766,7 @@ TEST_CASE("why not: selecting a node explains the pattern that concerns it", "[v
     findMatches(w);
     // Open the Why Not dock as a user does, then click a linear that a
     // batch_linear candidate covers.
-    auto *dock = rc.whyNotPanel()->parentWidget();
-    while (dock && !qobject_cast<QDockWidget *>(dock))
-        dock = dock->parentWidget();
+    QDockWidget *dock = dockOf(rc.whyNotPanel());
     REQUIRE(dock);
     dock->show();
     const int linear = firstRow(doc, "batch_linear", MatchStatus::Pending);
@@ -808,9 +784,7 @@ TEST_CASE("a long Why Not answer does not widen its dock", "[views][review]")
     Document &doc = *w.document();
     RewriteController &rc = *w.rewrite();
     findMatches(w);
-    QWidget *dock = rc.whyNotPanel()->parentWidget();
-    while (dock && !qobject_cast<QDockWidget *>(dock))
-        dock = dock->parentWidget();
+    QDockWidget *dock = dockOf(rc.whyNotPanel());
     REQUIRE(dock);
     dock->show();
     QTest::qWait(50);

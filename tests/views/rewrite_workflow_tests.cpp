@@ -2,6 +2,7 @@
 // engine, select a match, apply, undo, redo, reject another, ask why-not,
 // make a pattern from a selection, export and reload the pass file.
 // With FUSEBOX_SCREENSHOT_DIR set, it also saves the window at each stage.
+#include "ReviewTestSupport.h"
 #include "ViewTestGraphs.h"
 
 #include "core/ir/GraphCompare.h"
@@ -38,8 +39,6 @@ using namespace fusebox::viewtest;
 
 namespace {
 
-const QString kDemo = QStringLiteral(FUSEBOX_FIXTURE_DIR "/recsys_demo.pt");
-
 /// Saves the window to $FUSEBOX_SCREENSHOT_DIR/name.png when the variable is set.
 void screenshot(QWidget &w, const char *name)
 {
@@ -49,38 +48,6 @@ void screenshot(QWidget &w, const char *name)
     QDir().mkpath(dir);
     QTest::qWait(50);
     w.grab().save(dir + QLatin1Char('/') + QString::fromLatin1(name) + QStringLiteral(".png"));
-}
-
-/// Waits for the document to settle: no search, no Apply All, no layout.
-bool settle(MainWindow &w)
-{
-    return QTest::qWaitFor(
-        [&w] {
-            return !w.document()->isSearching() && !w.document()->isApplyingAll() && !w.scene()->isLayoutRunning()
-                   && !w.scene()->hasPendingOverlays();
-        },
-        60000);
-}
-
-int firstRow(const Document &d, const std::string &pattern, MatchStatus status)
-{
-    for (size_t i = 0; i < d.matches().size(); ++i)
-        if (d.matches()[i].match.pattern == pattern && d.matches()[i].status == status)
-            return int(i);
-    return -1;
-}
-
-std::unique_ptr<MainWindow> openDemo()
-{
-    auto w = std::make_unique<MainWindow>();
-    w->setErrorDialogsEnabled(false);
-    w->resize(1600, 1000);
-    w->show();
-    QSignalSpy shown(w.get(), &MainWindow::graphShown);
-    REQUIRE(QFile::exists(kDemo));
-    w->openFile(kDemo);
-    REQUIRE(shown.wait(120000));
-    return w;
 }
 
 } // namespace
