@@ -21,6 +21,12 @@ Document::~Document()
 {
     // A background search or Apply All reads the graph and the patterns.
     m_background.waitForFinished();
+    // The undo stack is a child, so QObject would delete it after this object's members are
+    // gone, and its clear() emits indexChanged to windows that then read them (a double free
+    // of the display name in valgrind). Quiet it and delete it while the members still live.
+    m_undo->blockSignals(true);
+    delete m_undo;
+    m_undo = nullptr;
 }
 
 void Document::open(const QString &path, const LoadOptions &options, const QString &displayName)

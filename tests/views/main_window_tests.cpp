@@ -18,6 +18,7 @@
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QSignalSpy>
+#include <QUndoStack>
 
 using namespace fusebox;
 using namespace fusebox::viewtest;
@@ -171,4 +172,27 @@ TEST_CASE("MainWindow opens PT2 graphs: an FX dump by File > Open, a torch.expor
     REQUIRE(failed.isEmpty());
     CHECK(w.document()->graph().size() == 15);
     CHECK(w.windowTitle().contains(QStringLiteral("split_cat_linear.json")));
+}
+
+TEST_CASE("a document with undo history tells no one about it while it is destroyed", "[views]")
+{
+    // The undo stack is the document's child; left to QObject it was deleted after the
+    // document's members and its clear() emitted indexChanged to the window, which read the
+    // freed display name (a double free seen at window close, and a CI hang in issue 14).
+    auto *doc = new Document;
+    doc->setGraph(encoderGraph(), QStringLiteral("encoder.json"));
+    doc->undoStack()->push(new QUndoCommand(QStringLiteral("an edit")));
+    REQUIRE(doc->undoStack()->index() == 1);
+
+    bool destroying = false;
+    int signalsWhileDestroying = 0;
+    QObject listener;
+    QObject::connect(doc, &QObject::destroyed, &listener, [&] { destroying = true; });
+    QObject::connect(doc->undoStack(), &QUndoStack::indexChanged, &listener,
+                     [&] { signalsWhileDestroying += destroying ? 1 : 0; });
+    QObject::connect(doc->undoStack(), &QUndoStack::cleanChanged, &listener,
+                     [&] { signalsWhileDestroying += destroying ? 1 : 0; });
+    delete doc;
+    CHECK(destroying);
+    CHECK(signalsWhileDestroying == 0);
 }
