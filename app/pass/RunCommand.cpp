@@ -4,6 +4,7 @@
 #include "core/ir/GraphSignature.h"
 #include "core/rewrite/GreedyDriver.h"
 #include "core/torch/Executor.h"
+#include "core/torch/LatencyComparison.h"
 #include "core/torch/NumericVerifier.h"
 #include "core/torch/RewriteVerifier.h"
 #include "core/torch/TorchScriptExporter.h"
@@ -17,6 +18,7 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <sstream>
 
 namespace fusebox::cli {
 namespace {
@@ -42,6 +44,18 @@ public:
                   << " failed verification and was undone: " << reason << "\n";
     }
 };
+
+/// "median 1.92 ms, middle half 1.90-1.95 ms, range 1.85-2.40 ms".
+std::string spreadText(const LatencyResult &r)
+{
+    auto ms = [](double v) {
+        std::ostringstream out;
+        out << std::fixed << std::setprecision(v < 10 ? 3 : 2) << v;
+        return out.str();
+    };
+    return "median " + ms(r.medianMs) + " ms, middle half " + ms(r.p25Ms) + "-" + ms(r.p75Ms) + " ms, range "
+           + ms(r.minMs) + "-" + ms(r.maxMs) + " ms";
+}
 
 int runRun(const ParsedArgs &args)
 {
@@ -89,11 +103,24 @@ int runRun(const ParsedArgs &args)
     const double readSeconds = secondsSince(readStart);
     Graph &graph = model->graph;
     const bool verify = args.has("--verify");
+    const bool measure = args.has("--measure");
+    LatencyOptions latencyOptions;
+    for (auto [option, target] : {std::pair{"--measure-runs", &latencyOptions.iterations},
+                                  std::pair{"--measure-warmup", &latencyOptions.warmup}}) {
+        if (auto text = args.value(option)) {
+            auto n = parseShape(*text);
+            if (!n || n->size() != 1 || (*n)[0] < (std::string(option) == "--measure-runs" ? 1 : 0)) {
+                std::cerr << "fusebox-pass run: " << option << " '" << *text << "' is not a count\n";
+                return kExitUsage;
+            }
+            *target = static_cast<int>((*n)[0]);
+        }
+    }
     const bool greedy = args.value("--schedule").value_or("inductor") == "greedy";
     // The graph as read, for the verifier and for greedy's comparison with
     // Inductor's schedule (a copy of every node: only when one needs it).
     std::optional<Graph> original;
-    if (verify || greedy)
+    if (verify || greedy || measure)
         original = graph.clone();
 
     std::optional<RewriteVerifier> verifier;
@@ -186,6 +213,30 @@ int runRun(const ParsedArgs &args)
         }
     }
 
+    // Measured, never modelled: both graphs run on the same inputs, timed runs alternating.
+    std::string latencyLine;
+    if (measure) {
+        std::cerr << "measuring latency: " << latencyOptions.iterations << " runs of each graph after "
+                  << latencyOptions.warmup << " warm-up\n";
+        auto latency = compareLatency(*original, graph, latencyOptions);
+        if (!latency) {
+            std::cerr << "fusebox-pass run: cannot measure latency: " << latency.error().message << "\n";
+            report["latency"] = {{"error", latency.error().message}};
+            exitCode = kExitFailure;
+        } else {
+            auto summary = [](const LatencyResult &r) {
+                return nlohmann::json{{"median_ms", r.medianMs}, {"mean_ms", r.meanMs}, {"min_ms", r.minMs},
+                                      {"max_ms", r.maxMs}, {"p25_ms", r.p25Ms}, {"p75_ms", r.p75Ms},
+                                      {"runs", r.iterations}, {"samples_ms", r.samplesMs}};
+            };
+            report["latency"] = {{"engine", latency->engine}, {"warmup", latency->warmup},
+                                 {"before", summary(latency->before)}, {"after", summary(latency->after)},
+                                 {"speedup", latency->speedup()}};
+            latencyLine = "latency: " + latency->summary() + "\n  before " + spreadText(latency->before)
+                          + "\n  after  " + spreadText(latency->after);
+        }
+    }
+
     const Clock::time_point writeStart = Clock::now();
     // A .pt is for stock PyTorch: Fusebox's own ops go out as the ATen ops
     // they are defined by, unless asked to keep them.
@@ -247,6 +298,8 @@ int runRun(const ParsedArgs &args)
     if (verify)
         std::cout << "verification (" << verifier->engine()
                   << "): " << report["verification"]["message"].get<std::string>() << "\n";
+    if (!latencyLine.empty())
+        std::cout << latencyLine << "\n";
     std::cout << "wrote " << *output << "\n";
     // The process ends now: freeing the graphs node by node would take longer
     // than a 100k-node run's passes (clang's -disable-free, for the same reason).
@@ -261,7 +314,7 @@ int runRun(const ParsedArgs &args)
 Command runCommand()
 {
     return {"run",
-            "run MODEL -o OUT.pt|OUT.json|OUT.py [--config passes.json] [--patterns FILE] [--schedule inductor|greedy] [--verify] [--precision P] [--report report.json]",
+            "run MODEL -o OUT.pt|OUT.json|OUT.py [--config passes.json] [--patterns FILE] [--schedule inductor|greedy] [--verify] [--precision P] [--measure] [--report report.json]",
             "apply the rules as Inductor does (or greedily) and write the rewritten model",
             "Runs the enabled rules (all built-in rules, or those named by --config),\n"
             "skipping the config's rejected matches, and writes the rewritten model. By\n"
@@ -279,12 +332,20 @@ Command runCommand()
             "--verify runs the original and the graph after every rewrite on the same\n"
             "random inputs; a rewrite whose outputs differ by more than precision\n"
             "(absolute + relative) is undone and reported, naming its pattern. The exit\n"
-            "status is 1 when the final verification fails.",
+            "status is 1 when the final verification fails.\n"
+            "--measure times the original and the rewritten graph on the same random\n"
+            "inputs (libtorch 1.13's executor, or PyTorch 2 through the bridge for\n"
+            "graphs libtorch cannot run): warm-up runs of each, then timed runs\n"
+            "alternating between the two; it prints medians, the middle half and the\n"
+            "range of each, and the speed-up of the medians (the report's latency).",
             {{"-o", "OUT", "where to write the rewritten model (.pt, .json or .py; required)"},
              configOption(),
              patternsOption(),
              {"--verify", "", "verify every rewrite numerically (Inductor's fx_passes_numeric_check)"},
              {"--precision", "P", "verification tolerance, absolute and relative (default 1e-4)"},
+             {"--measure", "", "time the original and the rewritten graph on the same inputs (medians and spread)"},
+             {"--measure-runs", "N", "--measure: timed runs of each graph (default 30)"},
+             {"--measure-warmup", "N", "--measure: untimed runs of each graph first (default 5)"},
              {"--report", "report.json", "write a JSON report: counters per rule, nodes, verification, seconds per phase"},
              scheduleOption(),
              {"--max-rounds", "N", "--schedule greedy: give up after N rounds (default 10)"},

@@ -31,7 +31,7 @@ bool commandNeedsLibtorch(const std::string &command, const ParsedArgs &args)
 {
     if (takesModel(command) && !args.positionals.empty() && readsWithLibtorch(args.positionals[0]))
         return true;
-    if (command == "run" && args.has("--verify"))
+    if (command == "run" && (args.has("--verify") || args.has("--measure")))
         return true; // libtorch runs the graphs first; the bridge only when it cannot
     if ((command == "run" || command == "convert") && args.value("-o")
         && outputFormatOf(*args.value("-o")) == OutputFormat::TorchScript)

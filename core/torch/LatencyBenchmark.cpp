@@ -39,14 +39,7 @@ LatencyResult timeRuns(const std::function<void()> &forward, int warmup, int ite
         forward();
         ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
     }
-    LatencyResult result;
-    result.iterations = iterations;
-    result.meanMs = std::accumulate(ms.begin(), ms.end(), 0.0) / ms.size();
-    std::sort(ms.begin(), ms.end());
-    result.minMs = ms.front();
-    result.maxMs = ms.back();
-    result.medianMs = ms.size() % 2 ? ms[ms.size() / 2] : (ms[ms.size() / 2 - 1] + ms[ms.size() / 2]) / 2;
-    return result;
+    return summarizeLatency(std::move(ms));
 }
 
 std::optional<Error> checkCounts(int warmup, int iterations)
@@ -58,6 +51,30 @@ std::optional<Error> checkCounts(int warmup, int iterations)
 }
 
 } // namespace
+
+LatencyResult summarizeLatency(std::vector<double> samplesMs)
+{
+    LatencyResult result;
+    result.iterations = static_cast<int>(samplesMs.size());
+    if (samplesMs.empty())
+        return result;
+    result.meanMs = std::accumulate(samplesMs.begin(), samplesMs.end(), 0.0) / samplesMs.size();
+    std::vector<double> sorted = samplesMs;
+    std::sort(sorted.begin(), sorted.end());
+    auto quantile = [&sorted](double q) {
+        const double rank = q * (sorted.size() - 1);
+        const size_t below = static_cast<size_t>(rank);
+        const size_t above = std::min(below + 1, sorted.size() - 1);
+        return sorted[below] + (rank - below) * (sorted[above] - sorted[below]);
+    };
+    result.minMs = sorted.front();
+    result.maxMs = sorted.back();
+    result.medianMs = quantile(0.5);
+    result.p25Ms = quantile(0.25);
+    result.p75Ms = quantile(0.75);
+    result.samplesMs = std::move(samplesMs);
+    return result;
+}
 
 Expected<LatencyResult> measureLatency(const Graph &graph, const std::vector<HostTensor> &inputs, int warmup,
                                        int iterations)

@@ -16,9 +16,18 @@ struct LatencyResult {
     double meanMs = 0;
     double minMs = 0;
     double maxMs = 0;
+    /// The middle half of the runs lies between these (the spread a chart shows).
+    double p25Ms = 0;
+    double p75Ms = 0;
     /// Timed iterations (warmup runs excluded).
     int iterations = 0;
+    /// Each timed run, in the order run.
+    std::vector<double> samplesMs;
 };
+
+/// The summary of `samplesMs` (at least one): median, mean, min, max and the
+/// quartiles (linear interpolation between ranks, as numpy's default).
+LatencyResult summarizeLatency(std::vector<double> samplesMs);
 
 /// Times the graph as libtorch runs a scripted model: the lowered graph
 /// (IrToTorchGraph.h) under a torch::jit::GraphExecutor (the profiling

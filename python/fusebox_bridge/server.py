@@ -76,6 +76,7 @@ _OPS = {
     "verify_begin": ("verify", "begin"),
     "verify_check": ("verify", "check"),
     "apply_patterns": ("patterns", "apply_patterns"),
+    "latency": ("latency", "latency"),
 }
 
 

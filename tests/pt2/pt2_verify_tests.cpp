@@ -40,3 +40,31 @@ TEST_CASE("the bridge's verifier catches an unsafe rewrite and it is undone", "[
     CHECK(j["verification"]["passed"] == true);
     CHECK(r.exitCode == 0);
 }
+
+TEST_CASE("run --measure times a graph libtorch 1.13 cannot run in PyTorch 2, before and after", "[pt2][verify][latency]")
+{
+    const Capture &c = captured("tests/pt2/models/attention.py");
+    const std::string dir = std::string(FUSEBOX_BINARY_DIR) + "/pt2-fixtures";
+    RunResult r = runPass("run " + c.file("aot_forward.py") + " --measure --measure-runs 7 --measure-warmup 1 -o " + dir
+                          + "/attention-measured.py --report " + dir + "/attention-latency.json");
+    INFO(r.output);
+    REQUIRE(r.exitCode == 0);
+    auto j = nlohmann::json::parse(readFile(dir + "/attention-latency.json"));
+    const auto &latency = j["latency"];
+    CHECK(latency["engine"].get<std::string>().find("through the bridge") != std::string::npos);
+    CHECK(latency["warmup"] == 1);
+    for (const char *side : {"before", "after"}) {
+        const auto &s = latency[side];
+        CHECK(s["runs"] == 7);
+        CHECK(s["samples_ms"].size() == 7);
+        CHECK(s["min_ms"].get<double>() > 0);
+        CHECK(s["min_ms"].get<double>() <= s["median_ms"].get<double>());
+        CHECK(s["median_ms"].get<double>() <= s["max_ms"].get<double>());
+    }
+    CHECK(latency["speedup"].get<double>()
+          == Approx(latency["before"]["median_ms"].get<double>() / latency["after"]["median_ms"].get<double>()));
+    // The printed lines say what the report says.
+    CHECK(r.output.find("latency: before ") != std::string::npos);
+    CHECK(r.output.find("(median of 7, PyTorch 2.") != std::string::npos);
+    CHECK(r.output.find("  before median ") != std::string::npos);
+}

@@ -9,6 +9,7 @@
 #include "core/rewrite/PatternRewriter.h"
 #include "core/torch/Executor.h"
 #include "core/torch/LatencyBenchmark.h"
+#include "core/torch/LatencyComparison.h"
 #include "core/torch/ModelLoader.h"
 #include "core/torch/NumericVerifier.h"
 
@@ -350,4 +351,77 @@ TEST_CASE("latency of a graph and of its archive under optimize_for_inference", 
     auto missing = measureOptimizeForInferenceLatency(fixture("missing.pt"), inputs, 1, 1);
     REQUIRE_FALSE(missing);
     CHECK(missing.error().message.rfind(fixture("missing.pt") + ": ", 0) == 0);
+}
+
+namespace {
+/// x [192, 192] through `matmuls` linears by the same weight: time grows with the count.
+Graph matmulChain(int matmuls)
+{
+    using namespace fusebox::test;
+    Graph g;
+    Arg x = g.addInput("x", f32({192, 192}));
+    NodeId w = addWeight(g, "w", {192, 192}, 3);
+    for (int i = 0; i < matmuls; ++i)
+        x = g.addOp("aten::linear", {x, w, NoneArg{}});
+    g.setOutputs({x});
+    return g;
+}
+} // namespace
+
+TEST_CASE("compareLatency times both graphs, alternating, and sees the one that does more work", "[torch]")
+{
+    const Graph light = matmulChain(1), heavy = matmulChain(24);
+    LatencyOptions options;
+    options.warmup = 2;
+    options.iterations = 9;
+    std::vector<int> progress;
+    options.progress = [&](int done, int total) {
+        CHECK(total == 9);
+        progress.push_back(done);
+    };
+    auto slower = compareLatency(light, heavy, options);
+    if (!slower)
+        FAIL(slower.error().message);
+    CHECK(slower->engine == "libtorch 1.13");
+    CHECK(slower->before.samplesMs.size() == 9);
+    CHECK(slower->after.samplesMs.size() == 9);
+    CHECK(progress == std::vector<int>{1, 2, 3, 4, 5, 6, 7, 8, 9});
+    for (const LatencyResult *r : {&slower->before, &slower->after}) {
+        CHECK(r->minMs <= r->p25Ms);
+        CHECK(r->p25Ms <= r->medianMs);
+        CHECK(r->medianMs <= r->p75Ms);
+        CHECK(r->p75Ms <= r->maxMs);
+    }
+    // 24 matmuls of 192x192 against one: measured, the current graph is much slower.
+    CHECK(slower->after.medianMs > 4 * slower->before.medianMs);
+    CHECK(slower->speedup() < 0.25);
+    CHECK(slower->summary().find("slower") != std::string::npos);
+
+    // Cancelled before the first timed run: an Error, nothing measured.
+    std::atomic<bool> cancel{true};
+    options.cancel = &cancel;
+    auto stopped = compareLatency(light, heavy, options);
+    REQUIRE_FALSE(stopped);
+    CHECK(stopped.error().message == "cancelled");
+
+    options.cancel = nullptr;
+    options.iterations = 0;
+    CHECK_FALSE(compareLatency(light, heavy, options));
+}
+
+TEST_CASE("summarizeLatency: quartiles interpolate as numpy's percentile does", "[torch]")
+{
+    // numpy.percentile([4, 1, 3, 2, 10], [25, 50, 75]) == [2, 3, 4]; mean 4.
+    LatencyResult r = summarizeLatency({4, 1, 3, 2, 10});
+    CHECK(r.p25Ms == 2);
+    CHECK(r.medianMs == 3);
+    CHECK(r.p75Ms == 4);
+    CHECK(r.meanMs == 4);
+    CHECK(r.minMs == 1);
+    CHECK(r.maxMs == 10);
+    CHECK(r.samplesMs == std::vector<double>{4, 1, 3, 2, 10});
+    // numpy.percentile([1, 2], [25, 50]) == [1.25, 1.5].
+    LatencyResult two = summarizeLatency({2, 1});
+    CHECK(two.p25Ms == 1.25);
+    CHECK(two.medianMs == 1.5);
 }

@@ -70,3 +70,16 @@ std::optional<std::string> RewriteVerifier::operator()(const Graph &) const { li
 Expected<VerificationResult> RewriteVerifier::check(const Graph &) const { libtorchNeeded("numeric verification"); }
 
 } // namespace fusebox
+
+#include "core/torch/LatencyComparison.h"
+
+namespace fusebox {
+
+Expected<LatencyComparison> compareLatency(const Graph &, const Graph &, const LatencyOptions &)
+{
+    libtorchNeeded("measuring latency");
+}
+
+std::string LatencyComparison::summary() const { libtorchNeeded("measuring latency"); }
+
+} // namespace fusebox
