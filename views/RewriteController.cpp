@@ -1,6 +1,7 @@
 #include "RewriteController.h"
 
 #include "DiffView.h"
+#include "LatencyDialog.h"
 #include "Document.h"
 #include "GraphScene.h"
 #include "GraphView.h"
@@ -276,6 +277,17 @@ void RewriteController::createActions()
         view->raise();
     });
 
+    m_latencyAction = new QAction(tr("Measure &Latency…"), this);
+    m_latencyAction->setToolTip(tr("Time the original and the current graph on the same inputs, runs alternating, "
+                                   "and show medians and spread"));
+    connect(m_latencyAction, &QAction::triggered, this, [this] {
+        LatencyDialog *dialog = latencyDialog();
+        dialog->show();
+        dialog->raise();
+        if (dialog->start())
+            updateBusy();
+    });
+
     m_cancel = new QAction(tr("&Cancel"), this);
     m_cancel->setShortcut(Qt::Key_Escape);
     m_cancel->setToolTip(tr("Cancel the running search, Apply All or PyTorch 2 job (Esc); a cancelled Apply All "
@@ -290,6 +302,21 @@ void RewriteController::createActions()
             QMessageBox::information(m_window, tr("New Pattern from Selection"), error);
     });
     updateActions();
+}
+
+LatencyDialog *RewriteController::latencyDialog()
+{
+    if (m_latency)
+        return m_latency;
+    m_latency = new LatencyDialog(m_document, m_window);
+    addBackgroundWork([this] { return m_latency->isRunning() ? tr("Measuring latency…") : QString(); },
+                      [this] { m_latency->cancel(); });
+    connect(m_latency, &LatencyDialog::finished, this, [this](bool ok, const QString &line) {
+        emit logLine(ok ? tr("latency: %1").arg(line) : tr("latency not measured: %1").arg(line));
+        emit statusMessage(ok ? tr("Latency: %1").arg(line) : tr("Latency not measured: %1").arg(line));
+        updateBusy();
+    });
+    return m_latency;
 }
 
 void RewriteController::setSchedule(PassSchedule schedule)
@@ -326,6 +353,7 @@ void RewriteController::install(QMenu *fileMenu, QMenu *viewMenu, QToolBar *tool
     rewrite->addAction(m_fromSelection);
     rewrite->addSeparator();
     rewrite->addAction(m_diffAction);
+    rewrite->addAction(m_latencyAction);
 
     QAction *firstFileAction = fileMenu->actions().value(3); // after Open, Recent, Demo
     auto addFile = [&](const QString &text, const QKeySequence &key, auto slot) {
@@ -471,6 +499,7 @@ void RewriteController::updateActions()
     m_whyNotAction->setEnabled(have);
     m_fromSelection->setEnabled(have);
     m_diffAction->setEnabled(have);
+    m_latencyAction->setEnabled(have && !busy);
 }
 
 void RewriteController::updateMarks()

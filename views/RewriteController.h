@@ -26,6 +26,7 @@ class GraphView;
 class MatchesPanel;
 class PatternEditor;
 class DiffView;
+class LatencyDialog;
 class ReviewFiles;
 class PatternsPanel;
 class WhyNotPanel;
@@ -67,6 +68,9 @@ public:
     QAction *redoAction() const { return m_redo; }
     QAction *diffAction() const { return m_diffAction; }
     QAction *cancelAction() const { return m_cancel; }
+    QAction *measureLatencyAction() const { return m_latencyAction; }
+    /// Rewrite ▸ Measure Latency's dialog (created on first use).
+    LatencyDialog *latencyDialog();
     /// The status bar's "Finding matches… / Applying all: N rewrites" text ("" when idle).
     QString busyText() const;
     /// The before/after window (created on first use).
@@ -138,6 +142,8 @@ private:
     QAction *m_undo = nullptr;
     QAction *m_redo = nullptr;
     QAction *m_whyNotAction = nullptr;
+    QAction *m_latencyAction = nullptr;
+    LatencyDialog *m_latency = nullptr;
     QAction *m_fromSelection = nullptr;
     QAction *m_diffAction = nullptr;
     QAction *m_cancel = nullptr;
