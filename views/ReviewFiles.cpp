@@ -13,8 +13,13 @@
 
 #include <QFile>
 #include <QFileInfo>
+#include <QGraphicsItem>
+#include <QImage>
 #include <QPainter>
 #include <QSvgGenerator>
+
+#include <algorithm>
+#include <cmath>
 
 namespace fusebox {
 
@@ -121,32 +126,106 @@ bool ReviewFiles::exportModel(const QString &path, QString *error)
 
 bool ReviewFiles::exportPicture(const QString &path, QString *error)
 {
-    const QRect area = m_view->viewport()->rect();
-    const QRectF shown = m_view->mapToScene(area).boundingRect();
-    if (path.endsWith(QStringLiteral(".svg"), Qt::CaseInsensitive)) {
-        QSvgGenerator svg;
-        svg.setFileName(path);
-        svg.setSize(area.size());
-        svg.setViewBox(QRect(QPoint(0, 0), area.size()));
-        svg.setTitle(m_document->displayName());
-        svg.setDescription(tr("Fusebox graph view"));
-        QPainter painter;
-        if (!painter.begin(&svg)) {
-            if (error)
-                *error = tr("%1: cannot write").arg(path);
-            return false;
-        }
-        painter.fillRect(QRect(QPoint(0, 0), area.size()), m_view->backgroundBrush().color().isValid()
-                                                                 ? m_view->backgroundBrush()
-                                                                 : QBrush(Qt::white));
-        m_scene->render(&painter, QRectF(QPointF(0, 0), area.size()), shown);
-        painter.end();
-    } else if (!m_view->viewport()->grab().save(path)) {
+    return exportPicture(path, PictureExtent::WholeGraph, error);
+}
+
+bool ReviewFiles::exportVisiblePicture(const QString &path, QString *error)
+{
+    return exportPicture(path, PictureExtent::VisiblePart, error);
+}
+
+bool ReviewFiles::exportPicture(const QString &path, PictureExtent extent, QString *error, PictureInfo *info)
+{
+    const bool svg = path.endsWith(QStringLiteral(".svg"), Qt::CaseInsensitive);
+    if (!svg && !path.endsWith(QStringLiteral(".png"), Qt::CaseInsensitive)) {
         if (error)
             *error = tr("%1: cannot write the picture (use .png or .svg)").arg(path);
         return false;
     }
-    emit logLine(tr("exported the view to %1").arg(path));
+    // The part of the scene to draw, and at what scale: the visible part as the
+    // view shows it; the whole graph at 100 %, where labels have the size the
+    // app draws them at (a PNG too large for that is scaled down, and says so).
+    QRectF source;
+    qreal scale = 1.0;
+    if (extent == PictureExtent::VisiblePart) {
+        source = m_view->mapToScene(m_view->viewport()->rect()).boundingRect();
+        scale = m_view->zoom();
+    } else {
+        source = m_scene->itemsBoundingRect().adjusted(-24, -24, 24, 24);
+        if (!svg) {
+            const qreal longest = std::max(source.width(), source.height());
+            const qreal pixels = source.width() * source.height();
+            scale = std::min({1.0, kMaxPictureSide / longest, std::sqrt(kMaxPicturePixels / std::max(pixels, 1.0))});
+        }
+    }
+    const QSize size(std::max(1, qRound(source.width() * scale)), std::max(1, qRound(source.height() * scale)));
+    const QBrush background =
+        m_view->backgroundBrush().style() != Qt::NoBrush ? m_view->backgroundBrush() : QBrush(Qt::white);
+    // Items cache themselves as pixmaps for the view: drawn from the cache, an
+    // SVG would hold bitmaps instead of text and a scaled PNG blurred labels.
+    std::vector<std::pair<QGraphicsItem *, QGraphicsItem::CacheMode>> cached;
+    for (QGraphicsItem *item : m_scene->items())
+        if (item->cacheMode() != QGraphicsItem::NoCache) {
+            cached.emplace_back(item, item->cacheMode());
+            item->setCacheMode(QGraphicsItem::NoCache);
+        }
+    struct RestoreCaches {
+        std::vector<std::pair<QGraphicsItem *, QGraphicsItem::CacheMode>> &items;
+        ~RestoreCaches()
+        {
+            for (auto [item, mode] : items)
+                item->setCacheMode(mode);
+        }
+    } restore{cached};
+    bool drawn = false;
+    if (svg) {
+        QSvgGenerator generator;
+        generator.setFileName(path);
+        generator.setSize(size);
+        generator.setViewBox(QRect(QPoint(0, 0), size));
+        generator.setTitle(m_document->displayName());
+        generator.setDescription(extent == PictureExtent::WholeGraph ? tr("Fusebox graph, whole")
+                                                                     : tr("Fusebox graph view"));
+        QPainter painter;
+        if (painter.begin(&generator)) {
+            painter.fillRect(QRect(QPoint(0, 0), size), background);
+            m_scene->render(&painter, QRectF(QPointF(0, 0), size), source);
+            drawn = painter.end();
+        }
+    } else {
+        QImage image(size, QImage::Format_ARGB32_Premultiplied);
+        if (!image.isNull()) {
+            image.fill(background.color());
+            QPainter painter(&image);
+            painter.setRenderHint(QPainter::Antialiasing);
+            painter.setRenderHint(QPainter::TextAntialiasing);
+            m_scene->render(&painter, QRectF(QPointF(0, 0), size), source);
+            painter.end();
+            drawn = image.save(path);
+        }
+    }
+    if (!drawn) {
+        if (error)
+            *error = tr("%1: cannot write the picture").arg(path);
+        return false;
+    }
+    if (info)
+        *info = {size, scale};
+    const QString what = extent == PictureExtent::WholeGraph ? tr("the whole graph") : tr("the visible part");
+    if (scale < GraphView::kReadableZoom && extent == PictureExtent::WholeGraph)
+        emit logLine(tr("exported %1 to %2 (%3 x %4 px at %5 %: too large for readable labels in a PNG; an SVG "
+                        "keeps them)")
+                         .arg(what, path)
+                         .arg(size.width())
+                         .arg(size.height())
+                         .arg(scale * 100, 0, 'f', 1));
+    else
+        emit logLine(tr("exported %1 to %2 (%3 x %4%5 at %6 %)")
+                         .arg(what, path)
+                         .arg(size.width())
+                         .arg(size.height())
+                         .arg(svg ? QString() : tr(" px"))
+                         .arg(scale * 100, 0, 'f', 0));
     return true;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QObject>
+#include <QSize>
 #include <QString>
 
 namespace fusebox {
@@ -32,8 +33,27 @@ public:
     /// Writes the current (rewritten) graph: .pt TorchScript, .json graph
     /// JSON with weights, .py FX text.
     bool exportModel(const QString &path, QString *error = nullptr);
-    /// Writes what the graph view shows: .svg (vector) or .png.
+    /// What Export Picture draws.
+    enum class PictureExtent { WholeGraph, VisiblePart };
+    /// The picture written: its size (pixels, or the SVG's user units) and scene-to-picture scale.
+    struct PictureInfo {
+        QSize size;
+        qreal scale = 1.0;
+    };
+    /// A PNG of the whole graph is drawn at 100 % (labels as the app draws
+    /// them) unless that exceeds these; then it is scaled down to fit, and the
+    /// Log says its labels are not readable (an SVG has no such limit).
+    static constexpr qreal kMaxPictureSide = 32000;
+    static constexpr qreal kMaxPicturePixels = 200e6;
+    /// Writes a picture of the graph: .svg (vector) or .png. The whole graph
+    /// at 100 % (every item of the scene, collapsed groups as shown), or the
+    /// visible part at the view's zoom. The Log gives size and scale.
+    bool exportPicture(const QString &path, PictureExtent extent, QString *error = nullptr,
+                       PictureInfo *info = nullptr);
+    /// The whole graph (File ▸ Export Picture).
     bool exportPicture(const QString &path, QString *error = nullptr);
+    /// The visible part (File ▸ Export Picture of the View).
+    bool exportVisiblePicture(const QString &path, QString *error = nullptr);
     /// Writes a JSON (".json") or Markdown (otherwise) review report of every decision.
     bool exportReport(const QString &path, QString *error = nullptr);
 

@@ -395,8 +395,11 @@ void RewriteController::install(QMenu *fileMenu, QMenu *viewMenu, QToolBar *tool
                      tr("Export Rewritten Model"), QStringLiteral("rewritten.pt"),
                      tr("TorchScript (*.pt);;Graph JSON with weights (*.json);;FX text (*.py)"),
                      &ReviewFiles::exportModel);
-    addFileOperation(tr("Export &Picture…"), QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_E), tr("Export Picture"),
-                     QStringLiteral("graph.svg"), tr("SVG (*.svg);;PNG (*.png)"), &ReviewFiles::exportPicture);
+    addFileOperation(tr("Export &Picture of the Whole Graph…"), QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_E),
+                     tr("Export Picture of the Whole Graph"), QStringLiteral("graph.svg"),
+                     tr("SVG (*.svg);;PNG (*.png)"), &ReviewFiles::exportPicture);
+    addFileOperation(tr("Export Picture of the &Visible Part…"), QKeySequence(), tr("Export Picture of the Visible Part"),
+                     QStringLiteral("view.svg"), tr("SVG (*.svg);;PNG (*.png)"), &ReviewFiles::exportVisiblePicture);
     addFileOperation(tr("Export Review &Report…"), QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_R),
                      tr("Export Review Report"), QStringLiteral("review.md"), tr("Markdown (*.md);;JSON (*.json)"),
                      &ReviewFiles::exportReport);
