@@ -484,9 +484,11 @@ void Document::applyAll()
         }
         const QString how = outcome->schedule == PassSchedule::Inductor
                                 ? tr("in Inductor's schedule")
-                                : tr("in %n rounds of the greedy search", nullptr, r.rounds);
-        const QString summary = tr("%n rewrites %1; %2 → %3 nodes", nullptr, int(r.rewrites.size()))
-                                    .arg(how)
+                                : r.rounds == 1 ? tr("in 1 round of the greedy search")
+                                                : tr("in %1 rounds of the greedy search").arg(r.rounds);
+        const QString count = r.rewrites.size() == 1 ? tr("1 rewrite") : tr("%1 rewrites").arg(r.rewrites.size());
+        const QString summary = tr("%1 %2; %3 → %4 nodes")
+                                    .arg(count, how)
                                     .arg(r.nodesBefore)
                                     .arg(r.nodesAfter)
                                 + (r.converged ? QString() : QStringLiteral(" (%1)").arg(qs(r.message)));
@@ -495,7 +497,8 @@ void Document::applyAll()
             std::vector<EditGroup> groups(outcome->log.groups().begin(), outcome->log.groups().end());
             // Named before the call: an argument that moves `applied` away
             // may be evaluated before one that counts it.
-            const QString text = tr("Apply All (%n rewrites)", nullptr, int(applied.size()));
+            const QString text = applied.size() == 1 ? tr("Apply All (1 rewrite)")
+                                                     : tr("Apply All (%1 rewrites)").arg(applied.size());
             const int rewrites = int(applied.size());
             m_undo->push(
                 new RewriteCommand(this, text, std::move(groups), std::move(applied), SessionStep{true, {}, rewrites}));

@@ -271,9 +271,10 @@ bool Pt2Controller::capture(const QString &scriptPath, const QString &outputDir)
                 emit logLine(tr("note: exported.pt2 not written: torch.export failed: %1").arg(qs(captured->exportError)));
             for (const std::string &note : captured->notes)
                 emit logLine(tr("note: %1").arg(qs(note)));
-            const QString line = tr("captured %n graph file(s) into %1 in %2 s (inside Python)", nullptr,
-                                    int(captured->files.size()))
-                                     .arg(dir)
+            const QString files = captured->files.size() == 1 ? tr("1 graph file")
+                                                              : tr("%1 graph files").arg(captured->files.size());
+            const QString line = tr("captured %1 into %2 in %3 s (inside Python)")
+                                     .arg(files, dir)
                                      .arg(captured->seconds, 0, 'f', 2);
             emit logLine(line);
             emit statusMessage(line);

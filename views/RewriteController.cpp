@@ -457,7 +457,9 @@ DiffView *RewriteController::diffView()
 QString RewriteController::busyText() const
 {
     if (m_document->isApplyingAll())
-        return tr("Applying all: %n rewrite(s) so far…", nullptr, m_document->applyAllProgress());
+        return m_document->applyAllProgress() == 1
+                   ? tr("Applying all: 1 rewrite so far…")
+                   : tr("Applying all: %1 rewrites so far…").arg(m_document->applyAllProgress());
     if (m_document->isSearching())
         return tr("Finding matches…");
     for (const auto &text : m_otherWork)

@@ -198,7 +198,7 @@ void WhyNotPanel::showNearMisses()
                                  .arg(checks == 1 ? tr("1 check failed") : tr("%1 checks failed").arg(checks)));
     const Graph &g = m_document->graph();
     for (const NearMissGroup &group : summary->groups) {
-        auto *top = new QTreeWidgetItem(m_nearMisses, {qs(group.check), tr("%n nodes", nullptr, int(group.nodes.size()))});
+        auto *top = new QTreeWidgetItem(m_nearMisses, {qs(group.check), group.nodes.size() == 1 ? tr("1 node") : tr("%1 nodes").arg(group.nodes.size())});
         top->setForeground(0, kFailColor);
         for (const Explanation &e : group.nodes) {
             const Node *n = g.node(e.node);

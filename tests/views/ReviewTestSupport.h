@@ -1,17 +1,24 @@
 #pragma once
 // The demo window and the waits shared by the [views] review tests
-// (rewrite_workflow_tests.cpp, review_truth_tests.cpp).
+// (rewrite_workflow_tests.cpp, review_truth_tests.cpp, end_to_end_review_tests.cpp),
+// and the readout checks they share.
 
 #include "views/Document.h"
 #include "views/GraphScene.h"
+#include "views/DiffView.h"
+#include "views/InspectorPanel.h"
 #include "views/MainWindow.h"
+#include "views/RewriteController.h"
 
 #include <catch.hpp>
 
+#include <QAction>
 #include <QFile>
 #include <QSignalSpy>
 #include <QtTest/QTest>
 
+#include <algorithm>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -51,6 +58,83 @@ inline std::unique_ptr<MainWindow> openDemo()
     w->openFile(kDemo);
     REQUIRE(shown.wait(120000));
     return w;
+}
+
+/// F5, then waits for the search and the marks.
+inline void findMatches(MainWindow &w)
+{
+    w.rewrite()->findMatchesAction()->trigger();
+    REQUIRE(QTest::qWaitFor([&] { return w.document()->hasMatchResults() && !w.document()->isSearching(); }, 60000));
+    REQUIRE(settle(w));
+}
+
+/// The rows of the document's match list with this status, counted here.
+inline int countStatus(const Document &d, MatchStatus status)
+{
+    return int(std::count_if(d.matches().begin(), d.matches().end(),
+                             [&](const MatchEntry &e) { return e.status == status; }));
+}
+
+/// "N nodes · E edges" and each op's "op ×count", counted here from the graph.
+inline void checkInspectorSummary(MainWindow &w, const char *step)
+{
+    INFO(step);
+    const Graph &g = w.document()->graph();
+    size_t nodes = 0, edges = 0;
+    std::map<std::string, size_t> ops;
+    for (NodeId id : g.nodeIds()) {
+        const Node &n = *g.node(id);
+        ++nodes;
+        edges += n.inputNodes().size();
+        if (n.isOp())
+            ++ops[n.op];
+    }
+    auto *inspector = w.findChild<InspectorPanel *>();
+    REQUIRE(inspector);
+    const QString text = inspector->text();
+    INFO(text.toStdString());
+    CHECK(text.contains(QStringLiteral("%1 nodes · %2 edges").arg(nodes).arg(edges)));
+    // The twelve most frequent ops are listed: each listed one with its count now.
+    int listed = 0;
+    for (const auto &[op, count] : ops)
+        if (text.contains(QString::fromStdString(op) + QStringLiteral(" ×"))) {
+            ++listed;
+            CHECK(text.contains(QStringLiteral("%1 ×%2\n").arg(QString::fromStdString(op)).arg(count)));
+        }
+    CHECK(listed == int(std::min<size_t>(ops.size(), 12)));
+}
+
+/// The diff's per-pattern counts against the applied rows of the Matches
+/// table, and its rewrite count against the applied rows.
+inline void checkDiffAgreesWithRows(MainWindow &w, const char *step)
+{
+    INFO(step);
+    DiffView &diff = *w.rewrite()->diffView();
+    std::map<std::string, std::tuple<size_t, size_t, size_t>> rows; // rewrites, removed, added
+    size_t applied = 0;
+    for (const MatchEntry &e : w.document()->matches())
+        if (e.status == MatchStatus::Applied) {
+            auto &[n, removed, added] = rows[e.match.pattern];
+            ++n;
+            removed += e.nodesRemoved;
+            added += e.nodesAdded;
+            ++applied;
+        }
+    size_t rewrites = 0;
+    for (const auto &p : diff.diff().byPattern) {
+        INFO(p.pattern);
+        rewrites += p.rewrites;
+        REQUIRE(rows.count(p.pattern));
+        CHECK(std::get<0>(rows[p.pattern]) == p.rewrites);
+        CHECK(std::get<1>(rows[p.pattern]) == p.removed);
+        CHECK(std::get<2>(rows[p.pattern]) == p.added);
+    }
+    CHECK(rewrites == applied);
+    const QString headline = applied == 1 ? QStringLiteral("<b>1 rewrite</b>:") : QStringLiteral("<b>%1 rewrites</b>:").arg(applied);
+    CHECK(diff.summaryText().startsWith(headline));
+    CHECK(diff.summaryText().contains(QStringLiteral("%1 → %2 nodes")
+                                          .arg(w.document()->originalGraph().size())
+                                          .arg(w.document()->graph().size())));
 }
 
 } // namespace fusebox::viewtest

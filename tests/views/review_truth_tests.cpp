@@ -51,20 +51,6 @@ QDockWidget *dockOf(QWidget *panel)
     return qobject_cast<QDockWidget *>(w);
 }
 
-void findMatches(MainWindow &w)
-{
-    w.rewrite()->findMatchesAction()->trigger();
-    REQUIRE(QTest::qWaitFor([&] { return w.document()->hasMatchResults() && !w.document()->isSearching(); }, 60000));
-    REQUIRE(settle(w));
-}
-
-/// The rows of the document's match list with this status, counted here.
-int countStatus(const Document &d, MatchStatus status)
-{
-    return int(std::count_if(d.matches().begin(), d.matches().end(),
-                             [&](const MatchEntry &e) { return e.status == status; }));
-}
-
 } // namespace
 
 TEST_CASE("a rejection survives unrelated applies and Apply All, and every readout agrees", "[views][review]")
@@ -260,38 +246,6 @@ TEST_CASE("no key sequence is bound twice in the main window", "[views][review]"
     CHECK(owners.count(QStringLiteral("Ctrl+Y")) == 1);
 }
 
-namespace {
-
-/// "N nodes · E edges" and each op's "op ×count", counted here from the graph.
-void checkInspectorSummary(MainWindow &w, const char *step)
-{
-    INFO(step);
-    const Graph &g = w.document()->graph();
-    size_t nodes = 0, edges = 0;
-    std::map<std::string, size_t> ops;
-    for (NodeId id : g.nodeIds()) {
-        const Node &n = *g.node(id);
-        ++nodes;
-        edges += n.inputNodes().size();
-        if (n.isOp())
-            ++ops[n.op];
-    }
-    auto *inspector = w.findChild<InspectorPanel *>();
-    REQUIRE(inspector);
-    const QString text = inspector->text();
-    INFO(text.toStdString());
-    CHECK(text.contains(QStringLiteral("%1 nodes · %2 edges").arg(nodes).arg(edges)));
-    // The twelve most frequent ops are listed: each listed one with its count now.
-    int listed = 0;
-    for (const auto &[op, count] : ops)
-        if (text.contains(QString::fromStdString(op) + QStringLiteral(" ×"))) {
-            ++listed;
-            CHECK(text.contains(QStringLiteral("%1 ×%2\n").arg(QString::fromStdString(op)).arg(count)));
-        }
-    CHECK(listed == int(std::min<size_t>(ops.size(), 12)));
-}
-
-} // namespace
 
 TEST_CASE("the Inspector follows every apply, undo, redo and Apply All", "[views][review]")
 {
@@ -547,42 +501,6 @@ TEST_CASE("a Matches table narrowed by the selection says so and shows all again
     CHECK(bar->isHidden());
 }
 
-namespace {
-
-/// The diff's per-pattern counts against the applied rows of the Matches
-/// table, and its rewrite count against the applied rows.
-void checkDiffAgreesWithRows(MainWindow &w, const char *step)
-{
-    INFO(step);
-    DiffView &diff = *w.rewrite()->diffView();
-    std::map<std::string, std::tuple<size_t, size_t, size_t>> rows; // rewrites, removed, added
-    size_t applied = 0;
-    for (const MatchEntry &e : w.document()->matches())
-        if (e.status == MatchStatus::Applied) {
-            auto &[n, removed, added] = rows[e.match.pattern];
-            ++n;
-            removed += e.nodesRemoved;
-            added += e.nodesAdded;
-            ++applied;
-        }
-    size_t rewrites = 0;
-    for (const auto &p : diff.diff().byPattern) {
-        INFO(p.pattern);
-        rewrites += p.rewrites;
-        REQUIRE(rows.count(p.pattern));
-        CHECK(std::get<0>(rows[p.pattern]) == p.rewrites);
-        CHECK(std::get<1>(rows[p.pattern]) == p.removed);
-        CHECK(std::get<2>(rows[p.pattern]) == p.added);
-    }
-    CHECK(rewrites == applied);
-    const QString headline = applied == 1 ? QStringLiteral("<b>1 rewrite</b>:") : QStringLiteral("<b>%1 rewrites</b>:").arg(applied);
-    CHECK(diff.summaryText().startsWith(headline));
-    CHECK(diff.summaryText().contains(QStringLiteral("%1 → %2 nodes")
-                                          .arg(w.document()->originalGraph().size())
-                                          .arg(w.document()->graph().size())));
-}
-
-} // namespace
 
 TEST_CASE("the open diff agrees with the Matches table after every apply and undo", "[views][review]")
 {
