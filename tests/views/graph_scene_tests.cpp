@@ -11,6 +11,8 @@
 #include "views/GraphScene.h"
 #include "views/GroupItem.h"
 #include "views/NodeItem.h"
+#include "views/PatternColors.h"
+#include "patterns/Catalog.h"
 
 #include <catch.hpp>
 
@@ -193,4 +195,35 @@ TEST_CASE("GraphScene starts a densely connected graph collapsed", "[views]")
     CHECK(scene.startedCollapsed());
     CHECK(scene.groupItemCount() == 2);
     CHECK(scene.nodeItemCount() == 2);
+}
+
+TEST_CASE("every built-in pattern has a colour of its own, none of them grey", "[views]")
+{
+    const PatternSet catalog = builtinCatalog();
+    const std::vector<const Pattern *> all = catalog.all();
+    REQUIRE(int(all.size()) <= PatternColors::distinctColours());
+    std::vector<std::pair<std::string, QColor>> colours;
+    for (const Pattern *p : all)
+        colours.emplace_back(p->name(), PatternColors::colorFor(p->name()));
+    for (size_t i = 0; i < colours.size(); ++i) {
+        INFO(colours[i].first);
+        CHECK(colours[i].second.hsvSaturation() >= 150); // grey is for applied and rejected rows
+        for (size_t j = i + 1; j < colours.size(); ++j) {
+            INFO(colours[j].first);
+            const QColor &a = colours[i].second, &b = colours[j].second;
+            const int distance = std::abs(a.red() - b.red()) + std::abs(a.green() - b.green())
+                                 + std::abs(a.blue() - b.blue());
+            CHECK(distance >= 40);
+        }
+    }
+    // The three the review found all grey, and the same on every call.
+    const QColor tanh = PatternColors::colorFor("batch_tanh");
+    CHECK(tanh != PatternColors::colorFor("batch_aten_sigmoid"));
+    CHECK(tanh != PatternColors::colorFor("batch_aten_mul"));
+    CHECK(PatternColors::colorFor("batch_aten_sigmoid") != PatternColors::colorFor("batch_aten_mul"));
+    CHECK(PatternColors::colorFor("batch_tanh") == tanh);
+    // A pattern of the user's gets a colour too, stable from then on.
+    const QColor mine = PatternColors::colorFor("my_own_pattern");
+    CHECK(mine.isValid());
+    CHECK(PatternColors::colorFor("my_own_pattern") == mine);
 }
