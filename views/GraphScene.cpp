@@ -178,6 +178,7 @@ bool GraphScene::expandAll()
 {
     // Breadth-first, so a huge graph opens evenly; each expansion replaces one
     // group by at most its children (nodes + child scopes).
+    emit wholeLayoutChanging();
     CollapsedGraph current(m_document->graph(), m_tree, m_expanded, m_options);
     size_t items = current.items().size();
     bool complete = true;
@@ -210,6 +211,7 @@ bool GraphScene::expandAll()
 
 void GraphScene::collapseAll()
 {
+    emit wholeLayoutChanging();
     m_expanded.clear();
     relayout();
 }

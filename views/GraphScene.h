@@ -148,6 +148,9 @@ signals:
     /// Items were rebuilt from a finished layout. firstForGraph: the first
     /// layout since a graph was loaded.
     void layoutFinished(bool firstForGraph);
+    /// What is shown changed wholesale (Collapse All, Expand All, Focus, the
+    /// whole graph again), before the relayout: the view fits the next layout.
+    void wholeLayoutChanging();
     void layoutFailed(const QString &message);
     /// The selected node changed (invalid id when none).
     void selectedNodeChanged(fusebox::NodeId id);

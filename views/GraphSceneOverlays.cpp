@@ -42,6 +42,7 @@ void GraphScene::setFocus(const std::vector<NodeId> &centre, int hops)
     for (uint32_t v : *keep)
         for (int s : m_tree.chain(m_tree.scopeOf(NodeId{v})))
             m_expanded.insert(m_tree.scope(s).path);
+    emit wholeLayoutChanging();
     m_options.onlyNodes = std::move(keep);
     relayout();
 }
@@ -50,6 +51,7 @@ void GraphScene::clearFocus()
 {
     if (!m_options.onlyNodes)
         return;
+    emit wholeLayoutChanging();
     m_options.onlyNodes.reset();
     relayout();
 }

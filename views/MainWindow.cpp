@@ -39,6 +39,8 @@
 #include <QToolBar>
 #include <QVBoxLayout>
 
+#include <utility>
+
 namespace fusebox {
 
 namespace {
@@ -101,6 +103,7 @@ MainWindow::MainWindow(QWidget *parent)
     connect(m_document, &Document::loadFailed, this, &MainWindow::onLoadFailed);
     connect(m_scene, &GraphScene::layoutStarted, this, &MainWindow::onLayoutStarted);
     connect(m_scene, &GraphScene::layoutFinished, this, &MainWindow::onLayoutFinished);
+    connect(m_scene, &GraphScene::wholeLayoutChanging, this, [this] { m_refitAfterLayout = true; });
     connect(m_scene, &GraphScene::layoutFailed, this, &MainWindow::onLayoutFailed);
     connect(m_scene, &GraphScene::selectedNodeChanged, this, &MainWindow::onNodeSelected);
     connect(m_scene, &GraphScene::selectedGroupChanged, this, &MainWindow::onGroupSelected);
@@ -478,8 +481,12 @@ void MainWindow::onLayoutFinished(bool firstForGraph)
     const CollapsedGraph &shown = m_scene->visibleGraph();
     log(tr("laid out %1 items and %2 edges in %3 ms")
             .arg(shown.items().size()).arg(shown.edges().size()).arg(m_layoutTimer.elapsed()));
-    if (firstForGraph) {
+    // What is shown changed wholesale (Collapse All, Expand All, Focus, Show
+    // Whole Graph): show the new layout as a first one is shown.
+    const bool refit = std::exchange(m_refitAfterLayout, false);
+    if (firstForGraph || refit)
         m_view->showReadable();
+    if (firstForGraph) {
         if (m_scene->startedCollapsed())
             log(tr("%1 nodes, layout size %2: opened with the module hierarchy collapsed (limits: %3 items, "
                    "size %4); double-click a group to expand it")
@@ -487,7 +494,7 @@ void MainWindow::onLayoutFinished(bool firstForGraph)
                     .arg(qRound64(m_scene->fullLayoutSize()))
                     .arg(GraphScene::kCollapseThreshold)
                     .arg(qRound64(GraphScene::kMaxLayoutSize)));
-    } else if (!m_scene->focusRect().isEmpty()) {
+    } else if (!refit && !m_scene->focusRect().isEmpty()) {
         m_view->focusOn(m_scene->focusRect());
     }
     m_zoomLabel->setText(QStringLiteral("%1%").arg(qRound(m_view->zoom() * 100)));

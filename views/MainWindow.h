@@ -176,6 +176,8 @@ private:
     QMenu *m_fileMenu = nullptr;
     QToolBar *m_toolBar = nullptr;
     QAction *m_toolBarSpacer = nullptr;
+    /// Set when what is shown changes wholesale: the next layout is shown fitted.
+    bool m_refitAfterLayout = false;
     RewriteController *m_rewrite = nullptr;
     Pt2Controller *m_pt2 = nullptr;
     QAction *m_showConstants = nullptr;

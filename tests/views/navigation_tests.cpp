@@ -12,6 +12,8 @@
 #include <catch.hpp>
 
 #include <QFile>
+#include <QAction>
+#include <QApplication>
 #include <QSignalSpy>
 
 using namespace fusebox;
@@ -93,4 +95,74 @@ TEST_CASE("the focus view shows a node's k-hop neighbourhood, the minimap the wh
     CHECK(before != after);
     map->setWanted(false);
     CHECK_FALSE(map->isVisible());
+}
+
+TEST_CASE("Focus, Show Whole Graph, Collapse All and Expand All show the new layout fitted", "[views]")
+{
+    MainWindow w;
+    openDemoIn(w);
+    const Graph &g = w.document()->graph();
+    GraphView &view = *w.view();
+    // Zoomed in far on a corner first: the old view must not survive a new layout.
+    auto zoomIn = [&] {
+        view.setZoom(3.0);
+        view.centerOn(w.scene()->itemsBoundingRect().bottomRight());
+        QApplication::processEvents();
+    };
+    // As a freshly opened graph is shown: whole when it fits at a readable
+    // zoom, else its top at a readable zoom.
+    auto shownAsOpened = [&](const char *step) {
+        INFO(step);
+        REQUIRE(waitForLayout(*w.scene()));
+        QApplication::processEvents();
+        const QRectF bounds = w.scene()->itemsBoundingRect();
+        const QRectF visible = view.mapToScene(view.viewport()->rect()).boundingRect();
+        const QRectF port = view.viewport()->rect();
+        const QRectF padded = bounds.adjusted(-20, -20, 20, 20);
+        const bool fits = std::min(port.width() / padded.width(), port.height() / padded.height())
+                          >= GraphView::kReadableZoom;
+        CHECK(view.zoom() < 3.0);
+        if (fits) {
+            CHECK(visible.contains(bounds));
+        } else {
+            CHECK(view.zoom() >= GraphView::kReadableZoom);
+            CHECK(view.zoom() <= 1.0);
+            CHECK(visible.top() <= bounds.top());
+        }
+        return fits;
+    };
+    QAction *focus = nullptr, *whole = nullptr, *collapse = nullptr, *expand = nullptr;
+    for (QAction *a : w.findChildren<QAction *>()) {
+        if (a->text() == QStringLiteral("&Focus on Selection"))
+            focus = a;
+        else if (a->text() == QStringLiteral("Show &Whole Graph"))
+            whole = a;
+        else if (a->text() == QStringLiteral("Co&llapse All"))
+            collapse = a;
+        else if (a->text() == QStringLiteral("&Expand All"))
+            expand = a;
+    }
+    REQUIRE(focus);
+    REQUIRE(whole);
+    REQUIRE(collapse);
+    REQUIRE(expand);
+
+    zoomIn();
+    w.scene()->selectNode(g.findByName("relu_3"));
+    focus->trigger();
+    CHECK(shownAsOpened("Focus")); // a few nodes: they fit
+    CHECK(w.scene()->isFocused());
+
+    zoomIn();
+    whole->trigger();
+    CHECK_FALSE(shownAsOpened("Show Whole Graph")); // the demo is too big to fit readably
+    CHECK_FALSE(w.scene()->isFocused());
+
+    zoomIn();
+    collapse->trigger();
+    shownAsOpened("Collapse All");
+
+    zoomIn();
+    expand->trigger();
+    shownAsOpened("Expand All");
 }
