@@ -10,6 +10,7 @@
 #include "NodeSearchField.h"
 #include "ProblemsPanel.h"
 #include "Pt2Controller.h"
+#include "HelpMenu.h"
 #include "RewriteController.h"
 #include "SessionFile.h"
 
@@ -88,6 +89,7 @@ MainWindow::MainWindow(QWidget *parent)
             [this](const QString &line) { statusBar()->showMessage(line, 10000); });
     m_pt2 = new Pt2Controller(this, m_rewrite);
     m_pt2->install(m_fileMenu, m_rewrite->rewriteMenu());
+    installHelpMenu(this);
     connect(m_pt2, &Pt2Controller::logLine, this, &MainWindow::log);
     connect(m_pt2, &Pt2Controller::statusMessage, this,
             [this](const QString &line) { statusBar()->showMessage(line, 10000); });

@@ -11,4 +11,7 @@ namespace fusebox {
 /// build, where the libtorch-backed functions of core/torch must not be called.
 bool libtorchLinked();
 
+/// The linked libtorch's version ("1.13.1"); "" in the light build.
+const char *libtorchVersion();
+
 } // namespace fusebox

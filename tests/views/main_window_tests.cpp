@@ -5,6 +5,7 @@
 #include "views/GraphView.h"
 #include "views/InspectorPanel.h"
 #include "views/MainWindow.h"
+#include "views/HelpMenu.h"
 #include "views/NodeItem.h"
 
 #include <catch.hpp>
@@ -18,7 +19,12 @@
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QSignalSpy>
+#include <QMenu>
+#include <QMenuBar>
+#include <QTableWidget>
 #include <QUndoStack>
+
+#include <functional>
 
 using namespace fusebox;
 using namespace fusebox::viewtest;
@@ -195,4 +201,61 @@ TEST_CASE("a document with undo history tells no one about it while it is destro
     delete doc;
     CHECK(destroying);
     CHECK(signalsWhileDestroying == 0);
+}
+
+TEST_CASE("Help lists every shortcut from the menus themselves, and says what Fusebox is", "[views]")
+{
+    MainWindow w;
+    w.setErrorDialogsEnabled(false);
+    QMenu *help = w.findChild<QMenu *>(QStringLiteral("helpMenu"));
+    REQUIRE(help);
+    CHECK(w.menuBar()->actions().last()->menu() == help);
+    QStringList items;
+    for (QAction *a : help->actions())
+        items << a->text();
+    CHECK(items.contains(QStringLiteral("&Keyboard Shortcuts")));
+    CHECK(items.contains(QStringLiteral("&About Fusebox")));
+
+    const std::vector<ShortcutEntry> entries = windowShortcuts(&w);
+    auto keysOf = [&](const QString &action) {
+        for (const ShortcutEntry &e : entries)
+            if (e.action == action)
+                return e.keys;
+        return QStringLiteral("<%1 not listed>").arg(action);
+    };
+    // The shortcuts docs/ide.md documents, as a user reads them.
+    CHECK(keysOf(QStringLiteral("Find Matches")) == QStringLiteral("F5"));
+    CHECK(keysOf(QStringLiteral("Undo")) == QKeySequence(QKeySequence::Undo).toString(QKeySequence::NativeText));
+    CHECK(keysOf(QStringLiteral("Redo")).contains(QStringLiteral("Ctrl+Y")));
+    CHECK(keysOf(QStringLiteral("Show Diff")) == QStringLiteral("Ctrl+D"));
+    CHECK(keysOf(QStringLiteral("Reject Match")) == QStringLiteral("Del"));
+    CHECK(keysOf(QStringLiteral("Focus on Selection")) == QStringLiteral("K"));
+    CHECK(keysOf(QStringLiteral("Keyboard Shortcuts")) == QStringLiteral("F1"));
+    // Every action of the menus that has a shortcut is listed, once.
+    int withKeys = 0;
+    std::function<void(QMenu *)> walk = [&](QMenu *menu) {
+        for (QAction *a : menu->actions()) {
+            if (a->menu())
+                walk(a->menu());
+            else if (!a->isSeparator() && !a->shortcuts().isEmpty())
+                ++withKeys;
+        }
+    };
+    for (QAction *top : w.menuBar()->actions())
+        walk(top->menu());
+    CHECK(int(entries.size()) == withKeys);
+    CHECK(withKeys > 25);
+
+    // The dialog shows the same rows.
+    QAction *shortcuts = help->actions().first();
+    shortcuts->trigger();
+    auto *dialog = w.findChild<ShortcutsDialog *>();
+    REQUIRE(dialog);
+    CHECK(dialog->table()->rowCount() == int(entries.size()));
+    CHECK(dialog->table()->item(0, 0)->text() == entries.front().keys);
+
+    const QString about = aboutText();
+    CHECK(about.contains(QStringLiteral("Fusebox 0.1.0")));
+    CHECK(about.contains(QStringLiteral("libtorch 1.13")));
+    CHECK(about.contains(QStringLiteral("docs/ide.md")));
 }

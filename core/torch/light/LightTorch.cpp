@@ -20,6 +20,8 @@ extern const std::string_view kEmbeddedTorchSchemas[];
 
 bool libtorchLinked() { return false; }
 
+const char *libtorchVersion() { return ""; }
+
 const OpSchemaRegistry &torchSchemas()
 {
     static const OpSchemaRegistry registry = [] {
