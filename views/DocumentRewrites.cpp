@@ -254,24 +254,35 @@ void Document::waitForSearch()
         m_background.waitForFinished();
 }
 
+namespace {
+
+/// Whether `decided` (a rejection or a failed verification) stands for
+/// `candidate`: the same signature, or the same nodes under the same pattern,
+/// whatever else changed around them (a rewrite nearby can change what the
+/// signature hashes, e.g. a horizontal group's member order).
+bool sameMatch(const MatchEntry &decided, const Match &candidate, const std::string &signature)
+{
+    if (decided.signature == signature)
+        return true;
+    if (decided.match.pattern != candidate.pattern || decided.match.nodes.size() != candidate.nodes.size()
+        || candidate.nodes.empty())
+        return false;
+    std::vector<NodeId> a = candidate.nodes, b = decided.match.nodes;
+    std::sort(a.begin(), a.end());
+    std::sort(b.begin(), b.end());
+    return a == b;
+}
+
+} // namespace
+
 const MatchEntry *Document::rejectionOf(const std::map<std::string, MatchEntry> &rejections, const Match &candidate,
                                         const std::string &signature)
 {
     if (auto it = rejections.find(signature); it != rejections.end())
         return &it->second;
-    // The same nodes under the same pattern are the same match, whatever
-    // else changed around them (a rewrite nearby can change what the
-    // signature hashes, e.g. a horizontal group's member order).
-    std::vector<NodeId> nodes = candidate.nodes;
-    std::sort(nodes.begin(), nodes.end());
-    for (const auto &[key, r] : rejections) {
-        if (r.match.pattern != candidate.pattern || r.match.nodes.size() != nodes.size() || nodes.empty())
-            continue;
-        std::vector<NodeId> rejected = r.match.nodes;
-        std::sort(rejected.begin(), rejected.end());
-        if (rejected == nodes)
+    for (const auto &[key, r] : rejections)
+        if (sameMatch(r, candidate, signature))
             return &r;
-    }
     return nullptr;
 }
 
@@ -283,6 +294,10 @@ void Document::rebuildMatchList(std::vector<MatchEntry> candidates)
     std::set<std::string> found; // the rejections the candidates re-identify
     for (const MatchEntry &c : m_candidates) {
         if (!m_patterns.isEnabled(c.match.pattern))
+            continue;
+        // A match whose rewrite failed verification is listed once, as that failure.
+        if (std::any_of(m_failures.begin(), m_failures.end(),
+                        [&](const MatchEntry &f) { return sameMatch(f, c.match, c.signature); }))
             continue;
         m_matches.push_back(c);
         MatchEntry &e = m_matches.back();

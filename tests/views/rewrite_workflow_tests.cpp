@@ -443,6 +443,19 @@ TEST_CASE("a rewrite that changes the outputs fails verification, is undone and 
     REQUIRE(failedRow >= 0);
     CHECK(doc.matches()[size_t(failedRow)].verification.contains(QStringLiteral("max |diff|")));
     CHECK(doc.tally("unsafe_relu").failed == 1);
+    // Listed once, as the failure: the search after the undo finds the same
+    // relu again, and it is not a pending row beside the failed one.
+    const std::vector<NodeId> failedNodes = doc.matches()[size_t(failedRow)].match.nodes;
+    int rowsOfIt = 0;
+    for (const MatchEntry &e : doc.matches())
+        rowsOfIt += e.match.pattern == "unsafe_relu" && e.match.nodes == failedNodes;
+    CHECK(rowsOfIt == 1);
+    w.rewrite()->findMatchesAction()->trigger();
+    REQUIRE(QTest::qWaitFor([&] { return doc.hasMatchResults() && !doc.isSearching(); }, 60000));
+    rowsOfIt = 0;
+    for (const MatchEntry &e : doc.matches())
+        rowsOfIt += e.match.pattern == "unsafe_relu" && e.match.nodes == failedNodes;
+    CHECK(rowsOfIt == 1);
     // The log says what happened.
     auto *log = w.findChild<QPlainTextEdit *>(QStringLiteral("log"));
     REQUIRE(log);
