@@ -7,6 +7,7 @@
 #include "core/rewrite/GreedyDriver.h"
 #include "core/rewrite/PatternSet.h"
 #include "patterns/custom/PatternCompiler.h"
+#include "patterns/custom/PatternFromSubgraph.h"
 
 #include <QAction>
 #include <QFontDatabase>
@@ -208,11 +209,17 @@ void PatternEditor::compileNow()
     QToolTip::hideText();
     m_useButton->setEnabled(true);
     m_patternNames = names;
+    m_unchanged.clear();
+    if (auto parsed = parsePatternFile(text().toStdString(), options))
+        for (const patternlang::PatternDecl &decl : parsed->patterns)
+            if (patternChangesNothing(decl))
+                m_unchanged << QString::fromStdString(decl.name);
     if (names.isEmpty() || !m_graph) {
         setMatches({});
         setStatus(names.isEmpty() ? tr("No patterns yet")
                                   : tr("%1 compiled · no graph to match against")
-                                        .arg(countOf(names.size(), tr("pattern"), tr("patterns"))),
+                                            .arg(countOf(names.size(), tr("pattern"), tr("patterns")))
+                                        + unchangedNote(),
                   false);
         emit compileFinished();
         return;
@@ -257,7 +264,7 @@ void PatternEditor::finishSearch()
         setStatus(tr("Matching failed: %1").arg(job->failure), true);
     } else {
         setMatches(std::move(job->matches));
-        setStatus(matchSummary(), false);
+        setStatus(matchSummary() + unchangedNote(), false);
     }
     emit compileFinished();
 }
@@ -310,6 +317,25 @@ QString PatternEditor::matchSummary() const
     return summary;
 }
 
+QString PatternEditor::unchangedNote() const
+{
+    if (m_unchanged.isEmpty())
+        return {};
+    return m_unchanged.size() == 1
+               ? tr(" · %1 changes nothing yet: its replace block is its match").arg(m_unchanged.front())
+               : tr(" · %1 change nothing yet: their replace blocks are their matches")
+                     .arg(m_unchanged.join(QStringLiteral(", ")));
+}
+
+QString PatternEditor::suggestedFileName() const
+{
+    if (!m_savedPath.isEmpty())
+        return m_savedPath;
+    if (!m_patternNames.isEmpty())
+        return m_patternNames.front() + QStringLiteral(".patterns");
+    return m_sourceName;
+}
+
 QString PatternEditor::statusText() const
 {
     return m_status->text();
@@ -323,8 +349,10 @@ bool PatternEditor::isBusy() const
 bool PatternEditor::saveTo(const QString &path, QString *error)
 {
     QSaveFile file(path);
-    if (file.open(QIODevice::WriteOnly) && file.write(text().toUtf8()) >= 0 && file.commit())
+    if (file.open(QIODevice::WriteOnly) && file.write(text().toUtf8()) >= 0 && file.commit()) {
+        m_savedPath = path;
         return true;
+    }
     if (error)
         *error = tr("%1: cannot write: %2").arg(path, file.errorString());
     return false;

@@ -44,6 +44,12 @@ public:
     /// Schedules a compile.
     void setSourceName(const QString &name);
     QString sourceName() const { return m_sourceName; }
+    /// What Save offers: the file last saved to, else the first pattern's
+    /// name as the text has it now ("fused_relu.patterns"), else sourceName().
+    QString suggestedFileName() const;
+    /// The compiled patterns whose replace block is still their match block
+    /// (patternChangesNothing()); the status line says so while it holds.
+    QStringList unchangedPatterns() const { return m_unchanged; }
 
     /// Op schemas to check the text against and to compile with (null: ops are
     /// checked for form only). Not owned; it must outlive the editor, as
@@ -111,6 +117,8 @@ private:
     void setMatches(std::vector<Match> matches);
     void setStatus(const QString &text, bool error);
     QString matchSummary() const;
+    /// " · p changes nothing yet: …" for unchangedPatterns(); "" when none.
+    QString unchangedNote() const;
 
     QPlainTextEdit *m_text;
     QLabel *m_status;
@@ -135,6 +143,8 @@ private:
     int m_errorColumn = 0;
 
     QStringList m_patternNames;
+    QStringList m_unchanged;
+    QString m_savedPath;
     std::vector<Match> m_matches;
 };
 

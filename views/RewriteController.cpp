@@ -167,7 +167,7 @@ RewriteController::RewriteController(QMainWindow *window, Document *document, Gr
             m_document->findMatches();
     });
     connect(m_editor, &PatternEditor::saveRequested, this, [this] {
-        const QString path = QFileDialog::getSaveFileName(m_window, tr("Save Pattern File"), m_editor->sourceName(),
+        const QString path = QFileDialog::getSaveFileName(m_window, tr("Save Pattern File"), m_editor->suggestedFileName(),
                                                           tr("Pattern files (*.patterns);;All files (*)"));
         QString error;
         if (!path.isEmpty() && !m_editor->saveTo(path, &error))

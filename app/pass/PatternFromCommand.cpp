@@ -70,6 +70,7 @@ int runPatternFrom(const ParsedArgs &args)
     PatternFile file;
     file.patterns.push_back(std::move(*decl));
     const std::string text = writePatternFile(file);
+    std::cerr << "note: the replace block is a copy of the match: the pattern changes nothing until it is edited\n";
 
     if (auto output = args.value("-o")) {
         std::ofstream out(*output, std::ios::binary);

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <filesystem>
 #include <map>
 #include <set>
 #include <unordered_set>
@@ -294,12 +295,15 @@ Expected<PatternDecl> patternFromSubgraph(const Graph &graph, const std::vector<
     std::string names;
     for (NodeId id : order)
         names += (names.empty() ? "%" : ", %") + graph.node(id)->name;
+    // Where it came from, by file name: the folder is often a temporary one
+    // (the demo's), and the file travels. That the replacement is still a
+    // copy is a state, not a description: the editor says it while it holds.
     const auto source = graph.metadata.find("source.path");
     decl.description = "made from " + std::to_string(order.size()) + " node" + (order.size() == 1 ? "" : "s") + " ("
                        + names + ")"
-                       + (source != graph.metadata.end() ? " of " + source->second : std::string())
-                       + "; the replacement is a copy of the match, so this pattern changes nothing until the "
-                         "replace block is edited";
+                       + (source != graph.metadata.end()
+                              ? " of " + std::filesystem::path(source->second).filename().string()
+                              : std::string());
     for (NodeId id : order)
         decl.match.push_back(builder.statement(id));
     if (options.proposeConstraints)
@@ -331,6 +335,17 @@ Expected<PatternDecl> patternFromSubgraph(const Graph &graph, const std::vector<
                      + "); select nodes connected by data edges or shared inputs"};
     }
     return decl;
+}
+
+bool patternChangesNothing(const patternlang::PatternDecl &decl)
+{
+    if (decl.replace.size() != decl.match.size())
+        return false;
+    for (size_t i = 0; i < decl.match.size(); ++i)
+        if (decl.replace[i].target != decl.match[i].target
+            || writePatternExpr(decl.replace[i].value) != writePatternExpr(decl.match[i].value))
+            return false;
+    return true;
 }
 
 } // namespace fusebox

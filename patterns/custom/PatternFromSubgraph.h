@@ -36,7 +36,8 @@ struct PatternFromOptions {
 
 /// A pattern whose match graph is the subgraph of `nodes`, for an engineer to
 /// edit, with the replacement a copy of the match (so it changes nothing until
-/// edited; the description says so).
+/// edited; patternChangesNothing() tells). The description says where it
+/// came from: the nodes and the model's file name.
 ///
 /// - Match: one statement per selected node, in program (topological) order,
 ///   each `target = ns::op.overload(args..., kw = ...)` (or `getitem(x, i)`),
@@ -64,5 +65,10 @@ struct PatternFromOptions {
 /// A node listed twice counts once.
 Expected<patternlang::PatternDecl> patternFromSubgraph(const Graph &graph, const std::vector<NodeId> &nodes,
                                                        const PatternFromOptions &options = {});
+
+/// True when `decl`'s replace block is its match block, statement for
+/// statement (source positions aside): such a pattern rewrites a match into
+/// itself, which is what patternFromSubgraph() makes until it is edited.
+bool patternChangesNothing(const patternlang::PatternDecl &decl);
 
 } // namespace fusebox

@@ -108,7 +108,13 @@ TEST_CASE("pattern-from on one dense branch matches all 16 branches after save a
     CHECK(decl->captures.size() == 5);
     CHECK_FALSE(decl->where.empty());
     REQUIRE(decl->description);
-    CHECK(decl->description->find("changes nothing until") != std::string::npos);
+    // Where it came from, by file name (not the folder, often a temporary one);
+    // not the copy's state, which ends with the first edit of the replacement.
+    CHECK(decl->description->find("made from 3 nodes (%linear, %relu, %layer_norm) of recsys_demo.pt")
+          != std::string::npos);
+    CHECK(decl->description->find('/') == std::string::npos);
+    CHECK(decl->description->find("changes nothing") == std::string::npos);
+    CHECK(patternChangesNothing(*decl));
 
     std::string text;
     PatternSet set = reload(*decl, &text);

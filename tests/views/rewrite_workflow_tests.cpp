@@ -239,6 +239,13 @@ TEST_CASE("a pattern from a selection matches every occurrence, live", "[views][
     for (const Match &m : editor.liveMatches())
         for (NodeId id : m.nodes)
             CHECK(w.scene()->marks().contains(id.value));
+    // Its description says where it came from, by file name, and nothing that
+    // stops being true with the first edit; the status line says that instead.
+    CHECK(editor.text().contains(QStringLiteral("description = \"made from 2 nodes (%relu, %layer_norm) of recsys_demo.pt\"")));
+    CHECK_FALSE(editor.text().contains(QStringLiteral("changes nothing")));
+    CHECK(editor.unchangedPatterns() == QStringList{QStringLiteral("from_selection")});
+    CHECK(editor.statusText().contains(QStringLiteral("from_selection changes nothing yet")));
+    CHECK(editor.suggestedFileName() == QStringLiteral("from_selection.patterns"));
 
     // A mistake shows a marker at the parser's line and column.
     compiled.clear();
@@ -264,6 +271,24 @@ TEST_CASE("a pattern from a selection matches every occurrence, live", "[views][
     REQUIRE(QTest::qWaitFor([&] { return w.rewrite()->patternsPanel()->patternItem("from_selection")->text(PatternsPanel::Candidates) == QStringLiteral("16"); }, 5000));
     // Custom patterns sit under where they came from.
     CHECK(w.rewrite()->patternsPanel()->patternItem("from_selection")->parent()->text(0) == QStringLiteral("Pattern Editor"));
+
+    // Renamed, and its replacement edited: the note goes, Save offers the new name.
+    compiled.clear();
+    QString text = editor.text().replace(QStringLiteral("pattern from_selection"), QStringLiteral("pattern relu_ln"));
+    const qsizetype replace = text.indexOf(QStringLiteral("replace {"));
+    REQUIRE(replace > 0);
+    text.replace(text.indexOf(QStringLiteral("aten::relu("), replace), 11, QStringLiteral("aten::gelu("));
+    editor.setText(text);
+    REQUIRE(compiled.wait(60000));
+    REQUIRE(QTest::qWaitFor([&] { return !editor.isBusy(); }, 60000));
+    CHECK_FALSE(editor.hasError());
+    CHECK(editor.unchangedPatterns().isEmpty());
+    CHECK_FALSE(editor.statusText().contains(QStringLiteral("changes nothing")));
+    CHECK(editor.suggestedFileName() == QStringLiteral("relu_ln.patterns"));
+    QTemporaryDir dir;
+    const QString saved = dir.filePath(QStringLiteral("relu_ln.patterns"));
+    REQUIRE(editor.saveTo(saved, &error));
+    CHECK(editor.suggestedFileName() == saved);
 }
 
 TEST_CASE("the pass file carries the rules, custom patterns and rejections, and reloads", "[views][rewrite]")
