@@ -6,12 +6,14 @@
 #include <QScrollBar>
 #include <QTimer>
 
+#include <algorithm>
+
 namespace fusebox {
 
 MiniMap::MiniMap(GraphView *view) : QGraphicsView(view->scene(), view), m_view(view)
 {
     setObjectName(QStringLiteral("miniMap"));
-    setFixedSize(kWidth, kHeight);
+    setFixedSize(sizeFor(view->viewport()->size()));
     setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     setInteractive(false);
@@ -41,10 +43,17 @@ void MiniMap::setWanted(bool wanted)
     refresh();
 }
 
+QSize MiniMap::sizeFor(const QSize &viewport)
+{
+    return {std::clamp(viewport.width() / 5, kMinWidth, kMaxWidth),
+            std::clamp(viewport.height() / 5, kMinHeight, kMaxHeight)};
+}
+
 void MiniMap::place()
 {
     const QRect area = m_view->viewport()->geometry();
-    move(area.right() - kWidth - 10, area.bottom() - kHeight - 10);
+    setFixedSize(sizeFor(area.size()));
+    move(area.right() - width() - 10, area.bottom() - height() - 10);
 }
 
 void MiniMap::refresh()
@@ -56,7 +65,9 @@ void MiniMap::refresh()
     const QRectF scene = m_view->scene()->itemsBoundingRect();
     const QRectF shown = m_view->mapToScene(m_view->viewport()->rect()).boundingRect();
     const bool fits = scene.isEmpty() || shown.contains(scene);
-    setVisible(m_wanted && !fits);
+    const QSize room = m_view->viewport()->size();
+    const bool cramped = room.width() < kMinViewWidth || room.height() < kMinViewHeight;
+    setVisible(m_wanted && !fits && !cramped);
     if (!isVisible())
         return;
     place();

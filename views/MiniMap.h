@@ -14,8 +14,14 @@ class MiniMap final : public QGraphicsView {
     Q_OBJECT
 
 public:
-    static constexpr int kWidth = 220;
-    static constexpr int kHeight = 150;
+    /// Its size: a fifth of the view's each way, within these bounds (a
+    /// fixed 220x150 covered a fifth of a small window's graph area).
+    static constexpr int kMinWidth = 120, kMaxWidth = 240;
+    static constexpr int kMinHeight = 80, kMaxHeight = 170;
+    /// Below this the view has no room for an overview: it hides.
+    static constexpr int kMinViewWidth = 480, kMinViewHeight = 320;
+    /// The size it takes in a viewport of `viewport`.
+    static QSize sizeFor(const QSize &viewport);
 
     explicit MiniMap(GraphView *view);
 

@@ -90,9 +90,21 @@ TEST_CASE("the focus view shows a node's k-hop neighbourhood, the minimap the wh
     map->refresh();
     CHECK(map->isVisible());
     const QPointF before = w.view()->mapToScene(w.view()->viewport()->rect().center());
-    QTest::mouseClick(map->viewport(), Qt::LeftButton, {}, QPoint(MiniMap::kWidth - 12, MiniMap::kHeight - 12));
+    QTest::mouseClick(map->viewport(), Qt::LeftButton, {}, QPoint(map->width() - 12, map->height() - 12));
     const QPointF after = w.view()->mapToScene(w.view()->viewport()->rect().center());
     CHECK(before != after);
+    // A fifth of the view each way, within bounds; none in a cramped view.
+    const QSize port = w.view()->viewport()->size();
+    CHECK(map->width() == std::clamp(port.width() / 5, MiniMap::kMinWidth, MiniMap::kMaxWidth));
+    CHECK(map->height() == std::clamp(port.height() / 5, MiniMap::kMinHeight, MiniMap::kMaxHeight));
+    CHECK(double(map->width()) * map->height() <= 0.05 * port.width() * port.height());
+    w.resize(500, 400);
+    QApplication::processEvents();
+    map->refresh();
+    REQUIRE(w.view()->viewport()->width() < MiniMap::kMinViewWidth);
+    CHECK_FALSE(map->isVisible());
+    w.resize(1600, 1000);
+    QApplication::processEvents();
     map->setWanted(false);
     CHECK_FALSE(map->isVisible());
 }
