@@ -113,7 +113,8 @@ OutputDiff compareOne(const HostTensor &expected, const HostTensor &actual, doub
     const int64_t index = ranked.masked_fill(bad.logical_not(), -1).argmax().item<int64_t>();
     d.ok = false;
     d.worst = ranked[index].item<double>();
-    at::IntArrayRef sizes = torchimport::tensorFromWeight(expected, label).sizes();
+    // A copy: sizes() points into the tensor, a temporary here.
+    const std::vector<int64_t> sizes = torchimport::tensorFromWeight(expected, label).sizes().vec();
     d.message = label + ": max |diff| " + sci(d.worst) + " at index " + std::to_string(index)
                 + (sizes.size() > 1 ? " " + position(index, sizes) : "") + " (expected "
                 + elementText(b, index) + ", got " + elementText(a, index) + ") > "
