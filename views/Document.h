@@ -248,7 +248,8 @@ private:
     /// for follow, marked notFound; then the failures and the applied entries.
     void rebuildMatchList(std::vector<MatchEntry> candidates);
     /// The rejection `candidate` is, by its signature or, under the same
-    /// pattern, by the same nodes; null when it is none of them.
+    /// pattern, by the same nodes, or by part of them or all of them and more
+    /// (two at least: a horizontal group regrouped); null when none.
     static const MatchEntry *rejectionOf(const std::map<std::string, MatchEntry> &rejections, const Match &candidate,
                                          const std::string &signature);
     std::vector<MatchEntry> appliedEntries() const;

@@ -21,6 +21,7 @@
 #include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
+#include <iterator>
 #include <atomic>
 #include <set>
 #include <utility>
@@ -283,6 +284,23 @@ const MatchEntry *Document::rejectionOf(const std::map<std::string, MatchEntry> 
     for (const auto &[key, r] : rejections)
         if (sameMatch(r, candidate, signature))
             return &r;
+    // A horizontal group of the same rule over part of the rejected group's
+    // nodes, or over all of them and more, fuses what the user said not to
+    // fuse: after a nearby rewrite, Inductor's search found the rejected 9
+    // relus as a group of 8 and Apply All fused them.
+    std::vector<NodeId> nodes = candidate.nodes;
+    std::sort(nodes.begin(), nodes.end());
+    for (const auto &[key, r] : rejections) {
+        if (r.match.pattern != candidate.pattern || r.match.nodes.size() < 2 || nodes.size() < 2)
+            continue;
+        std::vector<NodeId> rejected = r.match.nodes;
+        std::sort(rejected.begin(), rejected.end());
+        std::vector<NodeId> common;
+        std::set_intersection(nodes.begin(), nodes.end(), rejected.begin(), rejected.end(),
+                              std::back_inserter(common));
+        if (common.size() >= 2 && (common.size() == nodes.size() || common.size() == rejected.size()))
+            return &r;
+    }
     return nullptr;
 }
 
@@ -303,6 +321,8 @@ void Document::rebuildMatchList(std::vector<MatchEntry> candidates)
         MatchEntry &e = m_matches.back();
         e.status = MatchStatus::Pending;
         if (const MatchEntry *r = rejectionOf(m_rejected, c.match, c.signature)) {
+            if (r->match.nodes.empty()) // read from a pass file: now it has nodes
+                m_rejected[r->signature].match = c.match;
             e.status = MatchStatus::Rejected;
             // The row stands for the rejection: restoring it removes that one.
             e.signature = r->signature;

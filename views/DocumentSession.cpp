@@ -106,6 +106,15 @@ Status Document::applyPassConfig(const PassConfig &config, const std::string &so
         e.status = MatchStatus::Rejected;
         m_rejected[r.signature] = e;
     }
+    // A pass file keeps a rejection's signature, not its nodes; found on the
+    // graph now, it gets them, so that Apply All also skips the same rule's
+    // regroupings of those nodes (rejectionOf()).
+    if (!m_rejected.empty() && hasGraph())
+        for (const MatchEntry &c : searchCandidates(m_graph, m_patterns))
+            if (auto it = m_rejected.find(c.signature); it != m_rejected.end() && it->second.match.nodes.empty()) {
+                it->second.match = c.match;
+                it->second.anchorName = c.anchorName;
+            }
     ++m_graphVersion;
     emit patternsChanged();
     if (m_haveMatches)

@@ -242,6 +242,16 @@ void review(std::unique_ptr<MainWindow> window, const QString &name, const QStri
     const size_t rewrittenSize = doc.graph().size();
     const int rejectedAfterAll = countStatus(doc, MatchStatus::Rejected);
     CHECK(rejectedAfterAll == 1); // the rejection survived
+    // Apply All fused none of the rejected group's nodes together under its rule.
+    for (const MatchEntry &e : doc.matches())
+        if (e.status == MatchStatus::Applied && e.match.pattern == rejectedEntry.match.pattern) {
+            const auto shared = std::count_if(e.match.nodes.begin(), e.match.nodes.end(), [&](NodeId id) {
+                return std::find(rejectedEntry.match.nodes.begin(), rejectedEntry.match.nodes.end(), id)
+                       != rejectedEntry.match.nodes.end();
+            });
+            INFO(e.match.pattern << " at %" << e.anchorName.toStdString());
+            CHECK(shared < 2);
+        }
 
     // Undo all, then redo all, one step at a time.
     while (x.done > 0) {
