@@ -13,7 +13,9 @@ namespace fusebox::json_support {
 std::string describe(const nlohmann::json &value);
 
 /// Parses text; a syntax error becomes "<sourceName>:<line>:<column>: invalid
-/// JSON: <what nlohmann says>".
+/// JSON: <what nlohmann says>", a value it cannot represent (a number too
+/// large for a double) "<sourceName>:<line>:<column>: at <json.path>: number
+/// overflow parsing '1e999'". Never throws.
 Expected<nlohmann::json> parse(const std::string &text, const std::string &sourceName);
 
 /// The whole file as bytes; "<path>: cannot open for reading" when it cannot.

@@ -1,3 +1,4 @@
+#include "core/io/GraphJson.h"
 #include "core/io/PassConfig.h"
 #include "core/ir/Spelling.h"
 #include "patterns/Catalog.h"
@@ -216,4 +217,20 @@ TEST_CASE("every rule takes Inductor's counter option; it must be a count", "[io
     REQUIRE(bad.hasValue());
     // A fusion ignores counter, whatever it is (Inductor 2.6 never reads it there).
     CHECK(configurePatterns(set, *bad).isOk());
+}
+
+TEST_CASE("a JSON number too large for a double is an error naming the file, position and JSON path", "[io]")
+{
+    // Found by fuzzing (issue 15): nlohmann throws out_of_range.406, which
+    // nothing caught, and fusebox-pass aborted (exit 134).
+    const std::string text = R"({"pre_grad_fusion_options": {"batch_linear": {"min_fuse_set_size": 1e999}}})";
+    auto config = readPassConfig(text, "passes.json");
+    REQUIRE_FALSE(config);
+    CHECK(config.error().message
+          == "passes.json:1:68: at pre_grad_fusion_options.batch_linear.min_fuse_set_size: number overflow parsing "
+             "'1e999' (it does not fit a double)");
+    // Inside arrays, by index; graph JSON and every reader share the parser.
+    auto graph = readGraphJson("{\"nodes\": [1, {\"a\": 2},\n [3, -1e400]]}", "g.json");
+    REQUIRE_FALSE(graph);
+    CHECK(graph.error().message.rfind("g.json:2:6: at nodes[2][1]: number overflow parsing '-1e400'", 0) == 0);
 }
