@@ -173,7 +173,9 @@ TEST_CASE("layoutWithDot is safe to call from several threads", "[layout]")
             in.edges.push_back({k / 2, k});
     }
     std::vector<LayoutResult> results(4);
-    std::vector<bool> ok(4, false);
+    // char, not bool: std::vector<bool> packs the four flags into one word,
+    // which four threads writing at once would race on.
+    std::vector<char> ok(4, 0);
     std::vector<std::thread> threads;
     for (int t = 0; t < 4; ++t)
         threads.emplace_back([&, t] {
