@@ -95,9 +95,10 @@ public:
 
     /// The focus view: shows only the nodes within `hops` edges (either
     /// direction) of `centre`, with the scopes holding them expanded. Kept
-    /// until clearFocus() or another graph is loaded.
-    void setFocus(const std::vector<NodeId> &centre, int hops);
-    void clearFocus();
+    /// until showWholeGraph() or another graph is loaded. (Not setFocus()/clearFocus():
+    /// those would hide QGraphicsScene's keyboard-focus functions.)
+    void showNeighbourhood(const std::vector<NodeId> &centre, int hops);
+    void showWholeGraph();
     bool isFocused() const { return bool(m_options.onlyNodes); }
 
     /// Every selected node (Ctrl+click or rubber band selects several).

@@ -15,7 +15,7 @@
 
 namespace fusebox {
 
-void GraphScene::setFocus(const std::vector<NodeId> &centre, int hops)
+void GraphScene::showNeighbourhood(const std::vector<NodeId> &centre, int hops)
 {
     const Graph &graph = m_document->graph();
     auto keep = std::make_shared<std::unordered_set<uint32_t>>();
@@ -47,7 +47,7 @@ void GraphScene::setFocus(const std::vector<NodeId> &centre, int hops)
     relayout();
 }
 
-void GraphScene::clearFocus()
+void GraphScene::showWholeGraph()
 {
     if (!m_options.onlyNodes)
         return;

@@ -189,7 +189,7 @@ void MainWindow::createActions()
             statusBar()->showMessage(tr("Select nodes (or a match) to focus on"), 5000);
             return;
         }
-        m_scene->setFocus(nodes, kFocusHops);
+        m_scene->showNeighbourhood(nodes, kFocusHops);
         statusBar()->showMessage(tr("Showing the %1-hop neighbourhood of %2 node(s); Shift+K shows the whole graph")
                                      .arg(kFocusHops)
                                      .arg(nodes.size()),
@@ -197,7 +197,7 @@ void MainWindow::createActions()
     });
     focus->setShortcut(Qt::Key_K);
     focus->setToolTip(tr("Show only the nodes within %1 edges of the selection").arg(kFocusHops));
-    QAction *whole = view->addAction(tr("Show &Whole Graph"), m_scene, &GraphScene::clearFocus);
+    QAction *whole = view->addAction(tr("Show &Whole Graph"), m_scene, &GraphScene::showWholeGraph);
     whole->setShortcut(Qt::SHIFT | Qt::Key_K);
     QAction *miniMap = view->addAction(tr("&Minimap"));
     miniMap->setCheckable(true);

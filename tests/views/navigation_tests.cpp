@@ -70,7 +70,7 @@ TEST_CASE("the focus view shows a node's k-hop neighbourhood, the minimap the wh
 
     // relu_3 <- linear_3 <- getitem_3 (2 hops up), -> layer_norm_3 -> cat (2 hops down).
     const NodeId relu = g.findByName("relu_3");
-    w.scene()->setFocus({relu}, 2);
+    w.scene()->showNeighbourhood({relu}, 2);
     REQUIRE(waitForLayout(*w.scene()));
     CHECK(w.scene()->isFocused());
     CHECK(w.scene()->nodeItem(relu));
@@ -79,7 +79,7 @@ TEST_CASE("the focus view shows a node's k-hop neighbourhood, the minimap the wh
     CHECK_FALSE(w.scene()->nodeItem(g.findByName("relu_4")));
     CHECK(w.scene()->nodeItemCount() < 12);
     const int hits = w.scene()->layoutCacheHits();
-    w.scene()->clearFocus();
+    w.scene()->showWholeGraph();
     REQUIRE(waitForLayout(*w.scene()));
     CHECK(w.scene()->nodeItemCount() == everything);
     // The whole graph was laid out before: the layout comes from the cache.
