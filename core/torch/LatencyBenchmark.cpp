@@ -18,14 +18,6 @@ namespace {
 
 namespace jit = torch::jit;
 
-std::vector<c10::IValue> toIValues(const std::vector<HostTensor> &inputs)
-{
-    std::vector<c10::IValue> values;
-    for (size_t i = 0; i < inputs.size(); ++i)
-        values.emplace_back(torchimport::tensorFromWeight(inputs[i], "input " + std::to_string(i)));
-    return values;
-}
-
 /// Runs `forward` warmup + iterations times; times the latter.
 LatencyResult timeRuns(const std::function<void()> &forward, int warmup, int iterations)
 {
@@ -42,15 +34,15 @@ LatencyResult timeRuns(const std::function<void()> &forward, int warmup, int ite
     return summarizeLatency(std::move(ms));
 }
 
-std::optional<Error> checkCounts(int warmup, int iterations)
+} // namespace
+
+std::optional<Error> checkLatencyCounts(int warmup, int iterations)
 {
     if (warmup < 0 || iterations < 1)
         return Error{"latency: need warmup >= 0 and iterations >= 1 (got " + std::to_string(warmup) + ", "
                      + std::to_string(iterations) + ")"};
     return std::nullopt;
 }
-
-} // namespace
 
 LatencyResult summarizeLatency(std::vector<double> samplesMs)
 {
@@ -79,7 +71,7 @@ LatencyResult summarizeLatency(std::vector<double> samplesMs)
 Expected<LatencyResult> measureLatency(const Graph &graph, const std::vector<HostTensor> &inputs, int warmup,
                                        int iterations)
 {
-    if (auto error = checkCounts(warmup, iterations))
+    if (auto error = checkLatencyCounts(warmup, iterations))
         return *error;
     Expected<torchlower::LoweredGraph> lowered = torchlower::lowerGraph(graph);
     if (!lowered)
@@ -88,7 +80,7 @@ Expected<LatencyResult> measureLatency(const Graph &graph, const std::vector<Hos
         return Error{"latency: the graph has " + std::to_string(lowered->inputs.size()) + " inputs, "
                      + std::to_string(inputs.size()) + " given"};
     try {
-        const std::vector<c10::IValue> values = toIValues(inputs);
+        const std::vector<c10::IValue> values = torchimport::ivaluesFromWeights(inputs);
         jit::GraphExecutor executor(lowered->graph, "forward");
         return timeRuns(
             [&] {
@@ -113,14 +105,14 @@ Expected<LatencyResult> measureOptimizeForInferenceLatency(const std::string &pt
                                                            const std::vector<HostTensor> &inputs, int warmup,
                                                            int iterations)
 {
-    if (auto error = checkCounts(warmup, iterations))
+    if (auto error = checkLatencyCounts(warmup, iterations))
         return *error;
     try {
         jit::Module module = jit::load(ptPath);
         module.eval();
         jit::Module frozen = jit::freeze(module);
         jit::Module optimized = jit::optimize_for_inference(frozen);
-        const std::vector<c10::IValue> values = toIValues(inputs);
+        const std::vector<c10::IValue> values = torchimport::ivaluesFromWeights(inputs);
         return timeRuns([&] { optimized.forward(values); }, warmup, iterations);
     } catch (const std::exception &e) {
         return Error{ptPath + ": " + torchimport::oneLineMessage(e)};

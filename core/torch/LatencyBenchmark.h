@@ -5,6 +5,7 @@
 #include "core/ir/Expected.h"
 #include "core/ir/Graph.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,9 @@ struct LatencyResult {
     /// Each timed run, in the order run.
     std::vector<double> samplesMs;
 };
+
+/// The one-line Error a measurement gives for warmup < 0 or iterations < 1.
+std::optional<Error> checkLatencyCounts(int warmup, int iterations);
 
 /// The summary of `samplesMs` (at least one): median, mean, min, max and the
 /// quartiles (linear interpolation between ranks, as numpy's default).

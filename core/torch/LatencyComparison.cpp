@@ -26,14 +26,6 @@ bool cancelled(const LatencyOptions &options)
     return options.cancel && options.cancel->load();
 }
 
-std::optional<Error> checkCounts(const LatencyOptions &options)
-{
-    if (options.warmup < 0 || options.iterations < 1)
-        return Error{"latency: need warmup >= 0 and iterations >= 1 (got " + std::to_string(options.warmup) + ", "
-                     + std::to_string(options.iterations) + ")"};
-    return std::nullopt;
-}
-
 /// One graph ready to run in libtorch on fixed inputs.
 class TimedGraph {
 public:
@@ -47,8 +39,7 @@ public:
             return Error{std::string(which) + ": the graph has " + std::to_string(lowered->inputs.size())
                          + " inputs, the original " + std::to_string(inputs.size())};
         auto timed = std::unique_ptr<TimedGraph>(new TimedGraph(lowered->graph));
-        for (size_t i = 0; i < inputs.size(); ++i)
-            timed->m_values.emplace_back(torchimport::tensorFromWeight(inputs[i], "input " + std::to_string(i)));
+        timed->m_values = torchimport::ivaluesFromWeights(inputs);
         return timed;
     }
 
@@ -182,7 +173,7 @@ std::string LatencyComparison::summary() const
 
 Expected<LatencyComparison> compareLatency(const Graph &original, const Graph &current, const LatencyOptions &options)
 {
-    if (auto error = checkCounts(options))
+    if (auto error = checkLatencyCounts(options.warmup, options.iterations))
         return *error;
     bool originalFailed = false;
     auto onLibtorch = compareOnLibtorch(original, current, options, &originalFailed);

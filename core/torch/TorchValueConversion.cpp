@@ -114,6 +114,15 @@ Weight weightFromTensor(const at::Tensor &tensor)
     return weight;
 }
 
+std::vector<c10::IValue> ivaluesFromWeights(const std::vector<Weight> &inputs)
+{
+    std::vector<c10::IValue> values;
+    values.reserve(inputs.size());
+    for (size_t i = 0; i < inputs.size(); ++i)
+        values.emplace_back(tensorFromWeight(inputs[i], "input " + std::to_string(i)));
+    return values;
+}
+
 at::Tensor tensorFromWeight(const Weight &weight, const std::string &what)
 {
     auto scalar = toScalarType(weight.meta.dtype);

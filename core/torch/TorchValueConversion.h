@@ -50,6 +50,10 @@ Weight weightFromTensor(const at::Tensor &tensor);
 /// libtorch type, the shape is not static, or the byte count does not match.
 at::Tensor tensorFromWeight(const Weight &weight, const std::string &what);
 
+/// A graph's inputs as IValues for a run: tensorFromWeight() of each, named
+/// "input <i>" in errors.
+std::vector<c10::IValue> ivaluesFromWeights(const std::vector<Weight> &inputs);
+
 /// A non-tensor constant as a literal Arg: None, bool, int, float, str,
 /// Device, lists and tuples of those (recursively). Returns nullopt for
 /// values with no literal form (objects, tensors).
