@@ -40,7 +40,7 @@ public:
         return m;
     }
 
-    void rewrite(PatternRewriter &, const Match &) const override {}
+    LogicalResult rewrite(PatternRewriter &, const Match &) const override { return failure(); }
 };
 
 /// Counts matches the way the driver's collection does it: every node in

@@ -15,8 +15,9 @@ struct Error {
 
 /// A value or an Error (std::expected is C++23; GCC 12's C++20 mode lacks it).
 /// Contract: exactly one of value()/error() is valid, as told by hasValue().
+/// [[nodiscard]]: a dropped Expected is a dropped error.
 template <typename T>
-class Expected {
+class [[nodiscard]] Expected {
 public:
     Expected(T value) : m_state(std::move(value)) {}
     Expected(Error error) : m_state(std::move(error)) {}
@@ -38,8 +39,9 @@ private:
     std::variant<T, Error> m_state;
 };
 
-/// Success or an Error, for operations that return nothing.
-class Status {
+/// Success or an Error, for operations that return nothing. [[nodiscard]]:
+/// ignoring one is ignoring an error.
+class [[nodiscard]] Status {
 public:
     Status() = default;
     Status(Error error) : m_error(std::move(error)) {}

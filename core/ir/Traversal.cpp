@@ -138,6 +138,11 @@ std::vector<NodeId> reach(const Graph &graph, NodeId from, Next next)
 
 } // namespace
 
+bool hasCycle(const Graph &graph)
+{
+    return !graph.isTopologicallySorted() && graph.size() != 0 && topologicalOrder(graph).empty();
+}
+
 std::vector<NodeId> ancestors(const Graph &graph, NodeId from)
 {
     if (!graph.contains(from))

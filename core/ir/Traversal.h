@@ -31,6 +31,11 @@ std::vector<NodeId> topologicalOrder(const Graph &graph);
 /// O(nodes + edges). Returns an empty vector when the graph has a cycle.
 std::vector<NodeId> stableTopologicalOrder(const Graph &graph);
 
+/// True when the graph's dataflow has a cycle (no topological order exists).
+/// Cheap when program order is already topological (the graph remembers
+/// it); otherwise O(nodes + edges).
+bool hasCycle(const Graph &graph);
+
 /// Every node `from` depends on, transitively (not including `from`).
 /// Iterative, so deep graphs do not overflow the stack.
 std::vector<NodeId> ancestors(const Graph &graph, NodeId from);

@@ -214,149 +214,169 @@ bool GreedyDriver::apply(Graph &graph, const Match &match, EditLog *log) const
     for (NodeId id : match.nodes)
         if (!graph.contains(id))
             return false;
-    EditLog local;
-    EditLog &edits = log ? *log : local;
-    edits.beginGroup(match.pattern + "@" + graph.node(match.anchor)->name);
-    PatternRewriter rewriter(graph, &edits);
-    rewriter.setCreatedBy(match.pattern + "@" + graph.node(match.anchor)->name);
+    Match fresh = match;
     if (p->family() == PatternFamily::Vertical) {
         MatchTrace trace;
-        auto fresh = static_cast<const VerticalPattern &>(*p).match(graph, match.anchor, trace);
-        if (!fresh) {
-            edits.endGroup();
+        auto again = static_cast<const VerticalPattern &>(*p).match(graph, match.anchor, trace);
+        if (!again)
             return false;
-        }
-        static_cast<const VerticalPattern &>(*p).rewrite(rewriter, *fresh);
-    } else {
-        static_cast<const HorizontalPattern &>(*p).fuse(rewriter, match.nodes);
+        fresh = std::move(*again);
     }
-    const bool acyclic = rewriter.restoreTopologicalOrder();
+    EditLog local;
+    EditLog &edits = log ? *log : local;
+    const size_t appliedBefore = edits.appliedCount();
+    const std::string label = match.pattern + "@" + graph.node(match.anchor)->name;
+    edits.beginGroup(label);
+    PatternRewriter rewriter(graph, &edits);
+    rewriter.setCreatedBy(label);
+    const LogicalResult rewritten = rewriteMatch(*p, rewriter, fresh);
+    const bool acyclic = succeeded(rewritten) && rewriter.restoreTopologicalOrder();
     edits.endGroup();
-    if (!acyclic) {
+    if (!acyclic && edits.appliedCount() > appliedBefore) {
         // A group found before other rewrites may no longer be independent:
-        // fusing it closed a cycle. Take the rewrite back.
+        // fusing it closed a cycle. Or the pattern failed after an edit,
+        // against its contract. Either way, take the rewrite back.
         edits.undo(graph);
-        return false;
     }
+    return acyclic;
+}
+
+/// Where a round searches, and what it remembers between rounds: round 1
+/// searches everywhere; later rounds first search only around what the
+/// previous round changed (MLIR's worklist idea), vertical anchors within
+/// kAnchorRadius hops of a change and horizontal roots whose upward search
+/// reaches one, and the whole graph only when that finds nothing to apply,
+/// so the run still ends at a true fixed point.
+struct GreedyDriver::SearchFocus {
+    static constexpr int kAnchorRadius = 3;
+    bool incremental = false;
+    std::vector<char> anchors, roots;
+    /// Horizontal keys survive between rounds except near a change.
+    std::map<std::string, HorizontalKeyMemo> keyMemos;
+    /// The deepest max_fuse_search_depth of the horizontal patterns.
+    int64_t searchDepth = 0;
+
+    /// Focuses the next round on the nodes near `seeds`.
+    void narrowTo(const Graph &graph, const std::vector<NodeId> &seeds)
+    {
+        anchors = neighbourhoodOf(graph, seeds, kAnchorRadius);
+        for (auto &entry : keyMemos)
+            entry.second.invalidate(anchors);
+        roots = anchors;
+        extendDownstream(graph, roots, searchDepth);
+        incremental = true;
+    }
+};
+
+namespace {
+using Clock = std::chrono::steady_clock;
+double msSince(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+} // namespace
+
+bool GreedyDriver::stopRequested() const { return m_options.shouldStop && m_options.shouldStop(); }
+
+bool GreedyDriver::stillApplicable(const Graph &graph, Match &candidate, const TouchTracker &tracker) const
+{
+    bool stale = false;
+    for (NodeId id : candidate.nodes)
+        stale = stale || tracker.isTouched(id) || !graph.contains(id);
+    if (!stale)
+        return true;
+    // A vertical match is re-tried at its anchor; a horizontal group waits
+    // for the next round's search.
+    const Pattern *p = m_patterns.find(candidate.pattern);
+    if (p->family() != PatternFamily::Vertical || tracker.isTouched(candidate.anchor)
+        || !graph.contains(candidate.anchor))
+        return false;
+    MatchTrace trace;
+    auto fresh = static_cast<const VerticalPattern &>(*p).match(graph, candidate.anchor, trace);
+    if (!fresh)
+        return false;
+    fresh->pattern = candidate.pattern;
+    fresh->benefit = candidate.benefit;
+    candidate = std::move(*fresh);
     return true;
+}
+
+size_t GreedyDriver::applyMatches(const Graph &graph, std::vector<Match> &matches, RewriteApplier &applier,
+                                  TouchTracker &tracker) const
+{
+    size_t applied = 0;
+    for (Match &candidate : matches) {
+        if (stopRequested())
+            break;
+        if (stillApplicable(graph, candidate, tracker) && applier.apply(candidate, tracker))
+            ++applied;
+    }
+    return applied;
+}
+
+RoundStats GreedyDriver::searchAndApply(Graph &graph, RewriteApplier &applier, TouchTracker &tracker,
+                                        SearchFocus &focus) const
+{
+    RoundStats stats;
+    auto pass = [&](bool focused) {
+        auto t = Clock::now();
+        std::vector<Match> matches = focused ? findMatchesIn(graph, &focus.anchors, &focus.roots, &focus.keyMemos)
+                                             : findMatchesIn(graph, nullptr, nullptr, &focus.keyMemos);
+        stats.searchMs += msSince(t);
+        stats.candidates += matches.size();
+        t = Clock::now();
+        stats.applied += applyMatches(graph, matches, applier, tracker);
+        stats.applyMs += msSince(t);
+    };
+    if (focus.incremental)
+        stats.searchedNodes = size_t(std::count(focus.anchors.begin(), focus.anchors.end(), 1));
+    pass(focus.incremental);
+    if (stats.applied == 0 && focus.incremental) {
+        stats.fullSearch = true;
+        pass(false);
+    }
+    return stats;
+}
+
+bool GreedyDriver::restoreOrder(Graph &graph, EditLog *edits, RoundStats &stats) const
+{
+    const auto t = Clock::now();
+    if (edits)
+        edits->beginGroup("restore topological order");
+    PatternRewriter rewriter(graph, edits);
+    const bool acyclic = rewriter.restoreTopologicalOrder();
+    if (edits)
+        edits->endGroup();
+    stats.reorderMs = msSince(t);
+    return acyclic;
 }
 
 DriverResult GreedyDriver::run(Graph &graph, EditLog *log, DriverListener *listener) const
 {
     DriverResult result;
     result.nodesBefore = graph.size();
-    auto stopRequested = [this] { return m_options.shouldStop && m_options.shouldStop(); };
     // Edits are recorded when someone needs them: the caller's log, an undo
     // after failed verification, or a listener shown each rewrite's group.
     EditLog local;
     EditLog *edits = log ? log : (m_options.verifyRewrite || listener) ? &local : nullptr;
     RewriteApplier applier(graph, m_patterns, m_options, edits, listener, result);
-    int64_t searchDepth = 0;
+    SearchFocus focus;
     for (const Pattern *p : m_patterns.enabled())
         if (p->family() == PatternFamily::Horizontal)
-            searchDepth = std::max(searchDepth, p->options().getInt("max_fuse_search_depth",
-                                                                    search_defaults::kMaxFuseSearchDepth));
+            focus.searchDepth = std::max(focus.searchDepth, p->options().getInt("max_fuse_search_depth",
+                                                                                search_defaults::kMaxFuseSearchDepth));
 
-    // Applies a round's candidates in order; returns how many were applied.
-    auto applyAll = [&](std::vector<Match> &matches, TouchTracker &tracker) {
-        size_t applied = 0;
-        for (Match &candidate : matches) {
-            if (stopRequested())
-                break;
-            const Pattern *p = m_patterns.find(candidate.pattern);
-            bool stale = false;
-            for (NodeId id : candidate.nodes)
-                if (tracker.isTouched(id) || !graph.contains(id))
-                    stale = true;
-            if (stale) {
-                // A vertical match is re-tried at its anchor; a horizontal group
-                // waits for the next round's search.
-                if (p->family() != PatternFamily::Vertical || tracker.isTouched(candidate.anchor)
-                    || !graph.contains(candidate.anchor))
-                    continue;
-                MatchTrace trace;
-                auto fresh = static_cast<const VerticalPattern &>(*p).match(graph, candidate.anchor, trace);
-                if (!fresh)
-                    continue;
-                fresh->pattern = candidate.pattern;
-                fresh->benefit = candidate.benefit;
-                candidate = std::move(*fresh);
-            }
-
-            if (applier.apply(candidate, tracker))
-                ++applied;
-        }
-        return applied;
-    };
-
-    // Round 1 searches everywhere. Later rounds search first where the last
-    // round's rewrites changed something (MLIR's worklist idea): vertical
-    // anchors within kAnchorRadius hops of a change, horizontal roots whose
-    // upward search reaches one. Only when that finds nothing does the round
-    // search the whole graph, so the run still ends at a true fixed point.
-    constexpr int kAnchorRadius = 3;
-    std::vector<char> anchors, roots;
-    // Horizontal keys survive between rounds except near a change.
-    std::map<std::string, HorizontalKeyMemo> keyMemos;
-    bool incremental = false;
-    using Clock = std::chrono::steady_clock;
-    auto msSince = [](Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); };
-    for (int round = 1; round <= m_options.maxRounds; ++round) {
+    for (int round = 1; round <= m_options.maxRounds && !result.converged && result.message.empty(); ++round) {
         result.rounds = round;
-        RoundStats stats;
         TouchTracker tracker;
-        auto t = Clock::now();
-        std::vector<Match> matches;
-        if (incremental) {
-            stats.searchedNodes = size_t(std::count(anchors.begin(), anchors.end(), 1));
-            matches = findMatchesIn(graph, &anchors, &roots, &keyMemos);
-        } else {
-            matches = findMatchesIn(graph, nullptr, nullptr, &keyMemos);
-        }
-        stats.searchMs = msSince(t);
-        stats.candidates = matches.size();
-        t = Clock::now();
-        size_t applied = applyAll(matches, tracker);
-        stats.applyMs = msSince(t);
-        if (applied == 0 && incremental) {
-            stats.fullSearch = true;
-            t = Clock::now();
-            matches = findMatchesIn(graph, nullptr, nullptr, &keyMemos);
-            stats.searchMs += msSince(t);
-            stats.candidates += matches.size();
-            t = Clock::now();
-            applied = applyAll(matches, tracker);
-            stats.applyMs += msSince(t);
-        }
-        stats.applied = applied;
-
-        t = Clock::now();
-        if (edits)
-            edits->beginGroup("restore topological order");
-        PatternRewriter rewriter(graph, edits);
-        const bool acyclic = rewriter.restoreTopologicalOrder();
-        if (edits)
-            edits->endGroup();
-        stats.reorderMs = msSince(t);
+        RoundStats stats = searchAndApply(graph, applier, tracker, focus);
+        const bool acyclic = restoreOrder(graph, edits, stats);
         result.roundStats.push_back(stats);
-        if (!acyclic) {
+        if (!acyclic)
             result.message = "a rewrite in round " + std::to_string(round) + " created a cycle";
-            break;
-        }
-        if (stopRequested()) {
+        else if (stopRequested())
             result.message = "stopped on request after round " + std::to_string(round);
-            break;
-        }
-        if (applied == 0) {
+        else if (stats.applied == 0)
             result.converged = true;
-            break;
-        }
-        anchors = neighbourhoodOf(graph, tracker.seeds, kAnchorRadius);
-        for (auto &[name, memo] : keyMemos)
-            memo.invalidate(anchors);
-        roots = anchors;
-        extendDownstream(graph, roots, searchDepth);
-        incremental = true;
+        else
+            focus.narrowTo(graph, tracker.seeds);
     }
     if (!result.converged && result.message.empty())
         result.message = "still rewriting after " + std::to_string(m_options.maxRounds)

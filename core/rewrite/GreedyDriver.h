@@ -14,6 +14,9 @@
 
 namespace fusebox {
 
+class RewriteApplier;
+class TouchTracker;
+
 /// Hears what the driver decides (the GUI's match table and the report both
 /// listen). Every callback is optional.
 class DriverListener {
@@ -35,6 +38,9 @@ struct PatternCounters {
     size_t applied = 0;
     size_t rejected = 0;
     size_t failedVerification = 0;
+    /// Fusions undone because they closed a cycle (an earlier rewrite of the
+    /// round made the group's members dependent).
+    size_t closedCycle = 0;
 };
 
 /// What one rewrite did.
@@ -108,9 +114,12 @@ struct DriverOptions {
 /// (horizontal). Round 1 searches the whole graph; later rounds search first
 /// around what the previous round changed, then, if that applies nothing, the
 /// whole graph again. A round ends by restoring topological order; the run ends
-/// when a round applies nothing (converged) or after maxRounds (reported). No
-/// rewrite can create a cycle: vertical rewrites are local, horizontal groups
-/// are mutually independent, and the topological sort would detect one.
+/// when a round applies nothing (converged) or after maxRounds (reported).
+/// Only rewrites that report success count. No cycle survives a fusion: a
+/// horizontal group found independent may have been made dependent by an
+/// earlier rewrite of the round, so each fusion is checked and undone when it
+/// closes a cycle (PatternCounters::closedCycle); vertical rewrites are local,
+/// and the round's topological sort reports a cycle one made.
 class GreedyDriver {
 public:
     GreedyDriver(const PatternSet &patterns, DriverOptions options = {});
@@ -124,8 +133,9 @@ public:
     std::vector<Match> findMatches(const Graph &graph) const;
 
     /// Applies one match (found by findMatches on this graph) as one edit group
-    /// and restores topological order. Returns false when it no longer matches,
-    /// or when rewriting it would create a cycle (a horizontal group that later
+    /// and restores topological order. Returns false when it no longer matches
+    /// (the pattern reports failure; nothing is recorded), or when rewriting it
+    /// would create a cycle (a horizontal group that later
     /// rewrites made dependent): the rewrite is then undone, the graph is as
     /// before, and the group stays in the log as undone (log->appliedCount()).
     bool apply(Graph &graph, const Match &match, EditLog *log = nullptr) const;
@@ -144,6 +154,23 @@ private:
     void sortMatches(const Graph &graph, std::vector<Match> &matches) const;
 
     size_t patternIndex(const std::string &name) const;
+
+    // One run, round by round (GreedyDriver.cpp).
+    struct SearchFocus;
+    bool stopRequested() const;
+    /// Searches (around the last round's changes first) and applies what it
+    /// finds, in order: one round's work.
+    RoundStats searchAndApply(Graph &graph, RewriteApplier &applier, TouchTracker &tracker,
+                              SearchFocus &focus) const;
+    /// Applies a round's candidates in order; returns how many were applied.
+    size_t applyMatches(const Graph &graph, std::vector<Match> &matches, RewriteApplier &applier,
+                        TouchTracker &tracker) const;
+    /// False when an earlier rewrite of the round touched the candidate and it
+    /// no longer matches; a vertical one is re-matched at its anchor.
+    bool stillApplicable(const Graph &graph, Match &candidate, const TouchTracker &tracker) const;
+    /// Ends a round: restores a topological order (one edit group). False
+    /// when the graph has a cycle.
+    bool restoreOrder(Graph &graph, EditLog *edits, RoundStats &stats) const;
 
     const PatternSet &m_patterns;
     DriverOptions m_options;

@@ -148,9 +148,9 @@ private:
                 PatternRewriter rewriter(copy, nullptr, &tracker);
                 rewriter.setCreatedBy(pattern.name() + "#" + std::to_string(++fused));
                 rewriter.setInductorMetadata(true);
-                pattern.fuse(rewriter, group.members);
+                const bool fusedIt = succeeded(pattern.fuse(rewriter, group.members));
                 changed = std::move(tracker.seeds);
-                return true;
+                return fusedIt;
             },
             {}, &outcomes);
         return outcomes;

@@ -201,6 +201,7 @@ DriverResult InductorScheduleDriver::run(Graph &graph, GraphStage stage, EditLog
     EditLog &edits = log ? *log : local;
     RewriteApplier applier(graph, m_patterns, m_options, &edits, listener, result);
     applier.setInductorMetadata(true);
+    applier.setUndoCycles(false); // horizontal passes are checked whole (horizontalPass)
     auto stopRequested = [this] {
         return (m_options.shouldStop && m_options.shouldStop()) || (m_observer && m_observer->done());
     };

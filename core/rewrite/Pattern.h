@@ -1,5 +1,6 @@
 #pragma once
 
+#include "LogicalResult.h"
 #include "MatchTrace.h"
 #include "PatternRewriter.h"
 
@@ -131,8 +132,10 @@ public:
     /// Tries to match at `anchor` (a node with a root op), recording every
     /// condition in `trace`. Returns the match, or nullopt after a failed check.
     virtual std::optional<Match> match(const Graph &graph, NodeId anchor, MatchTrace &trace) const = 0;
-    /// Rewrites a match that match() just returned on this graph.
-    virtual void rewrite(PatternRewriter &rewriter, const Match &match) const = 0;
+    /// Rewrites a match that match() just returned on this graph. success()
+    /// only when the graph changed; failure() (the graph untouched) when the
+    /// match no longer holds.
+    virtual LogicalResult rewrite(PatternRewriter &rewriter, const Match &match) const = 0;
     /// The counters Inductor 2.6 moves for this rewrite, asked on the graph
     /// before it; by default the rule's own name, once. Rules whose 2.6
     /// handler credits other names (split_cat_pass's merges count as
@@ -159,8 +162,10 @@ public:
     /// when the node cannot take part. Nodes with equal keys may be fused.
     virtual std::optional<std::string> key(const Graph &graph, NodeId node, MatchTrace &trace) const = 0;
     /// Fuses a group of mutually independent nodes with equal keys (at least
-    /// min_fuse_set_size of them, in candidate order).
-    virtual void fuse(PatternRewriter &rewriter, const std::vector<NodeId> &group) const = 0;
+    /// min_fuse_set_size of them, in candidate order). success() only when the
+    /// graph changed; failure() (the graph untouched) when the group no longer
+    /// matches (a member gone, its key changed, too few left).
+    virtual LogicalResult fuse(PatternRewriter &rewriter, const std::vector<NodeId> &group) const = 0;
 
 protected:
     HorizontalPattern(std::string name, PassStage stage, int benefit, std::vector<std::string> rootOps,

@@ -1,5 +1,7 @@
 #include "RewriteApplier.h"
 
+#include "core/ir/Traversal.h"
+
 #include <absl/container/flat_hash_set.h>
 
 namespace fusebox {
@@ -53,6 +55,13 @@ RewriteApplier::RewriteApplier(Graph &graph, const PatternSet &patterns, const D
 {
 }
 
+LogicalResult rewriteMatch(const Pattern &pattern, PatternRewriter &rewriter, const Match &match)
+{
+    if (pattern.family() == PatternFamily::Vertical)
+        return static_cast<const VerticalPattern &>(pattern).rewrite(rewriter, match);
+    return static_cast<const HorizontalPattern &>(pattern).fuse(rewriter, match.nodes);
+}
+
 bool RewriteApplier::apply(const Match &candidate, TouchTracker &tracker)
 {
     const Pattern *p = m_patterns.find(candidate.pattern);
@@ -78,25 +87,56 @@ bool RewriteApplier::apply(const Match &candidate, TouchTracker &tracker)
     }
 
     const std::string anchorName = m_graph.node(candidate.anchor)->name;
-    const std::string label = candidate.pattern + "#" + std::to_string(++m_labelCounts[candidate.pattern]);
+    const std::string label = candidate.pattern + "#" + std::to_string(m_labelCounts[candidate.pattern] + 1);
     tracker.beginRewrite();
     const size_t insertedBefore = tracker.inserted, erasedBefore = tracker.erased;
-    if (m_edits)
-        m_edits->beginGroup(label);
-    PatternRewriter rewriter(m_graph, m_edits, &tracker);
+    // A horizontal fusion is checked for a cycle after it (unless the driver
+    // checks the order itself), so it keeps its
+    // edits to take itself back even when nobody else needs them.
+    const bool horizontal = m_undoCycles && p->family() == PatternFamily::Horizontal;
+    EditLog *edits = m_edits ? m_edits : horizontal ? &m_scratch : nullptr;
+    if (edits == &m_scratch) {
+        m_scratch.clear();
+        m_scratch.setRedoable(false);
+    }
+    const size_t appliedBefore = edits ? edits->appliedCount() : 0;
+    if (edits)
+        edits->beginGroup(label);
+    PatternRewriter rewriter(m_graph, edits, &tracker);
     rewriter.setCreatedBy(label);
     rewriter.setInductorMetadata(m_inductorMetadata);
-    if (p->family() == PatternFamily::Vertical)
-        static_cast<const VerticalPattern &>(*p).rewrite(rewriter, candidate);
-    else
-        static_cast<const HorizontalPattern &>(*p).fuse(rewriter, candidate.nodes);
-    for (NodeId id : candidate.nodes)
-        tracker.mark(id);
-    if (m_options.verifyRewrite)
-        rewriter.restoreTopologicalOrder(); // the verifier executes the graph
-    if (m_edits)
-        m_edits->endGroup();
+    const LogicalResult rewritten = rewriteMatch(*p, rewriter, candidate);
+    const bool closedCycle = succeeded(rewritten) && horizontal && hasCycle(m_graph);
+    if (succeeded(rewritten) && !closedCycle) {
+        for (NodeId id : candidate.nodes)
+            tracker.mark(id);
+        if (m_options.verifyRewrite)
+            rewriter.restoreTopologicalOrder(); // the verifier executes the graph
+    }
+    if (edits)
+        edits->endGroup();
 
+    if (failed(rewritten)) {
+        // The match no longer held: nothing changed and nothing is counted.
+        // (A pattern that edited and then failed broke its contract: its edits
+        // are taken back, so that the graph is as it was.)
+        if (edits && edits->appliedCount() > appliedBefore)
+            edits->undo(m_graph);
+        return false;
+    }
+    ++m_labelCounts[candidate.pattern];
+    if (closedCycle) {
+        // The search found the group independent; an earlier rewrite of the
+        // round made one member depend on another, and the fusion closed the
+        // loop. Take it back, as GreedyDriver::apply() does.
+        edits->undo(m_graph);
+        ++counters.closedCycle;
+        if (m_listener)
+            m_listener->rewriteUndone(m_graph, candidate,
+                                      "fusing the group would close a cycle: an earlier rewrite made a member "
+                                      "depend on another");
+        return false;
+    }
     if (m_options.verifyRewrite) {
         if (auto failure = m_options.verifyRewrite(m_graph)) {
             m_edits->undo(m_graph);

@@ -51,6 +51,10 @@ private:
     std::unique_ptr<Marks> m_marks;
 };
 
+/// Rewrites `match` with its pattern, whichever the family: a vertical
+/// pattern's rewrite(), a horizontal one's fuse() of the match's nodes.
+LogicalResult rewriteMatch(const Pattern &pattern, PatternRewriter &rewriter, const Match &match);
+
 /// Applies matches to one graph for one driver run, filling `result`.
 class RewriteApplier {
 public:
@@ -61,12 +65,19 @@ public:
 
     /// Applies `candidate` (found on this graph as it is now) unless a reviewer
     /// rejected it or it was undone before. Returns true when the graph
-    /// changed and stayed changed (verification passed).
+    /// changed and stayed changed: the pattern reported success, a horizontal
+    /// fusion closed no cycle (one that does is undone and counted in
+    /// closedCycle), and verification passed.
     bool apply(const Match &candidate, TouchTracker &tracker);
 
     /// Rewrites leave metadata as Inductor 2.6 does
     /// (PatternRewriter::setInductorMetadata); off by default.
     void setInductorMetadata(bool on) { m_inductorMetadata = on; }
+
+    /// Whether each horizontal fusion is checked for a cycle and undone when
+    /// it closes one (on by default). InductorSchedule turns it off: it fuses
+    /// a whole pass live, as 2.6 does, and checks the order once after.
+    void setUndoCycles(bool on) { m_undoCycles = on; }
 
     /// Who hears the matches and rewrites from now on (may be null).
     void setListener(DriverListener *listener) { m_listener = listener; }
@@ -93,8 +104,12 @@ private:
     const PatternSet &m_patterns;
     const DriverOptions &m_options;
     EditLog *m_edits;
+    /// Keeps a horizontal fusion's edits when m_edits is null, so that one
+    /// that closes a cycle can be taken back (not redoable: cheap).
+    EditLog m_scratch;
     DriverListener *m_listener;
     bool m_inductorMetadata = false;
+    bool m_undoCycles = true;
     DriverResult &m_result;
     std::map<std::string, size_t> m_labelCounts;
     // Matches already rejected or failed: reported once, never retried.

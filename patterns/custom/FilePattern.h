@@ -82,7 +82,7 @@ public:
                 std::vector<std::string> rootOps, std::string description);
 
     std::optional<Match> match(const Graph &graph, NodeId anchor, MatchTrace &trace) const override;
-    void rewrite(PatternRewriter &rewriter, const Match &match) const override;
+    LogicalResult rewrite(PatternRewriter &rewriter, const Match &match) const override;
 
     const CompiledPattern &compiled() const { return *m_compiled; }
 

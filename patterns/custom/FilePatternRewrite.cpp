@@ -134,12 +134,13 @@ FilePattern::FilePattern(std::shared_ptr<const CompiledPattern> compiled, PassSt
 {
 }
 
-void FilePattern::rewrite(PatternRewriter &rewriter, const Match &match) const
+LogicalResult FilePattern::rewrite(PatternRewriter &rewriter, const Match &match) const
 {
     auto bindings = bind(rewriter.graph(), match.anchor);
     if (!bindings)
-        return;
+        return failure();
     Rewrite(*m_compiled, rewriter, *bindings, match.anchor).run();
+    return success();
 }
 
 } // namespace fusebox::custom

@@ -119,10 +119,10 @@ std::optional<std::string> BatchLayernormFusion::key(const Graph &graph, NodeId 
     return key;
 }
 
-void BatchLayernormFusion::fuse(PatternRewriter &rewriter, const std::vector<NodeId> &group) const
+LogicalResult BatchLayernormFusion::fuse(PatternRewriter &rewriter, const std::vector<NodeId> &group) const
 {
     if (!groupStillMatches(rewriter.graph(), *this, group))
-        return;
+        return failure();
     const Graph &graph = rewriter.graph();
     std::vector<LayerNormOperands> members;
     for (NodeId id : group) {
@@ -169,6 +169,7 @@ void BatchLayernormFusion::fuse(PatternRewriter &rewriter, const std::vector<Nod
     }
     emitListAndReplace(rewriter, before, {"aten::unbind", "int", {y, stackDim}, {}}, group,
                        std::vector<std::vector<int64_t>>(group.size(), first.inputShape), dtype, device);
+    return success();
 }
 
 } // namespace fusebox::group_batch

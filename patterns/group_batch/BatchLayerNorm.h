@@ -21,7 +21,7 @@ public:
     /// layer_norm(x, normalized_shape, None, None, eps, cudnn_enable),
     /// mul.Tensor(stack(weights, 0), y), add.Tensor(stack(biases, 0), y, 1)
     /// (each when present), unbind.int(y, d) and one getitem per member.
-    void fuse(PatternRewriter &rewriter, const std::vector<NodeId> &group) const override;
+    LogicalResult fuse(PatternRewriter &rewriter, const std::vector<NodeId> &group) const override;
 };
 
 } // namespace fusebox::group_batch

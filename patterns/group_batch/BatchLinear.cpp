@@ -111,10 +111,10 @@ std::optional<std::string> PreGradBatchLinearFusion::key(const Graph &graph, Nod
     return key;
 }
 
-void PreGradBatchLinearFusion::fuse(PatternRewriter &rewriter, const std::vector<NodeId> &group) const
+LogicalResult PreGradBatchLinearFusion::fuse(PatternRewriter &rewriter, const std::vector<NodeId> &group) const
 {
     if (!groupStillMatches(rewriter.graph(), *this, group))
-        return;
+        return failure();
     const Graph &graph = rewriter.graph();
     std::vector<NodeId> inputs, weights, biases;
     for (NodeId id : group) {
@@ -150,6 +150,7 @@ void PreGradBatchLinearFusion::fuse(PatternRewriter &rewriter, const std::vector
     }
     emitListAndReplace(rewriter, before, {"aten::unbind", "int", {y, int64_t(0)}, {}}, group,
                        std::vector<std::vector<int64_t>>(group.size(), {m, out}), dtype, device);
+    return success();
 }
 
 BatchLinearLHSFusion::BatchLinearLHSFusion()
@@ -167,10 +168,10 @@ std::optional<std::string> BatchLinearLHSFusion::key(const Graph &graph, NodeId 
     return "input " + nodeRef(graph, l->input) + std::string(kKeySep) + (l->bias.isValid() ? "bias" : "no bias");
 }
 
-void BatchLinearLHSFusion::fuse(PatternRewriter &rewriter, const std::vector<NodeId> &group) const
+LogicalResult BatchLinearLHSFusion::fuse(PatternRewriter &rewriter, const std::vector<NodeId> &group) const
 {
     if (!groupStillMatches(rewriter.graph(), *this, group))
-        return;
+        return failure();
     const Graph &graph = rewriter.graph();
     std::vector<NodeId> weights, biases;
     std::vector<Arg> sections;
@@ -211,6 +212,7 @@ void BatchLinearLHSFusion::fuse(PatternRewriter &rewriter, const std::vector<Nod
     }
     emitListAndReplace(rewriter, before, {"aten::split_with_sizes", "", {y, Arg::list(sections), int64_t(1)}, {}}, group,
                        itemShapes, dtype, device);
+    return success();
 }
 
 } // namespace fusebox::group_batch

@@ -19,7 +19,7 @@ public:
     /// stack(inputs, 0), stack(weights, 0), transpose.int(w, 1, 2), then
     /// bmm(x, w) or baddbmm(unsqueeze(stack(biases, 0), 1), x, w, 1, 1),
     /// unbind.int(y, 0) and one getitem per member.
-    void fuse(PatternRewriter &rewriter, const std::vector<NodeId> &group) const override;
+    LogicalResult fuse(PatternRewriter &rewriter, const std::vector<NodeId> &group) const override;
 };
 
 /// Inductor's batch_linear_lhs (BatchLinearLHSFusion): aten::linear nodes that
@@ -35,7 +35,7 @@ public:
     /// cat(weights, 0), transpose.int(w, 0, 1), mm(x, w) or
     /// addmm(cat(biases, 0), x, w, 1, 1), split.sizes(y, [n_i...], 1) and one
     /// getitem per member.
-    void fuse(PatternRewriter &rewriter, const std::vector<NodeId> &group) const override;
+    LogicalResult fuse(PatternRewriter &rewriter, const std::vector<NodeId> &group) const override;
 };
 
 } // namespace fusebox::group_batch

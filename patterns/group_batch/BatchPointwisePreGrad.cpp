@@ -158,11 +158,12 @@ std::optional<std::string> BatchPointwiseOpsPreGradFusion::key(const Graph &grap
     return key;
 }
 
-void BatchPointwiseOpsPreGradFusion::fuse(PatternRewriter &rewriter, const std::vector<NodeId> &group) const
+LogicalResult BatchPointwiseOpsPreGradFusion::fuse(PatternRewriter &rewriter, const std::vector<NodeId> &group) const
 {
     if (!groupStillMatches(rewriter.graph(), *this, group))
-        return;
+        return failure();
     stackApplyUnbind(rewriter, group, {rewriter.graph().node(group.front())->op, "", {}, {}});
+    return success();
 }
 
 BatchMathOpsPreGradFusion::BatchMathOpsPreGradFusion(Op op)
@@ -196,10 +197,10 @@ std::optional<std::string> BatchMathOpsPreGradFusion::key(const Graph &graph, No
     return key + std::string(kKeySep) + "first user " + targetText(graph, user);
 }
 
-void BatchMathOpsPreGradFusion::fuse(PatternRewriter &rewriter, const std::vector<NodeId> &group) const
+LogicalResult BatchMathOpsPreGradFusion::fuse(PatternRewriter &rewriter, const std::vector<NodeId> &group) const
 {
     if (!groupStillMatches(rewriter.graph(), *this, group))
-        return;
+        return failure();
     const MathInfo info = mathInfo(m_op);
     const Node &first = *rewriter.graph().node(group.front());
     // Equal keys mean equal scalar arguments, so the first member's serve all.
@@ -211,6 +212,7 @@ void BatchMathOpsPreGradFusion::fuse(PatternRewriter &rewriter, const std::vecto
         args.push_back(a ? *a : p.fallback);
     }
     stackApplyUnbind(rewriter, group, {info.op, first.overload, std::move(args), {}});
+    return success();
 }
 
 } // namespace fusebox::group_batch

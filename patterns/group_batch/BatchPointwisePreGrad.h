@@ -22,7 +22,7 @@ public:
     std::optional<std::string> key(const Graph &graph, NodeId node, MatchTrace &trace) const override;
     /// stack(inputs, 0), the first member's op on it, unbind.int(y, 0) and
     /// one getitem per member.
-    void fuse(PatternRewriter &rewriter, const std::vector<NodeId> &group) const override;
+    LogicalResult fuse(PatternRewriter &rewriter, const std::vector<NodeId> &group) const override;
 
 private:
     std::vector<std::string> m_spellings; ///< checkPreGradSpelling's targets
@@ -45,7 +45,7 @@ public:
     std::optional<std::string> key(const Graph &graph, NodeId node, MatchTrace &trace) const override;
     /// stack(inputs, 0), op(stacked, <the members' scalar arguments>),
     /// unbind.int(y, 0) and one getitem per member.
-    void fuse(PatternRewriter &rewriter, const std::vector<NodeId> &group) const override;
+    LogicalResult fuse(PatternRewriter &rewriter, const std::vector<NodeId> &group) const override;
 
 private:
     Op m_op;

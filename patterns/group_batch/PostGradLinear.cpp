@@ -95,10 +95,10 @@ std::optional<std::string> PostGradBatchLinearFusion::key(const Graph &graph, No
     return key;
 }
 
-void PostGradBatchLinearFusion::fuse(PatternRewriter &rewriter, const std::vector<NodeId> &group) const
+LogicalResult PostGradBatchLinearFusion::fuse(PatternRewriter &rewriter, const std::vector<NodeId> &group) const
 {
     if (!groupStillMatches(rewriter.graph(), *this, group))
-        return;
+        return failure();
     const Graph &graph = rewriter.graph();
     std::vector<MmOperands> members;
     for (NodeId id : group) {
@@ -139,6 +139,7 @@ void PostGradBatchLinearFusion::fuse(PatternRewriter &rewriter, const std::vecto
         replacements.push_back(r);
     }
     replaceMembers(rewriter, group, replacements);
+    return success();
 }
 
 GroupLinearFusion::GroupLinearFusion()
@@ -175,9 +176,11 @@ std::optional<std::string> GroupLinearFusion::key(const Graph &graph, NodeId nod
     return std::nullopt;
 }
 
-void GroupLinearFusion::fuse(PatternRewriter &, const std::vector<NodeId> &) const
+LogicalResult GroupLinearFusion::fuse(PatternRewriter &, const std::vector<NodeId> &) const
 {
-    // Unreachable: key() never yields a key, and the search skips unavailable patterns.
+    // Unreachable: key() never yields a key, and the search skips unavailable
+    // patterns. Nothing changes, so nothing is claimed.
+    return failure();
 }
 
 } // namespace fusebox::group_batch

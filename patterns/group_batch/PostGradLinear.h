@@ -21,7 +21,7 @@ public:
     /// unsqueeze(.., 0) + cat(.., 0) of the inputs and of the weights ("decompose
     /// stack"), bmm, then per member select.int(y, 0, i), plus
     /// add.Tensor(bias, select, 1) for addmm.
-    void fuse(PatternRewriter &rewriter, const std::vector<NodeId> &group) const override;
+    LogicalResult fuse(PatternRewriter &rewriter, const std::vector<NodeId> &group) const override;
 };
 
 /// Inductor's group_linear (GroupLinearFusion): mm/addmm of arbitrary 2-D
@@ -38,7 +38,7 @@ public:
     std::optional<std::string> key(const Graph &graph, NodeId node, MatchTrace &trace) const override;
     /// Never called (the search yields no group for an unavailable pattern);
     /// does nothing.
-    void fuse(PatternRewriter &rewriter, const std::vector<NodeId> &group) const override;
+    LogicalResult fuse(PatternRewriter &rewriter, const std::vector<NodeId> &group) const override;
 };
 
 } // namespace fusebox::group_batch

@@ -89,10 +89,10 @@ std::optional<std::string> BatchPointwiseOpsPostGradFusion::key(const Graph &gra
     return key;
 }
 
-void BatchPointwiseOpsPostGradFusion::fuse(PatternRewriter &rewriter, const std::vector<NodeId> &group) const
+LogicalResult BatchPointwiseOpsPostGradFusion::fuse(PatternRewriter &rewriter, const std::vector<NodeId> &group) const
 {
     if (!groupStillMatches(rewriter.graph(), *this, group))
-        return;
+        return failure();
     const Graph &graph = rewriter.graph();
     std::vector<NodeId> inputs;
     for (NodeId id : group)
@@ -112,6 +112,7 @@ void BatchPointwiseOpsPostGradFusion::fuse(PatternRewriter &rewriter, const std:
     if (rewriter.inductorMetadata())
         rewriter.modify(y, [](Node &n) { n.inductorMeta.missing = true; });
     replaceMembers(rewriter, group, selects(rewriter, before, y, group, shape, dtype, device));
+    return success();
 }
 
 BatchPointwiseMathOpsPostGradFusion::BatchPointwiseMathOpsPostGradFusion(Op op)
@@ -191,10 +192,10 @@ std::optional<std::string> BatchPointwiseMathOpsPostGradFusion::key(const Graph 
     return key;
 }
 
-void BatchPointwiseMathOpsPostGradFusion::fuse(PatternRewriter &rewriter, const std::vector<NodeId> &group) const
+LogicalResult BatchPointwiseMathOpsPostGradFusion::fuse(PatternRewriter &rewriter, const std::vector<NodeId> &group) const
 {
     if (!groupStillMatches(rewriter.graph(), *this, group))
-        return;
+        return failure();
     const Graph &graph = rewriter.graph();
     std::vector<NodeId> selves, others;
     for (NodeId id : group) {
@@ -228,6 +229,7 @@ void BatchPointwiseMathOpsPostGradFusion::fuse(PatternRewriter &rewriter, const 
     }
     NodeId y = emit(rewriter, before, std::move(op), before);
     replaceMembers(rewriter, group, selects(rewriter, before, y, group, shape, dtype, device));
+    return success();
 }
 
 } // namespace fusebox::group_batch

@@ -19,7 +19,7 @@ public:
     explicit BatchPointwiseOpsPostGradFusion(Op op);
     std::optional<std::string> key(const Graph &graph, NodeId node, MatchTrace &trace) const override;
     /// unsqueeze(x_i, 0) each, cat(.., 0), the op, one select.int(y, 0, i) per member.
-    void fuse(PatternRewriter &rewriter, const std::vector<NodeId> &group) const override;
+    LogicalResult fuse(PatternRewriter &rewriter, const std::vector<NodeId> &group) const override;
 };
 
 /// Inductor's post-grad binary pointwise fusions (BatchPointwiseMathOpsPostGradFusion):
@@ -39,7 +39,7 @@ public:
     std::optional<std::string> key(const Graph &graph, NodeId node, MatchTrace &trace) const override;
     /// unsqueeze+cat of the selves and of the others, the op (with alpha or
     /// rounding_mode), one select.int(y, 0, i) per member.
-    void fuse(PatternRewriter &rewriter, const std::vector<NodeId> &group) const override;
+    LogicalResult fuse(PatternRewriter &rewriter, const std::vector<NodeId> &group) const override;
 
 private:
     Op m_op;

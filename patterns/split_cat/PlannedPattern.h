@@ -37,13 +37,16 @@ public:
         return m;
     }
 
-    void rewrite(PatternRewriter &rewriter, const Match &match) const final
+    LogicalResult rewrite(PatternRewriter &rewriter, const Match &match) const final
     {
         if (!rewriter.graph().contains(match.anchor))
-            return;
+            return failure();
         MatchTrace quiet;
-        if (std::optional<Plan> plan = analyze(rewriter.graph(), match.anchor, quiet))
-            apply(rewriter, *plan);
+        std::optional<Plan> plan = analyze(rewriter.graph(), match.anchor, quiet);
+        if (!plan)
+            return failure();
+        apply(rewriter, *plan);
+        return success();
     }
 
     InductorCounts inductorCounts(const Graph &graph, const Match &match) const final

@@ -14,7 +14,7 @@ class Dummy final : public HorizontalPattern {
 public:
     Dummy(std::string name, PassStage stage) : HorizontalPattern(std::move(name), stage, 1, {"aten::relu"}, "dummy") {}
     std::optional<std::string> key(const Graph &, NodeId, MatchTrace &) const override { return std::nullopt; }
-    void fuse(PatternRewriter &, const std::vector<NodeId> &) const override {}
+    LogicalResult fuse(PatternRewriter &, const std::vector<NodeId> &) const override { return failure(); }
 };
 
 PatternSet dummySet()

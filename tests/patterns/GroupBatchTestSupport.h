@@ -30,7 +30,7 @@ inline void fuseAndVerify(Graph &graph, const HorizontalPattern &pattern, const 
 {
     PatternRewriter rewriter(graph);
     rewriter.setCreatedBy(pattern.name() + "#1");
-    pattern.fuse(rewriter, group);
+    REQUIRE(pattern.fuse(rewriter, group).succeeded());
     REQUIRE(rewriter.restoreTopologicalOrder());
     const auto issues = verify(graph);
     INFO(formatIssues(issues));

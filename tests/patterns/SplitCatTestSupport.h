@@ -98,7 +98,7 @@ inline int applyRule(Graph &graph, std::string_view ruleName, int cap = 50)
         REQUIRE(applied < cap);
         PatternRewriter rewriter(graph);
         rewriter.setCreatedBy(std::string(ruleName) + "#" + std::to_string(applied + 1));
-        rule(ruleName).rewrite(rewriter, *m);
+        REQUIRE(rule(ruleName).rewrite(rewriter, *m).succeeded());
         const auto issues = verify(graph);
         INFO(formatIssues(issues));
         REQUIRE(issues.empty());
