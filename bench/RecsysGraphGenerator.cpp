@@ -1,5 +1,7 @@
 #include "RecsysGraphGenerator.h"
 
+#include "core/ir/GraphBuilder.h"
+
 #include <random>
 #include <string>
 #include <vector>
@@ -8,60 +10,40 @@ namespace fusebox::bench {
 
 namespace {
 
-TensorMeta f32(std::vector<int64_t> shape)
-{
-    return TensorMeta{DType::Float32, std::vector<Dim>(shape.begin(), shape.end()), std::nullopt, "cpu"};
-}
-
-Arg ints(const std::vector<int64_t> &values)
-{
-    std::vector<Arg> items;
-    for (int64_t v : values)
-        items.emplace_back(v);
-    return Arg::list(std::move(items));
-}
-
-Arg nodes(const std::vector<NodeId> &ids)
-{
-    std::vector<Arg> items;
-    for (NodeId id : ids)
-        items.emplace_back(id);
-    return Arg::list(std::move(items));
-}
 
 class Builder {
 public:
-    explicit Builder(Graph &g) : g(g) {}
-    Graph &g;
+    explicit Builder(Graph &graph) : g(graph) {}
+    GraphBuilder g;
     std::string scope;
 
     NodeId input(const std::string &name, std::vector<int64_t> shape)
     {
-        NodeId id = g.addInput(name, f32(std::move(shape)));
-        g.node(id)->provenance.scope = scope;
+        NodeId id = g.addInput(name, f32(std::move(shape), "cpu"));
+        g.node(id).provenance.scope = scope;
         return id;
     }
     /// A constant with meta only (no payload in the weight store).
     NodeId constant(const std::string &name, std::vector<int64_t> shape)
     {
-        NodeId id = g.addConstant(name, name, f32(std::move(shape)));
-        g.node(id)->provenance.scope = scope;
+        NodeId id = g.addConstant(name, name, f32(std::move(shape), "cpu"));
+        g.node(id).provenance.scope = scope;
         return id;
     }
     NodeId op(const std::string &opName, std::vector<Arg> args, std::vector<int64_t> shape,
               const std::string &overload = {})
     {
         NodeId id = g.addOp(opName, std::move(args));
-        Node *n = g.node(id);
+        Node *n = &g.node(id);
         n->overload = overload;
-        n->meta = f32(std::move(shape));
+        n->meta = f32(std::move(shape), "cpu");
         n->provenance.scope = scope;
         return id;
     }
     NodeId listOp(const std::string &opName, std::vector<Arg> args, const std::string &overload = {})
     {
         NodeId id = g.addOp(opName, std::move(args));
-        Node *n = g.node(id);
+        Node *n = &g.node(id);
         n->overload = overload;
         n->type = "Tensor[]";
         n->provenance.scope = scope;
@@ -103,7 +85,7 @@ Graph generateRecsysGraph(const RecsysGraphOptions &options)
         int64_t width = 0;
         for (int64_t w : towerWidths)
             width += w;
-        NodeId joined = bld.op("aten::cat", {nodes(towerOutputs), int64_t(1)}, {B, width});
+        NodeId joined = bld.op("aten::cat", {nodeList(towerOutputs), int64_t(1)}, {B, width});
         NodeId out = bld.linear(joined, width, 64, B, "group" + std::to_string(group) + "_proj");
         groupOutputs.push_back(out);
         towerOutputs.clear();
@@ -122,7 +104,7 @@ Graph generateRecsysGraph(const RecsysGraphOptions &options)
 
         std::vector<NodeId> chunks;
         if (tower % 2 == 0) {
-            NodeId s = bld.listOp("aten::split_with_sizes", {x, ints(std::vector<int64_t>(size_t(k), d)), int64_t(1)});
+            NodeId s = bld.listOp("aten::split_with_sizes", {x, intList(std::vector<int64_t>(size_t(k), d)), int64_t(1)});
             for (int64_t j = 0; j < k; ++j)
                 chunks.push_back(bld.item(s, j, {B, d}));
         } else {
@@ -139,13 +121,13 @@ Graph generateRecsysGraph(const RecsysGraphOptions &options)
             NodeId act = bld.op(kActs[(tower + j) % 3], {lin}, {B, h});
             NodeId g = bld.constant(bname + "_ln_weight", {h});
             NodeId beta = bld.constant(bname + "_ln_bias", {h});
-            NodeId ln = bld.op("aten::layer_norm", {act, ints({h}), g, beta, 1e-5, true}, {B, h});
+            NodeId ln = bld.op("aten::layer_norm", {act, intList({h}), g, beta, 1e-5, true}, {B, h});
             branches.push_back(ln);
         }
         bld.scope = tname;
         if (tower % 4 == 3) {
             // stack -> tanh -> unbind -> getitems, as merge_stack_tanh_unbind sees them.
-            NodeId st = bld.op("aten::stack", {nodes(branches), int64_t(0)}, {k, B, h});
+            NodeId st = bld.op("aten::stack", {nodeList(branches), int64_t(0)}, {k, B, h});
             NodeId th = bld.op("aten::tanh", {st}, {k, B, h});
             NodeId ub = bld.listOp("aten::unbind", {th, int64_t(0)}, "int");
             std::vector<NodeId> items;
@@ -153,7 +135,7 @@ Graph generateRecsysGraph(const RecsysGraphOptions &options)
                 items.push_back(bld.item(ub, j, {B, h}));
             branches = std::move(items);
         }
-        NodeId cat = bld.op("aten::cat", {nodes(branches), int64_t(1)}, {B, k * h});
+        NodeId cat = bld.op("aten::cat", {nodeList(branches), int64_t(1)}, {B, k * h});
         const int64_t o = 32;
         NodeId head = bld.linear(cat, k * h, o, B, tname + "_head");
         NodeId headAct = bld.op("aten::relu", {head}, {B, o});
@@ -167,7 +149,7 @@ Graph generateRecsysGraph(const RecsysGraphOptions &options)
     std::vector<Arg> outs;
     for (NodeId id : groupOutputs)
         outs.emplace_back(id);
-    graph.setOutputs(std::move(outs));
+    bld.g.setOutputs(std::move(outs));
     graph.metadata["source.format"] = "fusebox.bench.recsys";
     return graph;
 }

@@ -1,6 +1,7 @@
 #pragma once
 // Small hand-built graphs shared by the test binaries.
 
+#include "core/ir/GraphBuilder.h"
 #include "core/ir/Graph.h"
 
 namespace fusebox::test {
@@ -10,26 +11,27 @@ namespace fusebox::test {
 inline Graph splitReluCatGraph()
 {
     Graph g;
+    GraphBuilder build(g);
     TensorMeta in{DType::Float32, std::vector<Dim>{int64_t(8), int64_t(64)}, std::nullopt, "cpu"};
-    NodeId x = g.addInput("x", in);
-    NodeId w = g.addConstant("w", "w", TensorMeta{DType::Float32, std::vector<Dim>{int64_t(64), int64_t(64)}, {}, {}});
-    NodeId split = g.addOp("aten::split", {x, int64_t(16), int64_t(1)});
-    g.node(split)->type = "Tensor[]";
-    g.node(split)->provenance.scope = "tower.split";
+    NodeId x = build.addInput("x", in);
+    NodeId w = build.addConstant("w", "w", TensorMeta{DType::Float32, std::vector<Dim>{int64_t(64), int64_t(64)}, {}, {}});
+    NodeId split = build.addOp("aten::split", {x, int64_t(16), int64_t(1)});
+    build.node(split).type = "Tensor[]";
+    build.node(split).provenance.scope = "tower.split";
     std::vector<Arg> parts;
     for (int i = 0; i < 4; ++i) {
-        NodeId item = g.addOp("getitem", {split, int64_t(i)});
-        NodeId relu = g.addOp("aten::relu", {item});
-        g.node(relu)->meta = TensorMeta{DType::Float32, std::vector<Dim>{int64_t(8), int64_t(16)}, {}, {}};
-        g.node(relu)->provenance.scope = "tower.branch" + std::to_string(i);
+        NodeId item = build.addOp("getitem", {split, int64_t(i)});
+        NodeId relu = build.addOp("aten::relu", {item});
+        build.node(relu).meta = TensorMeta{DType::Float32, std::vector<Dim>{int64_t(8), int64_t(16)}, {}, {}};
+        build.node(relu).provenance.scope = "tower.branch" + std::to_string(i);
         parts.push_back(relu);
     }
-    NodeId cat = g.addOp("aten::cat", {Arg::list(parts), int64_t(1)});
-    NodeId lin = g.addOp("aten::linear", {cat, w, NoneArg{}}, {}, "head");
-    g.node(lin)->meta = TensorMeta{DType::Float32, std::vector<Dim>{std::string("s0"), int64_t(64)}, std::vector<int64_t>{64, 1}, "cpu"};
-    g.node(lin)->provenance.source = {"model.py", 12, 4};
-    g.node(lin)->provenance.originalSpelling = "torch.nn.functional.linear";
-    g.setOutputs({lin});
+    NodeId cat = build.addOp("aten::cat", {Arg::list(parts), int64_t(1)});
+    NodeId lin = build.addOp("aten::linear", {cat, w, NoneArg{}}, {}, "head");
+    build.node(lin).meta = TensorMeta{DType::Float32, std::vector<Dim>{std::string("s0"), int64_t(64)}, std::vector<int64_t>{64, 1}, "cpu"};
+    build.node(lin).provenance.source = {"model.py", 12, 4};
+    build.node(lin).provenance.originalSpelling = "torch.nn.functional.linear";
+    build.setOutputs({lin});
     return g;
 }
 

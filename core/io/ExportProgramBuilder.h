@@ -2,6 +2,7 @@
 // Internal to the torch.export importer: builds a Graph from the JSON tree of
 // one ExportedProgram. Throws JsonPathError for malformed documents.
 
+#include "core/ir/GraphBuilder.h"
 #include "ExportArgumentDecoder.h"
 #include "ExportJsonCursor.h"
 #include "ExportedProgram.h"
@@ -49,6 +50,7 @@ private:
     const ExportReadOptions &m_options;
     Warnings &m_warnings;
     Graph m_graph;
+    GraphBuilder m_build{m_graph};
     std::unordered_map<std::string, NodeId> m_values;
     ArgumentDecoder m_decoder;
     std::optional<Cursor> m_tensorValues;

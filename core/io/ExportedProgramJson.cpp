@@ -1,4 +1,5 @@
 // ExportedProgram JSON (torch/_export/serde/schema.py) to a Fusebox Graph.
+#include "core/ir/GraphBuilder.h"
 #include "Base64.h"
 #include "ExportArgumentDecoder.h"
 #include "ExportNodeMetadata.h"
@@ -142,19 +143,19 @@ void ProgramBuilder::addUserInput(const Cursor &argument, size_t index)
     auto [kind, value] = unionMember(argument, "Argument");
     if (kind == "as_tensor") {
         const Cursor name = value["name"];
-        define(name, m_graph.addInput(name.string(), metaOf(name)));
+        define(name, m_build.addInput(name.string(), metaOf(name)));
     } else if (kind == "as_sym_int" || kind == "as_sym_float" || kind == "as_sym_bool") {
         const Cursor name = value["as_name"];
-        define(name, m_graph.addInput(name.string(), {}, outputType(kind)));
+        define(name, m_build.addInput(name.string(), {}, outputType(kind)));
     } else if (kind == "as_custom_obj") {
         const Cursor name = value["name"];
-        define(name, m_graph.addInput(name.string(), {}, value["class_fqn"].string()));
+        define(name, m_build.addInput(name.string(), {}, value["class_fqn"].string()));
     } else {
         // A constant user input (an int, None, ...): FX keeps a placeholder for it.
         static const std::map<std::string, std::string> types{
             {"as_int", "int"}, {"as_float", "float"}, {"as_bool", "bool"}, {"as_string", "str"}, {"as_none", "NoneType"}};
         auto type = types.find(kind);
-        m_graph.addInput("input_" + std::to_string(index), {}, type == types.end() ? "Any" : type->second);
+        m_build.addInput("input_" + std::to_string(index), {}, type == types.end() ? "Any" : type->second);
         m_warnings.add(argument.path() + ": constant user input (" + kind + ") imported as an input without a value");
     }
 }
@@ -186,19 +187,19 @@ void ProgramBuilder::readInputs(const Cursor &graph, const std::optional<Cursor>
                                                        : "tensor_constant_name";
             const Cursor name = body["arg"]["name"];
             const std::string weightKey = body[keyField].string();
-            NodeId id = m_graph.addConstant(name.string(), weightKey, metaOf(name));
+            NodeId id = m_build.addConstant(name.string(), weightKey, metaOf(name));
             define(name, id);
         } else if (kind == "custom_obj") {
             const Cursor arg = body["arg"];
             const Cursor name = arg["name"];
-            NodeId id = m_graph.addConstant(name.string(), body["custom_obj_name"].string());
-            m_graph.node(id)->type = arg["class_fqn"].string();
+            NodeId id = m_build.addConstant(name.string(), body["custom_obj_name"].string());
+            m_build.node(id).type = arg["class_fqn"].string();
             define(name, id);
             m_warnings.add(spec.path() + ": custom object '" + name.string() + "' (" + arg["class_fqn"].string()
                            + ") imported as an opaque constant without payload");
         } else if (kind == "constant_input") {
             const Cursor name = body["name"];
-            define(name, m_graph.addInput(name.string(), {}, "Any"));
+            define(name, m_build.addInput(name.string(), {}, "Any"));
             m_warnings.add(spec.path() + ": constant input '" + name.string()
                            + "' imported as an input without its value");
         } else if (kind == "token") {
@@ -228,7 +229,7 @@ void ProgramBuilder::readOldSignatureInputs(const Cursor &graph, const Cursor &s
             if (!key && buffers)
                 key = buffers->find(name.string());
             if (key) {
-                define(name, m_graph.addConstant(name.string(), key->string(), metaOf(name)));
+                define(name, m_build.addConstant(name.string(), key->string(), metaOf(name)));
                 continue;
             }
         }
@@ -267,11 +268,11 @@ void ProgramBuilder::readEmbeddedConstants(const Cursor &graph)
                 weight = std::move(loaded).value();
             }
         }
-        NodeId id = m_graph.addConstant(name, name, reason.empty() ? weight.meta : TensorMeta{});
+        NodeId id = m_build.addConstant(name, name, reason.empty() ? weight.meta : TensorMeta{});
         const nlohmann::json nameJson = name;
         define(Cursor(nameJson, value.path()), id);
         if (reason.empty())
-            m_graph.weights().put(name, std::move(weight));
+            m_build.weights().put(name, std::move(weight));
         else
             reasons[reason].push_back(name);
     }
@@ -328,7 +329,7 @@ CallArgs ProgramBuilder::readCall(const Cursor &node, const std::string &op, con
 
 void ProgramBuilder::setProvenance(NodeId id, const Cursor &node, const std::string &target)
 {
-    Node &n = *m_graph.node(id);
+    Node &n = m_build.node(id);
     n.provenance.originalSpelling = target;
     auto metadata = node.find("metadata");
     if (!metadata)
@@ -342,8 +343,8 @@ void ProgramBuilder::setProvenance(NodeId id, const Cursor &node, const std::str
 
 NodeId ProgramBuilder::addGetItem(NodeId from, int64_t index, const std::string &name, const Provenance &provenance)
 {
-    NodeId id = m_graph.addOp(std::string(ops::kGetItem), {from, index}, {}, name);
-    Node &n = *m_graph.node(id);
+    NodeId id = m_build.addOp(std::string(ops::kGetItem), {from, index}, {}, name);
+    Node &n = m_build.node(id);
     n.provenance.scope = provenance.scope;
     n.provenance.source = provenance.source;
     return id;
@@ -365,7 +366,7 @@ void ProgramBuilder::unfoldOutputs(NodeId producer, const Cursor &items, const s
         }
         const Cursor name = tensor["name"];
         NodeId id = addGetItem(producer, int64_t(i), name.string(), provenance);
-        m_graph.node(id)->meta = metaOf(name);
+        m_build.node(id).meta = metaOf(name);
         define(name, id);
     }
 }
@@ -394,8 +395,8 @@ void ProgramBuilder::readNode(const Cursor &node)
             name = value["as_name"].string();
     }
 
-    NodeId id = m_graph.addOp(op, std::move(call.args), std::move(call.kwargs), name);
-    Node &n = *m_graph.node(id);
+    NodeId id = m_build.addOp(op, std::move(call.args), std::move(call.kwargs), name);
+    Node &n = m_build.node(id);
     n.overload = overload;
     setProvenance(id, node, target);
     if (!unsupported.empty()) {
@@ -436,22 +437,22 @@ void ProgramBuilder::readTupleOutputs(NodeId producer, const Cursor &outputs)
         if (kind == "as_tensor") {
             const Cursor name = value["name"];
             NodeId id = addGetItem(producer, int64_t(i), name.string(), provenance);
-            m_graph.node(id)->meta = metaOf(name);
+            m_build.node(id).meta = metaOf(name);
             define(name, id);
         } else if (kind == "as_sym_int" || kind == "as_sym_float" || kind == "as_sym_bool") {
             const Cursor name = value["as_name"];
             NodeId id = addGetItem(producer, int64_t(i), name.string(), provenance);
-            m_graph.node(id)->type = outputType(kind);
+            m_build.node(id).type = outputType(kind);
             define(name, id);
         } else if (kind == "as_tensors" || kind == "as_optional_tensors") {
             NodeId list = addGetItem(producer, int64_t(i), {}, provenance);
-            m_graph.node(list)->type = outputType(kind);
+            m_build.node(list).type = outputType(kind);
             unfoldOutputs(list, value, kind);
         } else if (kind != "as_none") {
             m_warnings.add(outputs[i].path() + ": output kind '" + kind + "' not imported");
         }
     }
-    m_graph.node(producer)->type = "(" + types + ")";
+    m_build.node(producer).type = "(" + types + ")";
 }
 
 void ProgramBuilder::readOutputs(const Cursor &graph, const std::optional<Cursor> &signature)
@@ -461,7 +462,7 @@ void ProgramBuilder::readOutputs(const Cursor &graph, const std::optional<Cursor
         const Cursor outputs = graph["outputs"];
         for (size_t i = 0; i < outputs.size(); ++i)
             values.push_back(m_decoder.decode(outputs[i]));
-        m_graph.setOutputs(std::move(values));
+        m_build.setOutputs(std::move(values));
         return;
     }
     if (!signature->find("output_specs")
@@ -493,7 +494,7 @@ void ProgramBuilder::readOutputs(const Cursor &graph, const std::optional<Cursor
             m_warnings.add(spec.path() + ": unknown output spec kind '" + kind + "' skipped");
         }
     }
-    m_graph.setOutputs(std::move(values));
+    m_build.setOutputs(std::move(values));
 }
 
 void ProgramBuilder::readOldSignatureOutputs(const Cursor &graph, const Cursor &signature)
@@ -525,7 +526,7 @@ void ProgramBuilder::readOldSignatureOutputs(const Cursor &graph, const Cursor &
         }
         values.push_back(m_decoder.decode(output));
     }
-    m_graph.setOutputs(std::move(values));
+    m_build.setOutputs(std::move(values));
 }
 
 } // namespace export_json

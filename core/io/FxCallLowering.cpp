@@ -1,3 +1,4 @@
+#include "core/ir/GraphBuilder.h"
 #include "FxTextReaderImpl.h"
 
 #include "FxFunctionalSignatures.h"
@@ -348,9 +349,9 @@ NodeId Builder::addNode(CanonicalTarget t, const std::string &spelling, std::vec
             }
         }
     }
-    NodeId id = m_graph.addOp(t.op, std::move(args), std::move(kwargs), name.empty() ? nodeName(implicitName(t.op)) : writableName(nodeName(name), line));
+    NodeId id = m_build.addOp(t.op, std::move(args), std::move(kwargs), name.empty() ? nodeName(implicitName(t.op)) : writableName(nodeName(name), line));
     noteLine(id, line);
-    Node &n = *m_graph.node(id);
+    Node &n = m_build.node(id);
     attachSubgraphs(n);
     n.overload = overload;
     n.provenance.scope = m_scope;

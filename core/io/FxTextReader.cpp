@@ -1,3 +1,4 @@
+#include "core/ir/GraphBuilder.h"
 #include "FxTextReaderImpl.h"
 
 #include "FxSubgraphs.h"
@@ -134,9 +135,9 @@ void Builder::addInput(const std::string &name, const std::optional<Annotation> 
     ParsedAnnotation parsed;
     if (ann)
         parsed = annotation(*ann);
-    NodeId id = m_graph.addInput(writableName(name, line), parsed.meta, parsed.type);
+    NodeId id = m_build.addInput(writableName(name, line), parsed.meta, parsed.type);
     noteLine(id, line);
-    Node &n = *m_graph.node(id);
+    Node &n = m_build.node(id);
     n.provenance.scope = m_scope;
     n.provenance.source = m_source;
     // The symbol a Sym input stands for, when it is not its own name.
@@ -224,7 +225,7 @@ bool Builder::statement(const Stmt &s)
     const uint32_t before = m_graph.idBound();
     Arg value = evaluate(*s.value, first.text);
     if (value.isNode() && value.node().value >= before) {
-        Node &n = *m_graph.node(value.node());
+        Node &n = m_build.node(value.node());
         if (s.annotation) {
             ParsedAnnotation parsed = annotation(*s.annotation);
             n.meta = parsed.meta;
@@ -275,7 +276,7 @@ void Builder::unpack(const Stmt &s, const Expr &targets)
                             names[i]->line, true);
         auto pending = m_pending.find(names[i]->text);
         if (pending != m_pending.end())
-            m_graph.node(id)->meta = annotation(pending->second).meta;
+            m_build.node(id).meta = annotation(pending->second).meta;
         m_env[names[i]->text] = Binding{Arg(id), s.line};
     }
 }
@@ -295,7 +296,7 @@ void Builder::returnStatement(const Stmt &s)
     } else if (value) {
         outputs.push_back(evaluate(*value, {}));
     }
-    m_graph.setOutputs(std::move(outputs));
+    m_build.setOutputs(std::move(outputs));
 }
 
 // --- expressions -------------------------------------------------------------
@@ -427,8 +428,8 @@ Arg Builder::attribute(const Expr &e, const std::string &name)
             return subgraphValue(e, *nested, *path);
         // In a flattened submodule self.w is the parameter <submodule path>.w.
         const std::string key = joinPath(m_selfPath, *path);
-        NodeId id = m_graph.addConstant(name.empty() ? sanitize(key) : writableName(nodeName(name), e.line), key);
-        Node &n = *m_graph.node(id);
+        NodeId id = m_build.addConstant(name.empty() ? sanitize(key) : writableName(nodeName(name), e.line), key);
+        Node &n = m_build.node(id);
         n.provenance.scope = m_scope;
         n.provenance.source = m_source;
         return Arg(id);

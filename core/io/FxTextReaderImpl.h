@@ -5,6 +5,7 @@
 // classes (or keeps module calls opaque), FxHigherOrder.cpp keeps the nested
 // classes higher-order ops take as subgraphs. Private to those files.
 
+#include "core/ir/GraphBuilder.h"
 #include "FxAnnotation.h"
 #include "FxTargets.h"
 #include "FxTextReader.h"
@@ -191,6 +192,7 @@ private:
     const FxFunction &m_fn;
     const FxReadOptions &m_options;
     Graph &m_graph;
+    GraphBuilder m_build{m_graph};
     std::vector<std::string> &m_warnings;
     std::vector<int> &m_nodeLines;
     /// Records the dump line node `id` was read from (LoadedModel::nodeLines).

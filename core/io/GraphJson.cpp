@@ -1,3 +1,4 @@
+#include "core/ir/GraphBuilder.h"
 #include "GraphJson.h"
 
 #include "Base64.h"
@@ -342,24 +343,24 @@ public:
 
         NodeId id;
         if (kindText == "input") {
-            id = m_graph.addInput(name);
+            id = m_build.addInput(name);
         } else if (kindText == "constant") {
-            id = m_graph.addConstant(name, stringField(j, path, "weight"));
+            id = m_build.addConstant(name, stringField(j, path, "weight"));
         } else if (kindText == "op") {
-            id = m_graph.addOp(stringField(j, path, "op"), std::move(args), std::move(kwargs), name);
+            id = m_build.addOp(stringField(j, path, "op"), std::move(args), std::move(kwargs), name);
         } else if (kindText == "output") {
             if (m_graph.output().isValid())
                 fail(path + "/kind", "a second output node");
             if (args.size() != 1 || !args[0].isList())
                 fail(path + "/args", "the output node needs one list argument");
-            id = m_graph.setOutputs(*args[0].items());
+            id = m_build.setOutputs(*args[0].items());
         } else {
             fail(path + "/kind", "expected input, op, constant or output, found '" + kindText + "'");
         }
         if ((kindText == "input" || kindText == "constant") && (!args.empty() || !kwargs.empty()))
             fail(path + "/args", "an " + kindText + " takes no arguments");
 
-        Node &n = *m_graph.node(id);
+        Node &n = m_build.node(id);
         if (n.name != name)
             fail(path + "/name", "name '" + name + "' clashes with an earlier node");
         n.overload = stringField(j, path, "overload", false);
@@ -398,6 +399,7 @@ private:
     }
 
     Graph &m_graph;
+    GraphBuilder m_build{m_graph};
 };
 
 } // namespace
@@ -449,7 +451,7 @@ Expected<LoadedModel> readGraphJson(const std::string &text, const std::string &
                 if (!data)
                     fail(wpath + "/data", "not valid base64");
                 w.data = std::move(*data);
-                model.graph.weights().put(key, std::move(w));
+                GraphBuilder(model.graph).weights().put(key, std::move(w));
             }
         }
     } catch (const JsonFieldError &e) {

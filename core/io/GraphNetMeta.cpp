@@ -1,3 +1,4 @@
+#include "core/ir/GraphBuilder.h"
 #include "GraphNetMeta.h"
 
 #include "JsonSupport.h"
@@ -134,7 +135,7 @@ void applyGraphNetMeta(LoadedModel &model, const std::string &modelPath)
             continue;
         }
         for (NodeId id : model.graph.inputs()) {
-            Node &input = *model.graph.node(id);
+            Node &input = GraphBuilder(model.graph).node(id);
             auto it = metas->find(input.name);
             if (it == metas->end() || input.type != "Tensor" || !it->second.shape)
                 continue;

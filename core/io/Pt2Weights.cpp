@@ -1,3 +1,4 @@
+#include "core/ir/GraphBuilder.h"
 #include "Pt2Weights.h"
 
 #include "ExportArgumentDecoder.h"
@@ -295,7 +296,7 @@ void loadPt2Weights(const Pt2Archive &archive, const Pt2ModelLocation &at, Graph
             reason = "no entry in the archive's payload configs";
         }
         if (reason.empty())
-            graph.weights().put(node.weightKey, std::move(weight));
+            GraphBuilder(graph).weights().put(node.weightKey, std::move(weight));
         else
             reasons[reason].push_back(node.weightKey);
     }
@@ -347,7 +348,7 @@ void loadTorchSaveWeights(const Pt2Archive &archive, const std::string &root, Gr
                 reason = "in neither serialized_state_dict.pt nor serialized_constants.pt";
         }
         if (reason.empty())
-            graph.weights().put(node.weightKey, std::move(weight));
+            GraphBuilder(graph).weights().put(node.weightKey, std::move(weight));
         else
             reasons[reason].push_back(node.weightKey);
     }

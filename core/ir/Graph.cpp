@@ -117,7 +117,7 @@ const Graph::Slot *Graph::slot(NodeId id) const
 
 bool Graph::contains(NodeId id) const { return slot(id) != nullptr; }
 
-Node *Graph::node(NodeId id)
+Node *Graph::mutableNode(NodeId id)
 {
     Slot *s = slot(id);
     return s ? s->node.get() : nullptr;
@@ -320,7 +320,7 @@ void Graph::unindexOp(NodeId id)
 
 void Graph::setOp(NodeId id, std::string op)
 {
-    Node *n = node(id);
+    Node *n = mutableNode(id);
     if (!n)
         return;
     n->op = std::move(op);
@@ -371,7 +371,7 @@ void Graph::setArgs(NodeId id, std::vector<Arg> args, std::vector<NamedArg> kwar
 
 void Graph::swapArgs(NodeId id, std::vector<Arg> &args, std::vector<NamedArg> &kwargs)
 {
-    Node *n = node(id);
+    Node *n = mutableNode(id);
     if (!n)
         return;
     removeUses(id, *n);
@@ -395,7 +395,7 @@ void Graph::replaceAllUsesWith(NodeId from, NodeId to)
         }
     };
     for (NodeId user : users(from)) {
-        Node &u = *node(user);
+        Node &u = *mutableNode(user);
         std::vector<Arg> args = u.m_args;
         std::vector<NamedArg> kwargs = u.m_kwargs;
         for (Arg &a : args)

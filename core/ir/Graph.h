@@ -43,50 +43,10 @@ public:
     /// Free-form facts about the graph: "source.format", "source.path", ...
     std::map<std::string, std::string> metadata;
 
-    // --- building -----------------------------------------------------------
-    /// Appends an input (placeholder). name is made unique if taken.
-    NodeId addInput(std::string name, TensorMeta meta = {}, std::string type = "Tensor");
-    /// Appends a constant whose payload is weights()[weightKey].
-    NodeId addConstant(std::string name, std::string weightKey, TensorMeta meta = {});
-    /// Inserts an op call before `before` (appends when invalid). The name is
-    /// derived from the op when empty ("aten::linear" -> "linear_4").
-    NodeId addOp(std::string op, std::vector<Arg> args, std::vector<NamedArg> kwargs = {},
-                 std::string name = {}, NodeId before = {});
-    /// Creates the output node, or replaces its values when it exists.
-    NodeId setOutputs(std::vector<Arg> values);
-
-    // --- editing (the rewriter's primitives) --------------------------------
-    /// Replaces a node's arguments, keeping the users index in step.
-    void setArgs(NodeId id, std::vector<Arg> args, std::vector<NamedArg> kwargs);
-    /// setArgs() that hands the node's old arguments back in `args` and
-    /// `kwargs` (an edit log keeps them without copying).
-    void swapArgs(NodeId id, std::vector<Arg> &args, std::vector<NamedArg> &kwargs);
-    /// Makes every reader of `from` read `to` instead.
-    void replaceAllUsesWith(NodeId from, NodeId to);
-    /// Removes a node that has no users. Returns false (and does nothing) when it has.
-    bool erase(NodeId id);
-    /// Removes a node that has no users and hands it out, id and all, so that
-    /// an undo can restore() it; nullptr (and nothing done) when it has users.
-    std::unique_ptr<Node> extract(NodeId id);
-    /// Puts back a node that extract() handed out (or a copy of one), under its
-    /// own id, just before `before` (appended when invalid). Fails when the id
-    /// is live, its name is taken, or an argument refers to a missing node.
-    bool restore(std::unique_ptr<Node> node, NodeId before);
-    /// Moves `id` to just before `before` in program order.
-    void moveBefore(NodeId id, NodeId before);
-    /// Sets the program order. `order` must list every live node exactly once
-    /// (returns false and changes nothing otherwise).
-    bool reorder(const std::vector<NodeId> &order);
-    /// Changes an op node's op, keeping the op index in step. Code that
-    /// assigns Node::op directly must call refreshOpIndex(id) afterwards.
-    void setOp(NodeId id, std::string op);
-    /// Re-files `id` in the op index under its current Node::op.
-    void refreshOpIndex(NodeId id);
-
     // --- queries ------------------------------------------------------------
     bool contains(NodeId id) const;
     /// The node, or nullptr when the id is not (or no longer) in the graph.
-    Node *node(NodeId id);
+    /// Read-only: nodes change through PatternRewriter::modify().
     const Node *node(NodeId id) const;
     /// The node named name, or an invalid id.
     NodeId findByName(std::string_view name) const;
@@ -156,10 +116,64 @@ public:
     /// Returns `base` if unused, else `base_1`, `base_2`, ...
     std::string uniqueName(std::string_view base) const;
 
-    WeightStore &weights() { return m_weights; }
     const WeightStore &weights() const { return m_weights; }
 
 private:
+    // Only these build or change a graph (DESIGN: "every mutation goes
+    // through the rewriter"): the builder while a graph is made, the
+    // rewriter after, and the edit log replaying or reverting the
+    // rewriter's own edits. Everything else sees a const graph.
+    friend class GraphBuilder;
+    friend class PatternRewriter;
+    friend class EditLog;
+
+    // --- building -----------------------------------------------------------
+    /// Appends an input (placeholder). name is made unique if taken.
+    NodeId addInput(std::string name, TensorMeta meta = {}, std::string type = "Tensor");
+    /// Appends a constant whose payload is weights()[weightKey].
+    NodeId addConstant(std::string name, std::string weightKey, TensorMeta meta = {});
+    /// Inserts an op call before `before` (appends when invalid). The name is
+    /// derived from the op when empty ("aten::linear" -> "linear_4").
+    NodeId addOp(std::string op, std::vector<Arg> args, std::vector<NamedArg> kwargs = {},
+                 std::string name = {}, NodeId before = {});
+    /// Creates the output node, or replaces its values when it exists.
+    NodeId setOutputs(std::vector<Arg> values);
+
+    // --- editing (the rewriter's primitives) --------------------------------
+    /// Replaces a node's arguments, keeping the users index in step.
+    void setArgs(NodeId id, std::vector<Arg> args, std::vector<NamedArg> kwargs);
+    /// setArgs() that hands the node's old arguments back in `args` and
+    /// `kwargs` (an edit log keeps them without copying).
+    void swapArgs(NodeId id, std::vector<Arg> &args, std::vector<NamedArg> &kwargs);
+    /// Makes every reader of `from` read `to` instead.
+    void replaceAllUsesWith(NodeId from, NodeId to);
+    /// Removes a node that has no users. Returns false (and does nothing) when it has.
+    bool erase(NodeId id);
+    /// Removes a node that has no users and hands it out, id and all, so that
+    /// an undo can restore() it; nullptr (and nothing done) when it has users.
+    std::unique_ptr<Node> extract(NodeId id);
+    /// Puts back a node that extract() handed out (or a copy of one), under its
+    /// own id, just before `before` (appended when invalid). Fails when the id
+    /// is live, its name is taken, or an argument refers to a missing node.
+    bool restore(std::unique_ptr<Node> node, NodeId before);
+    /// Moves `id` to just before `before` in program order.
+    void moveBefore(NodeId id, NodeId before);
+    /// Sets the program order. `order` must list every live node exactly once
+    /// (returns false and changes nothing otherwise).
+    bool reorder(const std::vector<NodeId> &order);
+    /// Changes an op node's op, keeping the op index in step. Code that
+    /// assigns Node::op directly must call refreshOpIndex(id) afterwards.
+    void setOp(NodeId id, std::string op);
+    /// Re-files `id` in the op index under its current Node::op.
+    void refreshOpIndex(NodeId id);
+
+    /// The node and the payloads, writable (the friends above only; named
+    /// apart from node() and weights() so that reads on a non-const graph
+    /// still pick the public const ones).
+    Node *mutableNode(NodeId id);
+    WeightStore &mutableWeights() { return m_weights; }
+
+
     struct Slot {
         std::unique_ptr<Node> node;
         std::vector<NodeId> users; // one entry per use

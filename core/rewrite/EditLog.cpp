@@ -1,12 +1,11 @@
 #include "EditLog.h"
 
 namespace fusebox {
-namespace {
 
 /// Makes the live node `id` equal to `state` (args included).
-bool assign(Graph &graph, NodeId id, const Node &state)
+bool EditLog::assign(Graph &graph, NodeId id, const Node &state)
 {
-    Node *n = graph.node(id);
+    Node *n = graph.mutableNode(id);
     if (!n)
         return false;
     for (NodeId in : state.inputNodes())
@@ -26,7 +25,7 @@ bool assign(Graph &graph, NodeId id, const Node &state)
 }
 
 /// Gives the live node `id` the arguments `state` (whose inputs must be live).
-bool assignArgs(Graph &graph, NodeId id, const ArgState &state)
+bool EditLog::assignArgs(Graph &graph, NodeId id, const ArgState &state)
 {
     bool live = graph.contains(id);
     auto check = [&](NodeId in) { live = live && graph.contains(in); };
@@ -40,12 +39,10 @@ bool assignArgs(Graph &graph, NodeId id, const ArgState &state)
     return true;
 }
 
-bool insertCopy(Graph &graph, const Node &state, NodeId before)
+bool EditLog::insertCopy(Graph &graph, const Node &state, NodeId before)
 {
     return graph.restore(std::make_unique<Node>(state), before);
 }
-
-} // namespace
 
 void EditLog::beginGroup(std::string label)
 {
@@ -80,7 +77,7 @@ void EditLog::record(Edit edit)
     m_groups.back().edits.push_back(std::move(edit));
 }
 
-bool revertEdit(Graph &graph, const Edit &edit)
+bool EditLog::revert(Graph &graph, const Edit &edit)
 {
     switch (edit.kind) {
     case Edit::Kind::Insert:
@@ -102,7 +99,7 @@ bool revertEdit(Graph &graph, const Edit &edit)
     return false;
 }
 
-bool replayEdit(Graph &graph, const Edit &edit)
+bool EditLog::replay(Graph &graph, const Edit &edit)
 {
     switch (edit.kind) {
     case Edit::Kind::Insert:

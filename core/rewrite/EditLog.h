@@ -93,7 +93,20 @@ public:
         return m_redoable || !m_open || !m_firstInsert.isValid() || id.value < m_firstInsert.value;
     }
 
+    /// Applies the inverse of one edit. Returns false when the graph does not
+    /// match. With replay(), the only changes to a graph outside
+    /// PatternRewriter and GraphBuilder (Graph's friends).
+    static bool revert(Graph &graph, const Edit &edit);
+    /// Applies one edit again.
+    static bool replay(Graph &graph, const Edit &edit);
+
 private:
+    /// Makes the live node `id` equal to `state` (args included).
+    static bool assign(Graph &graph, NodeId id, const Node &state);
+    /// Gives the live node `id` the arguments `state` (whose inputs must be live).
+    static bool assignArgs(Graph &graph, NodeId id, const ArgState &state);
+    static bool insertCopy(Graph &graph, const Node &state, NodeId before);
+
     std::vector<EditGroup> m_groups;
     size_t m_applied = 0;
     bool m_open = false;
@@ -102,9 +115,9 @@ private:
     NodeId m_firstInsert;
 };
 
-/// Applies the inverse of one edit. Returns false when the graph does not match.
-bool revertEdit(Graph &graph, const Edit &edit);
-/// Applies one edit again.
-bool replayEdit(Graph &graph, const Edit &edit);
+/// EditLog::revert() / replay() of one edit (the IDE takes a rewrite's edits
+/// back and forth one group at a time).
+inline bool revertEdit(Graph &graph, const Edit &edit) { return EditLog::revert(graph, edit); }
+inline bool replayEdit(Graph &graph, const Edit &edit) { return EditLog::replay(graph, edit); }
 
 } // namespace fusebox

@@ -29,7 +29,7 @@ NodeId PatternRewriter::createOp(std::string op, std::vector<Arg> args, std::vec
                                  NodeId before, TensorMeta meta, std::string nameHint)
 {
     NodeId id = m_graph.addOp(std::move(op), std::move(args), std::move(kwargs), std::move(nameHint), before);
-    Node &n = *m_graph.node(id);
+    Node &n = *m_graph.mutableNode(id);
     n.meta = std::move(meta);
     n.provenance.createdBy = m_createdBy;
     if (m_log) {
@@ -70,7 +70,7 @@ void PatternRewriter::setArgs(NodeId id, std::vector<Arg> args, std::vector<Name
 
 void PatternRewriter::modify(NodeId id, const std::function<void(Node &)> &fn)
 {
-    Node *n = m_graph.node(id);
+    Node *n = m_graph.mutableNode(id);
     if (!n)
         return;
     if (m_listener)

@@ -31,7 +31,8 @@ class PatternRewriter {
 public:
     explicit PatternRewriter(Graph &graph, EditLog *log = nullptr, RewriteListener *listener = nullptr);
 
-    Graph &graph() { return m_graph; }
+    /// Read-only: every change goes through the calls below, so that the
+    /// log and the listener see it.
     const Graph &graph() const { return m_graph; }
 
     /// Tag written into provenance.createdBy of every node created from now on

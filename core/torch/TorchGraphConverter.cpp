@@ -1,3 +1,4 @@
+#include "core/ir/GraphBuilder.h"
 #include "TorchGraphConverter.h"
 
 #include "TorchValueConversion.h"
@@ -92,7 +93,7 @@ public:
         // A returned tuple or list is folded: the output node lists its items.
         if (outputs.size() == 1 && outputs.front().isList())
             outputs = std::vector<Arg>(*outputs.front().items());
-        m_target.setOutputs(std::move(outputs));
+        m_build.setOutputs(std::move(outputs));
     }
 
 private:
@@ -108,7 +109,7 @@ private:
             TensorMeta meta;
             if (auto tensor = input.type()->cast<c10::TensorType>())
                 meta = metaFromType(*tensor);
-            NodeId id = m_target.addInput(inputName(input), std::move(meta),
+            NodeId id = m_build.addInput(inputName(input), std::move(meta),
                                           input.type()->annotation_str());
             m_values.emplace(&input, Arg(id));
         }
@@ -163,9 +164,9 @@ private:
     NodeId addTensorConstant(jit::Node &node, const jit::Value &out, const at::Tensor &tensor,
                              const std::string &key)
     {
-        m_target.weights().put(key, weightFromTensor(tensor));
-        NodeId id = m_target.addConstant(constantName(out), key, metaFromTensor(tensor));
-        Node &n = *m_target.node(id);
+        m_build.weights().put(key, weightFromTensor(tensor));
+        NodeId id = m_build.addConstant(constantName(out), key, metaFromTensor(tensor));
+        Node &n = m_build.node(id);
         n.type = "Tensor";
         n.provenance = provenanceOf(node, m_modules);
         return id;
@@ -208,10 +209,10 @@ private:
         for (size_t i = 0; i < outputs.size(); ++i) {
             if (onlyUsed && !outputs[i]->hasUses())
                 continue;
-            NodeId id = m_target.addOp(std::string(ops::kGetItem),
+            NodeId id = m_build.addOp(std::string(ops::kGetItem),
                                        {Arg(source), Arg(static_cast<int64_t>(i))});
             describe(id, *outputs[i]);
-            m_target.node(id)->provenance = provenance;
+            m_build.node(id).provenance = provenance;
             m_values.emplace(outputs[i], Arg(id));
         }
     }
@@ -229,9 +230,9 @@ private:
         auto index = argFor(*node.input(1)).asInt();
         if (!source.isNode() || !index)
             return false;
-        NodeId id = m_target.addOp(std::string(ops::kGetItem), {source, Arg(*index)});
+        NodeId id = m_build.addOp(std::string(ops::kGetItem), {source, Arg(*index)});
         describe(id, *node.output());
-        m_target.node(id)->provenance = provenanceOf(node, m_modules);
+        m_build.node(id).provenance = provenanceOf(node, m_modules);
         m_values.emplace(node.output(), Arg(id));
         return true;
     }
@@ -258,8 +259,8 @@ private:
         if (opaque)
             kwargs = captures(node);
 
-        NodeId id = m_target.addOp(node.kind().toQualString(), std::move(args), std::move(kwargs));
-        Node &n = *m_target.node(id);
+        NodeId id = m_build.addOp(node.kind().toQualString(), std::move(args), std::move(kwargs));
+        Node &n = m_build.node(id);
         n.provenance = provenanceOf(node, m_modules);
         if (schema)
             n.overload = schema->overload_name();
@@ -269,13 +270,13 @@ private:
             describe(id, *outputs[0]);
             m_values.emplace(outputs[0], Arg(id));
         } else {
-            m_target.node(id)->type = tupleTypeText(outputs);
+            m_build.node(id).type = tupleTypeText(outputs);
         }
 
         if (opaque) {
             std::ostringstream body;
             body << node;
-            Node &o = *m_target.node(id);
+            Node &o = m_build.node(id);
             o.opaqueBody = body.str();
             m_warnings.push_back(m_displayName + ": " + o.op + " at "
                                  + describeLocation(o.provenance.source)
@@ -325,7 +326,7 @@ private:
     /// Sets a node's type text and tensor metadata from a TorchScript value.
     void describe(NodeId id, const jit::Value &value)
     {
-        Node &n = *m_target.node(id);
+        Node &n = m_build.node(id);
         n.type = value.type()->annotation_str();
         if (auto tensor = value.type()->cast<c10::TensorType>())
             n.meta = metaFromType(*tensor);
@@ -345,6 +346,7 @@ private:
     ModulePathResolver m_modules;
     const std::string &m_displayName;
     Graph &m_target;
+    GraphBuilder m_build{m_target};
     std::vector<std::string> &m_warnings;
     std::unordered_map<const jit::Value *, Arg> m_values;
 };

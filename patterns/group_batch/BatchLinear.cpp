@@ -194,7 +194,7 @@ LogicalResult BatchLinearLHSFusion::fuse(PatternRewriter &rewriter, const std::v
     const NodeId before = group.front();
 
     NodeId w = emit(rewriter, before,
-                    {"aten::cat", "", {Arg::list(nodeArgs(weights)), int64_t(0)}, tensorMeta(dtype, {total, k}, device)},
+                    {"aten::cat", "", {nodeList(weights), int64_t(0)}, tensorMeta(dtype, {total, k}, device)},
                     before);
     NodeId wt = emit(rewriter, before,
                      {"aten::transpose", "int", {w, int64_t(0), int64_t(1)}, tensorMeta(dtype, {k, total}, device)},
@@ -204,7 +204,7 @@ LogicalResult BatchLinearLHSFusion::fuse(PatternRewriter &rewriter, const std::v
         y = emit(rewriter, before, {"aten::mm", "", {first.input, wt}, tensorMeta(dtype, {m, total}, device)}, before);
     } else {
         NodeId b = emit(rewriter, before,
-                        {"aten::cat", "", {Arg::list(nodeArgs(biases)), int64_t(0)}, tensorMeta(dtype, {total}, device)},
+                        {"aten::cat", "", {nodeList(biases), int64_t(0)}, tensorMeta(dtype, {total}, device)},
                         before);
         y = emit(rewriter, before,
                  {"aten::addmm", "", {b, first.input, wt, int64_t(1), int64_t(1)}, tensorMeta(dtype, {m, total}, device)},

@@ -202,15 +202,6 @@ std::string argText(const Graph &graph, const Arg &arg)
     return arg.toString([&graph](NodeId id) { return nodeRef(graph, id); });
 }
 
-TensorMeta tensorMeta(DType dtype, const std::vector<int64_t> &shape, std::string device)
-{
-    TensorMeta meta;
-    meta.dtype = dtype;
-    meta.shape = std::vector<Dim>(shape.begin(), shape.end());
-    meta.device = std::move(device);
-    return meta;
-}
-
 NodeId emit(PatternRewriter &rewriter, NodeId before, NewOp spec, NodeId scopeOf)
 {
     NodeId id = rewriter.createOp(spec.op, std::move(spec.args), {}, before, std::move(spec.meta));
@@ -226,11 +217,6 @@ NodeId emit(PatternRewriter &rewriter, NodeId before, NewOp spec, NodeId scopeOf
     return id;
 }
 
-std::vector<Arg> nodeArgs(const std::vector<NodeId> &ids)
-{
-    return std::vector<Arg>(ids.begin(), ids.end());
-}
-
 NodeId emitStack(PatternRewriter &rewriter, NodeId before, const std::vector<NodeId> &items, int64_t dim,
                  const std::vector<int64_t> &itemShape, DType dtype, const std::string &device)
 {
@@ -239,7 +225,7 @@ NodeId emitStack(PatternRewriter &rewriter, NodeId before, const std::vector<Nod
     const int64_t at = dim < 0 ? dim + rank : dim;
     shape.insert(shape.begin() + at, static_cast<int64_t>(items.size()));
     return emit(rewriter, before,
-                {"aten::stack", "", {Arg::list(nodeArgs(items)), dim}, tensorMeta(dtype, shape, device)}, before);
+                {"aten::stack", "", {nodeList(items), dim}, tensorMeta(dtype, shape, device)}, before);
 }
 
 NodeId emitDecomposedStack(PatternRewriter &rewriter, NodeId before, const std::vector<NodeId> &items,
@@ -254,7 +240,7 @@ NodeId emitDecomposedStack(PatternRewriter &rewriter, NodeId before, const std::
     std::vector<int64_t> shape = itemShape;
     shape.insert(shape.begin(), static_cast<int64_t>(items.size()));
     return emit(rewriter, before,
-                {"aten::cat", "", {Arg::list(nodeArgs(unsqueezed)), int64_t(0)}, tensorMeta(dtype, shape, device)},
+                {"aten::cat", "", {nodeList(unsqueezed), int64_t(0)}, tensorMeta(dtype, shape, device)},
                 before);
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/ir/Graph.h"
+#include "core/ir/GraphBuilder.h"
 #include "core/rewrite/MatchTrace.h"
 #include "core/rewrite/Pattern.h"
 #include "core/rewrite/PatternRewriter.h"
@@ -90,9 +91,6 @@ std::string argText(const Graph &graph, const Arg &arg);
 
 // --- building (every change goes through the rewriter) -----------------------
 
-/// Tensor metadata of dtype and static shape on `device`.
-TensorMeta tensorMeta(DType dtype, const std::vector<int64_t> &shape, std::string device = {});
-
 /// One op to create: ATen name, overload, positional args in schema order,
 /// the value's type ("Tensor", "Tensor[]") and its metadata.
 struct NewOp {
@@ -125,8 +123,5 @@ void emitListAndReplace(PatternRewriter &rewriter, NodeId before, NewOp listOp, 
 /// the member's metadata (when known) and scope, and erases the member.
 void replaceMembers(PatternRewriter &rewriter, const std::vector<NodeId> &group,
                     const std::vector<NodeId> &replacements);
-
-/// Node references as list items.
-std::vector<Arg> nodeArgs(const std::vector<NodeId> &ids);
 
 } // namespace fusebox::group_batch

@@ -1,5 +1,6 @@
 #include "NodeBuilder.h"
 
+#include "core/ir/GraphBuilder.h"
 #include "core/rewrite/MatchUtils.h"
 
 #include <algorithm>
@@ -85,22 +86,6 @@ Shape unflattenShape(const Shape &shape, int64_t dim, const std::vector<int64_t>
 // --- NodeBuilder ------------------------------------------------------------------
 
 namespace {
-
-Arg intList(const std::vector<int64_t> &values)
-{
-    std::vector<Arg> items;
-    for (int64_t v : values)
-        items.emplace_back(v);
-    return Arg::list(std::move(items));
-}
-
-Arg nodeList(const std::vector<NodeId> &ids)
-{
-    std::vector<Arg> items;
-    for (NodeId id : ids)
-        items.emplace_back(id);
-    return Arg::list(std::move(items));
-}
 
 const TensorMeta kNoMeta{};
 

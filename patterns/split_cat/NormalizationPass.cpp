@@ -11,6 +11,8 @@
 // Fires only when the call changes, so repeated application reaches a fixed point.
 
 #include "SplitCatPatterns.h"
+
+#include "core/ir/GraphBuilder.h"
 #include "SplitCatUtils.h"
 
 #include <algorithm>
@@ -25,14 +27,6 @@ struct Plan {
     std::string overload;
     std::vector<Arg> args;
 };
-
-Arg intList(const std::vector<int64_t> &values)
-{
-    std::vector<Arg> items;
-    for (int64_t v : values)
-        items.emplace_back(v);
-    return Arg::list(std::move(items));
-}
 
 std::string callText(const Graph &graph, std::string_view op, std::string_view overload,
                      const std::vector<Arg> &args, const std::vector<NamedArg> &kwargs = {})

@@ -2,21 +2,13 @@
 // Toy patterns and graphs for the driver tests: neg(neg(x)) -> x and a
 // stack/relu/unbind fusion of equal-shaped relus, small enough to count by hand.
 
+#include "core/ir/GraphBuilder.h"
 #include "core/ir/Verifier.h"
 #include "core/rewrite/GreedyDriver.h"
 #include "core/rewrite/MatchUtils.h"
 
 namespace fusebox::toy {
 
-inline TensorMeta f32(std::vector<int64_t> shape)
-{
-    TensorMeta m;
-    m.dtype = DType::Float32;
-    m.shape.emplace();
-    for (int64_t d : shape)
-        m.shape->push_back(d);
-    return m;
-}
 
 /// neg(neg(x)) -> x.
 class DoubleNeg final : public VerticalPattern {
@@ -97,17 +89,18 @@ public:
 inline Graph toyGraph(int branches = 6)
 {
     Graph g;
-    NodeId x = g.addInput("x", f32({4, 8}));
+    GraphBuilder build(g);
+    NodeId x = build.addInput("x", f32({4, 8}));
     std::vector<Arg> outs;
     for (int i = 0; i < branches; ++i) {
-        NodeId r = g.addOp("aten::relu", {x});
-        g.node(r)->meta = f32({4, 8});
-        NodeId n1 = g.addOp("aten::neg", {r});
-        NodeId n2 = g.addOp("aten::neg", {n1});
+        NodeId r = build.addOp("aten::relu", {x});
+        build.node(r).meta = f32({4, 8});
+        NodeId n1 = build.addOp("aten::neg", {r});
+        NodeId n2 = build.addOp("aten::neg", {n1});
         outs.push_back(n2);
     }
-    NodeId cat = g.addOp("aten::cat", {Arg::list(outs), int64_t(0)});
-    g.setOutputs({cat});
+    NodeId cat = build.addOp("aten::cat", {Arg::list(outs), int64_t(0)});
+    build.setOutputs({cat});
     return g;
 }
 

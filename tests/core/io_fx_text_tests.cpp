@@ -1,3 +1,4 @@
+#include "core/ir/GraphBuilder.h"
 #include "FxTestSupport.h"
 
 #include "bench/RecsysGraphGenerator.h"
@@ -515,22 +516,23 @@ TEST_CASE("FX text: round trips are exact", "[io][fx]")
 TEST_CASE("FX text: written scope and source comments read back", "[io][fx]")
 {
     Graph g;
-    NodeId x = g.addInput("x", TensorMeta{DType::Float32, std::vector<Dim>{int64_t(8), std::string("s0")}, {}, ""});
-    g.node(x)->provenance.scope = "tower0";
-    NodeId w = g.addConstant("w", "layer1.0.weight");
-    g.node(w)->provenance.scope = "layer1.0";
-    g.node(w)->provenance.source = {"/m.py", 3, 7};
-    NodeId r = g.addOp("aten::relu", {x});
-    g.node(r)->provenance.scope = "layer1.0";
-    NodeId s = g.addOp("aten::split", {r, int64_t(2)});
-    g.node(s)->overload = "Tensor";
-    g.node(s)->type = "Tensor[]";
-    NodeId i = g.addOp("getitem", {s, int64_t(0)});
-    NodeId sz = g.addOp("aten::sym_size", {x, int64_t(1)});
-    g.node(sz)->overload = "int";
-    g.node(sz)->type = "SymInt";
-    NodeId str = g.addOp("aten::fancy", {std::string("it's \"q\"\n"), Device{"cpu", -1}, DType::Float16});
-    g.setOutputs({i, sz, str});
+    GraphBuilder build(g);
+    NodeId x = build.addInput("x", TensorMeta{DType::Float32, std::vector<Dim>{int64_t(8), std::string("s0")}, {}, ""});
+    build.node(x).provenance.scope = "tower0";
+    NodeId w = build.addConstant("w", "layer1.0.weight");
+    build.node(w).provenance.scope = "layer1.0";
+    build.node(w).provenance.source = {"/m.py", 3, 7};
+    NodeId r = build.addOp("aten::relu", {x});
+    build.node(r).provenance.scope = "layer1.0";
+    NodeId s = build.addOp("aten::split", {r, int64_t(2)});
+    build.node(s).overload = "Tensor";
+    build.node(s).type = "Tensor[]";
+    NodeId i = build.addOp("getitem", {s, int64_t(0)});
+    NodeId sz = build.addOp("aten::sym_size", {x, int64_t(1)});
+    build.node(sz).overload = "int";
+    build.node(sz).type = "SymInt";
+    NodeId str = build.addOp("aten::fancy", {std::string("it's \"q\"\n"), Device{"cpu", -1}, DType::Float16});
+    build.setOutputs({i, sz, str});
     g.metadata["source.format"] = "hand \"built\"";
 
     std::string text = writeFxText(g);

@@ -1,3 +1,4 @@
+#include "core/ir/GraphBuilder.h"
 #include "TestGraphs.h"
 
 #include "core/ir/GraphSummary.h"
@@ -25,7 +26,7 @@ TEST_CASE("graph building keeps program order, names and users", "[ir]")
     CHECK(g.last() == g.output());
 
     // An input added late still comes before every op.
-    NodeId y = g.addInput("y");
+    NodeId y = GraphBuilder(g).addInput("y");
     CHECK(g.prev(y) == g.findByName("x"));
     CHECK(g.uniqueName("relu") == "relu_4");
 }
@@ -33,16 +34,17 @@ TEST_CASE("graph building keeps program order, names and users", "[ir]")
 TEST_CASE("replaceAllUsesWith and erase keep the users index", "[ir]")
 {
     Graph g = test::splitReluCatGraph();
+    GraphBuilder build(g);
     NodeId cat = g.findByName("cat"), head = g.findByName("head"), x = g.findByName("x");
-    CHECK_FALSE(g.erase(cat)); // still used by head
-    g.replaceAllUsesWith(cat, x);
+    CHECK_FALSE(build.erase(cat)); // still used by head
+    build.replaceAllUsesWith(cat, x);
     CHECK(g.users(cat).empty());
     CHECK(g.node(head)->args()[0].node() == x);
-    CHECK(g.erase(cat));
+    CHECK(build.erase(cat));
     CHECK_FALSE(g.contains(cat));
     CHECK(g.node(cat) == nullptr);
     // Ids are never reused.
-    NodeId fresh = g.addOp("aten::relu", {x});
+    NodeId fresh = build.addOp("aten::relu", {x});
     CHECK(fresh.value > cat.value);
     CHECK(verify(g).empty());
 }
@@ -64,7 +66,7 @@ TEST_CASE("topological order and reachability", "[ir]")
     CHECK(neighbourhood(g, relu0, 1).size() == 3); // relu, its getitem, the cat
 
     // Moving a user before its input breaks program order; the sort repairs it.
-    g.moveBefore(head, g.findByName("split"));
+    GraphBuilder(g).moveBefore(head, g.findByName("split"));
     order = topologicalOrder(g);
     REQUIRE(order.size() == g.size());
     CHECK(std::find(order.begin(), order.end(), head) > std::find(order.begin(), order.end(), g.findByName("cat")));
@@ -79,17 +81,18 @@ TEST_CASE("stable topological order is Inductor 2.6's stable_topological_sort", 
     // u) and is released, in parking order, once that input is; a released
     // node may wait again (t, then on u).
     Graph g;
-    NodeId x = g.addInput("x");
-    NodeId w = g.addOp("aten::relu", {Arg(x)}, {}, "w");
-    NodeId u = g.addOp("aten::relu", {Arg(w)}, {}, "u");
-    NodeId v = g.addOp("aten::relu", {Arg(x)}, {}, "v");
-    NodeId t = g.addOp("aten::add", {Arg(u), Arg(v)}, {}, "t");
-    NodeId t2 = g.addOp("aten::relu", {Arg(v)}, {}, "t2");
-    NodeId out = g.setOutputs({Arg(t), Arg(t2)});
+    GraphBuilder buildG(g);
+    NodeId x = buildG.addInput("x");
+    NodeId w = buildG.addOp("aten::relu", {Arg(x)}, {}, "w");
+    NodeId u = buildG.addOp("aten::relu", {Arg(w)}, {}, "u");
+    NodeId v = buildG.addOp("aten::relu", {Arg(x)}, {}, "v");
+    NodeId t = buildG.addOp("aten::add", {Arg(u), Arg(v)}, {}, "t");
+    NodeId t2 = buildG.addOp("aten::relu", {Arg(v)}, {}, "t2");
+    NodeId out = buildG.setOutputs({Arg(t), Arg(t2)});
     CHECK(isTopologicallySorted(g));
     CHECK(stableTopologicalOrder(g) == g.nodeIds()); // sorted: program order is kept
 
-    REQUIRE(g.reorder({x, t, t2, v, u, w, out}));
+    REQUIRE(buildG.reorder({x, t, t2, v, u, w, out}));
     CHECK_FALSE(isTopologicallySorted(g));
     CHECK(stableTopologicalOrder(g) == std::vector<NodeId>{x, v, t2, w, u, t, out});
     // Fusebox's own sort hoists the inputs above the first reader instead.
@@ -97,10 +100,11 @@ TEST_CASE("stable topological order is Inductor 2.6's stable_topological_sort", 
 
     // A cycle has no order.
     Graph c;
-    NodeId a = c.addInput("a");
-    NodeId b = c.addOp("aten::relu", {Arg(a)}, {}, "b");
-    NodeId d = c.addOp("aten::relu", {Arg(b)}, {}, "d");
-    c.setArgs(b, {Arg(d)}, {});
+    GraphBuilder buildC(c);
+    NodeId a = buildC.addInput("a");
+    NodeId b = buildC.addOp("aten::relu", {Arg(a)}, {}, "b");
+    NodeId d = buildC.addOp("aten::relu", {Arg(b)}, {}, "d");
+    buildC.setArgs(b, {Arg(d)}, {});
     CHECK(stableTopologicalOrder(c).empty());
     CHECK_FALSE(isTopologicallySorted(c));
 }
@@ -110,46 +114,47 @@ TEST_CASE("the sorted order is remembered only until an edit that can break it",
     // Graph::isTopologicallySorted skips its walk while no edit could have
     // broken the order: each edit kind that can must make it look again.
     Graph g;
-    NodeId x = g.addInput("x");
-    NodeId a = g.addOp("aten::relu", {Arg(x)}, {}, "a");
-    NodeId b = g.addOp("aten::tanh", {Arg(a)}, {}, "b");
-    NodeId out = g.setOutputs({Arg(b)});
+    GraphBuilder build(g);
+    NodeId x = build.addInput("x");
+    NodeId a = build.addOp("aten::relu", {Arg(x)}, {}, "a");
+    NodeId b = build.addOp("aten::tanh", {Arg(a)}, {}, "b");
+    NodeId out = build.setOutputs({Arg(b)});
     REQUIRE(isTopologicallySorted(g));
 
     SECTION("new arguments that come later")
     {
-        g.setArgs(a, {Arg(b)}, {}); // a cycle: a reads b, b reads a
+        build.setArgs(a, {Arg(b)}, {}); // a cycle: a reads b, b reads a
         CHECK_FALSE(isTopologicallySorted(g));
     }
     SECTION("a node inserted before what it reads")
     {
-        g.addOp("aten::sigmoid", {Arg(b)}, {}, "s", a);
+        build.addOp("aten::sigmoid", {Arg(b)}, {}, "s", a);
         CHECK_FALSE(isTopologicallySorted(g));
     }
     SECTION("uses moved to a later node")
     {
-        NodeId late = g.addOp("aten::neg", {Arg(x)}, {}, "late"); // just before the output
+        NodeId late = build.addOp("aten::neg", {Arg(x)}, {}, "late"); // just before the output
         REQUIRE(isTopologicallySorted(g));
-        g.replaceAllUsesWith(a, late); // b, before late, now reads it
+        build.replaceAllUsesWith(a, late); // b, before late, now reads it
         CHECK_FALSE(isTopologicallySorted(g));
     }
     SECTION("a node with users moved after them")
     {
-        g.moveBefore(a, out);
+        build.moveBefore(a, out);
         CHECK_FALSE(isTopologicallySorted(g));
     }
     SECTION("a reorder")
     {
-        REQUIRE(g.reorder({x, b, a, out}));
+        REQUIRE(build.reorder({x, b, a, out}));
         CHECK_FALSE(isTopologicallySorted(g));
     }
     SECTION("edits that cannot break it keep the answer")
     {
-        NodeId c = g.addConstant("c", "w");
-        NodeId i = g.addInput("y");
-        NodeId tail = g.addOp("aten::relu", {Arg(c), Arg(i)}, {}, "tail", out);
+        NodeId c = build.addConstant("c", "w");
+        NodeId i = build.addInput("y");
+        NodeId tail = build.addOp("aten::relu", {Arg(c), Arg(i)}, {}, "tail", out);
         CHECK(isTopologicallySorted(g));
-        CHECK(g.erase(tail));
+        CHECK(build.erase(tail));
         CHECK(isTopologicallySorted(g));
         // and a clone carries the answer, which stays true of it
         Graph copy = g.clone();
@@ -163,7 +168,8 @@ TEST_CASE("verifier reports each problem precisely", "[ir]")
     SECTION("use before definition")
     {
         Graph g = test::splitReluCatGraph();
-        g.moveBefore(g.findByName("head"), g.findByName("split"));
+        GraphBuilder build(g);
+        build.moveBefore(g.findByName("head"), g.findByName("split"));
         auto issues = verify(g);
         REQUIRE(issues.size() == 1);
         CHECK(issues[0].message == "%head: reads %cat before it is defined");
@@ -171,7 +177,8 @@ TEST_CASE("verifier reports each problem precisely", "[ir]")
     SECTION("missing output")
     {
         Graph g;
-        g.addInput("x");
+        GraphBuilder build(g);
+        build.addInput("x");
         auto issues = verify(g);
         REQUIRE(issues.size() == 1);
         CHECK(issues[0].message == "graph: has no output node");
@@ -179,12 +186,13 @@ TEST_CASE("verifier reports each problem precisely", "[ir]")
     SECTION("malformed getitem and a cycle")
     {
         Graph g;
-        NodeId x = g.addInput("x");
-        NodeId a = g.addOp("aten::relu", {x});
-        NodeId b = g.addOp("aten::neg", {a});
-        g.addOp("getitem", {x});
-        g.setOutputs({b});
-        g.setArgs(a, {b}, {}); // a <- b <- a
+        GraphBuilder build(g);
+        NodeId x = build.addInput("x");
+        NodeId a = build.addOp("aten::relu", {x});
+        NodeId b = build.addOp("aten::neg", {a});
+        build.addOp("getitem", {x});
+        build.setOutputs({b});
+        build.setArgs(a, {b}, {}); // a <- b <- a
         std::string text = formatIssues(verify(g));
         CHECK(text.find("%getitem: getitem needs (node, int) arguments, has 1") != std::string::npos);
         CHECK(text.find("graph: has a cycle") != std::string::npos);
@@ -233,11 +241,12 @@ TEST_CASE("clone is deep and keeps ids", "[ir]")
 {
     Graph g = test::splitReluCatGraph();
     Graph c = g.clone();
+    GraphBuilder build(c);
     CHECK_FALSE(firstDifference(g, c).has_value());
     CHECK(c.findByName("head") == g.findByName("head"));
-    c.node(c.findByName("head"))->name = "renamed";
+    build.node(c.findByName("head")).name = "renamed";
     CHECK(g.node(g.findByName("head"))->name == "head");
-    c.replaceAllUsesWith(c.findByName("cat"), c.findByName("x"));
+    build.replaceAllUsesWith(c.findByName("cat"), c.findByName("x"));
     CHECK(g.users(g.findByName("cat")).size() == 1);
     CHECK(verify(c).empty());
 }

@@ -1,5 +1,6 @@
 // Calls in one form for comparing graphs (compare-inductor): the same call
 // written by TorchScript, by Fusebox's rewrites and by FX compares equal.
+#include "core/ir/GraphBuilder.h"
 #include "FxTestSchemas.h"
 #include "core/ir/GraphSignature.h"
 #include "core/rewrite/CanonicalCalls.h"
@@ -10,32 +11,24 @@ using namespace fusebox;
 
 namespace {
 
-TensorMeta f32(std::vector<int64_t> shape)
-{
-    TensorMeta m;
-    m.dtype = DType::Float32;
-    m.shape.emplace();
-    for (int64_t d : shape)
-        m.shape->push_back(d);
-    return m;
-}
 
 /// x -> baddbmm written with `args` and `kwargs` -> unbind -> getitem 0.
 Graph baddbmmGraph(std::vector<Arg> extra, std::vector<NamedArg> kwargs, TensorMeta unbindMeta)
 {
     Graph g;
-    NodeId a = g.addInput("a", f32({2, 3, 4}));
-    NodeId b = g.addInput("b", f32({2, 3, 5}));
-    NodeId c = g.addInput("c", f32({2, 5, 4}));
+    GraphBuilder build(g);
+    NodeId a = build.addInput("a", f32({2, 3, 4}));
+    NodeId b = build.addInput("b", f32({2, 3, 5}));
+    NodeId c = build.addInput("c", f32({2, 5, 4}));
     std::vector<Arg> args = {a, b, c};
     args.insert(args.end(), extra.begin(), extra.end());
-    NodeId mm = g.addOp("aten::baddbmm", std::move(args), std::move(kwargs));
-    g.node(mm)->meta = f32({2, 3, 4});
-    NodeId unbind = g.addOp("aten::unbind", {mm, int64_t(0)});
-    g.node(unbind)->overload = "int";
-    g.node(unbind)->meta = unbindMeta;
-    NodeId item = g.addOp("getitem", {unbind, int64_t(0)});
-    g.setOutputs({item});
+    NodeId mm = build.addOp("aten::baddbmm", std::move(args), std::move(kwargs));
+    build.node(mm).meta = f32({2, 3, 4});
+    NodeId unbind = build.addOp("aten::unbind", {mm, int64_t(0)});
+    build.node(unbind).overload = "int";
+    build.node(unbind).meta = unbindMeta;
+    NodeId item = build.addOp("getitem", {unbind, int64_t(0)});
+    build.setOutputs({item});
     return g;
 }
 

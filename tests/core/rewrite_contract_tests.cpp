@@ -2,6 +2,7 @@
 // success, no fusion leaves a cycle behind, and patterns that undo each other
 // are reported as such instead of looping.
 
+#include "core/ir/GraphBuilder.h"
 #include "ToyPatterns.h"
 
 #include "../patterns/GroupBatchGraphs.h"
@@ -85,7 +86,7 @@ TEST_CASE("a fuse that finds its group no longer matching is not an applied rewr
     // The third linear's weight changes shape: the group no longer shares a key.
     {
         PatternRewriter rewriter(r.graph);
-        rewriter.modify(r.graph.findByName("w3"), [](Node &n) { n.meta = toy::f32({6, 9}); });
+        rewriter.modify(r.graph.findByName("w3"), [](Node &n) { n.meta = f32({6, 9}); });
     }
     const size_t before = r.graph.size();
     EditLog log;
@@ -120,14 +121,15 @@ TEST_CASE("the driver undoes a fusion that an earlier rewrite of the round made 
     // (benefit 100) runs first and makes c read tap: d now depends on a, and
     // stacking [x, c] before a for the fusion would read a's replacement.
     Graph g;
-    NodeId x = g.addInput("x", toy::f32({4, 8}));
-    NodeId a = g.addOp("aten::relu", {x}, {}, "a");
-    g.node(a)->meta = toy::f32({4, 8});
-    NodeId tap = g.addOp("aten::neg", {a}, {}, "tap");
-    NodeId c = g.addOp("test::rewire", {x}, {}, "c");
-    NodeId d = g.addOp("aten::relu", {c}, {}, "d");
-    g.node(d)->meta = toy::f32({4, 8});
-    g.setOutputs({tap, d});
+    GraphBuilder build(g);
+    NodeId x = build.addInput("x", f32({4, 8}));
+    NodeId a = build.addOp("aten::relu", {x}, {}, "a");
+    build.node(a).meta = f32({4, 8});
+    NodeId tap = build.addOp("aten::neg", {a}, {}, "tap");
+    NodeId c = build.addOp("test::rewire", {x}, {}, "c");
+    NodeId d = build.addOp("aten::relu", {c}, {}, "d");
+    build.node(d).meta = f32({4, 8});
+    build.setOutputs({tap, d});
 
     PatternSet set;
     set.add(std::make_unique<Rewire>());
@@ -159,9 +161,10 @@ TEST_CASE("the driver undoes a fusion that an earlier rewrite of the round made 
 TEST_CASE("patterns that undo each other never converge, and the run says so", "[rewrite][contract]")
 {
     Graph g;
-    NodeId x = g.addInput("x", toy::f32({4}));
-    NodeId p = g.addOp("test::ping", {x});
-    g.setOutputs({p});
+    GraphBuilder build(g);
+    NodeId x = build.addInput("x", f32({4}));
+    NodeId p = build.addOp("test::ping", {x});
+    build.setOutputs({p});
     PatternSet set;
     set.add(std::make_unique<Flip>("test::ping", "test::pong"));
     set.add(std::make_unique<Flip>("test::pong", "test::ping"));

@@ -1,3 +1,4 @@
+#include "core/ir/GraphBuilder.h"
 #include "core/io/GraphJson.h"
 #include "core/ir/Verifier.h"
 #include "core/rewrite/GreedyDriver.h"
@@ -94,6 +95,7 @@ TEST_CASE("the horizontal search explains why candidates were not grouped", "[re
     SECTION("too few candidates")
     {
         Graph g = toyGraph(3);
+        GraphBuilder build(g);
         auto result = searchHorizontal(g, rule);
         CHECK(result.groups.empty());
         REQUIRE(result.outcomes.size() == 3);
@@ -105,16 +107,17 @@ TEST_CASE("the horizontal search explains why candidates were not grouped", "[re
     SECTION("max_fuse_set_size splits a group; dependent candidates are deferred")
     {
         Graph g;
-        NodeId x = g.addInput("x", f32({2, 2}));
+        GraphBuilder build(g);
+        NodeId x = build.addInput("x", f32({2, 2}));
         std::vector<Arg> outs;
         NodeId prev = x;
         for (int i = 0; i < 12; ++i) {
-            NodeId r = g.addOp("aten::relu", {i < 6 ? x : prev});
-            g.node(r)->meta = f32({2, 2});
+            NodeId r = build.addOp("aten::relu", {i < 6 ? x : prev});
+            build.node(r).meta = f32({2, 2});
             outs.push_back(r);
             prev = r;
         }
-        g.setOutputs({Arg::list(outs)});
+        build.setOutputs({Arg::list(outs)});
         rule.options().set("max_fuse_set_size", int64_t(5));
         auto result = searchHorizontal(g, rule);
         // relu_6..relu_11 form a chain: at most one of them per subset.
@@ -169,10 +172,11 @@ namespace {
 Graph negChain()
 {
     Graph g;
-    NodeId v = g.addInput("x", f32({4}));
+    GraphBuilder build(g);
+    NodeId v = build.addInput("x", f32({4}));
     for (int i = 0; i < 4; ++i)
-        v = g.addOp("aten::neg", {v});
-    g.setOutputs({v});
+        v = build.addOp("aten::neg", {v});
+    build.setOutputs({v});
     return g;
 }
 
@@ -249,15 +253,16 @@ TEST_CASE("graphStage: torch-level spellings are pre-grad, other PT2 graphs post
           "[rewrite][schedule]")
 {
     Graph g;
-    NodeId x = g.addInput("x", f32({4}));
-    NodeId relu = g.addOp("aten::relu", {x});
-    g.setOutputs({relu});
+    GraphBuilder build(g);
+    NodeId x = build.addInput("x", f32({4}));
+    NodeId relu = build.addOp("aten::relu", {x});
+    build.setOutputs({relu});
     CHECK(graphStage(g) == GraphStage::Both); // no PT2 format: TorchScript, graph JSON
     g.metadata["source.format"] = "fx-text";
     CHECK(graphStage(g) == GraphStage::PostGrad);
-    g.node(relu)->provenance.originalSpelling = "torch.nn.functional.relu";
+    build.node(relu).provenance.originalSpelling = "torch.nn.functional.relu";
     CHECK(graphStage(g) == GraphStage::PreGrad);
-    g.node(relu)->provenance.originalSpelling = "torch.ops.aten.relu.default";
+    build.node(relu).provenance.originalSpelling = "torch.ops.aten.relu.default";
     CHECK(graphStage(g) == GraphStage::PostGrad);
     g.metadata["source.format"] = "torchscript";
     CHECK(graphStage(g) == GraphStage::Both);
@@ -303,21 +308,22 @@ TEST_CASE("Inductor's schedule: candidates that an earlier fusion of the same pa
     // search on the graph as the pass began would fuse them and close a
     // cycle).
     Graph g;
-    NodeId x = g.addInput("x", f32({4, 8}));
-    NodeId y = g.addInput("y", f32({4, 16}));
+    GraphBuilder build(g);
+    NodeId x = build.addInput("x", f32({4, 8}));
+    NodeId y = build.addInput("y", f32({4, 16}));
     auto relu = [&](NodeId in, std::vector<int64_t> shape) {
-        NodeId r = g.addOp("aten::relu", {in});
-        g.node(r)->meta = f32(shape);
+        NodeId r = build.addOp("aten::relu", {in});
+        build.node(r).meta = f32(shape);
         return r;
     };
     NodeId a1 = relu(x, {4, 8});
-    NodeId b1 = relu(g.addOp("aten::cat", {Arg::list({a1, a1}), int64_t(1)}), {4, 16});
+    NodeId b1 = relu(build.addOp("aten::cat", {Arg::list({a1, a1}), int64_t(1)}), {4, 16});
     NodeId b2 = relu(y, {4, 16});
-    NodeId a2 = relu(g.addOp("aten::narrow", {b2, int64_t(1), int64_t(0), int64_t(8)}), {4, 8});
+    NodeId a2 = relu(build.addOp("aten::narrow", {b2, int64_t(1), int64_t(0), int64_t(8)}), {4, 8});
     std::vector<Arg> outs;
     for (NodeId n : {b1, a2, a1, b2})
-        outs.push_back(g.addOp("aten::neg", {n}));
-    g.setOutputs(outs);
+        outs.push_back(build.addOp("aten::neg", {n}));
+    build.setOutputs(outs);
     const std::string before = writeGraphJson(g);
 
     PatternSet set;

@@ -22,7 +22,7 @@ struct CountingListener final : RewriteListener {
 /// split -> getitem -> relu -> cat  becomes  relu(x) (a rewrite in miniature).
 void rewriteReluSplitCat(PatternRewriter &rewriter)
 {
-    Graph &g = rewriter.graph();
+    const Graph &g = rewriter.graph();
     NodeId x = g.findByName("x"), cat = g.findByName("cat");
     rewriter.setCreatedBy("sink_relu#1");
     NodeId fused = rewriter.createOp("aten::relu", {x}, {}, cat);

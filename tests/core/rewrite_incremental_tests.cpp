@@ -3,6 +3,7 @@
 // the O(n) topological order and the parallel pattern search, each checked
 // against the plain definition.
 
+#include "core/ir/GraphBuilder.h"
 #include "bench/RecsysGraphGenerator.h"
 #include "core/ir/GraphSignature.h"
 #include "core/ir/ParallelFor.h"
@@ -44,11 +45,12 @@ std::set<NodeId> indexed(const Graph &g, const std::string &op)
 TEST_CASE("the op index follows inserts, erases, undo and op changes", "[rewrite][ir]")
 {
     Graph g;
-    NodeId x = g.addInput("x");
-    NodeId a = g.addOp("aten::relu", {x});
-    NodeId b = g.addOp("aten::relu", {a});
-    NodeId c = g.addOp("aten::tanh", {b});
-    g.setOutputs({c});
+    GraphBuilder build(g);
+    NodeId x = build.addInput("x");
+    NodeId a = build.addOp("aten::relu", {x});
+    NodeId b = build.addOp("aten::relu", {a});
+    NodeId c = build.addOp("aten::tanh", {b});
+    build.setOutputs({c});
     REQUIRE(indexed(g, "aten::relu") == std::set<NodeId>{a, b});
     REQUIRE(g.hasOp(c, "aten::tanh"));
     REQUIRE_FALSE(g.hasOp(x, "aten::tanh"));
@@ -76,11 +78,11 @@ TEST_CASE("the op index follows inserts, erases, undo and op changes", "[rewrite
     CHECK(indexed(copy, "aten::relu") == std::set<NodeId>{a, b});
 
     // Assigning the op directly leaves the index stale; the verifier says so.
-    g.node(a)->op = "aten::gelu";
+    build.node(a).op = "aten::gelu";
     const auto issues = verify(g);
     REQUIRE_FALSE(issues.empty());
     CHECK(formatIssues(issues).find("Graph::setOp") != std::string::npos);
-    g.refreshOpIndex(a);
+    build.setOp(a, "aten::gelu"); // re-files the node under its op
     CHECK(verify(g).empty());
     CHECK(indexed(g, "aten::gelu") == std::set<NodeId>{a});
 }
@@ -101,20 +103,21 @@ TEST_CASE("the slot input lists equal each node's own references", "[rewrite][ir
 TEST_CASE("topologicalOrder keeps sorted programs and hoists what is read too early", "[rewrite][ir]")
 {
     Graph g;
-    NodeId x = g.addInput("x");
-    NodeId a = g.addOp("aten::relu", {x}, {}, "a");
-    NodeId b = g.addOp("aten::neg", {x}, {}, "b");
-    NodeId c = g.addOp("aten::add", {a, b}, {}, "c");
-    g.setOutputs({c});
+    GraphBuilder build(g);
+    NodeId x = build.addInput("x");
+    NodeId a = build.addOp("aten::relu", {x}, {}, "a");
+    NodeId b = build.addOp("aten::neg", {x}, {}, "b");
+    NodeId c = build.addOp("aten::add", {a, b}, {}, "c");
+    build.setOutputs({c});
     REQUIRE(topologicalOrder(g) == g.nodeIds());
 
     // Move b below its reader: it comes back just before c, nothing else moves.
-    g.moveBefore(b, g.output());
+    build.moveBefore(b, g.output());
     REQUIRE(g.nodeIds() == std::vector<NodeId>{x, a, c, b, g.output()});
     CHECK(topologicalOrder(g) == std::vector<NodeId>{x, a, b, c, g.output()});
 
     // A cycle gives an empty order.
-    g.setArgs(a, {Arg(c)}, {});
+    build.setArgs(a, {Arg(c)}, {});
     CHECK(topologicalOrder(g).empty());
 }
 

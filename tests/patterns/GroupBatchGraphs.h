@@ -3,6 +3,7 @@
 // pattern tests (structure, explanations) and the numeric tests (libtorch
 // runs them before and after). Constants carry payloads so they can run.
 
+#include "core/ir/GraphBuilder.h"
 #include "core/ir/Graph.h"
 
 #include <cstdint>
@@ -18,21 +19,17 @@ struct GroupGraph {
     std::vector<NodeId> members;
 };
 
-inline TensorMeta f32(std::vector<int64_t> shape)
-{
-    return TensorMeta{DType::Float32, std::vector<Dim>(shape.begin(), shape.end()), std::nullopt, "cpu"};
-}
 
 inline NodeId input(Graph &g, const std::string &name, std::vector<int64_t> shape)
 {
-    return g.addInput(name, f32(std::move(shape)));
+    return GraphBuilder(g).addInput(name, f32(std::move(shape), "cpu"));
 }
 
 /// A constant with a deterministic float32 payload in [lo, hi).
 inline NodeId weight(Graph &g, const std::string &name, std::vector<int64_t> shape, uint32_t seed, float lo = -1.0f,
                      float hi = 1.0f)
 {
-    TensorMeta meta = f32(shape);
+    TensorMeta meta = f32(shape, "cpu");
     int64_t count = 1;
     for (int64_t d : shape)
         count *= d;
@@ -43,17 +40,19 @@ inline NodeId weight(Graph &g, const std::string &name, std::vector<int64_t> sha
         const float v = lo + (hi - lo) * static_cast<float>(state >> 8) / static_cast<float>(1u << 24);
         std::memcpy(bytes.data() + i * sizeof(float), &v, sizeof(float));
     }
-    g.weights().put(name, Weight{meta, std::move(bytes)});
-    return g.addConstant(name, name, meta);
+    GraphBuilder build(g);
+    build.weights().put(name, Weight{meta, std::move(bytes)});
+    return build.addConstant(name, name, meta);
 }
 
 /// An op node with overload and output metadata.
 inline NodeId op(Graph &g, const std::string &name, const std::string &overload, std::vector<Arg> args,
                  std::vector<int64_t> shape)
 {
-    NodeId id = g.addOp(name, std::move(args));
-    g.node(id)->overload = overload;
-    g.node(id)->meta = f32(std::move(shape));
+    GraphBuilder build(g);
+    NodeId id = build.addOp(name, std::move(args));
+    build.node(id).overload = overload;
+    build.node(id).meta = f32(std::move(shape), "cpu");
     return id;
 }
 
@@ -84,7 +83,7 @@ inline GroupGraph linearGraph(int n = 5, bool bias = true, bool interleaved = fa
         r.members.push_back(lin);
         outs.emplace_back(lin);
     }
-    g.setOutputs(outs);
+    GraphBuilder(g).setOutputs(outs);
     return r;
 }
 
@@ -104,7 +103,7 @@ inline GroupGraph linearLhsGraph(int n = 5, bool bias = true)
         r.members.push_back(lin);
         outs.emplace_back(lin);
     }
-    g.setOutputs(outs);
+    GraphBuilder(g).setOutputs(outs);
     return r;
 }
 
@@ -125,7 +124,7 @@ inline GroupGraph layerNormGraph(int n = 5, bool affineWeight = true, bool affin
         r.members.push_back(ln);
         outs.emplace_back(ln);
     }
-    g.setOutputs(outs);
+    GraphBuilder(g).setOutputs(outs);
     return r;
 }
 
@@ -141,7 +140,7 @@ inline GroupGraph unaryGraph(const std::string &opName, int n = 5, std::vector<i
         r.members.push_back(y);
         outs.emplace_back(y);
     }
-    g.setOutputs(outs);
+    GraphBuilder(g).setOutputs(outs);
     return r;
 }
 
@@ -160,7 +159,7 @@ inline GroupGraph mathGraph(const std::string &opName, const std::vector<Arg> &e
         r.members.push_back(y);
         outs.emplace_back(op(g, "aten::relu", "", {y}, {4, 8}));
     }
-    g.setOutputs(outs);
+    GraphBuilder(g).setOutputs(outs);
     return r;
 }
 
@@ -182,7 +181,7 @@ inline GroupGraph mmGraph(int n = 5, bool bias = true)
         r.members.push_back(y);
         outs.emplace_back(y);
     }
-    g.setOutputs(outs);
+    GraphBuilder(g).setOutputs(outs);
     return r;
 }
 
@@ -203,7 +202,7 @@ inline GroupGraph binaryGraph(const std::string &opName, const std::string &over
         r.members.push_back(y);
         outs.emplace_back(y);
     }
-    g.setOutputs(outs);
+    GraphBuilder(g).setOutputs(outs);
     return r;
 }
 

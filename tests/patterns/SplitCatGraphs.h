@@ -4,6 +4,7 @@
 // through libtorch). Graphs have only tensor inputs (no weights), float32
 // static shapes, and ATen schema-ordered positional args.
 
+#include "core/ir/GraphBuilder.h"
 #include "core/ir/Graph.h"
 
 #include <functional>
@@ -14,41 +15,21 @@ namespace fusebox::test::sc {
 
 using Shape = std::vector<int64_t>;
 
-inline TensorMeta f32(const Shape &shape)
-{
-    return TensorMeta{DType::Float32, std::vector<Dim>(shape.begin(), shape.end()), std::nullopt, "cpu"};
-}
-
-inline Arg ints(const std::vector<int64_t> &values)
-{
-    std::vector<Arg> items;
-    for (int64_t v : values)
-        items.emplace_back(v);
-    return Arg::list(std::move(items));
-}
-
-inline Arg nodes(const std::vector<NodeId> &ids)
-{
-    std::vector<Arg> items;
-    for (NodeId id : ids)
-        items.emplace_back(id);
-    return Arg::list(std::move(items));
-}
 
 /// Builds a graph with metadata on every tensor value.
-class GraphBuilder {
+class ShapedGraph {
 public:
     Graph g;
 
-    NodeId input(const std::string &name, const Shape &shape) { return g.addInput(name, f32(shape)); }
+    NodeId input(const std::string &name, const Shape &shape) { return fusebox::GraphBuilder(g).addInput(name, f32(shape, "cpu")); }
 
     /// An op producing a float32 tensor of static `shape` (an empty shape is a 0-d tensor).
     NodeId op(const std::string &op, std::vector<Arg> args, const Shape &shape, const std::string &name,
               const std::string &overload = {})
     {
-        NodeId id = g.addOp(op, std::move(args), {}, name);
-        g.node(id)->meta = f32(shape);
-        g.node(id)->overload = overload;
+        NodeId id = fusebox::GraphBuilder(g).addOp(op, std::move(args), {}, name);
+        fusebox::GraphBuilder(g).node(id).meta = f32(shape, "cpu");
+        fusebox::GraphBuilder(g).node(id).overload = overload;
         return id;
     }
 
@@ -56,9 +37,9 @@ public:
     NodeId listOp(const std::string &op, std::vector<Arg> args, const std::string &name,
                   const std::string &overload = {})
     {
-        NodeId id = g.addOp(op, std::move(args), {}, name);
-        g.node(id)->type = "Tensor[]";
-        g.node(id)->overload = overload;
+        NodeId id = fusebox::GraphBuilder(g).addOp(op, std::move(args), {}, name);
+        fusebox::GraphBuilder(g).node(id).type = "Tensor[]";
+        fusebox::GraphBuilder(g).node(id).overload = overload;
         return id;
     }
 
@@ -72,7 +53,7 @@ public:
     std::vector<NodeId> split(NodeId x, const std::vector<int64_t> &sections, int64_t dim, const std::string &name,
                               const std::string &prefix, std::vector<int64_t> used = {})
     {
-        NodeId s = listOp("aten::split_with_sizes", {x, ints(sections), dim}, name);
+        NodeId s = listOp("aten::split_with_sizes", {x, intList(sections), dim}, name);
         if (used.empty())
             for (int64_t i = 0; i < int64_t(sections.size()); ++i)
                 used.push_back(i);
@@ -105,12 +86,12 @@ public:
 
     NodeId cat(const std::vector<NodeId> &tensors, int64_t dim, const Shape &shape, const std::string &name)
     {
-        return op("aten::cat", {nodes(tensors), dim}, shape, name);
+        return op("aten::cat", {nodeList(tensors), dim}, shape, name);
     }
 
     NodeId stack(const std::vector<NodeId> &tensors, int64_t dim, const Shape &shape, const std::string &name)
     {
-        return op("aten::stack", {nodes(tensors), dim}, shape, name);
+        return op("aten::stack", {nodeList(tensors), dim}, shape, name);
     }
 
     NodeId relu(NodeId x, const std::string &name) { return op("aten::relu", {x}, shapeOf(x), name); }
@@ -128,7 +109,7 @@ public:
         std::vector<Arg> values;
         for (NodeId id : outputs)
             values.emplace_back(id);
-        g.setOutputs(std::move(values));
+        fusebox::GraphBuilder(g).setOutputs(std::move(values));
         return std::move(g);
     }
 };
@@ -147,7 +128,7 @@ inline std::vector<int64_t> span(int64_t first, int64_t last)
 /// normalization_pass: x[8,64] -> split.Tensor(x, 16, -1) -> 4 getitems -> cat(., -1).
 inline Graph normalizationGraph()
 {
-    GraphBuilder b;
+    ShapedGraph b;
     NodeId x = b.input("x", {8, 64});
     NodeId s = b.listOp("aten::split", {x, int64_t(16), int64_t(-1)}, "split", "Tensor");
     std::vector<NodeId> items;
@@ -164,7 +145,7 @@ inline Graph normalizationGraph()
 /// remove_split_with_size_one_pass: x[8,16] -> split(x, [16], 1) -> g0 -> relu.
 inline Graph removeSplitWithSizeOneGraph()
 {
-    GraphBuilder b;
+    ShapedGraph b;
     NodeId x = b.input("x", {8, 16});
     auto g = b.split(x, {16}, 1, "split", "g");
     return b.finish({b.relu(g[0], "relu"), g[0]});
@@ -173,7 +154,7 @@ inline Graph removeSplitWithSizeOneGraph()
 /// merge_getitem_cat_pass: split(x, [8, 16, 16, 24], 1); cat([g1, g2], 1) -> relu; g0, g3 out.
 inline Graph mergeGetItemCatGraph()
 {
-    GraphBuilder b;
+    ShapedGraph b;
     NodeId x = b.input("x", {8, 64});
     auto g = b.split(x, {8, 16, 16, 24}, 1, "split", "g");
     NodeId cat = b.cat({g[1], g[2]}, 1, {8, 32}, "cat");
@@ -183,7 +164,7 @@ inline Graph mergeGetItemCatGraph()
 /// merge_stack_tahn_unbind_pass: split(x, [16]*4, 1); stack([g1, g2], 0) -> tanh -> unbind(0).
 inline Graph mergeStackTanhUnbindGraph()
 {
-    GraphBuilder b;
+    ShapedGraph b;
     NodeId x = b.input("x", {8, 64});
     auto g = b.split(x, {16, 16, 16, 16}, 1, "split", "g");
     NodeId st = b.stack({g[1], g[2]}, 0, {2, 8, 16}, "stack");
@@ -195,7 +176,7 @@ inline Graph mergeStackTanhUnbindGraph()
 /// merge_splits_pass: split(x, [16, 32, 16], 1) -> g1 -> split(g1, [8, 24], 1).
 inline Graph mergeSplitsGraph()
 {
-    GraphBuilder b;
+    ShapedGraph b;
     NodeId x = b.input("x", {8, 64});
     auto g = b.split(x, {16, 32, 16}, 1, "split", "g");
     auto h = b.split(g[1], {8, 24}, 1, "split2", "h");
@@ -205,7 +186,7 @@ inline Graph mergeSplitsGraph()
 /// mutate_cat_pass: cat of all four getitems (g0 also read by relu) and cat of g1, g2.
 inline Graph mutateCatGraph()
 {
-    GraphBuilder b;
+    ShapedGraph b;
     NodeId x = b.input("x", {8, 64});
     auto g = b.split(x, {16, 16, 16, 16}, 1, "split", "g");
     NodeId all = b.cat(g, 1, {8, 64}, "cat_all");
@@ -216,7 +197,7 @@ inline Graph mutateCatGraph()
 /// split_cat_pass, same dim: cat([g1, g2], 1) with g0 and g3 read by relus.
 inline Graph splitCatSameDimGraph()
 {
-    GraphBuilder b;
+    ShapedGraph b;
     NodeId x = b.input("x", {8, 64});
     auto g = b.split(x, {16, 16, 16, 16}, 1, "split", "g");
     NodeId cat = b.cat({g[1], g[2]}, 1, {8, 32}, "cat");
@@ -226,7 +207,7 @@ inline Graph splitCatSameDimGraph()
 /// split_cat_pass, other dims: stack(all, 0) and cat([g0..g3, y], 0) of split(x, [16]*4, 1).
 inline Graph splitCatOtherDimGraph()
 {
-    GraphBuilder b;
+    ShapedGraph b;
     NodeId x = b.input("x", {8, 64});
     NodeId y = b.input("y", {8, 16});
     auto g = b.split(x, {16, 16, 16, 16}, 1, "split", "g");
@@ -238,7 +219,7 @@ inline Graph splitCatOtherDimGraph()
 /// split_cat_pass, merge_split_squeeze: split(x, [1]*4, 1) -> squeeze.dim(g, 1).
 inline Graph splitSqueezeGraph()
 {
-    GraphBuilder b;
+    ShapedGraph b;
     NodeId x = b.input("x", {8, 4});
     auto g = b.split(x, {1, 1, 1, 1}, 1, "split", "g");
     std::vector<NodeId> out;
@@ -250,7 +231,7 @@ inline Graph splitSqueezeGraph()
 /// unbind_stack_pass: unbind(x[4,8,16], 0) -> stack(all, 1) and cat([y, all], 1).
 inline Graph unbindStackGraph()
 {
-    GraphBuilder b;
+    ShapedGraph b;
     NodeId x = b.input("x", {4, 8, 16});
     NodeId y = b.input("y", {8, 5});
     auto u = b.unbind(x, 0, "unbind", "u");
@@ -262,7 +243,7 @@ inline Graph unbindStackGraph()
 /// split_cat_to_slices_pass: cat([y, g0..g10, z0, z1, z2], 1); g11 read by relu.
 inline Graph splitCatToSlicesGraph()
 {
-    GraphBuilder b;
+    ShapedGraph b;
     NodeId x = b.input("x", {4, 24});
     NodeId y = b.input("y", {4, 3});
     NodeId z = b.input("z", {4, 6});
@@ -278,7 +259,7 @@ inline Graph splitCatToSlicesGraph()
 /// unbind_cat_to_view_pass: cat([y, u0..u10], 1) of unbind(x[12,4,3], 0), cat(all of unbind(w[3,4,3], 0), 1).
 inline Graph unbindCatToViewGraph()
 {
-    GraphBuilder b;
+    ShapedGraph b;
     NodeId x = b.input("x", {12, 4, 3});
     NodeId y = b.input("y", {4, 2});
     NodeId w = b.input("w", {3, 4, 3});
@@ -294,7 +275,7 @@ inline Graph unbindCatToViewGraph()
 /// split_stack_to_cats_pass: stack([y, g0..g11], 0) of split(x[4,24], [2]*12, 1); stack(h, 1) of split(z[4,6]).
 inline Graph splitStackToCatsGraph()
 {
-    GraphBuilder b;
+    ShapedGraph b;
     NodeId x = b.input("x", {4, 24});
     NodeId y = b.input("y", {4, 2});
     NodeId z = b.input("z", {4, 6});
@@ -310,7 +291,7 @@ inline Graph splitStackToCatsGraph()
 /// unbind_stack_to_slices_pass: stack([y, u0..u10], 1) of unbind(x[12,4,3], 0).
 inline Graph unbindStackToSlicesGraph()
 {
-    GraphBuilder b;
+    ShapedGraph b;
     NodeId x = b.input("x", {12, 4, 3});
     NodeId y = b.input("y", {4, 3});
     auto u = b.unbind(x, 0, "unbind", "u");
@@ -323,12 +304,12 @@ inline Graph unbindStackToSlicesGraph()
 /// move_reshape_out_of_split_stack_pass: reshape(g_i, [4, 2, 3]) -> stack(., 0) of split(x[4,72], [6]*12, 1).
 inline Graph moveReshapeGraph(int64_t stackDim = 0)
 {
-    GraphBuilder b;
+    ShapedGraph b;
     NodeId x = b.input("x", {4, 72});
     auto g = b.split(x, std::vector<int64_t>(12, 6), 1, "split", "g");
     std::vector<NodeId> reshaped;
     for (size_t i = 0; i < g.size(); ++i)
-        reshaped.push_back(b.op("aten::reshape", {g[i], ints({4, 2, 3})}, {4, 2, 3}, "r" + std::to_string(i)));
+        reshaped.push_back(b.op("aten::reshape", {g[i], intList({4, 2, 3})}, {4, 2, 3}, "r" + std::to_string(i)));
     Shape out{4, 2, 3};
     out.insert(out.begin() + stackDim, 12);
     NodeId st = b.stack(reshaped, stackDim, out, "stack");
@@ -338,11 +319,11 @@ inline Graph moveReshapeGraph(int64_t stackDim = 0)
 /// sink_cat_after_pointwise: relu(view(cat([a, b], 1), [8, 4])).
 inline Graph sinkCatGraph()
 {
-    GraphBuilder b;
+    ShapedGraph b;
     NodeId a = b.input("a", {4, 3});
     NodeId c = b.input("b", {4, 5});
     NodeId cat = b.cat({a, c}, 1, {4, 8}, "cat");
-    NodeId v = b.op("aten::view", {cat, ints({8, 4})}, {8, 4}, "view");
+    NodeId v = b.op("aten::view", {cat, intList({8, 4})}, {8, 4}, "view");
     NodeId r = b.relu(v, "relu");
     return b.finish({b.op("aten::neg", {r}, {8, 4}, "neg")});
 }
@@ -350,24 +331,24 @@ inline Graph sinkCatGraph()
 /// permute_linear_fusion: linear(permute(x[2,8,4], [0,2,1]), w[16,8], b[16]).
 inline Graph permuteLinearGraph()
 {
-    GraphBuilder b;
+    ShapedGraph b;
     NodeId x = b.input("x", {2, 8, 4});
     NodeId w = b.input("w", {16, 8});
     NodeId bias = b.input("bias", {16});
-    NodeId p = b.op("aten::permute", {x, ints({0, 2, 1})}, {2, 4, 8}, "permute");
+    NodeId p = b.op("aten::permute", {x, intList({0, 2, 1})}, {2, 4, 8}, "permute");
     return b.finish({b.op("aten::linear", {p, w, bias}, {2, 4, 16}, "linear")});
 }
 
 /// permute_matmul_fusion: matmul(permute(a[2,8,4], [0,2,1]), c[2,8,5]) and bmm(c^T.., permute(d)).
 inline Graph permuteMatmulGraph()
 {
-    GraphBuilder b;
+    ShapedGraph b;
     NodeId a = b.input("a", {2, 8, 4});
     NodeId c = b.input("c", {2, 8, 5});
     NodeId d = b.input("d", {2, 3, 5});
-    NodeId p = b.op("aten::permute", {a, ints({0, 2, 1})}, {2, 4, 8}, "permute");
+    NodeId p = b.op("aten::permute", {a, intList({0, 2, 1})}, {2, 4, 8}, "permute");
     NodeId mm = b.op("aten::matmul", {p, c}, {2, 4, 5}, "matmul");
-    NodeId q = b.op("aten::permute", {d, ints({0, -1, -2})}, {2, 5, 3}, "permute_d");
+    NodeId q = b.op("aten::permute", {d, intList({0, -1, -2})}, {2, 5, 3}, "permute_d");
     NodeId bmm = b.op("aten::bmm", {mm, q}, {2, 4, 3}, "bmm");
     return b.finish({bmm});
 }
@@ -375,18 +356,18 @@ inline Graph permuteMatmulGraph()
 /// linear_permute_fusion: permute(linear(x[2,4,8], w[16,8], b[16]), [0,2,1]).
 inline Graph linearPermuteGraph()
 {
-    GraphBuilder b;
+    ShapedGraph b;
     NodeId x = b.input("x", {2, 4, 8});
     NodeId w = b.input("w", {16, 8});
     NodeId bias = b.input("bias", {16});
     NodeId lin = b.op("aten::linear", {x, w, bias}, {2, 4, 16}, "linear");
-    return b.finish({b.op("aten::permute", {lin, ints({0, 2, 1})}, {2, 16, 4}, "permute")});
+    return b.finish({b.op("aten::permute", {lin, intList({0, 2, 1})}, {2, 16, 4}, "permute")});
 }
 
 /// unbind_stack_aten_pass: cat(unsqueeze(select(p[3,4], 0, i), 0) for i in 0..2, 0) -> relu.
 inline Graph unbindStackAtenGraph()
 {
-    GraphBuilder b;
+    ShapedGraph b;
     NodeId p = b.input("p", {3, 4});
     NodeId q = b.relu(p, "q");
     std::vector<NodeId> parts;
@@ -401,7 +382,7 @@ inline Graph unbindStackAtenGraph()
 /// unbind_cat_to_view_pass: cat(unbind(x[4,3,5], 2), 0).
 inline Graph unbindCatFarDimsGraph()
 {
-    GraphBuilder b;
+    ShapedGraph b;
     auto u = b.unbind(b.input("x", {4, 3, 5}), 2, "unbind", "u");
     return b.finish({b.cat(u, 0, {20, 3}, "cat")});
 }
@@ -409,7 +390,7 @@ inline Graph unbindCatFarDimsGraph()
 /// split_stack_to_cats_pass: stack(split(x[6,4,3], [2, 2, 2], 0), 3).
 inline Graph splitStackFarDimsGraph()
 {
-    GraphBuilder b;
+    ShapedGraph b;
     auto g = b.split(b.input("x", {6, 4, 3}), {2, 2, 2}, 0, "split", "g");
     return b.finish({b.stack(g, 3, {2, 4, 3, 3}, "stack")});
 }
@@ -417,7 +398,7 @@ inline Graph splitStackFarDimsGraph()
 /// unbind_stack_to_slices_pass: stack([u0..u10, y], 2) of unbind(x[12,4,3], 0).
 inline Graph unbindStackFarDimsGraph()
 {
-    GraphBuilder b;
+    ShapedGraph b;
     NodeId x = b.input("x", {12, 4, 3});
     NodeId y = b.input("y", {4, 3});
     auto u = b.unbind(x, 0, "unbind", "u");
@@ -429,7 +410,7 @@ inline Graph unbindStackFarDimsGraph()
 /// split_cat_pass: cat(split(x[64,8], [16]*4, 0), 1), the cat dim after the split dim.
 inline Graph splitCatLaterDimGraph()
 {
-    GraphBuilder b;
+    ShapedGraph b;
     auto g = b.split(b.input("x", {64, 8}), {16, 16, 16, 16}, 0, "split", "g");
     return b.finish({b.cat(g, 1, {16, 32}, "cat")});
 }

@@ -2,6 +2,7 @@
 // files of resources/patterns fire where expected, explain where they do not,
 // and the compiler reports bad patterns with file:line:col.
 
+#include "core/ir/GraphBuilder.h"
 #include "SplitCatTestSupport.h"
 
 #include "core/io/PatternFile.h"
@@ -82,7 +83,7 @@ Check failureOf(const Graph &g, const PatternSet &set, const std::string &patter
 /// x[4, cols] -> linear(x, w, b)[4, 8] -> act; output act (and extra outputs).
 Graph linearActGraph(const std::string &act, int64_t cols, bool yTwice = false)
 {
-    GraphBuilder b;
+    ShapedGraph b;
     NodeId x = b.input("x", {4, cols});
     NodeId w = b.input("w", {8, cols});
     NodeId bias = b.input("bias", {8});
@@ -97,13 +98,13 @@ Graph linearActGraph(const std::string &act, int64_t cols, bool yTwice = false)
 /// t[8, 16] -> split.Tensor(t, 4, 1) -> getitems `indices` -> cat(.., 1) -> relu.
 Graph catOfSlicesGraph(const std::vector<int64_t> &indices, bool useFirstElsewhere = false)
 {
-    GraphBuilder b;
+    ShapedGraph b;
     NodeId t = b.input("t", {8, 16});
     NodeId s = b.listOp("aten::split", {t, int64_t(4), int64_t(1)}, "split", "Tensor");
     std::vector<NodeId> items;
     for (int64_t i : indices)
         items.push_back(b.item(s, i, {8, 4}, "g" + std::to_string(i)));
-    NodeId c = b.op("aten::cat", {nodes(items), int64_t(1)}, {8, int64_t(4 * indices.size())}, "cat");
+    NodeId c = b.op("aten::cat", {nodeList(items), int64_t(1)}, {8, int64_t(4 * indices.size())}, "cat");
     std::vector<NodeId> outs{b.relu(c, "out")};
     if (useFirstElsewhere)
         outs.push_back(b.item(s, 0, {8, 4}, "g0_elsewhere"));
@@ -147,13 +148,13 @@ TEST_CASE("linear_relu_fusion explains the failed constraint", "[patterns][custo
     CHECK(f.actual == "shape(%x)[1] is 12");
 
     Graph half = linearActGraph("aten::relu", 16);
-    half.node(half.findByName("x"))->meta.dtype = DType::Float16;
+    GraphBuilder(half).node(half.findByName("x")).meta.dtype = DType::Float16;
     f = failureOf(half, set, "linear_relu_fusion", "r");
     CHECK(f.description == "dtype(x) in [f32, bf16]");
     CHECK(f.actual == "dtype(%x) is f16");
 
     Graph symbolic = linearActGraph("aten::relu", 16);
-    symbolic.node(symbolic.findByName("x"))->meta.shape = std::vector<Dim>{int64_t(4), std::string("s0")};
+    GraphBuilder(symbolic).node(symbolic.findByName("x")).meta.shape = std::vector<Dim>{int64_t(4), std::string("s0")};
     f = failureOf(symbolic, set, "linear_relu_fusion", "r");
     CHECK(f.description == "shape(x)[1] % 8 == 0");
     CHECK(f.actual == "shape(%x)[1] is unknown");
@@ -183,7 +184,7 @@ TEST_CASE("cat_of_slices binds the variadic indices and rewrites to one slice", 
     auto bound = fp.bind(g, named(g, "cat"));
     REQUIRE(bound);
     const auto &index = fp.compiled().captureIndex;
-    CHECK(bound->captures[size_t(index.at("i"))] == ints({1, 2, 3}));
+    CHECK(bound->captures[size_t(index.at("i"))] == intList({1, 2, 3}));
     CHECK(bound->captures[size_t(index.at("size"))] == Arg(int64_t(4)));
     CHECK(bound->matched.size() == 5); // cat, three getitems, split
 
@@ -217,14 +218,14 @@ TEST_CASE("captured values inside a variadic template bind lists of nodes", "[pa
 {
     PatternSet set = compileText("pattern p {\n match {\n  c = aten::cat([aten::relu(v)...], d)\n }\n"
                                  " where {\n  d == 0\n }\n replace {\n  c = aten::cat(v, d)\n }\n}\n");
-    GraphBuilder b;
+    ShapedGraph b;
     NodeId x = b.input("x", {2, 4}), y = b.input("y", {2, 4});
-    NodeId c = b.op("aten::cat", {nodes({b.relu(x, "rx"), b.relu(y, "ry")}), int64_t(0)}, {4, 4}, "cat");
+    NodeId c = b.op("aten::cat", {nodeList({b.relu(x, "rx"), b.relu(y, "ry")}), int64_t(0)}, {4, 4}, "cat");
     Graph g = b.finish({c});
     const auto &fp = dynamic_cast<const custom::FilePattern &>(*set.find("p"));
     auto bound = fp.bind(g, named(g, "cat"));
     REQUIRE(bound);
-    CHECK(bound->captures[size_t(fp.compiled().captureIndex.at("v"))] == nodes({named(g, "x"), named(g, "y")}));
+    CHECK(bound->captures[size_t(fp.compiled().captureIndex.at("v"))] == nodeList({named(g, "x"), named(g, "y")}));
     CHECK(applied(runSet(set, g), "p") == 1);
     CHECK(outputs(g) == std::vector<std::string>{"cat([x, y], 0)"});
 }
@@ -233,7 +234,7 @@ TEST_CASE("add_of_matmuls matches through the add and rewrites to one matmul", "
 {
     PatternSet set = loadSet("add_of_matmuls.patterns");
     auto build = [](bool pTwice) {
-        GraphBuilder b;
+        ShapedGraph b;
         NodeId a = b.input("a", {4, 8}), bb = b.input("b", {8, 6}), c = b.input("c", {8, 6});
         NodeId p = b.op("aten::mm", {a, bb}, {4, 6}, "p"), q = b.op("aten::mm", {a, c}, {4, 6}, "q");
         NodeId s = b.op("aten::add", {p, q}, {4, 6}, "s", "Tensor");
@@ -261,9 +262,9 @@ TEST_CASE("matmuls_sharing_lhs finds the second matmul among the users of the sh
     set.setEnabled("add_of_matmuls", false);
     CHECK(set.find("matmuls_sharing_lhs")->options().getInt("min_fuse_set_size") == 2);
     auto build = [](DType cType) {
-        GraphBuilder b;
+        ShapedGraph b;
         NodeId a = b.input("a", {4, 8}), bb = b.input("b", {8, 6}), c = b.input("c", {8, 3});
-        b.g.node(c)->meta.dtype = cType;
+        GraphBuilder(b.g).node(c).meta.dtype = cType;
         NodeId p = b.op("aten::mm", {a, bb}, {4, 6}, "p"), q = b.op("aten::mm", {a, c}, {4, 3}, "q");
         return b.finish({b.relu(p, "rp"), b.relu(q, "rq")});
     };
@@ -283,7 +284,7 @@ TEST_CASE("matmuls_sharing_lhs finds the second matmul among the users of the sh
     CHECK(f.description == "dtype(b) == dtype(c)");
     CHECK(f.actual == "dtype(%b) is f32, dtype(%c) is f16");
 
-    GraphBuilder lone;
+    ShapedGraph lone;
     NodeId a = lone.input("a", {4, 8}), bb = lone.input("b", {8, 6});
     Graph one = lone.finish({lone.op("aten::mm", {a, bb}, {4, 6}, "p")});
     f = failureOf(one, set, "matmuls_sharing_lhs", "p");
@@ -299,11 +300,12 @@ TEST_CASE("with schemas, arguments are normalised and left-out ones must be defa
     PatternSet set = compileText("pattern p {\n match {\n  s = aten::add.Tensor(x, other = y)\n }\n"
                                  " replace {\n  s = aten::add.Tensor(y, x)\n }\n}\n",
                                  &schemas);
-    GraphBuilder b;
+    ShapedGraph b;
+    GraphBuilder build(b.g);
     NodeId x = b.input("x", {4}), y = b.input("y", {4});
     NodeId plain = b.op("aten::add", {x, y}, {4}, "plain", "Tensor");
-    NodeId scaled = b.g.addOp("aten::add", {x, y}, {{"alpha", Arg(int64_t(2))}}, "scaled");
-    b.g.node(scaled)->overload = "Tensor";
+    NodeId scaled = build.addOp("aten::add", {x, y}, {{"alpha", Arg(int64_t(2))}}, "scaled");
+    build.node(scaled).overload = "Tensor";
     NodeId other = b.op("aten::add", {x, y}, {4}, "dflt");
     Graph g = b.finish({plain, scaled, other});
     const auto &fp = dynamic_cast<const custom::FilePattern &>(*set.find("p"));
@@ -442,9 +444,9 @@ TEST_CASE("addPatternFile refuses names already in the set", "[patterns][custom]
 TEST_CASE("the user search backtracks past a candidate that fails a constraint", "[patterns][custom]")
 {
     PatternSet set = loadSet("add_of_matmuls.patterns");
-    GraphBuilder b;
+    ShapedGraph b;
     NodeId a = b.input("a", {4, 8}), bb = b.input("b", {8, 6}), c = b.input("c", {8, 3}), d = b.input("d", {8, 2});
-    b.g.node(c)->meta.dtype = DType::Float16;
+    GraphBuilder(b.g).node(c).meta.dtype = DType::Float16;
     NodeId p = b.op("aten::mm", {a, bb}, {4, 6}, "p");
     NodeId q = b.op("aten::mm", {a, c}, {4, 3}, "q");
     NodeId r = b.op("aten::mm", {a, d}, {4, 2}, "r");

@@ -1,6 +1,7 @@
 // batch_linear, batch_linear_lhs and batch_layernorm: where they fire, what
 // fuse builds, and the explanation of every key condition that can fail.
 
+#include "core/ir/GraphBuilder.h"
 #include "patterns/GroupBatchTestSupport.h"
 
 #include "core/rewrite/MatchUtils.h"
@@ -88,14 +89,15 @@ TEST_CASE("batch_linear operands defined after the first member end up before th
 TEST_CASE("batch_linear keys getitem inputs by their source and users on request", "[patterns]")
 {
     Graph g;
+    GraphBuilder build(g);
     NodeId x = input(g, "x", {20, 8});
-    NodeId split = g.addOp("aten::split", {x, int64_t(4), int64_t(0)}, {}, "split");
-    g.node(split)->type = "Tensor[]";
+    NodeId split = build.addOp("aten::split", {x, int64_t(4), int64_t(0)}, {}, "split");
+    build.node(split).type = "Tensor[]";
     NodeId item = op(g, "getitem", "", {split, int64_t(0)}, {4, 8});
     NodeId w = weight(g, "w", {6, 8}, 1);
     NodeId lin = op(g, "aten::linear", "", {item, w, NoneArg{}}, {4, 6});
     NodeId relu = op(g, "aten::relu", "", {lin}, {4, 6});
-    g.setOutputs({relu});
+    build.setOutputs({relu});
     PreGradBatchLinearFusion pattern;
     REQUIRE(keyOf(g, pattern, lin) == "input [4, 8] (getitem of %split) · weight [6, 8] · no bias");
     pattern.options().set("fuse_nodes_with_same_users", true);
@@ -107,6 +109,7 @@ TEST_CASE("batch_linear explains each failed condition", "[patterns]")
     PreGradBatchLinearFusion pattern;
     GroupGraph r = linearGraph(5, true, /*interleaved=*/true);
     Graph &g = r.graph;
+    GraphBuilder build(g);
     const NodeId lin = r.members[0];
     const NodeId x = g.node(lin)->args()[0].node();
     const NodeId w = g.findByName("w0");
@@ -121,63 +124,63 @@ TEST_CASE("batch_linear explains each failed condition", "[patterns]")
     }
     SECTION("no output metadata")
     {
-        g.node(lin)->meta = {};
+        build.node(lin).meta = {};
         Check c = keyFailure(g, pattern, lin);
         REQUIRE(c.description == "output metadata is known");
         REQUIRE(c.actual == linRef + " has no tensor metadata");
     }
     SECTION("input is a literal")
     {
-        g.setArgs(lin, {int64_t(3), w, b}, {});
+        build.setArgs(lin, {int64_t(3), w, b}, {});
         Check c = keyFailure(g, pattern, lin);
         REQUIRE(c.description == "input is a tensor");
         REQUIRE(c.actual == "input is the literal 3");
     }
     SECTION("input shape unknown")
     {
-        g.node(x)->meta.shape.reset();
+        build.node(x).meta.shape.reset();
         Check c = keyFailure(g, pattern, lin);
         REQUIRE(c.description == "input shape is static");
         REQUIRE(c.actual == "input " + xRef + " has no shape");
     }
     SECTION("input shape symbolic")
     {
-        g.node(x)->meta.shape = std::vector<Dim>{std::string("s0"), int64_t(8)};
+        build.node(x).meta.shape = std::vector<Dim>{std::string("s0"), int64_t(8)};
         Check c = keyFailure(g, pattern, lin);
         REQUIRE(c.description == "input shape is static");
         REQUIRE(c.actual == "input " + xRef + " is f32[s0, 8]");
     }
     SECTION("input is 3-D")
     {
-        g.node(x)->meta = f32({2, 4, 8});
+        build.node(x).meta = f32({2, 4, 8});
         Check c = keyFailure(g, pattern, lin);
         REQUIRE(c.description == "input is 2-D");
         REQUIRE(c.actual == "input " + xRef + " is 3-D f32[2, 4, 8]");
     }
     SECTION("weight is 1-D")
     {
-        g.node(w)->meta = f32({8});
+        build.node(w).meta = f32({8});
         Check c = keyFailure(g, pattern, lin);
         REQUIRE(c.description == "weight is 2-D");
         REQUIRE(c.actual == "weight %w0 is 1-D f32[8]");
     }
     SECTION("in-features disagree")
     {
-        g.node(w)->meta = f32({6, 7});
+        build.node(w).meta = f32({6, 7});
         Check c = keyFailure(g, pattern, lin);
         REQUIRE(c.description == "input features match the weight");
         REQUIRE(c.actual == "input " + xRef + " has 8 features, weight %w0 [6, 7] takes 7");
     }
     SECTION("bias is a literal")
     {
-        g.setArgs(lin, {x, w, 1.0}, {});
+        build.setArgs(lin, {x, w, 1.0}, {});
         Check c = keyFailure(g, pattern, lin);
         REQUIRE(c.description == "bias is a tensor or None");
         REQUIRE(c.actual == "bias is the literal 1.0");
     }
     SECTION("bias has the wrong shape")
     {
-        g.node(b)->meta = f32({5});
+        build.node(b).meta = f32({5});
         Check c = keyFailure(g, pattern, lin);
         REQUIRE(c.description == "bias is [out_features]");
         REQUIRE(c.actual == "bias %b0 is f32[5], weight %w0 has 6 out-features");
@@ -185,7 +188,7 @@ TEST_CASE("batch_linear explains each failed condition", "[patterns]")
     }
     SECTION("a user mutates the output")
     {
-        NodeId add = g.addOp("aten::add_", {lin, lin, int64_t(1)}, {}, "add_");
+        NodeId add = build.addOp("aten::add_", {lin, lin, int64_t(1)}, {}, "add_");
         Check c = keyFailure(g, pattern, lin);
         REQUIRE(c.description == "no user mutates the output");
         REQUIRE(c.actual == "user %add_ is in-place (aten::add_)");
@@ -193,7 +196,7 @@ TEST_CASE("batch_linear explains each failed condition", "[patterns]")
     }
     SECTION("keyword arguments are read too")
     {
-        g.setArgs(lin, {}, {{"input", x}, {"weight", w}, {"bias", b}});
+        build.setArgs(lin, {}, {{"input", x}, {"weight", w}, {"bias", b}});
         REQUIRE(keyOf(g, pattern, lin) == "input [4, 8] · weight [6, 8] · bias");
     }
 }
@@ -259,7 +262,7 @@ TEST_CASE("batch_linear_lhs shares the linear checks", "[patterns]")
     BatchLinearLHSFusion pattern;
     GroupGraph r = linearLhsGraph(5, true);
     Graph &g = r.graph;
-    g.node(g.findByName("x"))->meta = f32({2, 4, 8});
+    GraphBuilder(g).node(g.findByName("x")).meta = f32({2, 4, 8});
     Check c = keyFailure(g, pattern, r.members[0]);
     REQUIRE(c.description == "input is 2-D");
     REQUIRE(c.actual == "input %x is 3-D f32[2, 4, 8]");
@@ -318,17 +321,18 @@ TEST_CASE("batch_layernorm explains each failed condition", "[patterns]")
     BatchLayernormFusion pattern;
     GroupGraph r = layerNormGraph(5);
     Graph &g = r.graph;
+    GraphBuilder build(g);
     const NodeId ln = r.members[0];
     const NodeId x = g.findByName("x0"), w = g.findByName("w0"), b = g.findByName("b0");
     auto withArg = [&](size_t index, Arg value) {
         std::vector<Arg> args = g.node(ln)->args();
         args[index] = std::move(value);
-        g.setArgs(ln, std::move(args), {});
+        build.setArgs(ln, std::move(args), {});
     };
 
     SECTION("input shape unknown")
     {
-        g.node(x)->meta.shape.reset();
+        build.node(x).meta.shape.reset();
         Check c = keyFailure(g, pattern, ln);
         REQUIRE(c.description == "input shape is static");
         REQUIRE(c.actual == "input %x0 has no shape");
@@ -356,14 +360,14 @@ TEST_CASE("batch_layernorm explains each failed condition", "[patterns]")
     }
     SECTION("weight shape differs from normalized_shape")
     {
-        g.node(w)->meta = f32({8});
+        build.node(w).meta = f32({8});
         Check c = keyFailure(g, pattern, ln);
         REQUIRE(c.description == "weight shape equals normalized_shape");
         REQUIRE(c.actual == "weight %w0 is f32[8], normalized_shape is [16]");
     }
     SECTION("bias shape unknown")
     {
-        g.node(b)->meta.shape.reset();
+        build.node(b).meta.shape.reset();
         Check c = keyFailure(g, pattern, ln);
         REQUIRE(c.description == "bias shape is static");
         REQUIRE(c.actual == "bias %b0 has no shape");

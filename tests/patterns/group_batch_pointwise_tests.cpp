@@ -1,6 +1,7 @@
 // Pre-grad pointwise fusions: batch_tanh, batch_sigmoid, batch_relu and the
 // "simple math" ones (batch_detach, batch_nan_to_num, batch_clamp, batch_dropout).
 
+#include "core/ir/GraphBuilder.h"
 #include "patterns/GroupBatchTestSupport.h"
 
 #include "patterns/group_batch/BatchPointwisePreGrad.h"
@@ -73,7 +74,7 @@ TEST_CASE("batch_relu keeps in-place relus apart and fuses them in place", "[pat
     // Three in-place and three plain relus: two keys of three, neither fuses.
     GroupGraph mixed = unaryGraph("aten::relu", 6);
     for (int i = 0; i < 3; ++i)
-        mixed.graph.node(mixed.members[i])->op = "aten::relu_";
+        GraphBuilder(mixed.graph).node(mixed.members[i]).op = "aten::relu_";
     HorizontalSearchResult result = searchHorizontal(mixed.graph, pattern);
     REQUIRE(result.groups.empty());
     REQUIRE(result.outcomes.at(mixed.members[0]).key == "input [4, 8] · in-place");
@@ -96,33 +97,34 @@ TEST_CASE("pre-grad pointwise rules explain each failed condition", "[patterns]"
     BatchPointwiseOpsPreGradFusion pattern(Unary::Relu);
     GroupGraph r = unaryGraph("aten::relu", 5);
     Graph &g = r.graph;
+    GraphBuilder build(g);
     const NodeId relu = r.members[0];
     const std::string ref = nodeRef(g, relu);
 
     SECTION("another op")
     {
-        g.node(relu)->op = "aten::gelu";
+        build.node(relu).op = "aten::gelu";
         Check c = keyFailure(g, pattern, relu);
         REQUIRE(c.description == "node is aten::relu or aten::relu_");
         REQUIRE(c.actual == ref + " is aten::gelu");
     }
     SECTION("no output metadata")
     {
-        g.node(relu)->meta = {};
+        build.node(relu).meta = {};
         Check c = keyFailure(g, pattern, relu);
         REQUIRE(c.description == "output metadata is known");
         REQUIRE(c.actual == ref + " has no tensor metadata");
     }
     SECTION("input missing")
     {
-        g.setArgs(relu, {}, {});
+        build.setArgs(relu, {}, {});
         Check c = keyFailure(g, pattern, relu);
         REQUIRE(c.description == "input is a tensor");
         REQUIRE(c.actual == "input is missing");
     }
     SECTION("input shape unknown")
     {
-        g.node(g.findByName("x0"))->meta.shape.reset();
+        build.node(g.findByName("x0")).meta.shape.reset();
         Check c = keyFailure(g, pattern, relu);
         REQUIRE(c.description == "input shape is static");
         REQUIRE(c.actual == "input %x0 has no shape");
@@ -131,15 +133,15 @@ TEST_CASE("pre-grad pointwise rules explain each failed condition", "[patterns]"
     {
         // Dynamo records torch.relu(x) and x.relu() as they are written;
         // Inductor 2.6's batch_relu matches torch.nn.functional.relu only.
-        g.node(relu)->provenance.originalSpelling = "torch.relu";
+        build.node(relu).provenance.originalSpelling = "torch.relu";
         Check c = keyFailure(g, pattern, relu);
         REQUIRE(c.description
                 == "called as torch.nn.functional.relu or torch.nn.functional.relu_ (the target Inductor's "
                    "pre-grad fusion matches)");
         REQUIRE(c.actual == ref + " is called as torch.relu");
-        g.node(relu)->provenance.originalSpelling = "Tensor.relu";
+        build.node(relu).provenance.originalSpelling = "Tensor.relu";
         REQUIRE(keyFailure(g, pattern, relu).actual == ref + " is called as the method x.relu()");
-        g.node(relu)->provenance.originalSpelling = "torch.nn.functional.relu";
+        build.node(relu).provenance.originalSpelling = "torch.nn.functional.relu";
         REQUIRE(keyOf(g, pattern, relu) == "input [4, 8]");
     }
     SECTION("passed checks carry their values too")
@@ -206,9 +208,10 @@ TEST_CASE("math rules fill absent arguments with their defaults", "[patterns]")
 
     // FX spells dropout's flag "training".
     Graph &g = d.graph;
+    GraphBuilder build(g);
     NodeId x = g.findByName("x0");
-    NodeId kw = g.addOp("aten::dropout", {x}, {{"p", 0.2}, {"training", false}});
-    g.node(kw)->meta = f32({4, 8});
+    NodeId kw = build.addOp("aten::dropout", {x}, {{"p", 0.2}, {"training", false}});
+    build.node(kw).meta = f32({4, 8});
     op(g, "aten::relu", "", {kw}, {4, 8});
     REQUIRE(keyOf(g, dropout, kw) == "input [4, 8] · p=0.2, train=False · first user aten::relu");
 }
@@ -218,12 +221,13 @@ TEST_CASE("math rules explain each failed condition", "[patterns]")
     BatchMathOpsPreGradFusion pattern(Math::Clamp);
     GroupGraph r = mathGraph("aten::clamp", {-0.5, 0.5}, 6);
     Graph &g = r.graph;
+    GraphBuilder build(g);
     const NodeId clamp = r.members[0];
 
     SECTION("a bound is a tensor")
     {
         NodeId lo = input(g, "lo", {4, 8});
-        g.setArgs(clamp, {g.findByName("x0"), lo, 0.5}, {});
+        build.setArgs(clamp, {g.findByName("x0"), lo, 0.5}, {});
         Check c = keyFailure(g, pattern, clamp);
         REQUIRE(c.description == "min is a literal");
         REQUIRE(c.actual == "min is the tensor %lo");
@@ -237,9 +241,9 @@ TEST_CASE("math rules explain each failed condition", "[patterns]")
     }
     SECTION("different bounds or first users are different keys")
     {
-        g.setArgs(r.members[1], {g.findByName("x1"), -1.0, 1.0}, {});
+        build.setArgs(r.members[1], {g.findByName("x1"), -1.0, 1.0}, {});
         NodeId relu = g.users(r.members[2]).front();
-        g.node(relu)->op = "aten::sigmoid";
+        build.node(relu).op = "aten::sigmoid";
         HorizontalSearchResult result = searchHorizontal(g, pattern);
         REQUIRE(result.groups.empty());
         REQUIRE(result.outcomes.at(r.members[0]).kind == CandidateOutcome::Kind::GroupTooSmall);

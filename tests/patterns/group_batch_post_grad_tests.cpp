@@ -1,6 +1,7 @@
 // Post-grad fusions: batch_linear_post_grad, batch_aten_{tanh,sigmoid,relu},
 // batch_aten_{add,sub,mul,div}, and group_linear (listed, unavailable).
 
+#include "core/ir/GraphBuilder.h"
 #include "patterns/GroupBatchTestSupport.h"
 
 #include "patterns/group_batch/PostGradLinear.h"
@@ -111,11 +112,12 @@ TEST_CASE("batch_linear_post_grad on mm selects; biases can be broadcast first",
     // mm and addmm are different keys.
     GroupGraph mixed = mmGraph(6, true);
     Graph &g = mixed.graph;
+    GraphBuilder build(g);
     for (int i = 0; i < 3; ++i) {
         NodeId id = mixed.members[i];
         std::vector<Arg> args = g.node(id)->args();
-        g.setArgs(id, {args[1], args[2]}, {});
-        g.node(id)->op = "aten::mm";
+        build.setArgs(id, {args[1], args[2]}, {});
+        build.node(id).op = "aten::mm";
     }
     REQUIRE(searchHorizontal(g, pattern).groups.empty());
 }
@@ -125,6 +127,7 @@ TEST_CASE("batch_linear_post_grad explains each failed condition", "[patterns]")
     PostGradBatchLinearFusion pattern;
     GroupGraph r = mmGraph(5, true);
     Graph &g = r.graph;
+    GraphBuilder build(g);
     const NodeId mm = r.members[0];
     const NodeId x = g.findByName("x0"), w = g.findByName("w0"), b = g.findByName("b0");
 
@@ -136,34 +139,34 @@ TEST_CASE("batch_linear_post_grad explains each failed condition", "[patterns]")
     }
     SECTION("beta is not 1")
     {
-        g.setArgs(mm, {b, x, w, 2.0, int64_t(1)}, {});
+        build.setArgs(mm, {b, x, w, 2.0, int64_t(1)}, {});
         Check c = keyFailure(g, pattern, mm);
         REQUIRE(c.description == "addmm has beta = alpha = 1");
         REQUIRE(c.actual == "beta 2.0, alpha 1");
     }
     SECTION("alpha as a keyword")
     {
-        g.setArgs(mm, {b, x, w}, {{"alpha", 0.5}});
+        build.setArgs(mm, {b, x, w}, {{"alpha", 0.5}});
         Check c = keyFailure(g, pattern, mm);
         REQUIRE(c.actual == "beta 1, alpha 0.5");
     }
     SECTION("input is 3-D")
     {
-        g.node(x)->meta = f32({2, 4, 8});
+        build.node(x).meta = f32({2, 4, 8});
         Check c = keyFailure(g, pattern, mm);
         REQUIRE(c.description == "input is 2-D");
         REQUIRE(c.actual == "input %x0 is 3-D f32[2, 4, 8]");
     }
     SECTION("weight has a symbolic dim")
     {
-        g.node(w)->meta.shape = std::vector<Dim>{int64_t(8), std::string("s1")};
+        build.node(w).meta.shape = std::vector<Dim>{int64_t(8), std::string("s1")};
         Check c = keyFailure(g, pattern, mm);
         REQUIRE(c.description == "weight shape is static");
         REQUIRE(c.actual == "weight %w0 is f32[8, s1]");
     }
     SECTION("inner dims disagree")
     {
-        g.node(w)->meta = f32({7, 6});
+        build.node(w).meta = f32({7, 6});
         Check c = keyFailure(g, pattern, mm);
         REQUIRE(c.description == "input columns match weight rows");
         REQUIRE(c.actual == "input %x0 [4, 8] · weight %w0 [7, 6]");
@@ -195,7 +198,7 @@ TEST_CASE("batch_aten_tanh, batch_aten_sigmoid and batch_aten_relu read back wit
 
     BatchPointwiseOpsPostGradFusion tanh(AtenUnary::Tanh);
     GroupGraph r = unaryGraph("aten::tanh", 5);
-    r.graph.node(r.members[0])->meta = {};
+    GraphBuilder(r.graph).node(r.members[0]).meta = {};
     Check c = keyFailure(r.graph, tanh, r.members[0]);
     REQUIRE(c.description == "output metadata is known");
     tanh.options().set("fuse_nodes_with_same_parent", true);
@@ -246,49 +249,50 @@ TEST_CASE("batch_aten binary rules explain each failed condition", "[patterns]")
     BatchPointwiseMathOpsPostGradFusion pattern(AtenBinary::Add);
     GroupGraph r = binaryGraph("aten::add", "Tensor", {int64_t(1)}, 5);
     Graph &g = r.graph;
+    GraphBuilder build(g);
     const NodeId add = r.members[0];
     const NodeId a = g.findByName("a0"), c0 = g.findByName("c0");
     const std::string ref = nodeRef(g, add);
 
     SECTION("scalar overload")
     {
-        g.node(add)->overload = "Scalar";
+        build.node(add).overload = "Scalar";
         Check c = keyFailure(g, pattern, add);
         REQUIRE(c.description == "node is aten::add.Tensor");
         REQUIRE(c.actual == ref + " is aten::add.Scalar");
     }
     SECTION("other is a scalar")
     {
-        g.setArgs(add, {a, 2.0, int64_t(1)}, {});
+        build.setArgs(add, {a, 2.0, int64_t(1)}, {});
         Check c = keyFailure(g, pattern, add);
         REQUIRE(c.description == "other is a tensor");
         REQUIRE(c.actual == "other is the literal 2.0");
     }
     SECTION("self shape unknown")
     {
-        g.node(a)->meta.shape.reset();
+        build.node(a).meta.shape.reset();
         Check c = keyFailure(g, pattern, add);
         REQUIRE(c.description == "self shape is static");
         REQUIRE(c.actual == "self %a0 has no shape");
     }
     SECTION("broadcasting operands")
     {
-        g.node(c0)->meta = f32({1, 8});
+        build.node(c0).meta = f32({1, 8});
         Check c = keyFailure(g, pattern, add);
         REQUIRE(c.description == "self and other have the same shape");
         REQUIRE(c.actual == "self %a0 [4, 8] ≠ other %c0 [1, 8]");
     }
     SECTION("alpha is a tensor")
     {
-        g.setArgs(add, {a, c0, g.findByName("a1")}, {});
+        build.setArgs(add, {a, c0, g.findByName("a1")}, {});
         Check c = keyFailure(g, pattern, add);
         REQUIRE(c.description == "alpha is a literal");
         REQUIRE(c.actual == "alpha is the tensor %a1");
     }
     SECTION("a different alpha or dtype is a different key")
     {
-        g.setArgs(r.members[1], {g.findByName("a1"), g.findByName("c1"), int64_t(3)}, {});
-        g.node(g.findByName("c2"))->meta.dtype = DType::Float16;
+        build.setArgs(r.members[1], {g.findByName("a1"), g.findByName("c1"), int64_t(3)}, {});
+        build.node(g.findByName("c2")).meta.dtype = DType::Float16;
         REQUIRE(keyOf(g, pattern, r.members[1]) == "shape [4, 8] · dtypes f32, f32 · alpha 3");
         REQUIRE(keyOf(g, pattern, r.members[2]) == "shape [4, 8] · dtypes f32, f16 · alpha 1");
         REQUIRE(searchHorizontal(g, pattern).groups.empty());
@@ -327,7 +331,7 @@ TEST_CASE("group_linear is listed but needs fbgemm", "[patterns]")
     }
     SECTION("odd dims")
     {
-        g.node(g.findByName("x0"))->meta = f32({5, 8});
+        GraphBuilder(g).node(g.findByName("x0")).meta = f32({5, 8});
         Check c = keyFailure(g, pattern, r.members[0]);
         REQUIRE(c.description == "every input and weight dim is even");
         REQUIRE(c.actual == "input %x0 [5, 8] · weight %w0 [8, 6]");

@@ -1,6 +1,7 @@
 // Inductor's greedy search driven by the group/batch rules, the catalog's
 // entries, and a run of the greedy driver over them.
 
+#include "core/ir/GraphBuilder.h"
 #include "patterns/GroupBatchTestSupport.h"
 
 #include "core/rewrite/GreedyDriver.h"
@@ -32,7 +33,7 @@ GroupGraph dependentTanhs(int n, const std::vector<int> &dependents)
         r.members.push_back(t);
         outs.emplace_back(t);
     }
-    g.setOutputs(outs);
+    GraphBuilder(g).setOutputs(outs);
     return r;
 }
 
@@ -49,7 +50,7 @@ GroupGraph tanhsBehindChains(int n, int chain)
             y = op(g, "aten::relu", "", {y}, {4, 8});
         outs.emplace_back(y);
     }
-    g.setOutputs(outs);
+    GraphBuilder(g).setOutputs(outs);
     return r;
 }
 
@@ -146,10 +147,11 @@ TEST_CASE("the search does not start from getitem roots", "[patterns]")
     pattern.options().set("max_fuse_search_depth", int64_t(2));
     GroupGraph r = unaryGraph("aten::tanh", 5);
     Graph &g = r.graph;
-    NodeId list = g.addOp("aten::broadcast_tensors", {Arg::list(std::vector<Arg>(r.members.begin(), r.members.end()))});
-    g.node(list)->type = "Tensor[]";
+    GraphBuilder build(g);
+    NodeId list = build.addOp("aten::broadcast_tensors", {Arg::list(std::vector<Arg>(r.members.begin(), r.members.end()))});
+    build.node(list).type = "Tensor[]";
     NodeId item = op(g, "getitem", "", {list, int64_t(0)}, {4, 8});
-    g.setOutputs({item});
+    build.setOutputs({item});
     // From the output the tanhs are at depth 3; the getitem would see them at
     // depth 2 but is skipped, so the list op finds them.
     FusionGroup group = singleGroup(g, pattern);
@@ -205,7 +207,7 @@ TEST_CASE("fuse leaves a group alone when it no longer matches", "[patterns]")
     group_batch::PreGradBatchLinearFusion pattern;
     GroupGraph r = linearGraph(5, true);
     const auto group = singleGroup(r.graph, pattern).members;
-    r.graph.node(r.graph.findByName("w3"))->meta = f32({6, 9});
+    GraphBuilder(r.graph).node(r.graph.findByName("w3")).meta = f32({6, 9});
     const size_t before = r.graph.size();
     EditLog log;
     log.beginGroup("batch_linear#1");

@@ -24,7 +24,7 @@ Explanation explainOne(const Graph &graph, const PatternSet &set, std::string_vi
 /// split(x) -> g1 -> split2(g1) -> h1 -> split3(h1): three splits in a chain.
 Graph splitChainGraph()
 {
-    GraphBuilder b;
+    ShapedGraph b;
     NodeId x = b.input("x", {8, 64});
     auto g = b.split(x, {16, 32, 16}, 1, "split", "g");
     auto h = b.split(g[1], {8, 24}, 1, "split2", "h");

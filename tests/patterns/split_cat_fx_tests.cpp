@@ -1,5 +1,6 @@
 // sink_cat_after_pointwise, the permute fusions, unbind_stack_aten_pass.
 
+#include "core/ir/GraphBuilder.h"
 #include "SplitCatTestSupport.h"
 
 using namespace fusebox;
@@ -19,9 +20,9 @@ TEST_CASE("sink_cat_after_pointwise applies relu to each cat input", "[patterns]
 TEST_CASE("sink_cat_after_pointwise explains why it does not apply", "[patterns]")
 {
     auto chain = [](bool twoCatUsers, bool twoViewUsers, const std::string &last) {
-        GraphBuilder b;
+        ShapedGraph b;
         NodeId cat = b.cat({b.input("a", {4, 3}), b.input("b", {4, 5})}, 1, {4, 8}, "cat");
-        NodeId v = b.op("aten::view", {cat, ints({8, 4})}, {8, 4}, "view");
+        NodeId v = b.op("aten::view", {cat, intList({8, 4})}, {8, 4}, "view");
         std::vector<NodeId> out{b.op(last, {v}, {8, 4}, "last")};
         if (twoCatUsers)
             out.push_back(cat);
@@ -57,10 +58,11 @@ TEST_CASE("permute_linear_fusion folds the permute into a transposed matmul", "[
 TEST_CASE("permute fusions explain which permutes they take", "[patterns]")
 {
     auto linearOf = [](const std::vector<int64_t> &dims, const Shape &xShape, bool withMeta) {
-        GraphBuilder b;
-        NodeId x = withMeta ? b.input("x", xShape) : b.g.addInput("x");
-        NodeId p = b.g.addOp("aten::permute", {x, ints(dims)}, {}, "permute");
-        NodeId lin = b.g.addOp("aten::linear", {p, b.input("w", {16, 8}), NoneArg{}}, {}, "linear");
+        ShapedGraph b;
+        GraphBuilder build(b.g);
+        NodeId x = withMeta ? b.input("x", xShape) : build.addInput("x");
+        NodeId p = build.addOp("aten::permute", {x, intList(dims)}, {}, "permute");
+        NodeId lin = build.addOp("aten::linear", {p, b.input("w", {16, 8}), NoneArg{}}, {}, "linear");
         return b.finish({lin});
     };
     Check f = failureAt(linearOf({1, 0, 2}, {8, 2, 4}, true), "permute_linear_fusion", "linear");
@@ -71,7 +73,7 @@ TEST_CASE("permute fusions explain which permutes they take", "[patterns]")
     f = failureAt(linearOf({0, 2, 1}, {}, false), "permute_linear_fusion", "linear");
     CHECK(f.actual == "the rank of permute %permute is unknown");
 
-    GraphBuilder b;
+    ShapedGraph b;
     NodeId x = b.input("x", {2, 4, 8});
     Graph plain = b.finish({b.op("aten::linear", {x, b.input("w", {16, 8}), NoneArg{}}, {2, 4, 16}, "linear")});
     f = failureAt(plain, "permute_linear_fusion", "linear");
@@ -91,7 +93,7 @@ TEST_CASE("permute_matmul_fusion transposes either operand of matmul or bmm", "[
                             "matmul(matmul(transpose.int(a, -1, -2), c), transpose.int(d, -1, -2))"});
     CHECK(outputShape(g, 0) == "[2, 4, 3]");
 
-    GraphBuilder b;
+    ShapedGraph b;
     NodeId a = b.input("a", {2, 4, 8}), c = b.input("c", {2, 8, 5});
     Graph plain = b.finish({b.op("aten::matmul", {a, c}, {2, 4, 5}, "matmul")});
     Check f = failureAt(plain, "permute_matmul_fusion", "matmul");
@@ -110,9 +112,9 @@ TEST_CASE("linear_permute_fusion computes the permuted linear as w @ x^T", "[pat
     CHECK(outputShape(g, 0) == "[2, 16, 4]");
     CHECK(countOps(g, "aten::linear") == 0);
 
-    GraphBuilder b;
+    ShapedGraph b;
     NodeId x = b.input("x", {2, 4, 8});
-    Graph plain = b.finish({b.op("aten::permute", {x, ints({0, 2, 1})}, {2, 8, 4}, "permute")});
+    Graph plain = b.finish({b.op("aten::permute", {x, intList({0, 2, 1})}, {2, 8, 4}, "permute")});
     Check f = failureAt(plain, "linear_permute_fusion", "permute");
     CHECK(f.description == "the permute reads a linear");
     CHECK(f.actual == "%permute reads %x (input)");
@@ -144,7 +146,7 @@ struct AtenCase {
 
 Graph atenGraph(const AtenCase &c)
 {
-    GraphBuilder b;
+    ShapedGraph b;
     NodeId q = b.relu(b.input("p", c.parent), "q");
     NodeId other = b.relu(b.input("o", c.parent), "o2");
     std::vector<NodeId> parts;

@@ -1,6 +1,7 @@
 // remove_split_with_size_one_pass, merge_getitem_cat_pass,
 // merge_stack_tahn_unbind_pass, merge_splits_pass, mutate_cat_pass.
 
+#include "core/ir/GraphBuilder.h"
 #include "SplitCatTestSupport.h"
 
 using namespace fusebox;
@@ -19,20 +20,21 @@ TEST_CASE("remove_split_with_size_one_pass reads the input instead of the only s
 
 TEST_CASE("remove_split_with_size_one_pass explains why it does not apply", "[patterns]")
 {
-    GraphBuilder b;
+    ShapedGraph b;
+    GraphBuilder build(b.g);
     NodeId x = b.input("x", {8, 16});
-    NodeId unknown = b.g.addInput("u");
+    NodeId unknown = build.addInput("u");
     NodeId s1 = b.listOp("aten::split", {unknown, int64_t(16), int64_t(1)}, "split_unknown", "Tensor");
-    NodeId u0 = b.g.addOp("getitem", {s1, int64_t(0)}, {}, "u0");
+    NodeId u0 = build.addOp("getitem", {s1, int64_t(0)}, {}, "u0");
     auto two = b.split(x, {8, 8}, 1, "split_two", "t");
-    NodeId unused = b.listOp("aten::split_with_sizes", {x, ints({16}), int64_t(1)}, "split_unused");
-    NodeId direct = b.listOp("aten::split_with_sizes", {x, ints({16}), int64_t(1)}, "split_direct");
+    NodeId unused = b.listOp("aten::split_with_sizes", {x, intList({16}), int64_t(1)}, "split_unused");
+    NodeId direct = b.listOp("aten::split_with_sizes", {x, intList({16}), int64_t(1)}, "split_direct");
     NodeId reader = b.op("aten::cat", {direct, int64_t(1)}, {8, 16}, "cat");
-    NodeId dup = b.listOp("aten::split_with_sizes", {x, ints({16}), int64_t(1)}, "split_dup");
+    NodeId dup = b.listOp("aten::split_with_sizes", {x, intList({16}), int64_t(1)}, "split_dup");
     NodeId d0 = b.item(dup, 0, {8, 16}, "d0");
     NodeId d0b = b.item(dup, 0, {8, 16}, "d0b");
     NodeId nosizes = b.listOp("aten::split_with_sizes", {x}, "split_nosizes");
-    NodeId oob = b.listOp("aten::split_with_sizes", {x, ints({16}), int64_t(1)}, "split_oob");
+    NodeId oob = b.listOp("aten::split_with_sizes", {x, intList({16}), int64_t(1)}, "split_oob");
     NodeId o1 = b.item(oob, 1, {8, 16}, "o1");
     (void)unused;
     (void)nosizes;
@@ -81,9 +83,9 @@ TEST_CASE("merge_getitem_cat_pass merges the sections a cat joins into one", "[p
 namespace {
 
 /// split(x, [16]*4, 1) with getitems g0..g3 and a cat built by `make`.
-Graph catOfSplit(const std::function<NodeId(GraphBuilder &, const std::vector<NodeId> &)> &make)
+Graph catOfSplit(const std::function<NodeId(ShapedGraph &, const std::vector<NodeId> &)> &make)
 {
-    GraphBuilder b;
+    ShapedGraph b;
     NodeId x = b.input("x", {8, 64});
     auto g = b.split(x, {16, 16, 16, 16}, 1, "split", "g");
     NodeId out = make(b, g);
@@ -101,7 +103,7 @@ TEST_CASE("a split merge_getitem_cat_pass makes keeps the old split's items, as 
     // split_getitem_cat_in_order checks this against Inductor itself).
     // Only a rewriter in Inductor's metadata mode (the Inductor schedule's)
     // keeps the copy; Fusebox's own search removes the split.
-    GraphBuilder b;
+    ShapedGraph b;
     NodeId x = b.input("x", {8, 64});
     auto items = b.split(x, {16, 16, 16, 16}, 1, "split", "g");
     Graph g = b.finish({b.op("aten::mul", {b.cat(items, 1, {8, 64}, "cat"), 2.0}, {8, 64}, "mul")});
@@ -142,15 +144,15 @@ TEST_CASE("merge_getitem_cat_pass and mutate_cat_pass explain why they do not ap
     };
     SECTION("the cat reads the split's list directly")
     {
-        GraphBuilder b;
+        ShapedGraph b;
         NodeId x = b.input("x", {8, 64});
-        NodeId s = b.listOp("aten::split_with_sizes", {x, ints({32, 32}), int64_t(1)}, "split");
+        NodeId s = b.listOp("aten::split_with_sizes", {x, intList({32, 32}), int64_t(1)}, "split");
         Graph g = b.finish({b.op("aten::cat", {s, int64_t(1)}, {8, 64}, "cat")});
         both(g, "cat takes a literal list of tensors", "%cat takes %split");
     }
     SECTION("an input is not a getitem")
     {
-        Graph g = catOfSplit([](GraphBuilder &b, const std::vector<NodeId> &g) {
+        Graph g = catOfSplit([](ShapedGraph &b, const std::vector<NodeId> &g) {
             NodeId y = b.input("y", {8, 16});
             return b.cat({g[1], y}, 1, {8, 32}, "cat");
         });
@@ -158,7 +160,7 @@ TEST_CASE("merge_getitem_cat_pass and mutate_cat_pass explain why they do not ap
     }
     SECTION("inputs from two splits")
     {
-        Graph g = catOfSplit([](GraphBuilder &b, const std::vector<NodeId> &g) {
+        Graph g = catOfSplit([](ShapedGraph &b, const std::vector<NodeId> &g) {
             auto h = b.split(b.input("y", {8, 32}), {16, 16}, 1, "split_y", "h");
             return b.cat({g[1], h[0]}, 1, {8, 32}, "cat");
         });
@@ -166,7 +168,7 @@ TEST_CASE("merge_getitem_cat_pass and mutate_cat_pass explain why they do not ap
     }
     SECTION("getitems of an unbind")
     {
-        Graph g = catOfSplit([](GraphBuilder &b, const std::vector<NodeId> &) {
+        Graph g = catOfSplit([](ShapedGraph &b, const std::vector<NodeId> &) {
             auto u = b.unbind(b.input("y", {2, 8, 16}), 0, "unbind", "u");
             return b.cat(u, 1, {8, 32}, "cat");
         });
@@ -174,9 +176,9 @@ TEST_CASE("merge_getitem_cat_pass and mutate_cat_pass explain why they do not ap
     }
     SECTION("the split is read directly by another node")
     {
-        Graph g = catOfSplit([](GraphBuilder &b, const std::vector<NodeId> &g) {
+        Graph g = catOfSplit([](ShapedGraph &b, const std::vector<NodeId> &g) {
             NodeId split = b.g.findByName("split");
-            b.g.addOp("prim::ListUnpack", {split}, {}, "unpack");
+            GraphBuilder(b.g).addOp("prim::ListUnpack", {split}, {}, "unpack");
             return b.cat({g[1], g[2]}, 1, {8, 32}, "cat");
         });
         both(g, "every user of the split is a getitem with a distinct index",
@@ -185,18 +187,18 @@ TEST_CASE("merge_getitem_cat_pass and mutate_cat_pass explain why they do not ap
     SECTION("the cat joins on another dim")
     {
         Graph g = catOfSplit(
-            [](GraphBuilder &b, const std::vector<NodeId> &g) { return b.cat({g[1], g[2]}, 0, {16, 16}, "cat"); });
+            [](ShapedGraph &b, const std::vector<NodeId> &g) { return b.cat({g[1], g[2]}, 0, {16, 16}, "cat"); });
         both(g, "cat dim equals split dim", "cat dim 0 ≠ split dim 1");
     }
     SECTION("indices out of order")
     {
         Graph g = catOfSplit(
-            [](GraphBuilder &b, const std::vector<NodeId> &g) { return b.cat({g[2], g[1]}, 1, {8, 32}, "cat"); });
+            [](ShapedGraph &b, const std::vector<NodeId> &g) { return b.cat({g[2], g[1]}, 1, {8, 32}, "cat"); });
         both(g, "getitem indices are sorted and consecutive", "indices [2, 1] are not sorted and consecutive");
     }
     SECTION("a getitem used elsewhere stops only merge_getitem_cat_pass")
     {
-        Graph g = catOfSplit([](GraphBuilder &b, const std::vector<NodeId> &g) {
+        Graph g = catOfSplit([](ShapedGraph &b, const std::vector<NodeId> &g) {
             NodeId cat = b.cat({g[0], g[1]}, 1, {8, 32}, "cat");
             return cat;
         });
@@ -241,10 +243,10 @@ TEST_CASE("merge_stack_tahn_unbind_pass runs tanh once on the merged section", "
 namespace {
 
 /// split -> stack([g1, g2], stackDim) -> tanh -> user built by `tail`.
-Graph tanhChain(int64_t stackDim, const std::function<std::vector<NodeId>(GraphBuilder &, NodeId tanh)> &tail,
+Graph tanhChain(int64_t stackDim, const std::function<std::vector<NodeId>(ShapedGraph &, NodeId tanh)> &tail,
                 std::vector<int64_t> picked = {1, 2})
 {
-    GraphBuilder b;
+    ShapedGraph b;
     NodeId x = b.input("x", {8, 64});
     auto g = b.split(x, {16, 16, 16, 16}, 1, "split", "g");
     Shape shape{8, 16};
@@ -256,7 +258,7 @@ Graph tanhChain(int64_t stackDim, const std::function<std::vector<NodeId>(GraphB
     return b.finish(out);
 }
 
-std::vector<NodeId> unbindAll(GraphBuilder &b, NodeId t, int64_t dim)
+std::vector<NodeId> unbindAll(ShapedGraph &b, NodeId t, int64_t dim)
 {
     return b.unbind(t, dim, "unbind", "u");
 }
@@ -268,7 +270,7 @@ TEST_CASE("merge_stack_tahn_unbind_pass explains why it does not apply", "[patte
     auto failure = [](const Graph &g) { return failureAt(g, "merge_stack_tahn_unbind_pass", "tanh"); };
     SECTION("tanh of something else")
     {
-        GraphBuilder b;
+        ShapedGraph b;
         NodeId x = b.input("x", {8, 64});
         Graph g = b.finish({b.op("aten::tanh", {x}, {8, 64}, "tanh")});
         CHECK(failure(g).description == "tanh input is a stack");
@@ -276,7 +278,7 @@ TEST_CASE("merge_stack_tahn_unbind_pass explains why it does not apply", "[patte
     }
     SECTION("the stack is read elsewhere")
     {
-        Graph g = tanhChain(0, [](GraphBuilder &b, NodeId t) {
+        Graph g = tanhChain(0, [](ShapedGraph &b, NodeId t) {
             auto u = unbindAll(b, t, 0);
             u.push_back(b.g.findByName("stack"));
             return u;
@@ -286,7 +288,7 @@ TEST_CASE("merge_stack_tahn_unbind_pass explains why it does not apply", "[patte
     }
     SECTION("tanh read twice")
     {
-        Graph g = tanhChain(0, [](GraphBuilder &b, NodeId t) {
+        Graph g = tanhChain(0, [](ShapedGraph &b, NodeId t) {
             auto u = unbindAll(b, t, 0);
             u.push_back(b.relu(t, "relu"));
             return u;
@@ -296,19 +298,19 @@ TEST_CASE("merge_stack_tahn_unbind_pass explains why it does not apply", "[patte
     }
     SECTION("tanh read by something else")
     {
-        Graph g = tanhChain(0, [](GraphBuilder &b, NodeId t) { return std::vector<NodeId>{b.relu(t, "relu")}; });
+        Graph g = tanhChain(0, [](ShapedGraph &b, NodeId t) { return std::vector<NodeId>{b.relu(t, "relu")}; });
         CHECK(failure(g).description == "tanh is used only by an unbind");
         CHECK(failure(g).actual == "tanh %tanh is read by %relu (aten::relu), not an unbind");
     }
     SECTION("unbind on another dim")
     {
-        Graph g = tanhChain(0, [](GraphBuilder &b, NodeId t) { return unbindAll(b, t, 1); });
+        Graph g = tanhChain(0, [](ShapedGraph &b, NodeId t) { return unbindAll(b, t, 1); });
         CHECK(failure(g).description == "stack dim equals unbind dim");
         CHECK(failure(g).actual == "stack dim 0 ≠ unbind dim 1");
     }
     SECTION("a stacked getitem read elsewhere")
     {
-        Graph g = tanhChain(0, [](GraphBuilder &b, NodeId t) {
+        Graph g = tanhChain(0, [](ShapedGraph &b, NodeId t) {
             auto u = unbindAll(b, t, 0);
             u.push_back(b.g.findByName("g1"));
             return u;
@@ -318,13 +320,13 @@ TEST_CASE("merge_stack_tahn_unbind_pass explains why it does not apply", "[patte
     }
     SECTION("sections out of order")
     {
-        Graph g = tanhChain(0, [](GraphBuilder &b, NodeId t) { return unbindAll(b, t, 0); }, {2, 1});
+        Graph g = tanhChain(0, [](ShapedGraph &b, NodeId t) { return unbindAll(b, t, 0); }, {2, 1});
         CHECK(failure(g).description == "getitem indices are sorted and consecutive");
         CHECK(failure(g).actual == "indices [2, 1] are not sorted and consecutive");
     }
     SECTION("the unbind's list read directly")
     {
-        Graph g = tanhChain(0, [](GraphBuilder &b, NodeId t) {
+        Graph g = tanhChain(0, [](ShapedGraph &b, NodeId t) {
             NodeId u = b.listOp("aten::unbind", {t, int64_t(0)}, "unbind", "int");
             return std::vector<NodeId>{b.op("aten::stack", {u, int64_t(0)}, {2, 8, 16}, "restack")};
         });
@@ -352,7 +354,7 @@ TEST_CASE("merge_splits_pass explains why it does not apply", "[patterns]")
     auto failure = [](const Graph &g) { return failureAt(g, "merge_splits_pass", "split2"); };
     SECTION("the split reads no getitem")
     {
-        GraphBuilder b;
+        ShapedGraph b;
         NodeId x = b.input("x", {8, 64});
         auto h = b.split(x, {32, 32}, 1, "split2", "h");
         Graph g = b.finish({h[0]});
@@ -361,7 +363,7 @@ TEST_CASE("merge_splits_pass explains why it does not apply", "[patterns]")
     }
     SECTION("the getitem reads an unbind")
     {
-        GraphBuilder b;
+        ShapedGraph b;
         auto u = b.unbind(b.input("x", {2, 8, 64}), 0, "unbind", "u");
         auto h = b.split(u[0], {32, 32}, 1, "split2", "h");
         Graph g = b.finish({h[0], u[1]});
@@ -370,7 +372,7 @@ TEST_CASE("merge_splits_pass explains why it does not apply", "[patterns]")
     }
     SECTION("the section is read elsewhere")
     {
-        GraphBuilder b;
+        ShapedGraph b;
         auto g1 = b.split(b.input("x", {8, 64}), {16, 48}, 1, "split", "g");
         auto h = b.split(g1[1], {24, 24}, 1, "split2", "h");
         Graph g = b.finish({h[0], g1[1]});
@@ -379,7 +381,7 @@ TEST_CASE("merge_splits_pass explains why it does not apply", "[patterns]")
     }
     SECTION("splits on different dims")
     {
-        GraphBuilder b;
+        ShapedGraph b;
         auto g1 = b.split(b.input("x", {8, 64}), {16, 48}, 1, "split", "g");
         auto h = b.split(g1[1], {4, 4}, 0, "split2", "h");
         Graph g = b.finish({h[0], g1[0]});
@@ -388,16 +390,16 @@ TEST_CASE("merge_splits_pass explains why it does not apply", "[patterns]")
     }
     SECTION("the second split is never read")
     {
-        GraphBuilder b;
+        ShapedGraph b;
         auto g1 = b.split(b.input("x", {8, 64}), {16, 48}, 1, "split", "g");
-        b.listOp("aten::split_with_sizes", {g1[1], ints({24, 24}), int64_t(1)}, "split2");
+        b.listOp("aten::split_with_sizes", {g1[1], intList({24, 24}), int64_t(1)}, "split2");
         Graph g = b.finish({g1[0]});
         CHECK(failure(g).description == "the second split has users");
         CHECK(failure(g).actual == "split %split2 has no users");
     }
     SECTION("the inner split is not normalized")
     {
-        GraphBuilder b;
+        ShapedGraph b;
         auto g1 = b.split(b.input("x", {8, 64}), {16, 48}, 1, "split", "g");
         NodeId s2 = b.listOp("aten::split", {g1[1], int64_t(24), int64_t(1)}, "split2", "Tensor");
         Graph g = b.finish({b.item(s2, 0, {8, 24}, "h0")});

@@ -1,3 +1,4 @@
+#include "core/ir/GraphBuilder.h"
 #include "SplitCatTestSupport.h"
 
 #include "core/rewrite/GreedyDriver.h"
@@ -71,15 +72,16 @@ TEST_CASE("normalization_pass writes every split unbind cat stack and squeeze in
 
 TEST_CASE("normalization_pass computes sections with a smaller last one and fills defaults", "[patterns]")
 {
-    GraphBuilder b;
+    ShapedGraph b;
+    GraphBuilder build(b.g);
     NodeId x = b.input("x", {10, 4});
     NodeId s = b.listOp("aten::split", {x, int64_t(4)}, "split", "Tensor");
     NodeId last = b.item(s, 2, {2, 4}, "g2");
-    NodeId sizes = b.listOp("aten::split", {x, ints({3, 7})}, "split_sizes", "sizes");
+    NodeId sizes = b.listOp("aten::split", {x, intList({3, 7})}, "split_sizes", "sizes");
     NodeId first = b.item(sizes, 0, {3, 4}, "h0");
-    NodeId r = b.op("aten::reshape", {last, ints({-1, 2})}, {4, 2}, "reshape");
-    NodeId c = b.g.addOp("aten::clamp", {first}, {NamedArg{"min", 0.0}}, "clamp");
-    b.g.node(c)->meta = f32({3, 4});
+    NodeId r = b.op("aten::reshape", {last, intList({-1, 2})}, {4, 2}, "reshape");
+    NodeId c = build.addOp("aten::clamp", {first}, {NamedArg{"min", 0.0}}, "clamp");
+    build.node(c).meta = f32({3, 4});
     Graph g = b.finish({r, c});
 
     CHECK(applyRule(g, "normalization_pass") == 4);
@@ -94,7 +96,8 @@ TEST_CASE("normalization_pass explains why it does not apply", "[patterns]")
 {
     SECTION("the call is already canonical")
     {
-        GraphBuilder b;
+        ShapedGraph b;
+        GraphBuilder build(b.g);
         NodeId a = b.input("a", {2, 3}), c = b.input("c", {2, 5});
         Graph g = b.finish({b.cat({a, c}, 1, {2, 8}, "cat")});
         Check f = failureAt(g, "normalization_pass", "cat");
@@ -103,7 +106,7 @@ TEST_CASE("normalization_pass explains why it does not apply", "[patterns]")
     }
     SECTION("a split without sizes")
     {
-        GraphBuilder b;
+        ShapedGraph b;
         NodeId x = b.input("x", {8, 4});
         NodeId s = b.listOp("aten::split", {x}, "split", "Tensor");
         Graph g = b.finish({b.item(s, 0, {8, 4}, "g0")});
@@ -113,7 +116,7 @@ TEST_CASE("normalization_pass explains why it does not apply", "[patterns]")
     }
     SECTION("a dim that is not a literal")
     {
-        GraphBuilder b;
+        ShapedGraph b;
         NodeId x = b.input("x", {8, 4}), d = b.input("d", {});
         NodeId s = b.listOp("aten::split", {x, int64_t(2), d}, "split", "Tensor");
         Graph g = b.finish({b.item(s, 0, {8, 2}, "g0")});
@@ -123,9 +126,10 @@ TEST_CASE("normalization_pass explains why it does not apply", "[patterns]")
     }
     SECTION("a negative dim without a known rank")
     {
-        GraphBuilder b;
-        NodeId a = b.g.addInput("a"), c = b.g.addInput("c");
-        NodeId cat = b.g.addOp("aten::cat", {nodes({a, c}), int64_t(-1)}, {}, "cat");
+        ShapedGraph b;
+        GraphBuilder build(b.g);
+        NodeId a = build.addInput("a"), c = build.addInput("c");
+        NodeId cat = build.addOp("aten::cat", {nodeList({a, c}), int64_t(-1)}, {}, "cat");
         Graph g = b.finish({cat});
         Check f = failureAt(g, "normalization_pass", "cat");
         CHECK(f.description == "rank is known for a negative dim");
@@ -133,7 +137,7 @@ TEST_CASE("normalization_pass explains why it does not apply", "[patterns]")
     }
     SECTION("a dim out of range")
     {
-        GraphBuilder b;
+        ShapedGraph b;
         NodeId a = b.input("a", {2, 3});
         Graph g = b.finish({b.stack({a, a}, -4, {2, 2, 3}, "stack")});
         Check f = failureAt(g, "normalization_pass", "stack");
@@ -142,7 +146,7 @@ TEST_CASE("normalization_pass explains why it does not apply", "[patterns]")
     }
     SECTION("sections that are not literal")
     {
-        GraphBuilder b;
+        ShapedGraph b;
         NodeId x = b.input("x", {8, 4}), n = b.input("n", {});
         NodeId s = b.listOp("aten::split_with_sizes", {x, Arg::list({Arg(n), Arg(int64_t(4))}), int64_t(1)}, "split");
         Graph g = b.finish({b.item(s, 0, {8, 0}, "g0")});
@@ -152,7 +156,7 @@ TEST_CASE("normalization_pass explains why it does not apply", "[patterns]")
     }
     SECTION("a split_size that is not positive")
     {
-        GraphBuilder b;
+        ShapedGraph b;
         NodeId x = b.input("x", {8, 4});
         NodeId s = b.listOp("aten::split", {x, int64_t(0), int64_t(1)}, "split", "Tensor");
         Graph g = b.finish({b.item(s, 0, {8, 0}, "g0")});
@@ -162,11 +166,12 @@ TEST_CASE("normalization_pass explains why it does not apply", "[patterns]")
     }
     SECTION("a symbolic size along the split dim")
     {
-        GraphBuilder b;
-        NodeId x = b.g.addInput("x", TensorMeta{DType::Float32, std::vector<Dim>{std::string("s0"), int64_t(64)},
+        ShapedGraph b;
+        GraphBuilder build(b.g);
+        NodeId x = build.addInput("x", TensorMeta{DType::Float32, std::vector<Dim>{std::string("s0"), int64_t(64)},
                                                 {}, {}});
         NodeId s = b.listOp("aten::split", {x, int64_t(16), int64_t(0)}, "split", "Tensor");
-        NodeId g0 = b.g.addOp("getitem", {s, int64_t(0)}, {}, "g0");
+        NodeId g0 = build.addOp("getitem", {s, int64_t(0)}, {}, "g0");
         Graph g = b.finish({g0});
         Check f = failureAt(g, "normalization_pass", "split");
         CHECK(f.description == "split input size along dim is static");
@@ -174,9 +179,10 @@ TEST_CASE("normalization_pass explains why it does not apply", "[patterns]")
     }
     SECTION("a reshape with -1 and no static output shape")
     {
-        GraphBuilder b;
+        ShapedGraph b;
+        GraphBuilder build(b.g);
         NodeId x = b.input("x", {8, 4});
-        NodeId r = b.g.addOp("aten::reshape", {x, ints({-1, 4})}, {}, "reshape");
+        NodeId r = build.addOp("aten::reshape", {x, intList({-1, 4})}, {}, "reshape");
         Graph g = b.finish({r});
         Check f = failureAt(g, "normalization_pass", "reshape");
         CHECK(f.description == "reshape output shape is static");
@@ -184,8 +190,9 @@ TEST_CASE("normalization_pass explains why it does not apply", "[patterns]")
     }
     SECTION("a squeeze without its input")
     {
-        GraphBuilder b;
-        NodeId q = b.g.addOp("aten::squeeze", {}, {}, "squeeze");
+        ShapedGraph b;
+        GraphBuilder build(b.g);
+        NodeId q = build.addOp("aten::squeeze", {}, {}, "squeeze");
         Graph g = b.finish({q});
         Check f = failureAt(g, "normalization_pass", "squeeze");
         CHECK(f.description == "squeeze has its input");
@@ -195,14 +202,14 @@ TEST_CASE("normalization_pass explains why it does not apply", "[patterns]")
 
 TEST_CASE("rules that need normalized splits say so (pytorch#122944)", "[patterns]")
 {
-    GraphBuilder b;
+    ShapedGraph b;
     NodeId x = b.input("x", {8, 64});
     NodeId s = b.listOp("aten::split", {x, int64_t(16), int64_t(1)}, "split", "Tensor");
     std::vector<NodeId> items;
     for (int64_t i = 0; i < 4; ++i)
         items.push_back(b.item(s, i, {8, 16}, "g" + std::to_string(i)));
     NodeId cat = b.cat({items[1], items[2]}, 1, {8, 32}, "cat");
-    NodeId neg = b.listOp("aten::split_with_sizes", {x, ints({32, 32}), int64_t(-1)}, "split_neg");
+    NodeId neg = b.listOp("aten::split_with_sizes", {x, intList({32, 32}), int64_t(-1)}, "split_neg");
     NodeId h = b.item(neg, 0, {8, 32}, "h0");
     NodeId cat2 = b.cat({h}, 1, {8, 32}, "cat2");
     Graph g = b.finish({cat, cat2, items[0], items[3]});
@@ -226,7 +233,7 @@ TEST_CASE("rules that need normalized splits say so (pytorch#122944)", "[pattern
 TEST_CASE("the greedy driver runs the split/cat catalog to a fixed point", "[patterns]")
 {
     auto unnormalized = [](std::vector<int64_t> catted) {
-        GraphBuilder b;
+        ShapedGraph b;
         NodeId x = b.input("x", {8, 64});
         NodeId s = b.listOp("aten::split", {x, int64_t(16), int64_t(1)}, "split", "Tensor");
         std::vector<NodeId> items, parts;

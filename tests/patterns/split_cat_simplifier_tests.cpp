@@ -1,5 +1,6 @@
 // split_cat_pass (SplitCatSimplifier, merge_split_squeeze) and unbind_stack_pass.
 
+#include "core/ir/GraphBuilder.h"
 #include "SplitCatTestSupport.h"
 
 using namespace fusebox;
@@ -55,9 +56,9 @@ TEST_CASE("split_cat_pass turns a split into size-1 sections read by squeezes in
 namespace {
 
 Graph splitWith(const std::vector<int64_t> &sections, const Shape &shape,
-                const std::function<std::vector<NodeId>(GraphBuilder &, const std::vector<NodeId> &)> &users)
+                const std::function<std::vector<NodeId>(ShapedGraph &, const std::vector<NodeId> &)> &users)
 {
-    GraphBuilder b;
+    ShapedGraph b;
     auto g = b.split(b.input("x", shape), sections, 1, "split", "g");
     return b.finish(users(b, g));
 }
@@ -69,7 +70,8 @@ TEST_CASE("split_cat_pass explains which sub-case it does not handle", "[pattern
     auto failure = [](const Graph &g) { return failureAt(g, "split_cat_pass", "split"); };
     SECTION("nobody reads the getitems")
     {
-        GraphBuilder b;
+        ShapedGraph b;
+        GraphBuilder build(b.g);
         NodeId x = b.input("x", {8, 64});
         b.split(x, {32, 32}, 1, "split", "g");
         Graph g = b.finish({x});
@@ -78,19 +80,20 @@ TEST_CASE("split_cat_pass explains which sub-case it does not handle", "[pattern
     }
     SECTION("a cat whose dim cannot be made non-negative")
     {
-        GraphBuilder b;
-        NodeId x = b.g.addInput("x");
-        NodeId s = b.listOp("aten::split_with_sizes", {x, ints({32, 32}), int64_t(1)}, "split");
-        NodeId g0 = b.g.addOp("getitem", {s, int64_t(0)}, {}, "g0");
-        NodeId g1 = b.g.addOp("getitem", {s, int64_t(1)}, {}, "g1");
-        NodeId cat = b.g.addOp("aten::cat", {nodes({g0, g1}), int64_t(-1)}, {}, "cat");
+        ShapedGraph b;
+        GraphBuilder build(b.g);
+        NodeId x = build.addInput("x");
+        NodeId s = b.listOp("aten::split_with_sizes", {x, intList({32, 32}), int64_t(1)}, "split");
+        NodeId g0 = build.addOp("getitem", {s, int64_t(0)}, {}, "g0");
+        NodeId g1 = build.addOp("getitem", {s, int64_t(1)}, {}, "g1");
+        NodeId cat = build.addOp("aten::cat", {nodeList({g0, g1}), int64_t(-1)}, {}, "cat");
         Graph g = b.finish({cat});
         CHECK(failure(g).description == "the dim of every cat/stack user is known");
         CHECK(failure(g).actual == "%cat has dim -1 and an unknown rank");
     }
     SECTION("overlapping runs")
     {
-        Graph g = splitWith({16, 16, 16, 16}, {8, 64}, [](GraphBuilder &b, const std::vector<NodeId> &g) {
+        Graph g = splitWith({16, 16, 16, 16}, {8, 64}, [](ShapedGraph &b, const std::vector<NodeId> &g) {
             return std::vector<NodeId>{b.cat({g[0], g[1]}, 1, {8, 32}, "cat_a"),
                                        b.cat({g[1], g[2]}, 1, {8, 32}, "cat_b"), g[3]};
         });
@@ -101,7 +104,7 @@ TEST_CASE("split_cat_pass explains which sub-case it does not handle", "[pattern
     }
     SECTION("every section read on its own")
     {
-        Graph g = splitWith({16, 16, 16, 16}, {8, 64}, [](GraphBuilder &b, const std::vector<NodeId> &g) {
+        Graph g = splitWith({16, 16, 16, 16}, {8, 64}, [](ShapedGraph &b, const std::vector<NodeId> &g) {
             std::vector<NodeId> out;
             for (size_t i = 0; i < g.size(); ++i)
                 out.push_back(b.relu(g[i], "relu" + std::to_string(i)));
@@ -112,7 +115,7 @@ TEST_CASE("split_cat_pass explains which sub-case it does not handle", "[pattern
     }
     SECTION("unequal sections joined on another dim")
     {
-        Graph g = splitWith({16, 32}, {8, 48}, [](GraphBuilder &b, const std::vector<NodeId> &g) {
+        Graph g = splitWith({16, 32}, {8, 48}, [](ShapedGraph &b, const std::vector<NodeId> &g) {
             return std::vector<NodeId>{b.cat({g[0], g[1]}, 0, {16, 48}, "cat")};
         });
         CHECK(failure(g).description == "sections joined on another dim (or stacked) have equal sizes");
@@ -121,7 +124,7 @@ TEST_CASE("split_cat_pass explains which sub-case it does not handle", "[pattern
     }
     SECTION("another input of a cat on another dim with a different shape")
     {
-        Graph g = splitWith({16, 16, 16, 16}, {8, 64}, [](GraphBuilder &b, const std::vector<NodeId> &g) {
+        Graph g = splitWith({16, 16, 16, 16}, {8, 64}, [](ShapedGraph &b, const std::vector<NodeId> &g) {
             NodeId y = b.input("y", {3, 16});
             return std::vector<NodeId>{b.cat({g[0], g[1], g[2], g[3], y}, 0, {35, 16}, "cat")};
         });
@@ -131,7 +134,7 @@ TEST_CASE("split_cat_pass explains which sub-case it does not handle", "[pattern
     }
     SECTION("a squeeze of another dim")
     {
-        Graph g = splitWith({1, 1}, {8, 2}, [](GraphBuilder &b, const std::vector<NodeId> &g) {
+        Graph g = splitWith({1, 1}, {8, 2}, [](ShapedGraph &b, const std::vector<NodeId> &g) {
             return std::vector<NodeId>{b.op("aten::squeeze", {g[0], int64_t(0)}, {8, 1}, "sq0", "dim"),
                                        b.op("aten::squeeze", {g[1], int64_t(1)}, {8}, "sq1", "dim")};
         });
@@ -140,7 +143,7 @@ TEST_CASE("split_cat_pass explains which sub-case it does not handle", "[pattern
     }
     SECTION("a section squeezed twice")
     {
-        Graph g = splitWith({1, 1}, {8, 2}, [](GraphBuilder &b, const std::vector<NodeId> &g) {
+        Graph g = splitWith({1, 1}, {8, 2}, [](ShapedGraph &b, const std::vector<NodeId> &g) {
             return std::vector<NodeId>{b.op("aten::squeeze", {g[0], int64_t(1)}, {8}, "sq0", "dim"),
                                        b.op("aten::squeeze", {g[0], int64_t(1)}, {8}, "sq0b", "dim"),
                                        b.op("aten::squeeze", {g[1], int64_t(1)}, {8}, "sq1", "dim")};
@@ -167,7 +170,7 @@ TEST_CASE("unbind_stack_pass takes negative dims and moves them as written, as U
 {
     // The unbinds and stacks batch fusions add after normalization_pass keep
     // negative dims; 2.6 compares and moves the dims as written.
-    GraphBuilder b;
+    ShapedGraph b;
     NodeId x = b.input("x", {4, 8, 16});
     NodeId y = b.input("y", {8, 5});
     auto u = b.unbind(x, -3, "unbind", "u");
@@ -186,9 +189,10 @@ TEST_CASE("unbind_stack_pass explains why it does not apply", "[patterns]")
     auto failure = [](const Graph &g) { return failureAt(g, "unbind_stack_pass", "unbind"); };
     SECTION("a keyword dim")
     {
-        GraphBuilder b;
+        ShapedGraph b;
+        GraphBuilder build(b.g);
         NodeId u = b.listOp("aten::unbind", {b.input("x", {4, 8})}, "unbind", "int");
-        b.g.setArgs(u, b.g.node(u)->args(), {NamedArg{"dim", Arg(int64_t(1))}});
+        build.setArgs(u, build.node(u).args(), {NamedArg{"dim", Arg(int64_t(1))}});
         Graph g = b.finish({b.item(u, 0, {4}, "u0")});
         CHECK(failure(g).description == "unbind is normalized");
         CHECK(failure(g).actual
@@ -196,8 +200,9 @@ TEST_CASE("unbind_stack_pass explains why it does not apply", "[patterns]")
     }
     SECTION("a symbolic size")
     {
-        GraphBuilder b;
-        NodeId x = b.g.addInput("x", TensorMeta{DType::Float32, std::vector<Dim>{std::string("s0"), int64_t(8)},
+        ShapedGraph b;
+        GraphBuilder build(b.g);
+        NodeId x = build.addInput("x", TensorMeta{DType::Float32, std::vector<Dim>{std::string("s0"), int64_t(8)},
                                                 {}, {}});
         NodeId u = b.listOp("aten::unbind", {x, int64_t(0)}, "unbind", "int");
         Graph g = b.finish({b.item(u, 0, {8}, "u0")});
@@ -206,7 +211,7 @@ TEST_CASE("unbind_stack_pass explains why it does not apply", "[patterns]")
     }
     SECTION("an output without getitem")
     {
-        GraphBuilder b;
+        ShapedGraph b;
         auto u = b.unbind(b.input("x", {4, 8}), 0, "unbind", "u", {0, 1, 2});
         Graph g = b.finish({b.stack(u, 0, {3, 8}, "stack")});
         CHECK(failure(g).description == "every unbind output has a getitem");
@@ -214,7 +219,7 @@ TEST_CASE("unbind_stack_pass explains why it does not apply", "[patterns]")
     }
     SECTION("two runs")
     {
-        GraphBuilder b;
+        ShapedGraph b;
         auto u = b.unbind(b.input("x", {4, 8}), 0, "unbind", "u");
         Graph g = b.finish({b.stack({u[0], u[1]}, 0, {2, 8}, "stack_a"), b.stack({u[2], u[3]}, 0, {2, 8}, "stack_b")});
         CHECK(failure(g).description == "the users read all unbind outputs as one run");

@@ -1,6 +1,7 @@
 // split_cat_to_slices_pass, unbind_cat_to_view_pass, split_stack_to_cats_pass,
 // unbind_stack_to_slices_pass, move_reshape_out_of_split_stack_pass.
 
+#include "core/ir/GraphBuilder.h"
 #include "SplitCatTestSupport.h"
 
 using namespace fusebox;
@@ -26,15 +27,15 @@ TEST_CASE("split_cat_to_slices_pass turns long runs into slices and full runs in
 
 TEST_CASE("split_cat_to_slices_pass explains why it does not apply", "[patterns]")
 {
-    auto withCat = [](const std::function<NodeId(GraphBuilder &, const std::vector<NodeId> &)> &make) {
-        GraphBuilder b;
+    auto withCat = [](const std::function<NodeId(ShapedGraph &, const std::vector<NodeId> &)> &make) {
+        ShapedGraph b;
         auto g = b.split(b.input("x", {4, 24}), std::vector<int64_t>(12, 2), 1, "split", "g");
         NodeId cat = make(b, g);
         return b.finish({cat, b.relu(g[11], "relu")});
     };
     SECTION("a short run")
     {
-        Graph g = withCat([](GraphBuilder &b, const std::vector<NodeId> &g) {
+        Graph g = withCat([](ShapedGraph &b, const std::vector<NodeId> &g) {
             return b.cat({b.input("y", {4, 3}), g[0], g[1], g[2]}, 1, {4, 9}, "cat");
         });
         Check f = failureAt(g, "split_cat_to_slices_pass", "cat");
@@ -57,7 +58,7 @@ TEST_CASE("split_cat_to_slices_pass explains why it does not apply", "[patterns]
     }
     SECTION("a run on another dim")
     {
-        Graph g = withCat([](GraphBuilder &b, const std::vector<NodeId> &g) {
+        Graph g = withCat([](ShapedGraph &b, const std::vector<NodeId> &g) {
             return b.cat(std::vector<NodeId>(g.begin(), g.end()), 0, {48, 2}, "cat");
         });
         Check f = failureAt(g, "split_cat_to_slices_pass", "cat");
@@ -65,7 +66,7 @@ TEST_CASE("split_cat_to_slices_pass explains why it does not apply", "[patterns]
     }
     SECTION("no getitem inputs")
     {
-        Graph g = withCat([](GraphBuilder &b, const std::vector<NodeId> &) {
+        Graph g = withCat([](ShapedGraph &b, const std::vector<NodeId> &) {
             return b.cat({b.input("a", {4, 2}), b.input("c", {4, 2})}, 1, {4, 4}, "cat");
         });
         Check f = failureAt(g, "split_cat_to_slices_pass", "cat");
@@ -88,14 +89,15 @@ TEST_CASE("unbind_cat_to_view_pass explains why it does not apply", "[patterns]"
 {
     SECTION("the unbind input has a symbolic dim")
     {
-        GraphBuilder b;
-        NodeId x = b.g.addInput("x", TensorMeta{DType::Float32,
+        ShapedGraph b;
+        GraphBuilder build(b.g);
+        NodeId x = build.addInput("x", TensorMeta{DType::Float32,
                                                 std::vector<Dim>{int64_t(3), std::string("s0"), int64_t(2)}, {}, {}});
         NodeId u = b.listOp("aten::unbind", {x, int64_t(0)}, "unbind", "int");
         std::vector<NodeId> items;
         for (int64_t i = 0; i < 3; ++i)
-            items.push_back(b.g.addOp("getitem", {u, i}, {}, "u" + std::to_string(i)));
-        NodeId cat = b.g.addOp("aten::cat", {nodes(items), int64_t(1)}, {}, "cat");
+            items.push_back(build.addOp("getitem", {u, i}, {}, "u" + std::to_string(i)));
+        NodeId cat = build.addOp("aten::cat", {nodeList(items), int64_t(1)}, {}, "cat");
         Graph g = b.finish({cat});
         Check f = failureAt(g, "unbind_cat_to_view_pass", "cat");
         CHECK(f.description == "the unbind input has a static shape");
@@ -103,7 +105,7 @@ TEST_CASE("unbind_cat_to_view_pass explains why it does not apply", "[patterns]"
     }
     SECTION("a short run")
     {
-        GraphBuilder b;
+        ShapedGraph b;
         auto u = b.unbind(b.input("x", {12, 4, 3}), 0, "unbind", "u");
         Graph g = b.finish({b.cat({u[3], u[4]}, 1, {4, 6}, "cat"), u[0]});
         Check f = failureAt(g, "unbind_cat_to_view_pass", "cat");
@@ -127,9 +129,9 @@ TEST_CASE("split_stack_to_cats_pass explains why it does not apply", "[patterns]
 {
     SECTION("no static stack shape")
     {
-        GraphBuilder b;
+        ShapedGraph b;
         auto h = b.split(b.input("z", {4, 6}), {2, 2, 2}, 1, "split_z", "h");
-        NodeId st = b.g.addOp("aten::stack", {nodes(h), int64_t(1)}, {}, "stack");
+        NodeId st = GraphBuilder(b.g).addOp("aten::stack", {nodeList(h), int64_t(1)}, {}, "stack");
         Graph g = b.finish({st});
         Check f = failureAt(g, "split_stack_to_cats_pass", "stack");
         CHECK(f.description == "stack has a static shape");
@@ -137,7 +139,7 @@ TEST_CASE("split_stack_to_cats_pass explains why it does not apply", "[patterns]
     }
     SECTION("runs of splits on different dims")
     {
-        GraphBuilder b;
+        ShapedGraph b;
         auto h = b.split(b.input("z", {4, 6}), {2, 2, 2}, 1, "split_z", "h");
         auto k = b.split(b.input("w", {12, 2}), {4, 4, 4}, 0, "split_w", "k");
         Graph g = b.finish({b.stack({h[0], h[1], h[2], k[0], k[1], k[2]}, 0, {6, 4, 2}, "stack")});
@@ -161,7 +163,7 @@ TEST_CASE("unbind_stack_to_slices_pass stacks a slice of the unbind input", "[pa
 
 TEST_CASE("unbind_stack_to_slices_pass explains why it does not apply", "[patterns]")
 {
-    GraphBuilder b;
+    ShapedGraph b;
     auto u = b.unbind(b.input("x", {12, 4, 3}), 0, "unbind", "u");
     Graph g = b.finish({b.stack({u[0], u[5]}, 1, {4, 2, 3}, "stack"), u[1]});
     Check f = failureAt(g, "unbind_stack_to_slices_pass", "stack");
@@ -194,7 +196,7 @@ TEST_CASE("move_reshape_out_of_split_stack_pass explains why it does not apply",
 {
     SECTION("no reshaped getitems")
     {
-        GraphBuilder b;
+        ShapedGraph b;
         auto h = b.split(b.input("z", {4, 6}), {2, 2, 2}, 1, "split_z", "h");
         Graph g = b.finish({b.stack(h, 0, {3, 4, 2}, "stack")});
         Check f = failureAt(g, "move_reshape_out_of_split_stack_pass", "stack");
@@ -203,11 +205,11 @@ TEST_CASE("move_reshape_out_of_split_stack_pass explains why it does not apply",
     }
     SECTION("a reshape that mixes the dims before the split dim")
     {
-        GraphBuilder b;
+        ShapedGraph b;
         auto h = b.split(b.input("x", {4, 18}), {6, 6, 6}, 1, "split", "g");
         std::vector<NodeId> reshaped;
         for (size_t i = 0; i < h.size(); ++i)
-            reshaped.push_back(b.op("aten::reshape", {h[i], ints({8, 3})}, {8, 3}, "r" + std::to_string(i)));
+            reshaped.push_back(b.op("aten::reshape", {h[i], intList({8, 3})}, {8, 3}, "r" + std::to_string(i)));
         Graph g = b.finish({b.stack(reshaped, 0, {3, 8, 3}, "stack")});
         Check f = failureAt(g, "move_reshape_out_of_split_stack_pass", "stack");
         CHECK(f.description == "a run of getitems becomes the parent's input or a slice");

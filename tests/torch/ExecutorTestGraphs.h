@@ -4,6 +4,7 @@
 // rewrites create (stack, unbind, bmm, baddbmm, transpose, split_with_sizes,
 // slice, movedim, select, layer_norm without affine).
 
+#include "core/ir/GraphBuilder.h"
 #include "core/ir/Graph.h"
 #include "core/torch/Executor.h"
 
@@ -15,13 +16,12 @@ namespace fusebox::test {
 
 inline std::vector<Dim> shapeOf(std::initializer_list<int64_t> sizes) { return {sizes.begin(), sizes.end()}; }
 
-inline TensorMeta f32(std::initializer_list<int64_t> sizes) { return {DType::Float32, shapeOf(sizes), {}, "cpu"}; }
 
 /// A deterministic f32 tensor with values in [-1, 1).
 inline HostTensor floats(std::initializer_list<int64_t> sizes, uint32_t seed)
 {
     HostTensor t;
-    t.meta = f32(sizes);
+    t.meta = f32(sizes, "cpu");
     int64_t n = 1;
     for (int64_t s : sizes)
         n *= s;
@@ -39,8 +39,9 @@ inline HostTensor floats(std::initializer_list<int64_t> sizes, uint32_t seed)
 /// A constant node whose payload is floats(sizes, seed), stored under its name.
 inline NodeId addWeight(Graph &g, const std::string &name, std::initializer_list<int64_t> sizes, uint32_t seed)
 {
-    g.weights().put(name, floats(sizes, seed));
-    return g.addConstant(name, name, f32(sizes));
+    GraphBuilder build(g);
+    build.weights().put(name, floats(sizes, seed));
+    return build.addConstant(name, name, f32(sizes, "cpu"));
 }
 
 /// Three linears on three [4, 8] inputs (weights [6, 8], biases [6]) and,
@@ -50,9 +51,10 @@ inline NodeId addWeight(Graph &g, const std::string &name, std::initializer_list
 inline Graph linearsGraph(bool batched, bool swapWeights = false)
 {
     Graph g;
+    GraphBuilder build(g);
     std::vector<Arg> xs, ws, bs;
     for (int i = 0; i < 3; ++i)
-        xs.emplace_back(g.addInput("x" + std::to_string(i), f32({4, 8})));
+        xs.emplace_back(build.addInput("x" + std::to_string(i), f32({4, 8}, "cpu")));
     for (int i = 0; i < 3; ++i) {
         ws.emplace_back(addWeight(g, "w" + std::to_string(i), {6, 8}, 10 + i));
         bs.emplace_back(addWeight(g, "b" + std::to_string(i), {6}, 20 + i));
@@ -60,24 +62,24 @@ inline Graph linearsGraph(bool batched, bool swapWeights = false)
     if (!batched) {
         std::vector<Arg> outs;
         for (int i = 0; i < 3; ++i)
-            outs.emplace_back(g.addOp("aten::linear", {xs[i], ws[i], bs[i]}));
-        g.setOutputs(outs);
+            outs.emplace_back(build.addOp("aten::linear", {xs[i], ws[i], bs[i]}));
+        build.setOutputs(outs);
         return g;
     }
     if (swapWeights)
         std::swap(ws[0], ws[1]);
-    NodeId x = g.addOp("aten::stack", {Arg::list(xs), int64_t(0)});
-    NodeId w = g.addOp("aten::stack", {Arg::list(ws)}); // dim defaults to 0
-    NodeId wt = g.addOp("aten::transpose", {w, int64_t(1), int64_t(2)});
-    g.node(wt)->overload = "int";
-    NodeId b = g.addOp("aten::unsqueeze", {g.addOp("aten::stack", {Arg::list(bs), int64_t(0)}), int64_t(1)});
-    NodeId y = g.addOp("aten::baddbmm", {b, x, wt});
-    NodeId parts = g.addOp("aten::unbind", {y, int64_t(0)});
-    g.node(parts)->type = "Tensor[]";
+    NodeId x = build.addOp("aten::stack", {Arg::list(xs), int64_t(0)});
+    NodeId w = build.addOp("aten::stack", {Arg::list(ws)}); // dim defaults to 0
+    NodeId wt = build.addOp("aten::transpose", {w, int64_t(1), int64_t(2)});
+    build.node(wt).overload = "int";
+    NodeId b = build.addOp("aten::unsqueeze", {build.addOp("aten::stack", {Arg::list(bs), int64_t(0)}), int64_t(1)});
+    NodeId y = build.addOp("aten::baddbmm", {b, x, wt});
+    NodeId parts = build.addOp("aten::unbind", {y, int64_t(0)});
+    build.node(parts).type = "Tensor[]";
     std::vector<Arg> outs;
     for (int i = 0; i < 3; ++i)
-        outs.emplace_back(g.addOp("getitem", {parts, int64_t(i)}));
-    g.setOutputs(outs);
+        outs.emplace_back(build.addOp("getitem", {parts, int64_t(i)}));
+    build.setOutputs(outs);
     return g;
 }
 
@@ -86,15 +88,16 @@ inline Graph linearsGraph(bool batched, bool swapWeights = false)
 inline Graph linearNoBiasGraph(bool batched)
 {
     Graph g;
-    NodeId x = g.addInput("x", f32({4, 8}));
+    GraphBuilder build(g);
+    NodeId x = build.addInput("x", f32({4, 8}, "cpu"));
     NodeId w = addWeight(g, "w", {6, 8}, 7);
     if (!batched) {
-        g.setOutputs({g.addOp("aten::linear", {x, w, NoneArg{}})});
+        build.setOutputs({build.addOp("aten::linear", {x, w, NoneArg{}})});
         return g;
     }
-    NodeId wt = g.addOp("aten::unsqueeze", {g.addOp("aten::t", {w}), int64_t(0)});
-    NodeId y = g.addOp("aten::bmm", {g.addOp("aten::unsqueeze", {x, int64_t(0)}), wt});
-    g.setOutputs({g.addOp("aten::select", {y, int64_t(0), int64_t(0)})});
+    NodeId wt = build.addOp("aten::unsqueeze", {build.addOp("aten::t", {w}), int64_t(0)});
+    NodeId y = build.addOp("aten::bmm", {build.addOp("aten::unsqueeze", {x, int64_t(0)}), wt});
+    build.setOutputs({build.addOp("aten::select", {y, int64_t(0), int64_t(0)})});
     return g;
 }
 
@@ -105,9 +108,10 @@ inline Graph linearNoBiasGraph(bool batched)
 inline Graph layerNormsGraph(bool batched)
 {
     Graph g;
+    GraphBuilder build(g);
     std::vector<Arg> xs, ws, bs;
     for (int i = 0; i < 2; ++i) {
-        xs.emplace_back(g.addInput("x" + std::to_string(i), f32({4, 16})));
+        xs.emplace_back(build.addInput("x" + std::to_string(i), f32({4, 16}, "cpu")));
         ws.emplace_back(addWeight(g, "w" + std::to_string(i), {16}, 30 + i));
         bs.emplace_back(addWeight(g, "b" + std::to_string(i), {16}, 40 + i));
     }
@@ -115,16 +119,16 @@ inline Graph layerNormsGraph(bool batched)
     if (!batched) {
         std::vector<Arg> outs;
         for (int i = 0; i < 2; ++i)
-            outs.emplace_back(g.addOp("aten::layer_norm", {xs[i], normalized, ws[i], bs[i], 1e-5, true}));
-        g.setOutputs(outs);
+            outs.emplace_back(build.addOp("aten::layer_norm", {xs[i], normalized, ws[i], bs[i], 1e-5, true}));
+        build.setOutputs(outs);
         return g;
     }
-    NodeId x = g.addOp("aten::stack", {Arg::list(xs), int64_t(-2)});
-    NodeId n = g.addOp("aten::layer_norm", {x, normalized}, {{"eps", 1e-5}});
-    NodeId scaled = g.addOp("aten::mul", {n, g.addOp("aten::stack", {Arg::list(ws), int64_t(0)})});
-    NodeId shifted = g.addOp("aten::add", {scaled, g.addOp("aten::stack", {Arg::list(bs), int64_t(0)})});
-    NodeId parts = g.addOp("aten::unbind", {shifted, int64_t(-2)});
-    g.setOutputs({g.addOp("getitem", {parts, int64_t(0)}), g.addOp("getitem", {parts, int64_t(1)})});
+    NodeId x = build.addOp("aten::stack", {Arg::list(xs), int64_t(-2)});
+    NodeId n = build.addOp("aten::layer_norm", {x, normalized}, {{"eps", 1e-5}});
+    NodeId scaled = build.addOp("aten::mul", {n, build.addOp("aten::stack", {Arg::list(ws), int64_t(0)})});
+    NodeId shifted = build.addOp("aten::add", {scaled, build.addOp("aten::stack", {Arg::list(bs), int64_t(0)})});
+    NodeId parts = build.addOp("aten::unbind", {shifted, int64_t(-2)});
+    build.setOutputs({build.addOp("getitem", {parts, int64_t(0)}), build.addOp("getitem", {parts, int64_t(1)})});
     return g;
 }
 
@@ -134,31 +138,32 @@ inline Graph layerNormsGraph(bool batched)
 inline Graph splitCatGraph(bool rewritten)
 {
     Graph g;
-    NodeId x = g.addInput("x", f32({8, 64}));
-    NodeId y = g.addInput("y", f32({2, 3, 4}));
+    GraphBuilder build(g);
+    NodeId x = build.addInput("x", f32({8, 64}, "cpu"));
+    NodeId y = build.addInput("y", f32({2, 3, 4}, "cpu"));
     if (!rewritten) {
-        NodeId split = g.addOp("aten::split_with_sizes",
+        NodeId split = build.addOp("aten::split_with_sizes",
                                {x, Arg::list({Arg(int64_t(16)), Arg(int64_t(16)), Arg(int64_t(32))}), int64_t(1)});
-        NodeId a = g.addOp("getitem", {split, int64_t(0)});
-        NodeId b = g.addOp("getitem", {split, int64_t(1)});
-        NodeId c = g.addOp("getitem", {split, int64_t(-1)});
-        NodeId cat = g.addOp("aten::cat", {Arg::list({a, b}), int64_t(1)});
-        NodeId unbind = g.addOp("aten::unbind", {y, int64_t(1)});
+        NodeId a = build.addOp("getitem", {split, int64_t(0)});
+        NodeId b = build.addOp("getitem", {split, int64_t(1)});
+        NodeId c = build.addOp("getitem", {split, int64_t(-1)});
+        NodeId cat = build.addOp("aten::cat", {Arg::list({a, b}), int64_t(1)});
+        NodeId unbind = build.addOp("aten::unbind", {y, int64_t(1)});
         std::vector<Arg> items;
         for (int i = 0; i < 3; ++i)
-            items.emplace_back(g.addOp("getitem", {unbind, int64_t(i)}));
-        NodeId stack = g.addOp("aten::stack", {Arg::list(items), int64_t(0)});
-        NodeId cast = g.addOp("aten::to", {c, DType::Float64});
-        g.setOutputs({cat, stack, items[2], cast});
+            items.emplace_back(build.addOp("getitem", {unbind, int64_t(i)}));
+        NodeId stack = build.addOp("aten::stack", {Arg::list(items), int64_t(0)});
+        NodeId cast = build.addOp("aten::to", {c, DType::Float64});
+        build.setOutputs({cat, stack, items[2], cast});
         return g;
     }
-    NodeId cat = g.addOp("aten::slice", {x, int64_t(1), int64_t(0), int64_t(32), int64_t(1)});
-    g.node(cat)->overload = "Tensor";
-    NodeId c = g.addOp("aten::slice", {x, int64_t(1), int64_t(32)}, {{"end", int64_t(64)}});
-    NodeId moved = g.addOp("aten::movedim", {y, int64_t(1), int64_t(0)});
-    NodeId item = g.addOp("aten::select", {y, int64_t(1), int64_t(2)});
-    NodeId cast = g.addOp("aten::to", {c, DType::Float64});
-    g.setOutputs({cat, moved, item, cast});
+    NodeId cat = build.addOp("aten::slice", {x, int64_t(1), int64_t(0), int64_t(32), int64_t(1)});
+    build.node(cat).overload = "Tensor";
+    NodeId c = build.addOp("aten::slice", {x, int64_t(1), int64_t(32)}, {{"end", int64_t(64)}});
+    NodeId moved = build.addOp("aten::movedim", {y, int64_t(1), int64_t(0)});
+    NodeId item = build.addOp("aten::select", {y, int64_t(1), int64_t(2)});
+    NodeId cast = build.addOp("aten::to", {c, DType::Float64});
+    build.setOutputs({cat, moved, item, cast});
     return g;
 }
 

@@ -1,6 +1,7 @@
 // The executor, the numeric verifier and the latency benchmark (core/torch/).
 // References: libtorch running the original archive (runTorchScriptModule,
 // torch::jit::load + forward, no freezing); Python checks the exporter.
+#include "core/ir/GraphBuilder.h"
 #include <catch.hpp>
 
 #include "ExecutorTestGraphs.h"
@@ -111,14 +112,15 @@ TEST_CASE("randomInputs are seeded and keep indices inside the embedding tables"
 
     // An index input with no known table: 0 or 1.
     Graph g;
-    NodeId x = g.addInput("x", TensorMeta{DType::Int64, test::shapeOf({64}), {}, {}});
-    g.setOutputs({g.addOp("aten::mul", {x, int64_t(2)})});
+    GraphBuilder buildG(g);
+    NodeId x = buildG.addInput("x", TensorMeta{DType::Int64, test::shapeOf({64}), {}, {}});
+    buildG.setOutputs({buildG.addOp("aten::mul", {x, int64_t(2)})});
     std::vector<int64_t> small = int64s(inputsOrFail(g, 0).at(0));
     CHECK(*std::max_element(small.begin(), small.end()) == 1);
     CHECK(*std::min_element(small.begin(), small.end()) == 0);
 
     Graph symbolic;
-    symbolic.addInput("x", TensorMeta{DType::Float32, std::vector<Dim>{std::string("s0"), int64_t(8)}, {}, {}});
+    GraphBuilder(symbolic).addInput("x", TensorMeta{DType::Float32, std::vector<Dim>{std::string("s0"), int64_t(8)}, {}, {}});
     auto error = randomInputs(symbolic, 0);
     REQUIRE_FALSE(error);
     CHECK(error.error().message == "%x: input shape [s0, 8] is not static (give the model's input shapes)");
@@ -179,8 +181,9 @@ TEST_CASE("graphs that cannot be lowered give one-line errors naming the node", 
 
     // An op no schema accepts.
     Graph g;
-    NodeId x = g.addInput("x", test::f32({2}));
-    g.setOutputs({g.addOp("aten::relu", {x, int64_t(3)}, {}, "bad")});
+    GraphBuilder build(g);
+    NodeId x = build.addInput("x", f32({2}, "cpu"));
+    build.setOutputs({build.addOp("aten::relu", {x, int64_t(3)}, {}, "bad")});
     auto bad = runGraph(g, {test::floats({2}, 0)});
     REQUIRE_FALSE(bad);
     CHECK(bad.error().message.rfind("%bad (aten::relu): no schema of aten::relu accepts (Tensor, 3): ", 0) == 0);
@@ -291,8 +294,9 @@ TEST_CASE("integer outputs are compared exactly; dtype and shape must match", "[
 {
     auto graph = [](const std::string &op, Arg other) {
         Graph g;
-        NodeId x = g.addInput("x", TensorMeta{DType::Int64, test::shapeOf({16}), {}, {}});
-        g.setOutputs({g.addOp(op, {x, other}, {}, "y")});
+        GraphBuilder build(g);
+        NodeId x = build.addInput("x", TensorMeta{DType::Int64, test::shapeOf({16}), {}, {}});
+        build.setOutputs({build.addOp(op, {x, other}, {}, "y")});
         return g;
     };
     Graph doubled = graph("aten::mul", int64_t(2));
@@ -359,11 +363,12 @@ Graph matmulChain(int matmuls)
 {
     using namespace fusebox::test;
     Graph g;
-    Arg x = g.addInput("x", f32({192, 192}));
+    GraphBuilder build(g);
+    Arg x = build.addInput("x", f32({192, 192}));
     NodeId w = addWeight(g, "w", {192, 192}, 3);
     for (int i = 0; i < matmuls; ++i)
-        x = g.addOp("aten::linear", {x, w, NoneArg{}});
-    g.setOutputs({x});
+        x = build.addOp("aten::linear", {x, w, NoneArg{}});
+    build.setOutputs({x});
     return g;
 }
 } // namespace

@@ -1,5 +1,6 @@
 // The TorchScript exporter: archives re-imported by Fusebox and loaded and
 // run by Python's torch.jit.load (tests/fixtures/check_export.py).
+#include "core/ir/GraphBuilder.h"
 #include "RunPass.h"
 
 #include <catch.hpp>
@@ -261,8 +262,9 @@ TEST_CASE("export errors are one line naming the file", "[torch]")
 
     // Without static input shapes there is no fusebox/inputs.json to write.
     Graph symbolic;
-    NodeId x = symbolic.addInput("x", TensorMeta{DType::Float32, std::vector<Dim>{std::string("s0")}, {}, {}});
-    symbolic.setOutputs({symbolic.addOp("aten::relu", {x})});
+    GraphBuilder build(symbolic);
+    NodeId x = build.addInput("x", TensorMeta{DType::Float32, std::vector<Dim>{std::string("s0")}, {}, {}});
+    build.setOutputs({build.addOp("aten::relu", {x})});
     const std::string path = exportOrFail(symbolic, "symbolic.pt");
     LoadedModel back = load(path);
     CHECK(back.graph.metadata.at("source.input_shapes") == "none");

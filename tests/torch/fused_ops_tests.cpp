@@ -1,5 +1,6 @@
 // Fusebox's own fused operators (core/torch/FuseboxOps.h) run in libtorch and
 // compute their decomposition.
+#include "core/ir/GraphBuilder.h"
 #include <catch.hpp>
 
 #include "core/ir/Graph.h"
@@ -10,31 +11,25 @@ using namespace fusebox;
 
 namespace {
 
-TensorMeta f32(std::vector<int64_t> shape)
-{
-    TensorMeta m;
-    m.dtype = DType::Float32;
-    m.shape.emplace(shape.begin(), shape.end());
-    return m;
-}
 
 /// x, w, b -> fused(x, w, b), or activation(linear(x, w, b)).
 Graph linearActivation(const std::string &fused, const std::string &activation)
 {
     Graph g;
-    NodeId x = g.addInput("x", f32({4, 8}));
-    NodeId w = g.addInput("w", f32({16, 8}));
-    NodeId b = g.addInput("b", f32({16}));
+    GraphBuilder build(g);
+    NodeId x = build.addInput("x", f32({4, 8}));
+    NodeId w = build.addInput("w", f32({16, 8}));
+    NodeId b = build.addInput("b", f32({16}));
     NodeId y;
     if (!fused.empty()) {
-        y = g.addOp(fused, {x, w, b});
+        y = build.addOp(fused, {x, w, b});
     } else {
-        NodeId l = g.addOp("aten::linear", {x, w, b});
-        g.node(l)->meta = f32({4, 16});
-        y = activation == "aten::gelu" ? g.addOp(activation, {l, std::string("none")}) : g.addOp(activation, {l});
+        NodeId l = build.addOp("aten::linear", {x, w, b});
+        build.node(l).meta = f32({4, 16});
+        y = activation == "aten::gelu" ? build.addOp(activation, {l, std::string("none")}) : build.addOp(activation, {l});
     }
-    g.node(y)->meta = f32({4, 16});
-    g.setOutputs({y});
+    build.node(y).meta = f32({4, 16});
+    build.setOutputs({y});
     return g;
 }
 

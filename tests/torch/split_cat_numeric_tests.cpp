@@ -56,10 +56,10 @@ TEST_CASE("swapping the unbind and cat dims as PyTorch does is wrong when they a
     // swap [2, 1, 0] PyTorch's reshape_cat_node builds for unbind dim 2 and
     // cat dim 0 reorders the rows.
     Graph before = unbindCatFarDimsGraph();
-    GraphBuilder b;
+    ShapedGraph b;
     NodeId x = b.input("x", {4, 3, 5});
-    NodeId swapped = b.op("aten::permute", {x, ints({2, 1, 0})}, {5, 3, 4}, "permute");
-    Graph swap = b.finish({b.op("aten::reshape", {swapped, ints({20, 3})}, {20, 3}, "reshape")});
+    NodeId swapped = b.op("aten::permute", {x, intList({2, 1, 0})}, {5, 3, 4}, "permute");
+    Graph swap = b.finish({b.op("aten::reshape", {swapped, intList({20, 3})}, {20, 3}, "reshape")});
     auto result = verifyEquivalent(before, swap);
     REQUIRE(result);
     CHECK_FALSE(result->passed);

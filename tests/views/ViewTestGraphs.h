@@ -1,6 +1,7 @@
 #pragma once
 // Hand-built graphs and waiting helpers for the [views] tests.
 
+#include "core/ir/GraphBuilder.h"
 #include "core/ir/Graph.h"
 #include "views/GraphScene.h"
 
@@ -10,41 +11,37 @@
 
 namespace fusebox::viewtest {
 
-inline TensorMeta f32(std::vector<int64_t> dims)
-{
-    std::vector<Dim> shape(dims.begin(), dims.end());
-    return TensorMeta{DType::Float32, shape, std::nullopt, "cpu"};
-}
 
 /// x -> enc{fc1: linear(x, w), act: relu, fc2: linear, add(fc2, relu)} -> head{mul(d, d)} -> output.
 /// Scopes: "enc.fc1", "enc.act", "enc.fc2", "enc" (the add), "head".
 inline Graph encoderGraph()
 {
     Graph g;
-    NodeId x = g.addInput("x", f32({4, 16}));
-    NodeId w = g.addConstant("w", "w", f32({16, 16}));
-    g.node(w)->provenance.scope = "enc.fc1";
-    NodeId a = g.addOp("aten::linear", {x, w, NoneArg{}}, {}, "fc1");
-    g.node(a)->provenance.scope = "enc.fc1";
-    g.node(a)->meta = f32({4, 16});
-    NodeId b = g.addOp("aten::relu", {a}, {}, "act");
-    g.node(b)->provenance.scope = "enc.act";
-    g.node(b)->meta = f32({4, 16});
-    NodeId w2 = g.addConstant("w2", "w2", f32({16, 16}));
-    g.node(w2)->provenance.scope = "enc.fc2";
-    NodeId c = g.addOp("aten::linear", {b, w2, NoneArg{}}, {}, "fc2");
-    g.node(c)->provenance.scope = "enc.fc2";
-    g.node(c)->meta = f32({4, 16});
-    NodeId d = g.addOp("aten::add", {c, b}, {}, "residual");
-    g.node(d)->provenance.scope = "enc";
-    g.node(d)->meta = f32({4, 16});
-    NodeId e = g.addOp("aten::mul", {d, d}, {}, "square");
-    g.node(e)->provenance.scope = "head";
-    g.node(e)->meta = f32({4, 16});
-    g.node(e)->provenance.source = {"model.py", 42, 8};
-    g.node(e)->provenance.originalSpelling = "torch.mul";
-    g.node(e)->overload = "Tensor";
-    g.setOutputs({e});
+    GraphBuilder build(g);
+    NodeId x = build.addInput("x", f32({4, 16}, "cpu"));
+    NodeId w = build.addConstant("w", "w", f32({16, 16}, "cpu"));
+    build.node(w).provenance.scope = "enc.fc1";
+    NodeId a = build.addOp("aten::linear", {x, w, NoneArg{}}, {}, "fc1");
+    build.node(a).provenance.scope = "enc.fc1";
+    build.node(a).meta = f32({4, 16}, "cpu");
+    NodeId b = build.addOp("aten::relu", {a}, {}, "act");
+    build.node(b).provenance.scope = "enc.act";
+    build.node(b).meta = f32({4, 16}, "cpu");
+    NodeId w2 = build.addConstant("w2", "w2", f32({16, 16}, "cpu"));
+    build.node(w2).provenance.scope = "enc.fc2";
+    NodeId c = build.addOp("aten::linear", {b, w2, NoneArg{}}, {}, "fc2");
+    build.node(c).provenance.scope = "enc.fc2";
+    build.node(c).meta = f32({4, 16}, "cpu");
+    NodeId d = build.addOp("aten::add", {c, b}, {}, "residual");
+    build.node(d).provenance.scope = "enc";
+    build.node(d).meta = f32({4, 16}, "cpu");
+    NodeId e = build.addOp("aten::mul", {d, d}, {}, "square");
+    build.node(e).provenance.scope = "head";
+    build.node(e).meta = f32({4, 16}, "cpu");
+    build.node(e).provenance.source = {"model.py", 42, 8};
+    build.node(e).provenance.originalSpelling = "torch.mul";
+    build.node(e).overload = "Tensor";
+    build.setOutputs({e});
     return g;
 }
 
@@ -54,28 +51,29 @@ inline Graph encoderGraph()
 inline Graph blockGraph(int blocks, int units, int opsPerUnit)
 {
     Graph g;
-    NodeId cur = g.addInput("x", f32({8, 32}));
+    GraphBuilder build(g);
+    NodeId cur = build.addInput("x", f32({8, 32}, "cpu"));
     for (int b = 0; b < blocks; ++b) {
         const std::string block = "block" + std::to_string(b);
         NodeId blockIn = cur;
         for (int u = 0; u < units; ++u) {
             const std::string scope = block + ".unit" + std::to_string(u);
-            NodeId w = g.addConstant("w_" + std::to_string(b) + "_" + std::to_string(u),
-                                     "w" + std::to_string(b * 1000 + u), f32({32, 32}));
-            g.node(w)->provenance.scope = scope;
+            NodeId w = build.addConstant("w_" + std::to_string(b) + "_" + std::to_string(u),
+                                     "w" + std::to_string(b * 1000 + u), f32({32, 32}, "cpu"));
+            build.node(w).provenance.scope = scope;
             for (int k = 0; k < opsPerUnit; ++k) {
-                NodeId n = k % 2 == 0 ? g.addOp("aten::linear", {cur, w, NoneArg{}}) : g.addOp("aten::relu", {cur});
-                g.node(n)->provenance.scope = scope;
-                g.node(n)->meta = f32({8, 32});
+                NodeId n = k % 2 == 0 ? build.addOp("aten::linear", {cur, w, NoneArg{}}) : build.addOp("aten::relu", {cur});
+                build.node(n).provenance.scope = scope;
+                build.node(n).meta = f32({8, 32}, "cpu");
                 cur = n;
             }
         }
-        NodeId add = g.addOp("aten::add", {cur, blockIn});
-        g.node(add)->provenance.scope = block;
-        g.node(add)->meta = f32({8, 32});
+        NodeId add = build.addOp("aten::add", {cur, blockIn});
+        build.node(add).provenance.scope = block;
+        build.node(add).meta = f32({8, 32}, "cpu");
         cur = add;
     }
-    g.setOutputs({cur});
+    build.setOutputs({cur});
     return g;
 }
 

@@ -1,3 +1,4 @@
+#include "core/ir/GraphBuilder.h"
 #include "ViewTestGraphs.h"
 
 #include "views/CollapsedGraph.h"
@@ -51,10 +52,11 @@ TEST_CASE("ScopeTree builds the module hierarchy from dotted scopes", "[views]")
 TEST_CASE("ScopeTree splits wide scopes into groups of consecutive children", "[views]")
 {
     Graph g;
-    NodeId cur = g.addInput("x");
+    GraphBuilder build(g);
+    NodeId cur = build.addInput("x");
     for (int i = 0; i < 450; ++i)
-        cur = g.addOp("aten::relu", {cur});
-    g.setOutputs({cur});
+        cur = build.addOp("aten::relu", {cur});
+    build.setOutputs({cur});
     REQUIRE(g.size() == 452);
 
     ScopeTree tree(g, 200);

@@ -4,6 +4,7 @@
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
 
+#include "core/ir/GraphBuilder.h"
 #include "ViewTestGraphs.h"
 
 #include "views/Document.h"
@@ -154,9 +155,10 @@ TEST_CASE("GraphScene opens big wrapping scopes of a collapsed start", "[views]"
     // Everything inside "net.body": top-level groups alone would show three
     // boxes, so the biggest groups are opened until the view has some content.
     Graph g = blockGraph(9, 10, 10);
+    GraphBuilder build(g);
     for (NodeId id : g.nodeIds())
         if (g.node(id)->isOp() || g.node(id)->kind() == NodeKind::Constant)
-            g.node(id)->provenance.scope = "net.body." + g.node(id)->provenance.scope;
+            build.node(id).provenance.scope = "net.body." + build.node(id).provenance.scope;
     Document doc;
     GraphScene scene(&doc);
     doc.setGraph(std::move(g), QStringLiteral("wrapped"));
@@ -174,18 +176,19 @@ TEST_CASE("GraphScene starts a densely connected graph collapsed", "[views]")
     // Few nodes, but every layer reads every earlier one (DenseNet-style):
     // dot would face thousands of virtual nodes, so it starts collapsed.
     Graph g;
-    NodeId x = g.addInput("x", f32({1, 8}));
+    GraphBuilder build(g);
+    NodeId x = build.addInput("x", f32({1, 8}));
     std::vector<Arg> earlier{x};
     for (int block = 0; block < 2; ++block)
         for (int layer = 0; layer < 70; ++layer) {
             const std::string scope = "block" + std::to_string(block) + ".layer" + std::to_string(layer);
-            NodeId cat = g.addOp("aten::cat", {Arg::list(earlier), int64_t(1)});
-            g.node(cat)->provenance.scope = scope;
-            NodeId relu = g.addOp("aten::relu", {cat});
-            g.node(relu)->provenance.scope = scope;
+            NodeId cat = build.addOp("aten::cat", {Arg::list(earlier), int64_t(1)});
+            build.node(cat).provenance.scope = scope;
+            NodeId relu = build.addOp("aten::relu", {cat});
+            build.node(relu).provenance.scope = scope;
             earlier.push_back(relu);
         }
-    g.setOutputs({earlier.back()});
+    build.setOutputs({earlier.back()});
     REQUIRE(CollapsedGraph::fullyExpandedItemCount(g, withoutConstants()) < GraphScene::kCollapseThreshold);
 
     Document doc;

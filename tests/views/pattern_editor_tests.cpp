@@ -1,3 +1,4 @@
+#include "core/ir/GraphBuilder.h"
 #include "ViewTestGraphs.h"
 
 #include "core/io/PatternFile.h"
@@ -57,18 +58,19 @@ pattern linear_gelu_fusion {
 std::shared_ptr<const Graph> twoChainGraph()
 {
     auto g = std::make_shared<Graph>();
-    NodeId x = g->addInput("x", f32({4, 16}));
+    GraphBuilder build(*g);
+    NodeId x = build.addInput("x", f32({4, 16}));
     std::vector<Arg> outputs;
     for (int i = 0; i < 3; ++i) {
         const std::string n = std::to_string(i);
-        NodeId w = g->addConstant("w" + n, "w" + n, f32({16, 16}));
-        NodeId lin = g->addOp("aten::linear", {x, w, NoneArg{}}, {}, "fc" + n);
-        g->node(lin)->meta = f32({4, 16});
-        NodeId act = g->addOp(i < 2 ? "aten::relu" : "aten::gelu", {lin}, {}, "act" + n);
-        g->node(act)->meta = f32({4, 16});
+        NodeId w = build.addConstant("w" + n, "w" + n, f32({16, 16}));
+        NodeId lin = build.addOp("aten::linear", {x, w, NoneArg{}}, {}, "fc" + n);
+        build.node(lin).meta = f32({4, 16});
+        NodeId act = build.addOp(i < 2 ? "aten::relu" : "aten::gelu", {lin}, {}, "act" + n);
+        build.node(act).meta = f32({4, 16});
         outputs.push_back(act);
     }
-    g->setOutputs(outputs);
+    build.setOutputs(outputs);
     return g;
 }
 

@@ -1,4 +1,5 @@
 // The Problems panel: the reader's warnings by kind, and going from one to its node.
+#include "core/ir/GraphBuilder.h"
 #include "ViewTestGraphs.h"
 
 #include "views/Document.h"
@@ -155,12 +156,13 @@ TEST_CASE("Problems panel groups the reader's warnings by kind and goes to their
 TEST_CASE("Problems panel finds a summary's op by name, a module call, or a torch-level spelling", "[views][problems]")
 {
     Graph g;
-    NodeId x = g.addInput("x", f32({4}));
-    NodeId a = g.addOp("torch.special_thing", {x}, {}, "a");
-    NodeId b = g.addOp("apex::foo", {a}, {}, "b");
-    NodeId m = g.addOp("call_module:enc.block", {b}, {}, "m");
-    NodeId c = g.addOp("apex::foo", {m}, {}, "c");
-    g.setOutputs({c});
+    GraphBuilder build(g);
+    NodeId x = build.addInput("x", f32({4}));
+    NodeId a = build.addOp("torch.special_thing", {x}, {}, "a");
+    NodeId b = build.addOp("apex::foo", {a}, {}, "b");
+    NodeId m = build.addOp("call_module:enc.block", {b}, {}, "m");
+    NodeId c = build.addOp("apex::foo", {m}, {}, "c");
+    build.setOutputs({c});
 
     CHECK(ProblemsPanel::firstNodeOfOp(g, "apex::foo") == b);
     CHECK(ProblemsPanel::firstNodeOfOp(g, "self.enc.block") == m);

@@ -1,6 +1,7 @@
 // Issue 14: the review workflow tells the truth. Each case drives the real
 // widgets and actions on the demo model and checks that the readouts agree
 // with the document's graph and decisions, counted here independently.
+#include "core/ir/GraphBuilder.h"
 #include "ReviewTestSupport.h"
 #include "ViewTestGraphs.h"
 
@@ -545,12 +546,13 @@ TEST_CASE("a rewrite does not collapse part of a graph shown whole", "[views][re
     // pattern that turns each relu into two ops widens the level past the
     // 200 children it shows before ScopeTree splits it into groups.
     Graph g;
-    NodeId cur = g.addInput("x", viewtest::f32({4, 8}));
+    GraphBuilder build(g);
+    NodeId cur = build.addInput("x", f32({4, 8}, "cpu"));
     for (int i = 0; i < 190; ++i) {
-        cur = g.addOp("aten::relu", {cur}, {}, "relu_" + std::to_string(i));
-        g.node(cur)->meta = viewtest::f32({4, 8});
+        cur = build.addOp("aten::relu", {cur}, {}, "relu_" + std::to_string(i));
+        build.node(cur).meta = f32({4, 8}, "cpu");
     }
-    g.setOutputs({cur});
+    build.setOutputs({cur});
     MainWindow w;
     w.setErrorDialogsEnabled(false);
     w.resize(1600, 1000);

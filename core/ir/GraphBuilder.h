@@ -1,0 +1,76 @@
+#pragma once
+
+#include "Graph.h"
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace fusebox {
+
+/// The one way to make a graph (importers, generators, tests). A graph is
+/// built here and changed afterwards only through PatternRewriter (and the
+/// EditLog's undo/redo): Graph's building and editing primitives are private,
+/// with these as its only friends, so the compiler holds the rule.
+///
+/// A builder is a view on a graph being made, cheap to construct; import-time
+/// fix-ups (inlining a submodule, dropping a dead node) use its editing calls
+/// before anyone else sees the graph.
+class GraphBuilder {
+public:
+    explicit GraphBuilder(Graph &graph) : m_graph(graph) {}
+
+    const Graph &graph() const { return m_graph; }
+
+    /// Appends an input (placeholder). name is made unique if taken.
+    NodeId addInput(std::string name, TensorMeta meta = {}, std::string type = "Tensor")
+    {
+        return m_graph.addInput(std::move(name), std::move(meta), std::move(type));
+    }
+    /// Appends a constant whose payload is weights()[weightKey].
+    NodeId addConstant(std::string name, std::string weightKey, TensorMeta meta = {})
+    {
+        return m_graph.addConstant(std::move(name), std::move(weightKey), std::move(meta));
+    }
+    /// Inserts an op call before `before` (appends when invalid); the name is
+    /// derived from the op when empty ("aten::linear" -> "linear_4").
+    NodeId addOp(std::string op, std::vector<Arg> args, std::vector<NamedArg> kwargs = {}, std::string name = {},
+                 NodeId before = {})
+    {
+        return m_graph.addOp(std::move(op), std::move(args), std::move(kwargs), std::move(name), before);
+    }
+    /// Creates the output node, or replaces its values when it exists.
+    NodeId setOutputs(std::vector<Arg> values) { return m_graph.setOutputs(std::move(values)); }
+
+    /// The node, writable while the graph is built (meta, provenance, type).
+    /// Changing its op goes through setOp(); its arguments through setArgs().
+    Node &node(NodeId id) { return *m_graph.mutableNode(id); }
+    WeightStore &weights() { return m_graph.mutableWeights(); }
+    std::map<std::string, std::string> &metadata() { return m_graph.metadata; }
+
+    // --- import-time fix-ups (Graph's primitives, before the graph is shared)
+    void setArgs(NodeId id, std::vector<Arg> args, std::vector<NamedArg> kwargs)
+    {
+        m_graph.setArgs(id, std::move(args), std::move(kwargs));
+    }
+    void replaceAllUsesWith(NodeId from, NodeId to) { m_graph.replaceAllUsesWith(from, to); }
+    bool erase(NodeId id) { return m_graph.erase(id); }
+    void moveBefore(NodeId id, NodeId before) { m_graph.moveBefore(id, before); }
+    bool reorder(const std::vector<NodeId> &order) { return m_graph.reorder(order); }
+    void setOp(NodeId id, std::string op) { m_graph.setOp(id, std::move(op)); }
+
+private:
+    Graph &m_graph;
+};
+
+/// [1, 2, 3] as an argument.
+Arg intList(const std::vector<int64_t> &values);
+/// [%a, %b] as an argument.
+Arg nodeList(const std::vector<NodeId> &ids);
+/// Metadata of a tensor with a static shape.
+TensorMeta tensorMeta(DType dtype, const std::vector<int64_t> &shape, std::string device = {});
+/// tensorMeta(DType::Float32, shape, device): the tests' and generators' commonest.
+TensorMeta f32(const std::vector<int64_t> &shape, std::string device = {});
+
+} // namespace fusebox
