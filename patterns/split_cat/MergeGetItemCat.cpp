@@ -5,60 +5,25 @@
 //   split(x, [8, 16, 16, 24], 1) -> g1, g2 -> cat([g1, g2], 1)
 //   =>  split(x, [8, 32, 24], 1) -> g1'
 
+#include "CatOfOneSplit.h"
 #include "SplitCatPatterns.h"
-#include "SplitCatUtils.h"
 
 namespace fusebox::splitcat {
 namespace {
 
-struct Plan {
-    std::vector<NodeId> nodes; // cat, its getitems, the split
-    NodeId cat;
-    SplitGetItems group;
-};
-
-class MergeGetItemCat final : public PlannedPattern<Plan> {
+class MergeGetItemCat final : public CatOfOneSplitPattern {
 public:
     MergeGetItemCat()
-        : PlannedPattern("merge_getitem_cat_pass", PassStage::PreGrad, 90, {"aten::cat"},
-                         "Merges the consecutive sections of a split that a cat joins back together (on the "
-                         "split's dim, each getitem used only by the cat) into one section; the cat becomes "
-                         "that section's getitem.")
+        : CatOfOneSplitPattern("merge_getitem_cat_pass", 90,
+                               "Merges the consecutive sections of a split that a cat joins back together (on "
+                               "the split's dim, each getitem used only by the cat) into one section; the cat "
+                               "becomes that section's getitem.",
+                               true)
     {
     }
 
 protected:
-    std::optional<Plan> analyze(const Graph &graph, NodeId anchor, MatchTrace &trace) const override
-    {
-        auto group = readCatOfOneSplit(graph, anchor, trace);
-        if (!group)
-            return std::nullopt;
-        if (!checkUsedOnce(graph, group->items, trace) || !checkConsecutive(group->indices, trace))
-            return std::nullopt;
-
-        Plan plan;
-        plan.cat = anchor;
-        plan.nodes.push_back(anchor);
-        plan.nodes.insert(plan.nodes.end(), group->items.begin(), group->items.end());
-        plan.nodes.push_back(group->split.node);
-        plan.group = std::move(*group);
-        return plan;
-    }
-
-    // 2.6's pattern, CallFunction(torch.cat, getitem_split, dim=Ignored()):
-    // the cat, the first getitem of a TorchSplit in its list and that split,
-    // counted whatever the handler then does.
-    InductorCounts countsOf(const Graph &graph, const Plan &plan) const override
-    {
-        return patternMatcherCounts(3, PlannedPattern::countsOf(graph, plan));
-    }
-
-    InductorCounts inductorCountsWithoutRewrite(const Graph &graph, NodeId anchor) const override
-    {
-        return hasInductorGetItemSplitList(graph, anchor) ? patternMatcherCounts(3) : InductorCounts{};
-    }
-
-    void apply(PatternRewriter &rewriter, const Plan &plan) const override
+    void apply(PatternRewriter &rewriter, const CatOfOneSplitPlan &plan) const override
     {
         const SplitView &split = plan.group.split;
         const int64_t first = plan.group.indices.front(), last = plan.group.indices.back();

@@ -25,12 +25,8 @@ struct RunShape {
     Shape target; // the reshapes' common target shape
 };
 
-struct Plan {
-    std::vector<NodeId> nodes;
-    NodeId owner;
-    std::vector<RunPart> parts;
+struct Plan : SliceRunsPlan {
     std::map<NodeId, RunShape> splits;
-    int64_t ownerDim = 0;
 };
 
 bool isReshape(const Node &n)
@@ -38,52 +34,37 @@ bool isReshape(const Node &n)
     return isOp(n, "aten::reshape") || isOp(n, "aten::view");
 }
 
-class MoveReshapeOutOfSplitStack final : public PlannedPattern<Plan> {
+class MoveReshapeOutOfSplitStack final : public SliceRunsPattern<Plan> {
 public:
     MoveReshapeOutOfSplitStack()
-        : PlannedPattern("move_reshape_out_of_split_stack_pass", PassStage::PreGrad, 70, {"aten::stack"},
-                         "Replaces a stack of reshaped getitems of a split by one reshape (and permute) of the "
-                         "split's input or of a slice of it, when the reshapes keep the dims before the split dim.")
+        : SliceRunsPattern("move_reshape_out_of_split_stack_pass", 70, true,
+                           "Replaces a stack of reshaped getitems of a split by one reshape (and permute) of the "
+                           "split's input or of a slice of it, when the reshapes keep the dims before the split "
+                           "dim.")
     {
-        options().set("threshold_to_cat", kDefaultThresholdToCat);
     }
 
 protected:
     std::optional<Plan> analyze(const Graph &graph, NodeId anchor, MatchTrace &trace) const override
     {
-        auto inputs = readTensorList(graph, anchor, trace, "stack");
-        if (!inputs)
-            return std::nullopt;
-        const Node &owner = *graph.node(anchor);
         Plan plan;
-        plan.owner = anchor;
-        auto ownerDim = dimArg(owner, 1, owner.meta.rank());
-        if (!require(trace, ownerDim.has_value(), "stack dim is known",
-                     [&] { return nodeRef(graph, anchor) + " has a negative dim and an unknown rank"; }, {anchor}))
-            return std::nullopt;
-        plan.ownerDim = *ownerDim;
-
-        auto getitemOf = [&](NodeId id) {
+        SliceRunsRule rule = sliceRunsRule();
+        rule.getitemOf = [&](NodeId id) {
             const Node &n = *graph.node(id);
             return isReshape(n) ? nodeArgAt(n, 0, "self") : NodeId{};
         };
-        const auto runs = groupRuns(graph, *inputs, getitemOf, isSplitOp);
-        if (!require(trace, std::any_of(runs.begin(), runs.end(), [](const InputRun &r) { return r.parent.isValid(); }),
-                     "some stack input is a reshape of a getitem of a split",
-                     [&] { return "no input of " + nodeRef(graph, anchor) + " reshapes a getitem of a split"; },
-                     {anchor}))
-            return std::nullopt;
-
-        const int64_t threshold = options().getInt("threshold_to_cat", kDefaultThresholdToCat);
-        std::string why;
-        for (const InputRun &run : runs) {
-            if (!run.parent.isValid()) {
-                keepRun(run, plan.parts, why, {});
-                continue;
-            }
+        rule.isParent = isSplitOp;
+        rule.checkRuns = [&](const std::vector<InputRun> &runs) {
+            return require(trace,
+                           std::any_of(runs.begin(), runs.end(), [](const InputRun &r) { return r.parent.isValid(); }),
+                           "some stack input is a reshape of a getitem of a split",
+                           [&] { return "no input of " + nodeRef(graph, anchor) + " reshapes a getitem of a split"; },
+                           {anchor});
+        };
+        rule.readRun = [&](const InputRun &run) {
             auto split = readNormalizedSplit(graph, run.parent, trace);
             if (!split || !readGetItems(graph, run.parent, trace, "split", int64_t(split->sections.size())))
-                return std::nullopt;
+                return RunReading::fail();
             auto input = shapeOf(graph, split->input);
             auto target = shapeOf(graph, run.inputs.front());
             if (!require(trace, input && target, "the split input and the reshapes have static shapes",
@@ -94,43 +75,31 @@ protected:
                                     + graph.node(run.inputs.front())->meta.shapeString();
                          },
                          {split->input, run.inputs.front()}))
-                return std::nullopt;
+                return RunReading::fail();
             const auto d = size_t(split->dim);
             const bool keepsPrefix = target->size() > d && std::equal(input->begin(), input->begin() + long(d),
                                                                       target->begin());
-            if (!keepsPrefix) {
-                keepRun(run, plan.parts, why,
-                        nodeRef(graph, run.inputs.front()) + " reshapes a section of " + nodeRef(graph, run.parent)
-                            + " to " + formatInts(*target) + ", which does not keep the dims "
-                            + formatInts(Shape(input->begin(), input->begin() + long(d)))
-                            + " before split dim " + std::to_string(d));
-                continue;
-            }
-            planRun(graph, run, int64_t(split->sections.size()), threshold, plan.parts, why);
+            if (!keepsPrefix)
+                return RunReading::keep(nodeRef(graph, run.inputs.front()) + " reshapes a section of "
+                                        + nodeRef(graph, run.parent) + " to " + formatInts(*target)
+                                        + ", which does not keep the dims "
+                                        + formatInts(Shape(input->begin(), input->begin() + long(d)))
+                                        + " before split dim " + std::to_string(d));
             plan.splits[run.parent] = {*split, *input, *target};
-        }
-        if (!checkShortens(graph, anchor, *inputs, plan.parts, why, trace))
+            return RunReading::plan(int64_t(split->sections.size()));
+        };
+        if (!planSliceRuns(graph, anchor, rule, plan, trace))
             return std::nullopt;
-        plan.nodes = coveredNodes(anchor, runs, plan.parts);
         return plan;
     }
 
     void apply(PatternRewriter &rewriter, const Plan &plan) const override
     {
-        NodeBuilder build(rewriter, plan.owner, plan.owner);
         const int64_t s = plan.ownerDim;
-        std::vector<NodeId> args, pending;
-        auto flush = [&] {
-            if (!pending.empty())
-                args.push_back(build.stack(pending, s));
-            pending.clear();
-        };
-        for (const RunPart &part : plan.parts) {
-            if (part.kind == RunPart::Kind::Keep) {
-                pending.insert(pending.end(), part.keep.begin(), part.keep.end());
-                continue;
-            }
-            flush();
+        RunRewrite how;
+        how.catDim = s;
+        how.stackKept = true;
+        how.merged = [&](NodeBuilder &build, const RunPart &part) {
             const RunShape &rs = plan.splits.at(part.parent);
             const int64_t d = rs.split.dim;
             NodeId value = rs.split.input;
@@ -144,12 +113,9 @@ protected:
             value = build.reshape(value, stacked);
             if (s != d)
                 value = build.permute(value, movedimPermutation(int64_t(stacked.size()), d, s));
-            args.push_back(value);
-        }
-        flush();
-        NodeId result = args.size() == 1 ? args.front() : build.cat(args, s);
-        rewriter.replaceAllUsesWith(plan.owner, result);
-        rewriter.eraseIfDead(plan.owner);
+            return value;
+        };
+        rewriteSliceRuns(rewriter, plan.owner, plan.parts, how);
     }
 };
 

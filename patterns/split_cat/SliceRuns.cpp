@@ -132,4 +132,81 @@ std::vector<NodeId> coveredNodes(NodeId owner, const std::vector<InputRun> &runs
     return nodes;
 }
 
+bool planSliceRuns(const Graph &graph, NodeId owner, const SliceRunsRule &rule, SliceRunsPlan &plan,
+                   MatchTrace &trace)
+{
+    const std::string what = rule.stack ? "stack" : "cat";
+    auto inputs = readTensorList(graph, owner, trace, what);
+    if (!inputs)
+        return false;
+    const Node &node = *graph.node(owner);
+    plan.owner = owner;
+    auto ownerDim = dimArg(node, 1, rule.stack ? node.meta.rank() : catRank(graph, node));
+    if (!require(trace, ownerDim.has_value(), what + " dim is known",
+                 [&] { return nodeRef(graph, owner) + " has a negative dim and an unknown rank"; }, {owner}))
+        return false;
+    plan.ownerDim = *ownerDim;
+    if (rule.checkOwner && !rule.checkOwner())
+        return false;
+
+    std::function<NodeId(NodeId)> getitemOf = rule.getitemOf;
+    if (!getitemOf)
+        getitemOf = [](NodeId id) { return id; };
+    const auto runs = groupRuns(graph, *inputs, getitemOf, rule.isParent);
+    if (rule.checkRuns && !rule.checkRuns(runs))
+        return false;
+    std::string why;
+    for (const InputRun &run : runs) {
+        if (!run.parent.isValid()) {
+            keepRun(run, plan.parts, why, {});
+            continue;
+        }
+        const RunReading reading = rule.readRun(run);
+        if (reading.kind == RunReading::Kind::Fail)
+            return false;
+        if (reading.kind == RunReading::Kind::Keep) {
+            keepRun(run, plan.parts, why, reading.reason);
+            continue;
+        }
+        const size_t before = plan.parts.size();
+        planRun(graph, run, reading.outputs, rule.threshold, plan.parts, why);
+        if (rule.planned)
+            rule.planned(run, std::any_of(plan.parts.begin() + long(before), plan.parts.end(),
+                                          [](const RunPart &p) { return p.kind != RunPart::Kind::Keep; }));
+    }
+    if (!checkShortens(graph, owner, *inputs, plan.parts, why, trace))
+        return false;
+    plan.nodes = coveredNodes(owner, runs, plan.parts);
+    return true;
+}
+
+void rewriteSliceRuns(PatternRewriter &rewriter, NodeId owner, const std::vector<RunPart> &parts,
+                      const RunRewrite &how)
+{
+    NodeBuilder build(rewriter, owner, owner);
+    std::vector<NodeId> args, pending;
+    // Kept inputs of a stack wait until a merged part (or the end) stacks
+    // them, so that the list keeps its order.
+    auto flush = [&] {
+        if (!pending.empty())
+            args.push_back(build.stack(pending, how.catDim));
+        pending.clear();
+    };
+    for (const RunPart &part : parts) {
+        if (part.kind == RunPart::Kind::Keep) {
+            std::vector<NodeId> &into = how.stackKept ? pending : args;
+            into.insert(into.end(), part.keep.begin(), part.keep.end());
+            continue;
+        }
+        flush();
+        args.push_back(how.merged(build, part));
+    }
+    flush();
+    NodeId result = args.size() == 1 ? args.front() : build.cat(args, how.catDim);
+    if (how.finish)
+        result = how.finish(build, result);
+    rewriter.replaceAllUsesWith(owner, result);
+    rewriter.eraseIfDead(owner);
+}
+
 } // namespace fusebox::splitcat

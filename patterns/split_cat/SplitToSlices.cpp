@@ -16,49 +16,40 @@
 namespace fusebox::splitcat {
 namespace {
 
-struct Plan {
-    std::vector<NodeId> nodes;
-    NodeId owner;
-    std::vector<RunPart> parts;
+struct Plan : SliceRunsPlan {
     std::map<NodeId, SplitView> splits;
-    int64_t ownerDim = 0;
+    /// The dim the merged list is cat on: the cat's, or the split dim of the
+    /// stack's first merged run.
     int64_t mergeDim = 0;
     Shape stackShape;
 };
 
-class SplitToSlices final : public PlannedPattern<Plan> {
+class SplitToSlices final : public SliceRunsPattern<Plan> {
 public:
     explicit SplitToSlices(bool stack)
-        : PlannedPattern(stack ? "split_stack_to_cats_pass" : "split_cat_to_slices_pass", PassStage::PreGrad,
-                         stack ? 72 : 74, {stack ? "aten::stack" : "aten::cat"},
-                         stack ? "Turns a stack of getitems of splits into a cat of the splits' inputs (all "
-                                 "sections in order) or slices (runs of at least threshold_to_cat getitems) on the "
-                                 "split dim, reshaped to the stack's shape."
-                               : "Replaces, in a cat on the split dim, a run of getitems covering every section of "
-                                 "a split by the split's input, and a run of at least threshold_to_cat consecutive "
-                                 "getitems by one slice.")
-        , m_stack(stack)
+        : SliceRunsPattern(stack ? "split_stack_to_cats_pass" : "split_cat_to_slices_pass", stack ? 72 : 74, stack,
+                           stack ? "Turns a stack of getitems of splits into a cat of the splits' inputs (all "
+                                   "sections in order) or slices (runs of at least threshold_to_cat getitems) on "
+                                   "the split dim, reshaped to the stack's shape."
+                                 : "Replaces, in a cat on the split dim, a run of getitems covering every section "
+                                   "of a split by the split's input, and a run of at least threshold_to_cat "
+                                   "consecutive getitems by one slice.")
     {
-        options().set("threshold_to_cat", kDefaultThresholdToCat);
     }
 
 protected:
     std::optional<Plan> analyze(const Graph &graph, NodeId anchor, MatchTrace &trace) const override
     {
-        const std::string what = m_stack ? "stack" : "cat";
-        auto inputs = readTensorList(graph, anchor, trace, what);
-        if (!inputs)
-            return std::nullopt;
-        const Node &owner = *graph.node(anchor);
         Plan plan;
-        plan.owner = anchor;
-        const int rank = m_stack ? owner.meta.rank() : catRank(graph, owner);
-        auto ownerDim = dimArg(owner, 1, rank);
-        if (!require(trace, ownerDim.has_value(), what + " dim is known",
-                     [&] { return nodeRef(graph, anchor) + " has a negative dim and an unknown rank"; }, {anchor}))
-            return std::nullopt;
-        plan.ownerDim = *ownerDim;
-        if (m_stack) {
+        std::optional<int64_t> mergeDim;
+        SliceRunsRule rule = sliceRunsRule();
+        rule.isParent = isSplitOp;
+        rule.checkOwner = [&] {
+            if (!isStack()) {
+                mergeDim = plan.ownerDim;
+                return true;
+            }
+            const Node &owner = *graph.node(anchor);
             auto shape = staticShape(owner);
             if (!require(trace, shape.has_value(), "stack has a static shape",
                          [&] {
@@ -66,43 +57,30 @@ protected:
                                     + (owner.meta.shape ? owner.meta.shapeString() : std::string("unknown"));
                          },
                          {anchor}))
-                return std::nullopt;
+                return false;
             plan.stackShape = *shape;
-        }
-
-        const int64_t threshold = options().getInt("threshold_to_cat", kDefaultThresholdToCat);
-        const auto runs = groupRuns(graph, *inputs, [](NodeId id) { return id; }, isSplitOp);
-        std::optional<int64_t> mergeDim;
-        if (!m_stack)
-            mergeDim = plan.ownerDim;
-        std::string why;
-        for (const InputRun &run : runs) {
-            if (!run.parent.isValid()) {
-                keepRun(run, plan.parts, why, {});
-                continue;
-            }
+            return true;
+        };
+        rule.readRun = [&](const InputRun &run) {
             auto split = readNormalizedSplit(graph, run.parent, trace);
             if (!split || !readGetItems(graph, run.parent, trace, "split", int64_t(split->sections.size())))
-                return std::nullopt;
-            if (mergeDim && split->dim != *mergeDim) {
-                keepRun(run, plan.parts, why,
-                        nodeRef(graph, run.parent) + ": split dim " + std::to_string(split->dim) + " ≠ "
-                            + (m_stack ? "split dim " + std::to_string(*mergeDim) + " of the runs merged before"
-                                       : "cat dim " + std::to_string(*mergeDim)));
-                continue;
-            }
-            const size_t before = plan.parts.size();
-            planRun(graph, run, int64_t(split->sections.size()), threshold, plan.parts, why);
+                return RunReading::fail();
+            if (mergeDim && split->dim != *mergeDim)
+                return RunReading::keep(nodeRef(graph, run.parent) + ": split dim " + std::to_string(split->dim)
+                                        + " ≠ "
+                                        + (isStack() ? "split dim " + std::to_string(*mergeDim)
+                                                         + " of the runs merged before"
+                                                   : "cat dim " + std::to_string(*mergeDim)));
             plan.splits[run.parent] = *split;
-            const bool merged = std::any_of(plan.parts.begin() + long(before), plan.parts.end(),
-                                            [](const RunPart &p) { return p.kind != RunPart::Kind::Keep; });
+            return RunReading::plan(int64_t(split->sections.size()));
+        };
+        rule.planned = [&](const InputRun &run, bool merged) {
             if (merged && !mergeDim)
-                mergeDim = split->dim;
-        }
-        if (!checkShortens(graph, anchor, *inputs, plan.parts, why, trace))
+                mergeDim = plan.splits.at(run.parent).dim;
+        };
+        if (!planSliceRuns(graph, anchor, rule, plan, trace))
             return std::nullopt;
         plan.mergeDim = *mergeDim;
-        plan.nodes = coveredNodes(anchor, runs, plan.parts);
         return plan;
     }
 
@@ -112,54 +90,39 @@ protected:
     // (any cat, and getitem_split), whose counts are not modelled here.
     InductorCounts countsOf(const Graph &graph, const Plan &plan) const override
     {
-        return m_stack ? patternMatcherCounts(3, PlannedPattern::countsOf(graph, plan))
-                       : PlannedPattern::countsOf(graph, plan);
+        return isStack() ? patternMatcherCounts(3, PlannedPattern::countsOf(graph, plan))
+                         : PlannedPattern::countsOf(graph, plan);
     }
 
     InductorCounts inductorCountsWithoutRewrite(const Graph &graph, NodeId anchor) const override
     {
-        return m_stack && hasInductorGetItemSplitList(graph, anchor) ? patternMatcherCounts(3) : InductorCounts{};
+        return isStack() && hasInductorGetItemSplitList(graph, anchor) ? patternMatcherCounts(3) : InductorCounts{};
     }
 
     void apply(PatternRewriter &rewriter, const Plan &plan) const override
     {
-        NodeBuilder build(rewriter, plan.owner, plan.owner);
-        std::vector<NodeId> args;
-        for (const RunPart &part : plan.parts) {
-            if (part.kind == RunPart::Kind::Keep) {
-                args.insert(args.end(), part.keep.begin(), part.keep.end());
-                continue;
-            }
+        RunRewrite how;
+        how.catDim = plan.mergeDim;
+        how.merged = [&](NodeBuilder &build, const RunPart &part) {
             const SplitView &split = plan.splits.at(part.parent);
-            if (part.kind == RunPart::Kind::Whole) {
-                args.push_back(split.input);
-            } else {
-                const auto offsets = split.offsets();
-                args.push_back(build.slice(split.input, split.dim, offsets[part.first], offsets[part.last + 1]));
-            }
-        }
-        NodeId result;
-        if (!m_stack) {
-            result = args.size() == 1 ? args.front() : build.cat(args, plan.ownerDim);
-        } else {
-            NodeId joined = args.size() == 1 ? args.front() : build.cat(args, plan.mergeDim);
-            const int64_t s = plan.ownerDim, d = plan.mergeDim;
-            if (s == d) {
-                result = build.reshape(joined, plan.stackShape);
-            } else {
+            if (part.kind == RunPart::Kind::Whole)
+                return split.input;
+            const auto offsets = split.offsets();
+            return build.slice(split.input, split.dim, offsets[part.first], offsets[part.last + 1]);
+        };
+        if (isStack())
+            how.finish = [&](NodeBuilder &build, NodeId joined) {
+                const int64_t s = plan.ownerDim, d = plan.mergeDim;
+                if (s == d)
+                    return build.reshape(joined, plan.stackShape);
                 Shape chunk = plan.stackShape;
                 const int64_t count = chunk[s];
                 chunk.erase(chunk.begin() + s);
                 NodeId unflat = build.reshape(joined, stackShape(chunk, count, d));
-                result = build.permute(unflat, movedimPermutation(int64_t(plan.stackShape.size()), d, s));
-            }
-        }
-        rewriter.replaceAllUsesWith(plan.owner, result);
-        rewriter.eraseIfDead(plan.owner);
+                return build.permute(unflat, movedimPermutation(int64_t(plan.stackShape.size()), d, s));
+            };
+        rewriteSliceRuns(rewriter, plan.owner, plan.parts, how);
     }
-
-private:
-    bool m_stack;
 };
 
 } // namespace

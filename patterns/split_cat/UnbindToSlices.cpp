@@ -20,58 +20,33 @@
 namespace fusebox::splitcat {
 namespace {
 
-struct Plan {
-    std::vector<NodeId> nodes;
-    NodeId owner;
-    std::vector<RunPart> parts;
+struct Plan : SliceRunsPlan {
     std::map<NodeId, UnbindView> unbinds;
-    int64_t ownerDim = 0;
 };
 
-class UnbindToSlices final : public PlannedPattern<Plan> {
+class UnbindToSlices final : public SliceRunsPattern<Plan> {
 public:
     explicit UnbindToSlices(bool stack)
-        : PlannedPattern(stack ? "unbind_stack_to_slices_pass" : "unbind_cat_to_view_pass", PassStage::PreGrad,
-                         stack ? 71 : 73, {stack ? "aten::stack" : "aten::cat"},
-                         stack ? "Replaces, in a stack, a run of getitems of an unbind covering all its outputs "
-                                 "(or at least threshold_to_cat consecutive ones) by the unbind's input (or a "
-                                 "slice of it) moved to the stack dim."
-                               : "Replaces, in a cat, a run of getitems of an unbind covering all its outputs (or "
-                                 "at least threshold_to_cat consecutive ones) by the unbind's input (or a slice "
-                                 "of it) permuted and reshaped to the run's cat.")
-        , m_stack(stack)
+        : SliceRunsPattern(stack ? "unbind_stack_to_slices_pass" : "unbind_cat_to_view_pass", stack ? 71 : 73, stack,
+                           stack ? "Replaces, in a stack, a run of getitems of an unbind covering all its outputs "
+                                   "(or at least threshold_to_cat consecutive ones) by the unbind's input (or a "
+                                   "slice of it) moved to the stack dim."
+                                 : "Replaces, in a cat, a run of getitems of an unbind covering all its outputs "
+                                   "(or at least threshold_to_cat consecutive ones) by the unbind's input (or a "
+                                   "slice of it) permuted and reshaped to the run's cat.")
     {
-        options().set("threshold_to_cat", kDefaultThresholdToCat);
     }
 
 protected:
     std::optional<Plan> analyze(const Graph &graph, NodeId anchor, MatchTrace &trace) const override
     {
-        const std::string what = m_stack ? "stack" : "cat";
-        auto inputs = readTensorList(graph, anchor, trace, what);
-        if (!inputs)
-            return std::nullopt;
-        const Node &owner = *graph.node(anchor);
         Plan plan;
-        plan.owner = anchor;
-        auto ownerDim = dimArg(owner, 1, m_stack ? owner.meta.rank() : catRank(graph, owner));
-        if (!require(trace, ownerDim.has_value(), what + " dim is known",
-                     [&] { return nodeRef(graph, anchor) + " has a negative dim and an unknown rank"; }, {anchor}))
-            return std::nullopt;
-        plan.ownerDim = *ownerDim;
-
-        const int64_t threshold = options().getInt("threshold_to_cat", kDefaultThresholdToCat);
-        const auto runs = groupRuns(graph, *inputs, [](NodeId id) { return id; },
-                                    [](const Node &n) { return isOp(n, kUnbind); });
-        std::string why;
-        for (const InputRun &run : runs) {
-            if (!run.parent.isValid()) {
-                keepRun(run, plan.parts, why, {});
-                continue;
-            }
+        SliceRunsRule rule = sliceRunsRule();
+        rule.isParent = [](const Node &n) { return isOp(n, kUnbind); };
+        rule.readRun = [&](const InputRun &run) {
             auto unbind = readNormalizedUnbind(graph, run.parent, trace);
             if (!unbind || !readGetItems(graph, run.parent, trace, "unbind", unbind->count))
-                return std::nullopt;
+                return RunReading::fail();
             const Node &in = *graph.node(unbind->input);
             if (!require(trace, in.meta.hasStaticShape(), "the unbind input has a static shape",
                          [&] {
@@ -79,13 +54,12 @@ protected:
                                     + " has shape " + in.meta.shapeString();
                          },
                          {unbind->input}))
-                return std::nullopt;
-            planRun(graph, run, unbind->count, threshold, plan.parts, why);
+                return RunReading::fail();
             plan.unbinds[run.parent] = *unbind;
-        }
-        if (!checkShortens(graph, anchor, *inputs, plan.parts, why, trace))
+            return RunReading::plan(unbind->count);
+        };
+        if (!planSliceRuns(graph, anchor, rule, plan, trace))
             return std::nullopt;
-        plan.nodes = coveredNodes(anchor, runs, plan.parts);
         return plan;
     }
 
@@ -104,46 +78,28 @@ protected:
 
     void apply(PatternRewriter &rewriter, const Plan &plan) const override
     {
-        NodeBuilder build(rewriter, plan.owner, plan.owner);
         const int64_t dim = plan.ownerDim;
-        std::vector<NodeId> args, pending;
-        auto flush = [&] {
-            if (!pending.empty())
-                args.push_back(build.stack(pending, dim));
-            pending.clear();
-        };
-        for (const RunPart &part : plan.parts) {
-            if (part.kind == RunPart::Kind::Keep) {
-                if (m_stack)
-                    pending.insert(pending.end(), part.keep.begin(), part.keep.end());
-                else
-                    args.insert(args.end(), part.keep.begin(), part.keep.end());
-                continue;
-            }
-            flush();
+        RunRewrite how;
+        how.catDim = dim;
+        how.stackKept = isStack();
+        how.merged = [&](NodeBuilder &build, const RunPart &part) {
             const UnbindView &unbind = plan.unbinds.at(part.parent);
-            const Shape input = *shapeOf(rewriter.graph(), unbind.input);
+            const Shape input = *shapeOf(build.graph(), unbind.input);
             NodeId value = unbind.input;
             if (part.kind == RunPart::Kind::Slice)
                 value = build.slice(value, unbind.dim, part.first, part.last + 1);
             if (unbind.dim != dim)
                 value = build.permute(value, movedimPermutation(int64_t(input.size()), unbind.dim, dim));
-            if (!m_stack) {
+            if (!isStack()) {
                 Shape catForm = input;
                 catForm.erase(catForm.begin() + unbind.dim);
                 catForm[dim] *= part.last - part.first + 1;
                 value = build.reshape(value, catForm);
             }
-            args.push_back(value);
-        }
-        flush();
-        NodeId result = args.size() == 1 ? args.front() : build.cat(args, dim);
-        rewriter.replaceAllUsesWith(plan.owner, result);
-        rewriter.eraseIfDead(plan.owner);
+            return value;
+        };
+        rewriteSliceRuns(rewriter, plan.owner, plan.parts, how);
     }
-
-private:
-    bool m_stack;
 };
 
 } // namespace
