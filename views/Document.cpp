@@ -1,95 +1,59 @@
+// Document, the facade: the loaded graph's identity and the public API,
+// forwarded to the parts that do the work (Document.h lists them).
 #include "Document.h"
 
+#include "DocumentHistory.h"
+#include "DocumentJobs.h"
+#include "DocumentPatterns.h"
+#include "DocumentPersistence.h"
+#include "DocumentReview.h"
+
 #include "core/ir/Verifier.h"
-#include "patterns/Catalog.h"
-
-#include <QFileInfo>
-#include <QFutureWatcher>
-#include <QUndoStack>
-#include <QtConcurrent/QtConcurrentRun>
-
-#include <exception>
 
 namespace fusebox {
 
-Document::Document(QObject *parent) : QObject(parent), m_patterns(builtinCatalog()), m_undo(new QUndoStack(this))
+Document::Document(QObject *parent)
+    : QObject(parent), m_history(std::make_unique<DocumentHistory>(*this)),
+      m_patterns(std::make_unique<DocumentPatterns>(*this)), m_review(std::make_unique<DocumentReview>(*this)),
+      m_jobs(std::make_unique<DocumentJobs>(*this)), m_persistence(std::make_unique<DocumentPersistence>(*this))
 {
-    connect(m_undo, &QUndoStack::indexChanged, this, &Document::onUndoIndexChanged);
 }
 
 Document::~Document()
 {
     // A background search or Apply All reads the graph and the patterns.
-    m_background.waitForFinished();
+    m_jobs->waitForFinished();
     // The undo stack is a child, so QObject would delete it after this object's members are
     // gone, and its clear() emits indexChanged to windows that then read them (a double free
     // of the display name in valgrind). Quiet it and delete it while the members still live.
-    m_undo->blockSignals(true);
-    delete m_undo;
-    m_undo = nullptr;
+    m_history->deleteUndoStack();
 }
+
+// ---- the graph ---------------------------------------------------------------------
+
+const Graph &Document::graph() const { return m_history->graph(); }
+
+bool Document::isLoading() const { return m_jobs->isLoading(); }
 
 void Document::open(const QString &path, const LoadOptions &options, const QString &displayName)
 {
-    const quint64 generation = ++m_generation;
-    m_loading = true;
-    m_pendingLoadOptions = options;
-    emit loadStarted(path);
-
-    const std::string file = path.toStdString();
-    auto *watcher = new QFutureWatcher<std::shared_ptr<Expected<LoadedModel>>>(this);
-    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, generation, path, displayName] {
-        watcher->deleteLater();
-        finishLoad(generation, path, displayName, watcher->result());
-    });
-    watcher->setFuture(QtConcurrent::run([file, options] {
-        // The loader reports errors as values; anything else escaping it must
-        // not take the GUI down.
-        try {
-            return std::make_shared<Expected<LoadedModel>>(loadModel(file, options));
-        } catch (const std::exception &e) {
-            return std::make_shared<Expected<LoadedModel>>(Error{file + ": " + e.what()});
-        } catch (...) {
-            return std::make_shared<Expected<LoadedModel>>(Error{file + ": unknown error while loading"});
-        }
-    }));
-}
-
-void Document::finishLoad(quint64 generation, const QString &path, const QString &displayName,
-                          std::shared_ptr<Expected<LoadedModel>> result)
-{
-    if (generation != m_generation)
-        return; // superseded by a later open()
-    m_loading = false;
-    if (!result || !result->hasValue()) {
-        emit loadFailed(path, result ? QString::fromStdString(result->error().message)
-                                     : tr("%1: the loader returned nothing").arg(path));
-        return;
-    }
-    QStringList warnings;
-    for (const std::string &w : result->value().warnings)
-        warnings << QString::fromStdString(w);
-    const LoadOptions options = m_pendingLoadOptions;
-    setGraph(std::move(result->value().graph),
-             displayName.isEmpty() ? QFileInfo(path).fileName() : displayName, warnings, path,
-             std::move(result->value().nodeLines), options);
+    m_jobs->open(path, options, displayName);
 }
 
 void Document::setGraph(Graph graph, const QString &displayName, const QStringList &warnings,
                         const QString &filePath, std::vector<int> nodeLines, LoadOptions options)
 {
-    ++m_generation; // a pending load must not overwrite this graph
-    m_background.waitForFinished();
-    m_loading = false;
+    m_jobs->supersedeLoad();
     m_loadOptions = std::move(options);
-    m_graph = std::move(graph);
     m_hasGraph = true;
     m_displayName = displayName;
     m_filePath = filePath;
     m_warnings = warnings;
     m_nodeLines = std::move(nodeLines);
+    m_jobs->bumpVersion();
+    m_history->reset(std::move(graph));
     resetSession();
-    for (const VerifierIssue &issue : verify(m_graph))
+    for (const VerifierIssue &issue : verify(m_history->graph()))
         m_warnings << tr("verifier: %1").arg(QString::fromStdString(issue.message));
     emit graphLoaded();
 }
@@ -97,9 +61,9 @@ void Document::setGraph(Graph graph, const QString &displayName, const QStringLi
 std::vector<size_t> Document::inputsWithoutShape() const
 {
     std::vector<size_t> unknown;
-    const auto &inputs = m_graph.inputs();
+    const auto &inputs = graph().inputs();
     for (size_t i = 0; i < inputs.size(); ++i) {
-        const Node *n = m_graph.node(inputs[i]);
+        const Node *n = graph().node(inputs[i]);
         // Tensor inputs only: an int or a list input has no shape to give.
         if (n && (n->type.empty() || n->type == "Tensor") && !n->meta.hasStaticShape())
             unknown.push_back(i);
@@ -109,21 +73,135 @@ std::vector<size_t> Document::inputsWithoutShape() const
 
 void Document::resetSession()
 {
-    // A new graph is a new review: decisions and history belong to the old one.
-    ++m_graphVersion;
-    m_original = m_graph.clone();
-    m_undo->clear();
-    m_savedIndex = 0;
-    m_decisionsDirty = false;
-    m_matches.clear();
-    m_candidates.clear();
-    m_failures.clear();
-    m_rejected.clear();
-    m_haveMatches = false;
-    m_nearMissCounts.clear();
-    m_verifier.reset();
-    m_verifierTried = false;
-    m_verifierError.clear();
+    // A new graph is a new review: decisions and history belong to the old one
+    // (the history was reset with the graph).
+    m_review->reset();
+    m_jobs->resetVerifier();
+}
+
+void Document::graphChanged()
+{
+    m_jobs->bumpVersion();
+    emit graphRewritten();
+    if (m_review->hasMatchResults())
+        findMatches();
+    else
+        m_review->rebuildMatchList({});
+}
+
+// ---- patterns ----------------------------------------------------------------------
+
+const PatternSet &Document::patterns() const { return m_patterns->patterns(); }
+
+void Document::setPatternEnabled(const QString &name, bool enabled) { m_patterns->setPatternEnabled(name, enabled); }
+
+Status Document::setPatternOption(const QString &pattern, const QString &option, const OptionValue &value)
+{
+    return m_patterns->setPatternOption(pattern, option, value);
+}
+
+Status Document::addPatternFile(const QString &path) { return m_patterns->addPatternFile(path); }
+
+Expected<std::vector<std::string>> Document::addPatternText(const QString &text, const QString &sourceName)
+{
+    return m_patterns->addPatternText(text, sourceName);
+}
+
+const std::vector<std::string> &Document::customPatternNames() const { return m_patterns->customNames(); }
+
+std::string Document::customOrigin(const std::string &pattern) const { return m_patterns->customOrigin(pattern); }
+
+PatternTally Document::tally(const std::string &pattern) const { return m_review->tally(pattern); }
+
+std::map<std::string, PatternTally> Document::tallies() const { return m_review->tallies(); }
+
+// ---- matches -----------------------------------------------------------------------
+
+const std::vector<MatchEntry> &Document::matches() const { return m_review->matches(); }
+
+void Document::findMatches() { m_jobs->findMatches(); }
+
+bool Document::isSearching() const { return m_jobs->isSearching(); }
+
+void Document::waitForSearch() { m_jobs->waitForSearch(); }
+
+bool Document::hasMatchResults() const { return m_review->hasMatchResults(); }
+
+int Document::applyMatches(const std::vector<int> &rows, QString *error) { return m_review->applyMatches(rows, error); }
+
+void Document::applyAll() { m_jobs->applyAll(); }
+
+bool Document::isApplyingAll() const { return m_jobs->isApplyingAll(); }
+
+int Document::applyAllProgress() const { return m_jobs->applyAllProgress(); }
+
+void Document::cancelBackground() { m_jobs->cancel(); }
+
+const std::map<std::string, PatternCounters> &Document::lastApplyAllCounters() const { return m_jobs->lastCounters(); }
+
+bool Document::rejectMatch(int row) { return m_review->rejectMatch(row); }
+
+bool Document::restoreMatch(int row) { return m_review->restoreMatch(row); }
+
+bool Document::isRejected(const std::string &signature) const { return m_review->isRejected(signature); }
+
+void Document::setSchedule(PassSchedule schedule) { m_jobs->setSchedule(schedule); }
+
+PassSchedule Document::schedule() const { return m_jobs->schedule(); }
+
+void Document::setVerifyApplies(bool on) { m_jobs->setVerifyApplies(on); }
+
+bool Document::verifyApplies() const { return m_jobs->verifyApplies(); }
+
+std::optional<Explanation> Document::explain(const std::string &pattern, NodeId node) const
+{
+    const Pattern *p = patterns().find(pattern);
+    if (!p || !graph().contains(node))
+        return std::nullopt;
+    // The answer for the schedule Apply All runs (Rewrite ▸ Schedule).
+    return explainForSchedule(schedule(), patterns(), passConfig(), graph(), *p, {node}).front();
+}
+
+std::optional<NearMissSummary> Document::nearMisses(const std::string &pattern) const
+{
+    const Pattern *p = patterns().find(pattern);
+    if (!p)
+        return std::nullopt;
+    return nearMissesForSchedule(schedule(), patterns(), passConfig(), graph(), *p);
+}
+
+// ---- history -----------------------------------------------------------------------
+
+QUndoStack *Document::undoStack() const { return m_history->undoStack(); }
+
+const Graph &Document::originalGraph() const { return m_history->original(); }
+
+std::vector<const EditGroup *> Document::appliedGroups() const { return m_history->appliedGroups(); }
+
+bool Document::isModified() const { return m_history->isModified(); }
+
+void Document::markSaved() { m_history->markSaved(); }
+
+// ---- the pass file and sessions ----------------------------------------------------
+
+PassConfig Document::passConfig() const { return m_persistence->passConfig(); }
+
+Status Document::savePassFile(const QString &path) { return m_persistence->savePassFile(path); }
+
+Status Document::loadPassFile(const QString &path) { return m_persistence->loadPassFile(path); }
+
+Status Document::applyPassConfig(const PassConfig &config, const std::string &sourceName)
+{
+    return m_persistence->applyPassConfig(config, sourceName);
+}
+
+const std::vector<std::string> &Document::configNotes() const { return m_patterns->configNotes(); }
+
+std::vector<SessionStep> Document::sessionSteps() const { return m_history->sessionSteps(); }
+
+bool Document::replaySteps(const std::vector<SessionStep> &steps, QString *error)
+{
+    return m_persistence->replaySteps(steps, error);
 }
 
 } // namespace fusebox

@@ -12,12 +12,10 @@
 #include "core/torch/ModelLoader.h"
 #include "patterns/PassSchedule.h"
 
-#include <QFuture>
 #include <QObject>
 #include <QString>
 #include <QStringList>
 
-#include <atomic>
 #include <map>
 #include <memory>
 #include <optional>
@@ -27,7 +25,11 @@ class QUndoStack;
 
 namespace fusebox {
 
-class RewriteVerifier;
+class DocumentHistory;
+class DocumentJobs;
+class DocumentPatterns;
+class DocumentPersistence;
+class DocumentReview;
 
 /// Counts the patterns panel shows for one pattern.
 struct PatternTally {
@@ -53,6 +55,18 @@ struct PatternTally {
 /// Files are read on a worker thread (QtConcurrent), so opening a big model
 /// never blocks the GUI; the result is applied on the GUI thread. Opening a
 /// second file while one loads supersedes the first.
+///
+/// Document is the facade: the work is done by its parts, one job each, and
+/// the signals stay here (the views connect to them).
+/// - DocumentHistory: the graph, the graph as loaded, and the undo stack.
+/// - DocumentReview: the matches and the reviewer's decisions (statuses,
+///   tallies, rejections, failed verifications), and applying matches.
+/// - DocumentJobs: what runs on a worker thread (loading, finding matches,
+///   Apply All) with its progress and cancel, and the verifier.
+/// - DocumentPatterns: the pattern set (the catalog, options, custom patterns).
+/// - DocumentPersistence: the pass file (import and export) and sessions.
+/// The undo commands reach the hooks that undo and redo a step through the
+/// parts that own them (DocumentCommands.h), and nothing else can.
 class Document final : public QObject {
     Q_OBJECT
 
@@ -63,7 +77,7 @@ public:
     explicit Document(QObject *parent = nullptr);
     ~Document() override;
 
-    const Graph &graph() const { return m_graph; }
+    const Graph &graph() const;
     /// True once a graph was loaded or set.
     bool hasGraph() const { return m_hasGraph; }
     /// The file the graph was read from (may be a temporary copy); empty when set directly.
@@ -76,7 +90,7 @@ public:
     /// unknown; shorter than the id bound, or empty, when the reader kept none:
     /// only FX text dumps record lines). Leads a warning's "file:line" to its nodes.
     const std::vector<int> &nodeLines() const { return m_nodeLines; }
-    bool isLoading() const { return m_loading; }
+    bool isLoading() const;
 
     /// Starts reading a model file in the background: emits loadStarted(),
     /// then graphLoaded() or loadFailed(). The current graph stays until then.
@@ -93,7 +107,7 @@ public:
     std::vector<size_t> inputsWithoutShape() const;
 
     // ---- patterns -----------------------------------------------------------
-    const PatternSet &patterns() const { return m_patterns; }
+    const PatternSet &patterns() const;
     void setPatternEnabled(const QString &name, bool enabled);
     /// Sets one option of a pattern (an Inductor knob); an Error for unknown names.
     Status setPatternOption(const QString &pattern, const QString &option, const OptionValue &value);
@@ -103,7 +117,7 @@ public:
     /// replaces its patterns; returns their names.
     Expected<std::vector<std::string>> addPatternText(const QString &text, const QString &sourceName);
     /// Names of the patterns that came from pattern files or text.
-    const std::vector<std::string> &customPatternNames() const { return m_customNames; }
+    const std::vector<std::string> &customPatternNames() const;
     /// Where a custom pattern came from: its file's name, "Pattern Editor", or the pass file.
     std::string customOrigin(const std::string &pattern) const;
     PatternTally tally(const std::string &pattern) const;
@@ -114,16 +128,16 @@ public:
     // ---- matches --------------------------------------------------------------
     /// Candidates on the current graph (pending or rejected), then failed
     /// verifications, then what was applied (oldest first).
-    const std::vector<MatchEntry> &matches() const { return m_matches; }
+    const std::vector<MatchEntry> &matches() const;
     /// Starts finding every candidate match of the enabled patterns in the
     /// background (what the greedy driver's first round would consider);
     /// emits matchSearchStarted(), then matchesChanged().
     void findMatches();
-    bool isSearching() const { return m_searching; }
+    bool isSearching() const;
     /// Blocks until a running search ends (its result is then applied).
     void waitForSearch();
     /// True once findMatches() ran on this graph (matches are shown).
-    bool hasMatchResults() const { return m_haveMatches; }
+    bool hasMatchResults() const;
 
     /// Applies the candidate matches at these rows of matches() as one undo
     /// step, verifying each rewrite when verification is on: a rewrite that
@@ -133,7 +147,7 @@ public:
     /// Runs the greedy driver to a fixed point (skipping rejected matches),
     /// in the background; one undo step. Emits applyAllFinished().
     void applyAll();
-    bool isApplyingAll() const { return m_applyingAll; }
+    bool isApplyingAll() const;
     /// Rewrites the running Apply All has made so far.
     int applyAllProgress() const;
     /// Cancels a running search (its result is dropped; the table asks for F5)
@@ -142,21 +156,21 @@ public:
     void cancelBackground();
     /// The driver's per-pattern counters of the last Apply All (matched,
     /// applied, rejected matches skipped, failed verification).
-    const std::map<std::string, PatternCounters> &lastApplyAllCounters() const { return m_lastCounters; }
+    const std::map<std::string, PatternCounters> &lastApplyAllCounters() const;
     /// Rejects the candidate at this row (undoable); it stays rejected for
     /// this document and goes into the exported pass file.
     bool rejectMatch(int row);
     /// Undoes a rejection (undoable).
     bool restoreMatch(int row);
-    bool isRejected(const std::string &signature) const { return m_rejected.count(signature) != 0; }
+    bool isRejected(const std::string &signature) const;
 
     /// Verify each apply numerically (default on).
     /// Which driver Apply All runs: Inductor 2.6's schedule (the default, as
     /// fusebox-pass run) or Fusebox's own benefit-ordered search.
-    void setSchedule(PassSchedule schedule) { m_schedule = schedule; }
-    PassSchedule schedule() const { return m_schedule; }
-    void setVerifyApplies(bool on) { m_verifyApplies = on; }
-    bool verifyApplies() const { return m_verifyApplies; }
+    void setSchedule(PassSchedule schedule);
+    PassSchedule schedule() const;
+    void setVerifyApplies(bool on);
+    bool verifyApplies() const;
 
     /// Why `pattern` does or does not fire at `node` (the engine's check trace).
     std::optional<Explanation> explain(const std::string &pattern, NodeId node) const;
@@ -164,9 +178,9 @@ public:
     std::optional<NearMissSummary> nearMisses(const std::string &pattern) const;
 
     // ---- history --------------------------------------------------------------
-    QUndoStack *undoStack() const { return m_undo; }
+    QUndoStack *undoStack() const;
     /// The graph as loaded, before any rewrite.
-    const Graph &originalGraph() const { return m_original; }
+    const Graph &originalGraph() const;
     /// The edit groups applied so far, oldest first (the undone ones excluded).
     std::vector<const EditGroup *> appliedGroups() const;
     /// True when there are decisions not saved to a pass file or session.
@@ -184,7 +198,7 @@ public:
     Status applyPassConfig(const PassConfig &config, const std::string &sourceName);
     /// What the last config applied named that Fusebox accepted without
     /// acting on it, as Inductor 2.6 does (configurePatterns' notes).
-    const std::vector<std::string> &configNotes() const { return m_configNotes; }
+    const std::vector<std::string> &configNotes() const;
 
     // ---- sessions ---------------------------------------------------------------
     /// The applied undo steps, oldest first, as a session stores them.
@@ -194,13 +208,6 @@ public:
     /// an Apply All runs again. False, with the step that failed, when a
     /// step's matches are no longer there.
     bool replaySteps(const std::vector<SessionStep> &steps, QString *error = nullptr);
-
-    // ---- used by the undo commands ----------------------------------------------
-    /// Undo and redo of a rewrite step: the graph changes at once;
-    /// graphRewritten() follows when the undo stack has moved its index.
-    void revertGroups(const std::vector<EditGroup> &groups);
-    void replayGroups(const std::vector<EditGroup> &groups);
-    void setRejected(const MatchEntry &entry, bool rejected);
 
 signals:
     void loadStarted(const QString &path);
@@ -228,77 +235,36 @@ signals:
     void applyAllFinished(int applied, const QString &summary);
 
 private:
-    void finishLoad(quint64 generation, const QString &path, const QString &displayName,
-                    std::shared_ptr<Expected<LoadedModel>> result);
+    friend class DocumentHistory;
+    friend class DocumentJobs;
+    friend class DocumentPatterns;
+    friend class DocumentPersistence;
+    friend class DocumentReview;
 
+    // The parts reach each other through these.
+    DocumentHistory &history() const { return *m_history; }
+    DocumentReview &review() const { return *m_review; }
+    DocumentJobs &jobs() const { return *m_jobs; }
+    DocumentPatterns &patternSet() const { return *m_patterns; }
+    DocumentPersistence &persistence() const { return *m_persistence; }
+
+    /// A new graph is a new review: decisions and history belong to the old one.
     void resetSession();
-    /// Compiles a parsed pattern file and adds (or replaces) its patterns.
-    Expected<std::vector<std::string>> adoptPatterns(const PatternFile &file, CustomPatternSource source);
-    /// After any change of the patterns: mark unsaved, tell the views, search again.
-    void patternsEdited();
-    /// The candidates of `patterns` on `graph` with their signatures (any thread).
-    static std::vector<MatchEntry> searchCandidates(const Graph &graph, const PatternSet &patterns);
+    /// After the graph changed (an apply, an undo, a redo, Apply All): tell
+    /// the views, then search again (or relist when nothing was searched).
     void graphChanged();
-    /// Reverts the groups' edits on the graph, newest first (no signal).
-    void revertEdits(const std::vector<EditGroup> &groups);
-    /// Emits the graph change an undo or redo left pending.
-    void onUndoIndexChanged();
-    /// Rebuilds matches() from a search's candidates: each is pending or, when
-    /// it is a rejected match, rejected; the rejections no candidate stands
-    /// for follow, marked notFound; then the failures and the applied entries.
-    void rebuildMatchList(std::vector<MatchEntry> candidates);
-    /// The rejection `candidate` is, by its signature or, under the same
-    /// pattern, by the same nodes, or by part of them or all of them and more
-    /// (two at least: a horizontal group regrouped); null when none.
-    static const MatchEntry *rejectionOf(const std::map<std::string, MatchEntry> &rejections, const Match &candidate,
-                                         const std::string &signature);
-    std::vector<MatchEntry> appliedEntries() const;
-    const RewriteVerifier *verifier(QString *whyNot);
-    void waitForPatternsIdle();
 
-    Graph m_graph;
-    Graph m_original;
-    LoadOptions m_loadOptions, m_pendingLoadOptions;
+    std::unique_ptr<DocumentHistory> m_history;
+    std::unique_ptr<DocumentPatterns> m_patterns;
+    std::unique_ptr<DocumentReview> m_review;
+    std::unique_ptr<DocumentJobs> m_jobs;
+    std::unique_ptr<DocumentPersistence> m_persistence;
+    LoadOptions m_loadOptions;
     bool m_hasGraph = false;
-    PatternSet m_patterns;
-    std::vector<std::string> m_customNames;
-    std::vector<std::string> m_configNotes;
-    std::map<std::string, std::string> m_customOrigin;
-    std::vector<CustomPatternSource> m_customSources;
-    std::vector<MatchEntry> m_matches;
-    /// The last search's candidates (status unset; signatures computed).
-    std::vector<MatchEntry> m_candidates;
-    std::vector<MatchEntry> m_failures;
-    std::map<std::string, MatchEntry> m_rejected;
-    std::map<std::string, PatternCounters> m_lastCounters;
-    std::map<std::string, int> m_nearMissCounts;
-    QUndoStack *m_undo;
-    bool m_verifyApplies = true;
-    PassSchedule m_schedule = PassSchedule::Inductor;
-    /// The order of the rules in the pass config last applied: Inductor runs
-    /// them in it, and an exported pass file keeps it.
-    std::vector<std::string> m_preGradOrder, m_postGradOrder;
-    bool m_searching = false;
-    bool m_graphChangePending = false;
-    bool m_searchAgain = false;
-    bool m_haveMatches = false;
-    bool m_applyingAll = false;
-    bool m_searchCancelled = false;
-    std::shared_ptr<std::atomic<bool>> m_stopApplyAll;
-    std::shared_ptr<std::atomic<int>> m_applyAllProgress;
-    quint64 m_graphVersion = 0;
-    QFuture<void> m_background;
-    std::shared_ptr<RewriteVerifier> m_verifier;
-    QString m_verifierError;
-    bool m_verifierTried = false;
-    int m_savedIndex = 0;
-    bool m_decisionsDirty = false;
-    bool m_loading = false;
     QString m_filePath;
     QString m_displayName;
     QStringList m_warnings;
     std::vector<int> m_nodeLines;
-    quint64 m_generation = 0;
 };
 
 } // namespace fusebox

@@ -1,19 +1,22 @@
 #include "DocumentCommands.h"
 
-#include "Document.h"
+#include "DocumentHistory.h"
+#include "DocumentReview.h"
+
+#include <QObject>
 
 namespace fusebox {
 
-RewriteCommand::RewriteCommand(Document *document, const QString &text, std::vector<EditGroup> groups,
+RewriteCommand::RewriteCommand(DocumentHistory *history, const QString &text, std::vector<EditGroup> groups,
                                std::vector<MatchEntry> applied, SessionStep step)
-    : QUndoCommand(text), m_document(document), m_groups(std::move(groups)), m_applied(std::move(applied)),
+    : QUndoCommand(text), m_history(history), m_groups(std::move(groups)), m_applied(std::move(applied)),
       m_step(std::move(step))
 {
 }
 
 void RewriteCommand::undo()
 {
-    m_document->revertGroups(m_groups);
+    m_history->revertGroups(m_groups);
     m_done = false;
 }
 
@@ -21,20 +24,20 @@ void RewriteCommand::redo()
 {
     if (m_done)
         return; // pushed after the rewrite ran
-    m_document->replayGroups(m_groups);
+    m_history->replayGroups(m_groups);
     m_done = true;
 }
 
-RejectCommand::RejectCommand(Document *document, MatchEntry entry, bool reject)
-    : QUndoCommand(), m_document(document), m_entry(std::move(entry)), m_reject(reject)
+RejectCommand::RejectCommand(DocumentReview *review, MatchEntry entry, bool reject)
+    : QUndoCommand(), m_review(review), m_entry(std::move(entry)), m_reject(reject)
 {
     setText(QStringLiteral("%1 %2 at %%3")
                 .arg(reject ? QObject::tr("Reject") : QObject::tr("Restore"),
                      QString::fromStdString(m_entry.match.pattern), m_entry.anchorName));
 }
 
-void RejectCommand::undo() { m_document->setRejected(m_entry, !m_reject); }
+void RejectCommand::undo() { m_review->setRejected(m_entry, !m_reject); }
 
-void RejectCommand::redo() { m_document->setRejected(m_entry, m_reject); }
+void RejectCommand::redo() { m_review->setRejected(m_entry, m_reject); }
 
 } // namespace fusebox

@@ -10,16 +10,18 @@
 
 namespace fusebox {
 
-class Document;
+class DocumentHistory;
+class DocumentReview;
 
 /// One rewrite step on the document: the edit groups of one or more applied
 /// matches (Apply, Apply Selected, Apply All). The rewrite has already
 /// happened when the command is pushed, so the first redo() does nothing;
 /// undo() reverts the groups newest first and redo() replays them, through
-/// the document, which then re-finds the matches.
+/// the history's hooks (private to this command), after which the document
+/// re-finds the matches.
 class RewriteCommand final : public QUndoCommand {
 public:
-    RewriteCommand(Document *document, const QString &text, std::vector<EditGroup> groups,
+    RewriteCommand(DocumentHistory *history, const QString &text, std::vector<EditGroup> groups,
                    std::vector<MatchEntry> applied, SessionStep step);
 
     void undo() override;
@@ -32,17 +34,18 @@ public:
     const SessionStep &step() const { return m_step; }
 
 private:
-    Document *m_document;
+    DocumentHistory *m_history;
     std::vector<EditGroup> m_groups;
     std::vector<MatchEntry> m_applied;
     SessionStep m_step;
     bool m_done = true;
 };
 
-/// Rejecting (or un-rejecting) a match, by its signature.
+/// Rejecting (or un-rejecting) a match, by its signature, through the
+/// review's hook (private to this command).
 class RejectCommand final : public QUndoCommand {
 public:
-    RejectCommand(Document *document, MatchEntry entry, bool reject);
+    RejectCommand(DocumentReview *review, MatchEntry entry, bool reject);
 
     void undo() override;
     void redo() override;
@@ -50,7 +53,7 @@ public:
     const MatchEntry &entry() const { return m_entry; }
 
 private:
-    Document *m_document;
+    DocumentReview *m_review;
     MatchEntry m_entry;
     bool m_reject;
 };

@@ -11,6 +11,7 @@
 #include "patterns/FuseboxOpDecomposition.h"
 #include "patterns/PassConfiguration.h"
 #include "patterns/PassSchedule.h"
+#include "patterns/RewriteReport.h"
 
 #include <nlohmann/json.hpp>
 
@@ -35,11 +36,15 @@ std::string joinNames(const std::vector<std::string> &names)
 /// Collects undone rewrites for the report.
 class UndoRecorder final : public DriverListener {
 public:
-    nlohmann::json undone = nlohmann::json::array();
+    std::vector<ReportEntry> undone;
     void rewriteUndone(const Graph &g, const Match &m, const std::string &reason) override
     {
-        undone.push_back({{"pattern", m.pattern}, {"anchor", g.node(m.anchor) ? g.node(m.anchor)->name : ""},
-                          {"reason", reason}});
+        ReportEntry e;
+        e.pattern = m.pattern;
+        e.anchor = g.node(m.anchor) ? g.node(m.anchor)->name : "";
+        e.status = ReportStatus::FailedVerification;
+        e.verification = reason;
+        undone.push_back(std::move(e));
         std::cerr << "warning: " << m.pattern << " at %" << (g.node(m.anchor) ? g.node(m.anchor)->name : "?")
                   << " failed verification and was undone: " << reason << "\n";
     }
@@ -144,22 +149,18 @@ int runRun(const ParsedArgs &args)
     const double passesSeconds = secondsSince(passesStart);
     const DriverResult &result = *ran;
 
-    nlohmann::json report;
-    report["model"] = args.positionals[0];
+    // The report model the IDE's review report shares (counters, rewrites,
+    // undone, nodes); this command's own sections are added to its JSON.
+    RewriteReport summary = rewriteReport(args.positionals[0], result);
+    summary.undone = undone.undone;
+    nlohmann::json report = reportJson(summary);
     report["output"] = *output;
     report["converged"] = result.converged;
     report["rounds"] = result.rounds;
     if (!result.message.empty())
         report["message"] = result.message;
-    report["nodes_before"] = result.nodesBefore;
-    report["nodes_after"] = result.nodesAfter;
     report["nodes_added"] = result.nodesAdded;
     report["nodes_removed"] = result.nodesRemoved;
-    nlohmann::json counters = nlohmann::json::object();
-    for (const auto &[name, c] : result.counters)
-        counters[name] = {{"matched", c.matched}, {"applied", c.applied}, {"rejected", c.rejected},
-                          {"failed_verification", c.failedVerification}};
-    report["counters"] = counters;
     report["schedule"] = greedy ? "greedy" : "inductor";
     if (!greedy)
         report["inductor_counters"] = result.inductorCounters;
@@ -190,12 +191,6 @@ int runRun(const ParsedArgs &args)
                      + (inductor.rewrites.size() == 1 ? " rewrite)" : " rewrites)")
                      + (difference ? "; first difference: " + difference->description : "; the same graph");
     }
-    nlohmann::json rewrites = nlohmann::json::array();
-    for (const AppliedRewrite &r : result.rewrites)
-        rewrites.push_back({{"label", r.label}, {"pattern", r.pattern}, {"anchor", r.anchor},
-                            {"nodes_removed", r.nodesRemoved}, {"nodes_added", r.nodesAdded}});
-    report["rewrites"] = rewrites;
-    report["undone"] = undone.undone;
 
     int exitCode = kExitOk;
     if (verify) {
@@ -270,8 +265,21 @@ int runRun(const ParsedArgs &args)
     // comparison run of Inductor's schedule; with --verify, its checks included).
     report["seconds"] = {{"read", readSeconds}, {"passes", passesSeconds}, {"write", secondsSince(writeStart)}};
     if (auto reportPath = args.value("--report")) {
+        // REPORT.md: the Markdown the IDE's Export Review Report writes, with
+        // this command's own lines; anything else: the JSON.
+        const bool markdown = reportPath->ends_with(".md");
         std::ofstream out(*reportPath);
-        out << report.dump(2) << "\n";
+        if (markdown) {
+            for (const std::string &line : {beyondLine, verify ? "verification (" + verifier->engine() + "): "
+                                                                     + report["verification"]["message"].get<std::string>()
+                                                               : std::string(),
+                                            latencyLine})
+                if (!line.empty())
+                    summary.notes.push_back(line);
+            out << reportMarkdown(summary);
+        } else {
+            out << report.dump(2) << "\n";
+        }
         if (!out) {
             std::cerr << "fusebox-pass run: " << *reportPath << ": cannot write the report\n";
             return kExitFailure;
@@ -314,7 +322,7 @@ int runRun(const ParsedArgs &args)
 Command runCommand()
 {
     return {"run",
-            "run MODEL -o OUT.pt|OUT.json|OUT.py [--config passes.json] [--patterns FILE] [--schedule inductor|greedy] [--verify] [--precision P] [--measure] [--report report.json]",
+            "run MODEL -o OUT.pt|OUT.json|OUT.py [--config passes.json] [--patterns FILE] [--schedule inductor|greedy] [--verify] [--precision P] [--measure] [--report report.json|report.md]",
             "apply the rules as Inductor does (or greedily) and write the rewritten model",
             "Runs the enabled rules (all built-in rules, or those named by --config),\n"
             "skipping the config's rejected matches, and writes the rewritten model. By\n"
@@ -346,7 +354,9 @@ Command runCommand()
              {"--measure", "", "time the original and the rewritten graph on the same inputs (medians and spread)"},
              {"--measure-runs", "N", "--measure: timed runs of each graph (default 30)"},
              {"--measure-warmup", "N", "--measure: untimed runs of each graph first (default 5)"},
-             {"--report", "report.json", "write a JSON report: counters per rule, nodes, verification, seconds per phase"},
+             {"--report", "report.json",
+              "write a JSON report: counters per rule, nodes, verification, seconds per phase (report.md: Markdown, "
+              "as the IDE's review report)"},
              scheduleOption(),
              {"--max-rounds", "N", "--schedule greedy: give up after N rounds (default 10)"},
              {"--keep-fusebox-ops", "",

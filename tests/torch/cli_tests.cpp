@@ -205,6 +205,24 @@ TEST_CASE("fusebox-pass run honours the config and its rejected matches", "[torc
     CHECK(typo.output.find("unknown rule (did you mean 'batch_linear'?)") != std::string::npos);
 }
 
+TEST_CASE("fusebox-pass run --report report.md writes the review report's Markdown", "[torch][cli]")
+{
+    // The same report model, and so the same table and sections, as the
+    // IDE's Export Review Report (patterns/RewriteReport.h).
+    const std::string report = outPath("cli_demo_report.md");
+    RunResult r = runPass("run " + demoModel() + " -o " + outPath("cli_demo_md.json") + " --verify --report " + report);
+    INFO(r.output);
+    REQUIRE(r.exitCode == 0);
+    std::ifstream in(report);
+    const std::string md((std::istreambuf_iterator<char>(in)), {});
+    CHECK(md.rfind("# Rewrites of " + demoModel() + "\n", 0) == 0);
+    CHECK(md.find("| pattern | matched | applied | rejected | failed verification |") != std::string::npos);
+    CHECK(md.find("| batch_linear | ") != std::string::npos);
+    CHECK(md.find("## Applied (") != std::string::npos);
+    CHECK(md.find("## Failed verification (0)") != std::string::npos);
+    CHECK(md.find("verification (") != std::string::npos); // the final check's line
+}
+
 TEST_CASE("fusebox-pass explain prints a node's trace and the near-miss summary", "[torch][cli]")
 {
     // Inductor's answer by default: the graph as merge_getitem_cat_pass meets

@@ -1,41 +1,54 @@
 // Document's pass file and sessions: what a review saves and reopens.
+#include "DocumentPersistence.h"
+
 #include "Document.h"
-#include "DocumentCommands.h"
+#include "DocumentHistory.h"
+#include "DocumentJobs.h"
+#include "DocumentPatterns.h"
+#include "DocumentReview.h"
 
-#include "core/rewrite/GreedyDriver.h"
-
-#include <algorithm>
-#include <tuple>
-#include "core/torch/FuseboxOps.h"
 #include "core/torch/TorchSchemas.h"
 #include "patterns/Catalog.h"
 #include "patterns/PassConfiguration.h"
 
 #include <QEventLoop>
 #include <QFileInfo>
-#include <QUndoStack>
+
+#include <algorithm>
+#include <tuple>
 
 namespace fusebox {
 
 namespace {
+
 QString qs(const std::string &s) { return QString::fromStdString(s); }
+
+// The strings keep Document's translation context.
+QString tr(const char *text, const char *disambiguation = nullptr, int n = -1)
+{
+    return Document::tr(text, disambiguation, n);
+}
+
 } // namespace
+
+DocumentPersistence::DocumentPersistence(Document &document) : m_document(document) {}
 
 // ---- the pass file ----------------------------------------------------------------
 
-PassConfig Document::passConfig() const
+PassConfig DocumentPersistence::passConfig() const
 {
-    PassConfig config = passConfigFor(m_patterns);
+    const DocumentPatterns &patterns = m_document.patternSet();
+    PassConfig config = passConfigFor(patterns.patterns());
     // Custom patterns travel as their sources; passConfigFor lists them as rules.
-    for (const std::string &name : m_customNames) {
+    for (const std::string &name : patterns.customNames()) {
         config.preGradFusionOptions.erase(name);
         config.postGradFusionOptions.erase(name);
     }
     // The loaded file's order first (Inductor runs the rules in it), then
     // rules enabled since, in the catalog's order.
     for (auto [order, section, loaded] :
-         {std::tuple{&config.preGradOrder, &config.preGradFusionOptions, &m_preGradOrder},
-          std::tuple{&config.postGradOrder, &config.postGradFusionOptions, &m_postGradOrder}}) {
+         {std::tuple{&config.preGradOrder, &config.preGradFusionOptions, &patterns.preGradOrder()},
+          std::tuple{&config.postGradOrder, &config.postGradFusionOptions, &patterns.postGradOrder()}}) {
         std::vector<std::string> ordered;
         for (const std::string &name : *loaded)
             if (section->count(name))
@@ -45,32 +58,32 @@ PassConfig Document::passConfig() const
                 ordered.push_back(name);
         *order = std::move(ordered);
     }
-    config.customPatterns = m_customSources;
-    for (const auto &[signature, entry] : m_rejected)
+    config.customPatterns = patterns.customSources();
+    for (const auto &[signature, entry] : m_document.review().rejections())
         config.rejected.push_back({entry.match.pattern, signature, entry.anchorName.toStdString()});
     return config;
 }
 
-Status Document::savePassFile(const QString &path)
+Status DocumentPersistence::savePassFile(const QString &path)
 {
     if (Status s = savePassConfig(passConfig(), path.toStdString()); !s)
         return s;
-    markSaved();
+    m_document.markSaved();
     return {};
 }
 
-Status Document::loadPassFile(const QString &path)
+Status DocumentPersistence::loadPassFile(const QString &path)
 {
     auto config = loadPassConfig(path.toStdString());
     if (!config)
         return config.error();
     if (Status s = applyPassConfig(*config, path.toStdString()); !s)
         return s;
-    markSaved();
+    m_document.markSaved();
     return {};
 }
 
-Status Document::applyPassConfig(const PassConfig &config, const std::string &sourceName)
+Status DocumentPersistence::applyPassConfig(const PassConfig &config, const std::string &sourceName)
 {
     // Configure a fresh catalog first, so that a bad file changes nothing.
     PatternSet fresh = builtinCatalog();
@@ -80,72 +93,59 @@ Status Document::applyPassConfig(const PassConfig &config, const std::string &so
     std::vector<std::string> notes;
     if (Status s = configurePatterns(fresh, config, &notes); !s)
         return Error{sourceName + ": " + s.error().message};
-    m_configNotes = std::move(notes);
-    m_preGradOrder = config.preGradOrder;
-    m_postGradOrder = config.postGradOrder;
     for (const std::string &name : *added)
         fresh.setEnabled(name, true); // a custom pattern runs whenever it is given
-    ensureFuseboxOpsRegistered();
-    waitForPatternsIdle();
-    m_patterns = std::move(fresh);
-    m_customNames = std::move(*added);
-    m_customOrigin.clear();
-    const std::string origin = QFileInfo(QString::fromStdString(sourceName)).fileName().toStdString();
-    for (const std::string &name : m_customNames)
-        m_customOrigin[name] = origin;
-    m_customSources = config.customPatterns;
-    for (CustomPatternSource &source : m_customSources)
+    DocumentPatterns::Configured configured;
+    configured.patterns = std::move(fresh);
+    configured.customNames = std::move(*added);
+    configured.origin = QFileInfo(QString::fromStdString(sourceName)).fileName().toStdString();
+    configured.customSources = config.customPatterns;
+    for (CustomPatternSource &source : configured.customSources)
         if (!source.resolvedFile.empty())
             source.file = source.resolvedFile;
-    m_rejected.clear();
+    configured.notes = std::move(notes);
+    configured.preGradOrder = config.preGradOrder;
+    configured.postGradOrder = config.postGradOrder;
+    m_document.patternSet().adopt(std::move(configured));
+
+    DocumentReview &review = m_document.review();
+    std::map<std::string, MatchEntry> rejected;
     for (const RejectedMatch &r : config.rejected) {
         MatchEntry e;
         e.match.pattern = r.pattern;
         e.signature = r.signature;
         e.anchorName = qs(r.anchor);
         e.status = MatchStatus::Rejected;
-        m_rejected[r.signature] = e;
+        rejected[r.signature] = e;
     }
-    // A pass file keeps a rejection's signature, not its nodes; found on the
-    // graph now, it gets them, so that Apply All also skips the same rule's
-    // regroupings of those nodes (rejectionOf()).
-    if (!m_rejected.empty() && hasGraph())
-        for (const MatchEntry &c : searchCandidates(m_graph, m_patterns))
-            if (auto it = m_rejected.find(c.signature); it != m_rejected.end() && it->second.match.nodes.empty()) {
-                it->second.match = c.match;
-                it->second.anchorName = c.anchorName;
-            }
-    ++m_graphVersion;
-    emit patternsChanged();
-    if (m_haveMatches)
-        findMatches();
+    review.setRejections(std::move(rejected));
+    if (!review.rejections().empty() && m_document.hasGraph())
+        review.giveRejectionsNodes(
+            DocumentJobs::searchCandidates(m_document.graph(), m_document.patternSet().patterns()));
+    m_document.jobs().bumpVersion();
+    emit m_document.patternsChanged();
+    if (review.hasMatchResults())
+        m_document.findMatches();
     else
-        rebuildMatchList(m_candidates);
+        review.relist();
     return {};
 }
 
-std::vector<SessionStep> Document::sessionSteps() const
-{
-    std::vector<SessionStep> steps;
-    for (int i = 0; i < m_undo->index(); ++i)
-        if (auto *c = dynamic_cast<const RewriteCommand *>(m_undo->command(i)))
-            steps.push_back(c->step());
-    return steps;
-}
+// ---- sessions ---------------------------------------------------------------------
 
-bool Document::replaySteps(const std::vector<SessionStep> &steps, QString *error)
+bool DocumentPersistence::replaySteps(const std::vector<SessionStep> &steps, QString *error)
 {
     for (size_t i = 0; i < steps.size(); ++i) {
         const SessionStep &step = steps[i];
         if (step.applyAll) {
             QEventLoop loop;
             int made = 0;
-            connect(this, &Document::applyAllFinished, &loop, [&](int applied) {
+            QObject::connect(&m_document, &Document::applyAllFinished, &loop, [&](int applied) {
                 made = applied;
                 loop.quit();
             });
-            applyAll();
-            if (m_applyingAll)
+            m_document.applyAll();
+            if (m_document.isApplyingAll())
                 loop.exec();
             // Fewer rewrites than were saved is not the review that was saved
             // (the model or its input shapes differ): say so, keep what ran.
@@ -162,14 +162,17 @@ bool Document::replaySteps(const std::vector<SessionStep> &steps, QString *error
             continue;
         }
         // The candidates of the graph as it is now, found on this thread.
-        waitForPatternsIdle();
-        std::vector<MatchEntry> found = searchCandidates(m_graph, m_patterns);
-        m_haveMatches = true;
-        rebuildMatchList(std::move(found));
+        DocumentReview &review = m_document.review();
+        m_document.jobs().waitForPatternsIdle();
+        std::vector<MatchEntry> found =
+            DocumentJobs::searchCandidates(m_document.graph(), m_document.patternSet().patterns());
+        review.setHasMatchResults(true);
+        review.rebuildMatchList(std::move(found));
+        const std::vector<MatchEntry> &matches = review.matches();
         std::vector<int> rows;
         for (const std::string &signature : step.signatures) {
-            for (size_t r = 0; r < m_matches.size(); ++r)
-                if (m_matches[r].signature == signature && m_matches[r].status == MatchStatus::Pending) {
+            for (size_t r = 0; r < matches.size(); ++r)
+                if (matches[r].signature == signature && matches[r].status == MatchStatus::Pending) {
                     rows.push_back(int(r));
                     break;
                 }
@@ -184,7 +187,7 @@ bool Document::replaySteps(const std::vector<SessionStep> &steps, QString *error
             return false;
         }
         QString why;
-        if (applyMatches(rows, &why) != int(rows.size())) {
+        if (m_document.applyMatches(rows, &why) != int(rows.size())) {
             if (error)
                 *error = tr("step %1 of %2: %3").arg(i + 1).arg(steps.size()).arg(why);
             return false;

@@ -1,0 +1,354 @@
+// Issue 14, continued: the review tells the truth in the graph view (a rewrite
+// keeps a graph shown whole), in Why Not (what failed, where, for which
+// pattern, in a dock that keeps its width), in Export Model, and about
+// input shapes (said at load, set in a dialog, kept by sessions).
+#include "core/ir/GraphBuilder.h"
+#include "ReviewTestSupport.h"
+#include "ViewTestGraphs.h"
+
+#include "core/torch/ModelLoader.h"
+#include "views/DiffView.h"
+#include "views/Document.h"
+#include "views/InputShapes.h"
+#include "views/GraphScene.h"
+#include "views/InspectorPanel.h"
+#include "views/MainWindow.h"
+#include "views/MatchTableModel.h"
+#include "views/MatchesPanel.h"
+#include "views/PatternsPanel.h"
+#include "views/ReviewFiles.h"
+#include "views/ScopeTree.h"
+#include "views/WhyNotPanel.h"
+#include "views/CollapsedGraph.h"
+#include "views/RewriteController.h"
+
+#include <catch.hpp>
+
+#include <QAction>
+#include <QDockWidget>
+#include <QFile>
+#include <QFileInfo>
+#include <QDateTime>
+#include <QPlainTextEdit>
+#include <QProcess>
+#include <QPushButton>
+#include <QRegularExpression>
+#include <QTableView>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTreeWidget>
+#include <QUndoStack>
+
+using namespace fusebox;
+using namespace fusebox::viewtest;
+
+namespace {
+
+/// The dock a panel sits in (null when none).
+QDockWidget *dockOf(QWidget *panel)
+{
+    QWidget *w = panel;
+    while (w && !qobject_cast<QDockWidget *>(w))
+        w = w->parentWidget();
+    return qobject_cast<QDockWidget *>(w);
+}
+
+} // namespace
+
+TEST_CASE("a rewrite does not collapse part of a graph shown whole", "[views][review]")
+{
+    // 190 relus in a chain at the top level: one level, shown whole. A
+    // pattern that turns each relu into two ops widens the level past the
+    // 200 children it shows before ScopeTree splits it into groups.
+    Graph g;
+    GraphBuilder build(g);
+    NodeId cur = build.addInput("x", f32({4, 8}, "cpu"));
+    for (int i = 0; i < 190; ++i) {
+        cur = build.addOp("aten::relu", {cur}, {}, "relu_" + std::to_string(i));
+        build.node(cur).meta = f32({4, 8}, "cpu");
+    }
+    build.setOutputs({cur});
+    MainWindow w;
+    w.setErrorDialogsEnabled(false);
+    w.resize(1600, 1000);
+    w.show();
+    Document &doc = *w.document();
+    QSignalSpy shown(&w, &MainWindow::graphShown);
+    doc.setGraph(std::move(g), QStringLiteral("chain"));
+    REQUIRE(shown.wait(60000));
+    REQUIRE(w.scene()->visibleGraph().groupCount() == 0);
+    doc.setVerifyApplies(false);
+    auto added = doc.addPatternText(QStringLiteral("pattern grow {\n    match {\n        r = aten::relu(x)\n    }\n"
+                                                   "    replace {\n        a = aten::neg(x)\n        r = aten::neg(a)\n    }\n}\n"),
+                                    QStringLiteral("grow.patterns"));
+    REQUIRE(added.hasValue());
+    for (const Pattern *p : doc.patterns().all())
+        if (p->name() != "grow")
+            doc.setPatternEnabled(QString::fromStdString(p->name()), false);
+    doc.setSchedule(PassSchedule::Greedy);
+    findMatches(w);
+    QSignalSpy allDone(&doc, &Document::applyAllFinished);
+    w.rewrite()->applyAllAction()->trigger();
+    REQUIRE((allDone.count() > 0 || allDone.wait(60000)));
+    REQUIRE(settle(w));
+    REQUIRE(doc.graph().nodesWithOp("aten::neg").size() == 380);
+    REQUIRE(ScopeTree(doc.graph()).size() > 1); // the level is split into groups now
+    // ... which are open, as everything else is: nothing is hidden.
+    CHECK(w.scene()->visibleGraph().groupCount() == 0);
+}
+
+TEST_CASE("Export Model writes Fusebox's own ops as ATen ops in a .pt", "[views][review]")
+{
+    auto window = openDemo();
+    MainWindow &w = *window;
+    Document &doc = *w.document();
+    REQUIRE(doc.addPatternFile(QStringLiteral(FUSEBOX_SOURCE_DIR "/resources/patterns/linear_relu_fusion.patterns")));
+    findMatches(w);
+    const int row = firstRow(doc, "linear_relu_fusion", MatchStatus::Pending);
+    REQUIRE(row >= 0);
+    REQUIRE(doc.applyMatches({row}) == 1);
+    REQUIRE(settle(w));
+    REQUIRE_FALSE(doc.graph().nodesWithOp("fusebox::linear_relu").empty());
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("rewritten.pt"));
+    QString error;
+    REQUIRE(w.rewrite()->files()->exportModel(path, &error));
+    auto back = loadModel(path.toStdString());
+    REQUIRE(back.hasValue());
+    CHECK(back->graph.nodesWithOp("fusebox::linear_relu").empty());
+    CHECK(back->graph.nodesWithOp("aten::relu").size() == doc.graph().nodesWithOp("aten::relu").size() + 1);
+    auto *log = w.findChild<QPlainTextEdit *>(QStringLiteral("log"));
+    CHECK(log->toPlainText().contains(QStringLiteral("wrote fusebox::linear_relu as the ATen ops")));
+}
+
+TEST_CASE("why not: a failed check reads as what failed, rings every node it concerns", "[views][review]")
+{
+    auto window = openDemo();
+    MainWindow &w = *window;
+    Document &doc = *w.document();
+    RewriteController &rc = *w.rewrite();
+    findMatches(w);
+    // A too-small candidate group somewhere in the demo: its check must name
+    // every member, not only the node asked about.
+    std::optional<std::tuple<std::string, NodeId, size_t>> tooSmall;
+    for (const Pattern *p : doc.patterns().all()) {
+        if (p->family() != PatternFamily::Horizontal || tooSmall)
+            continue;
+        for (const std::string &op : p->rootOps())
+            for (NodeId id : doc.graph().nodesWithOp(op)) {
+                auto e = doc.explain(p->name(), id);
+                const Check *f = e ? e->failure() : nullptr;
+                if (!tooSmall && f && f->description == "candidate group reaches min_fuse_set_size") {
+                    const size_t members = std::stoul(f->actual.substr(std::string("candidate group of ").size()));
+                    if (members >= 2)
+                        tooSmall = std::tuple{p->name(), id, members};
+                }
+            }
+    }
+    REQUIRE(tooSmall);
+    const auto &[pattern, node, members] = *tooSmall;
+    INFO(pattern << " at " << doc.graph().node(node)->name);
+    const auto explanation = doc.explain(pattern, node);
+    REQUIRE(explanation);
+    const Check *f = explanation->failure();
+    REQUIRE(f);
+    CHECK(f->nodes.size() == members);
+    for (NodeId id : f->nodes)
+        CHECK(doc.graph().node(id)->op == doc.graph().node(node)->op);
+
+    // The panel: the failed row starts with what was not met; the passed
+    // search row does not read like a failure; every member is ringed red.
+    WhyNotPanel &panel = *rc.whyNotPanel();
+    std::vector<NodeId> ringed;
+    QObject::connect(&panel, &WhyNotPanel::marksChanged, &w,
+                     [&](const std::vector<NodeId> &failed, const std::vector<NodeId> &) { ringed = failed; });
+    panel.explain(pattern, node);
+    CHECK(ringed.size() == members);
+    auto *checks = panel.findChild<QTreeWidget *>(QStringLiteral("whyNotChecks"));
+    REQUIRE(checks);
+    bool sawFailed = false;
+    for (int i = 0; i < checks->topLevelItemCount(); ++i) {
+        const QTreeWidgetItem *item = checks->topLevelItem(i);
+        if (item->text(0).startsWith(QStringLiteral("✗")))
+            sawFailed = item->text(0) == QStringLiteral("✗ not met: candidate group reaches min_fuse_set_size");
+        if (item->text(0) == QStringLiteral("✓ found by a root's upward search"))
+            CHECK(item->text(1).startsWith(QStringLiteral("a root's search reached it")));
+    }
+    CHECK(sawFailed);
+    CHECK(checks->textElideMode() == Qt::ElideNone);
+}
+
+TEST_CASE("why not: selecting a node explains the pattern that concerns it", "[views][review]")
+{
+    auto window = openDemo();
+    MainWindow &w = *window;
+    Document &doc = *w.document();
+    RewriteController &rc = *w.rewrite();
+    findMatches(w);
+    // Open the Why Not dock as a user does, then click a linear that a
+    // batch_linear candidate covers.
+    QDockWidget *dock = dockOf(rc.whyNotPanel());
+    REQUIRE(dock);
+    dock->show();
+    const int linear = firstRow(doc, "batch_linear", MatchStatus::Pending);
+    REQUIRE(linear >= 0);
+    const NodeId node = doc.matches()[size_t(linear)].match.nodes.back();
+    w.scene()->selectNode(node);
+    REQUIRE(settle(w));
+    CHECK(rc.whyNotPanel()->pattern() == "batch_linear"); // not permute_linear_fusion, the catalog's first at linear
+}
+
+TEST_CASE("a long Why Not answer does not widen its dock", "[views][review]")
+{
+    auto window = openDemo();
+    MainWindow &w = *window;
+    Document &doc = *w.document();
+    RewriteController &rc = *w.rewrite();
+    findMatches(w);
+    QDockWidget *dock = dockOf(rc.whyNotPanel());
+    REQUIRE(dock);
+    dock->show();
+    QTest::qWait(50);
+    const int before = dock->width();
+    const int row = firstRow(doc, "batch_linear", MatchStatus::Pending);
+    REQUIRE(row >= 0);
+    rc.whyNotPanel()->explain("batch_linear", doc.matches()[size_t(row)].match.anchor);
+    QTest::qWait(50);
+    CHECK(dock->width() == before);
+}
+
+namespace {
+
+/// The demo archive without the input shapes it records (a traced model as
+/// users have them), written with Python's zipfile.
+QString demoWithoutShapes(const QTemporaryDir &dir)
+{
+    const QString out = dir.filePath(QStringLiteral("traced.pt"));
+    const std::string script = "import zipfile,sys\n"
+                               "src=zipfile.ZipFile(sys.argv[1]); dst=zipfile.ZipFile(sys.argv[2],'w')\n"
+                               "[dst.writestr(i, src.read(i.filename)) for i in src.infolist() "
+                               "if not i.filename.endswith('fusebox/inputs.json')]\n"
+                               "dst.close()\n";
+    QProcess python;
+    python.start(QStringLiteral("/usr/bin/python3"),
+                 {QStringLiteral("-c"), QString::fromStdString(script), kDemo, out});
+    REQUIRE(python.waitForFinished(60000));
+    REQUIRE(python.exitCode() == 0);
+    return out;
+}
+
+} // namespace
+
+TEST_CASE("input shapes: unknown ones are said at load, set in a dialog, kept by sessions and recent files",
+          "[views][review]")
+{
+    QTemporaryDir dir;
+    const QString traced = demoWithoutShapes(dir);
+    const QString sessionPath = dir.filePath(QStringLiteral("review.fusebox"));
+    const QString shapes = QStringLiteral("8,128;8,8,16;8,6");
+    size_t rewrittenSize = 0;
+    {
+        MainWindow w;
+        w.setErrorDialogsEnabled(false);
+        w.resize(1600, 1000);
+        w.show();
+        Document &doc = *w.document();
+        QSignalSpy shown(&w, &MainWindow::graphShown);
+        w.openFile(traced);
+        REQUIRE(shown.wait(120000));
+        // Said at load, with the button to set them.
+        REQUIRE(doc.inputsWithoutShape().size() == 3);
+        auto *log = w.findChild<QPlainTextEdit *>(QStringLiteral("log"));
+        CHECK(log->toPlainText().contains(QStringLiteral("the shape of %dense, %sparse, %ids is unknown")));
+        auto *button = w.findChild<QPushButton *>(QStringLiteral("setInputShapesButton"));
+        REQUIRE(button);
+        CHECK_FALSE(button->isHidden());
+        findMatches(w);
+        CHECK(log->toPlainText().contains(QStringLiteral("some inputs' shapes are unknown")));
+
+        // The dialog is prefilled with what the graph has (nothing), and the
+        // model opens again with the shapes given.
+        QString prefilled = QStringLiteral("not asked");
+        w.setInputShapesPrompt([&](const QString &current) {
+            prefilled = current;
+            return shapes;
+        });
+        QSignalSpy again(&w, &MainWindow::graphShown);
+        QTest::mouseClick(button, Qt::LeftButton);
+        REQUIRE(again.wait(120000));
+        CHECK(prefilled == QStringLiteral(";;"));
+        CHECK(doc.inputsWithoutShape().empty());
+        CHECK(inputShapesText(doc.loadOptions().inputShapes) == shapes);
+        CHECK(button->isHidden());
+        CHECK(doc.graph().node(doc.graph().inputs()[1])->meta.toString() == "f32[8, 8, 16]");
+        // Asked again, it shows the shapes in use.
+        w.setInputShapesPrompt([&](const QString &current) {
+            prefilled = current;
+            return QString(); // Cancel
+        });
+        CHECK_FALSE(w.setInputShapes());
+        CHECK(prefilled == shapes);
+
+        findMatches(w);
+        QSignalSpy allDone(&doc, &Document::applyAllFinished);
+        w.rewrite()->applyAllAction()->trigger();
+        REQUIRE((allDone.count() > 0 || allDone.wait(60000)));
+        REQUIRE(settle(w));
+        REQUIRE(allDone.first().at(0).toInt() > 0);
+        rewrittenSize = doc.graph().size();
+        QString error;
+        REQUIRE(w.saveSession(sessionPath, &error));
+        // The recent file remembers the shapes.
+        CHECK(w.recentFiles().value(0) == QFileInfo(traced).absoluteFilePath());
+    }
+    {
+        // The session reopens with its shapes, and replays the same rewrites.
+        MainWindow w;
+        w.setErrorDialogsEnabled(false);
+        w.show();
+        QSignalSpy restored(&w, &MainWindow::sessionRestored);
+        REQUIRE(w.openSession(sessionPath));
+        REQUIRE(restored.wait(120000));
+        INFO(restored.first().at(1).toString().toStdString());
+        CHECK(restored.first().at(0).toBool());
+        REQUIRE(settle(w));
+        CHECK(w.document()->inputsWithoutShape().empty());
+        CHECK(w.document()->graph().size() == rewrittenSize);
+    }
+    {
+        // Open Recent: the same shapes.
+        MainWindow w;
+        w.setErrorDialogsEnabled(false);
+        w.show();
+        QSignalSpy shown(&w, &MainWindow::graphShown);
+        w.openFile(traced);
+        REQUIRE(shown.wait(120000));
+        CHECK(w.document()->inputsWithoutShape().empty());
+        CHECK(inputShapesText(w.document()->loadOptions().inputShapes) == shapes);
+    }
+    {
+        // A session whose Apply All makes fewer rewrites than it saved says so.
+        QFile file(sessionPath);
+        REQUIRE(file.open(QIODevice::ReadOnly));
+        QString text = QString::fromUtf8(file.readAll());
+        file.close();
+        REQUIRE(text.contains(QStringLiteral("\"input_shapes\"")));
+        const QRegularExpression saved(QStringLiteral("\"rewrites\": (\\d+)"));
+        const auto m = saved.match(text);
+        REQUIRE(m.hasMatch());
+        const int count = m.captured(1).toInt();
+        text.replace(m.capturedStart(1), m.capturedLength(1), QString::number(count + 5));
+        REQUIRE(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        file.write(text.toUtf8());
+        file.close();
+        MainWindow w;
+        w.setErrorDialogsEnabled(false);
+        w.show();
+        QSignalSpy restored(&w, &MainWindow::sessionRestored);
+        REQUIRE(w.openSession(sessionPath));
+        REQUIRE(restored.wait(120000));
+        CHECK_FALSE(restored.first().at(0).toBool());
+        CHECK(restored.first().at(1).toString().contains(
+            QStringLiteral("Apply All made %1 of the %2 rewrites the session saved").arg(count).arg(count + 5)));
+    }
+}

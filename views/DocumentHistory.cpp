@@ -1,0 +1,110 @@
+// Document's graph and undo stack: the steps, what they applied, and what is unsaved.
+#include "DocumentHistory.h"
+
+#include "Document.h"
+#include "DocumentCommands.h"
+#include "DocumentJobs.h"
+
+#include <QUndoStack>
+
+#include <utility>
+
+namespace fusebox {
+
+DocumentHistory::DocumentHistory(Document &document) : m_document(document), m_undo(new QUndoStack(&document))
+{
+    QObject::connect(m_undo, &QUndoStack::indexChanged, &document, [this] { onUndoIndexChanged(); });
+}
+
+DocumentHistory::~DocumentHistory() { deleteUndoStack(); }
+
+void DocumentHistory::deleteUndoStack()
+{
+    if (!m_undo)
+        return;
+    m_undo->blockSignals(true);
+    delete m_undo;
+    m_undo = nullptr;
+}
+
+void DocumentHistory::reset(Graph graph)
+{
+    m_graph = std::move(graph);
+    m_original = m_graph.clone();
+    m_undo->clear();
+    m_savedIndex = 0;
+    m_decisionsDirty = false;
+}
+
+void DocumentHistory::push(QUndoCommand *command) { m_undo->push(command); }
+
+void DocumentHistory::revertEdits(const std::vector<EditGroup> &groups)
+{
+    m_document.jobs().waitForPatternsIdle();
+    for (auto g = groups.rbegin(); g != groups.rend(); ++g)
+        for (auto e = g->edits.rbegin(); e != g->edits.rend(); ++e)
+            revertEdit(m_graph, *e);
+}
+
+// The undo commands call these from inside QUndoStack::undo()/redo(), before
+// the stack moves its index: appliedGroups() would still count (or not yet
+// count) the step, so the views hear of the change once the index moved.
+void DocumentHistory::revertGroups(const std::vector<EditGroup> &groups)
+{
+    revertEdits(groups);
+    m_graphChangePending = true;
+}
+
+void DocumentHistory::replayGroups(const std::vector<EditGroup> &groups)
+{
+    m_document.jobs().waitForPatternsIdle();
+    for (const EditGroup &g : groups)
+        for (const Edit &e : g.edits)
+            replayEdit(m_graph, e);
+    m_graphChangePending = true;
+}
+
+void DocumentHistory::onUndoIndexChanged()
+{
+    if (std::exchange(m_graphChangePending, false))
+        m_document.graphChanged();
+}
+
+std::vector<const EditGroup *> DocumentHistory::appliedGroups() const
+{
+    std::vector<const EditGroup *> out;
+    for (int i = 0; i < m_undo->index(); ++i)
+        if (auto *c = dynamic_cast<const RewriteCommand *>(m_undo->command(i)))
+            for (const EditGroup &g : c->groups())
+                out.push_back(&g);
+    return out;
+}
+
+std::vector<MatchEntry> DocumentHistory::appliedEntries() const
+{
+    std::vector<MatchEntry> out;
+    for (int i = 0; i < m_undo->index(); ++i)
+        if (auto *c = dynamic_cast<const RewriteCommand *>(m_undo->command(i)))
+            out.insert(out.end(), c->applied().begin(), c->applied().end());
+    return out;
+}
+
+std::vector<SessionStep> DocumentHistory::sessionSteps() const
+{
+    std::vector<SessionStep> steps;
+    for (int i = 0; i < m_undo->index(); ++i)
+        if (auto *c = dynamic_cast<const RewriteCommand *>(m_undo->command(i)))
+            steps.push_back(c->step());
+    return steps;
+}
+
+bool DocumentHistory::isModified() const { return m_undo->index() != m_savedIndex || m_decisionsDirty; }
+
+void DocumentHistory::markSaved()
+{
+    m_savedIndex = m_undo->index();
+    m_decisionsDirty = false;
+    emit m_document.saved();
+}
+
+} // namespace fusebox

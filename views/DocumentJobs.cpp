@@ -1,0 +1,338 @@
+// Document's background jobs: reading a model, finding matches and Apply
+// All on a worker thread, their progress and cancel; and the verifier.
+#include "DocumentJobs.h"
+
+#include "Document.h"
+#include "DocumentCommands.h"
+#include "DocumentHistory.h"
+#include "DocumentPatterns.h"
+#include "DocumentReview.h"
+
+#include "core/rewrite/Explainer.h"
+#include "core/torch/FuseboxOps.h"
+#include "core/torch/RewriteVerifier.h"
+#include "patterns/PassConfiguration.h"
+
+#include <QFileInfo>
+#include <QFutureWatcher>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include <exception>
+
+namespace fusebox {
+
+namespace {
+
+QString qs(const std::string &s) { return QString::fromStdString(s); }
+
+// The strings keep Document's translation context.
+QString tr(const char *text, const char *disambiguation = nullptr, int n = -1)
+{
+    return Document::tr(text, disambiguation, n);
+}
+
+} // namespace
+
+DocumentJobs::DocumentJobs(Document &document) : m_document(document) {}
+
+// ---- loading -------------------------------------------------------------------
+
+void DocumentJobs::open(const QString &path, const LoadOptions &options, const QString &displayName)
+{
+    const quint64 generation = ++m_generation;
+    m_loading = true;
+    m_pendingLoadOptions = options;
+    emit m_document.loadStarted(path);
+
+    const std::string file = path.toStdString();
+    auto *watcher = new QFutureWatcher<std::shared_ptr<Expected<LoadedModel>>>(&m_document);
+    QObject::connect(watcher, &QFutureWatcherBase::finished, &m_document,
+                     [this, watcher, generation, path, displayName] {
+                         watcher->deleteLater();
+                         finishLoad(generation, path, displayName, watcher->result());
+                     });
+    watcher->setFuture(QtConcurrent::run([file, options] {
+        // The loader reports errors as values; anything else escaping it must
+        // not take the GUI down.
+        try {
+            return std::make_shared<Expected<LoadedModel>>(loadModel(file, options));
+        } catch (const std::exception &e) {
+            return std::make_shared<Expected<LoadedModel>>(Error{file + ": " + e.what()});
+        } catch (...) {
+            return std::make_shared<Expected<LoadedModel>>(Error{file + ": unknown error while loading"});
+        }
+    }));
+}
+
+void DocumentJobs::finishLoad(quint64 generation, const QString &path, const QString &displayName,
+                              std::shared_ptr<Expected<LoadedModel>> result)
+{
+    if (generation != m_generation)
+        return; // superseded by a later open()
+    m_loading = false;
+    if (!result || !result->hasValue()) {
+        emit m_document.loadFailed(path, result ? QString::fromStdString(result->error().message)
+                                                : tr("%1: the loader returned nothing").arg(path));
+        return;
+    }
+    QStringList warnings;
+    for (const std::string &w : result->value().warnings)
+        warnings << QString::fromStdString(w);
+    const LoadOptions options = m_pendingLoadOptions;
+    m_document.setGraph(std::move(result->value().graph),
+                        displayName.isEmpty() ? QFileInfo(path).fileName() : displayName, warnings, path,
+                        std::move(result->value().nodeLines), options);
+}
+
+void DocumentJobs::supersedeLoad()
+{
+    ++m_generation; // a pending load must not overwrite this graph
+    m_background.waitForFinished();
+    m_loading = false;
+}
+
+// ---- finding matches -------------------------------------------------------------
+
+void DocumentJobs::waitForPatternsIdle()
+{
+    // The background search and Apply All read the pattern set.
+    waitForSearch();
+    if (m_applyingAll)
+        m_background.waitForFinished();
+}
+
+std::vector<MatchEntry> DocumentJobs::searchCandidates(const Graph &graph, const PatternSet &patterns)
+{
+    std::vector<MatchEntry> found;
+    for (const Match &m : GreedyDriver(patterns).findMatches(graph)) {
+        MatchEntry e;
+        e.match = m;
+        e.signature = matchSignature(graph, m);
+        if (const Node *n = graph.node(m.anchor))
+            e.anchorName = qs(n->name);
+        found.push_back(std::move(e));
+    }
+    return found;
+}
+
+void DocumentJobs::findMatches()
+{
+    if (!m_document.hasGraph())
+        return;
+    if (m_searching || m_applyingAll) {
+        m_searchAgain = true;
+        return;
+    }
+    DocumentReview &review = m_document.review();
+    m_searching = true;
+    m_searchCancelled = false;
+    review.setHasMatchResults(true); // from now on, changes re-find the matches
+    emit m_document.matchSearchStarted();
+    const quint64 version = m_graphVersion;
+    auto found = std::make_shared<std::vector<MatchEntry>>();
+    auto nearMissCounts = std::make_shared<std::map<std::string, int>>();
+    auto *watcher = new QFutureWatcher<void>(&m_document);
+    QObject::connect(watcher, &QFutureWatcherBase::finished, &m_document,
+                     [this, &review, watcher, version, found, nearMissCounts] {
+                         watcher->deleteLater();
+                         m_searching = false;
+                         if (m_searchCancelled) {
+                             m_searchCancelled = false;
+                             m_searchAgain = false;
+                             review.rebuildMatchList({}); // keeps the applied and failed entries
+                             return;
+                         }
+                         if (version == m_graphVersion && !m_searchAgain) {
+                             review.setNearMissCounts(std::move(*nearMissCounts));
+                             review.rebuildMatchList(std::move(*found));
+                             emit m_document.matchSearchFinished();
+                             return;
+                         }
+                         m_searchAgain = false;
+                         if (review.hasMatchResults())
+                             findMatches(); // the graph or the patterns changed meanwhile
+                     });
+    // Reads the graph and the patterns: every mutation waits for it first. The
+    // signatures are computed here too (a 100k-node graph has thousands).
+    const Graph &graph = m_document.history().graph();
+    const PatternSet &patterns = m_document.patternSet().patterns();
+    m_background = QtConcurrent::run([&graph, &patterns, found, nearMissCounts] {
+        *found = searchCandidates(graph, patterns);
+        // Near misses explain every attempt: affordable on ordinary models,
+        // left to the Why Not panel (one pattern at a time) on huge graphs.
+        if (graph.size() <= Document::kNearMissNodeLimit)
+            for (const Pattern *p : patterns.enabled()) {
+                const NearMissSummary s = fusebox::nearMisses(graph, *p);
+                (*nearMissCounts)[p->name()] = int(s.attempted - s.matched);
+            }
+    });
+    watcher->setFuture(m_background);
+}
+
+void DocumentJobs::waitForSearch()
+{
+    if (m_searching)
+        m_background.waitForFinished();
+}
+
+// ---- Apply All -------------------------------------------------------------------
+
+void DocumentJobs::applyAll()
+{
+    if (!m_document.hasGraph() || m_applyingAll)
+        return;
+    waitForSearch();
+    m_applyingAll = true;
+    emit m_document.applyAllStarted();
+    const quint64 version = m_graphVersion;
+    // The driver rewrites a copy off the GUI thread; the copy then replaces
+    // the graph, and its edit groups become one undo step.
+    struct Outcome {
+        Graph graph;
+        EditLog log;
+        DriverResult result;
+        std::vector<MatchEntry> undone;
+        PassSchedule schedule;
+        PassConfig config; // the rules' order, for Inductor's schedule
+    };
+    auto outcome = std::make_shared<Outcome>();
+    outcome->graph = m_document.history().graph().clone();
+    outcome->schedule = m_schedule;
+    outcome->config = m_document.passConfig();
+    m_stopApplyAll = std::make_shared<std::atomic<bool>>(false);
+    m_applyAllProgress = std::make_shared<std::atomic<int>>(0);
+    DriverOptions options;
+    options.shouldStop = [stop = m_stopApplyAll] { return stop->load(); };
+    // As `fusebox-pass run --config` skips them (by signature), and by their
+    // nodes: the copy keeps the graph's NodeIds.
+    options.isRejected = [bySignature = rejectionFilter(m_document.passConfig()),
+                          rejected = m_document.review().rejections()](const Graph &g, const Match &m) {
+        return (bySignature && bySignature(g, m)) || DocumentReview::rejectionOf(rejected, m, std::string()) != nullptr;
+    };
+    if (m_verifyApplies) {
+        if (verifier(nullptr)) {
+            std::shared_ptr<RewriteVerifier> keep = m_verifier;
+            options.verifyRewrite = [keep](const Graph &g) { return (*keep)(g); };
+        }
+    }
+    auto *watcher = new QFutureWatcher<void>(&m_document);
+    QObject::connect(watcher, &QFutureWatcherBase::finished, &m_document, [this, watcher, version, outcome] {
+        watcher->deleteLater();
+        m_applyingAll = false;
+        const DriverResult &r = outcome->result;
+        m_lastCounters = r.counters;
+        if (m_stopApplyAll->load()) {
+            // It ran on a copy: cancelling leaves the document as it was.
+            emit m_document.applyAllFinished(0, tr("cancelled; nothing was applied"));
+            return;
+        }
+        if (version != m_graphVersion) {
+            emit m_document.applyAllFinished(0, tr("the graph changed while Apply All ran; nothing was applied"));
+            return;
+        }
+        std::vector<MatchEntry> applied;
+        for (const AppliedRewrite &a : r.rewrites) {
+            MatchEntry e;
+            e.match.pattern = a.pattern;
+            e.anchorName = qs(a.anchor);
+            e.status = MatchStatus::Applied;
+            e.nodesAdded = a.nodesAdded;
+            e.nodesRemoved = a.nodesRemoved;
+            e.verification = m_verifyApplies && m_verifier ? tr("passed") : QString();
+            applied.push_back(e);
+        }
+        const QString how = outcome->schedule == PassSchedule::Inductor
+                                ? tr("in Inductor's schedule")
+                                : r.rounds == 1 ? tr("in 1 round of the greedy search")
+                                                : tr("in %1 rounds of the greedy search").arg(r.rounds);
+        const QString count = r.rewrites.size() == 1 ? tr("1 rewrite") : tr("%1 rewrites").arg(r.rewrites.size());
+        const QString summary = tr("%1 %2; %3 → %4 nodes")
+                                    .arg(count, how)
+                                    .arg(r.nodesBefore)
+                                    .arg(r.nodesAfter)
+                                + (r.converged ? QString() : QStringLiteral(" (%1)").arg(qs(r.message)));
+        if (!applied.empty()) {
+            DocumentHistory &history = m_document.history();
+            history.replaceGraph(std::move(outcome->graph));
+            std::vector<EditGroup> groups(outcome->log.groups().begin(), outcome->log.groups().end());
+            // Named before the call: an argument that moves `applied` away
+            // may be evaluated before one that counts it.
+            const QString text = applied.size() == 1 ? tr("Apply All (1 rewrite)")
+                                                     : tr("Apply All (%1 rewrites)").arg(applied.size());
+            const int rewrites = int(applied.size());
+            history.push(new RewriteCommand(&history, text, std::move(groups), std::move(applied),
+                                            SessionStep{true, {}, rewrites}));
+        }
+        m_document.review().addFailures(outcome->undone);
+        m_searchAgain = false;
+        emit m_document.applyAllFinished(int(r.rewrites.size()), summary);
+        m_document.graphChanged();
+    });
+    class UndoneCollector final : public DriverListener {
+    public:
+        UndoneCollector(std::vector<MatchEntry> &out, std::atomic<int> &progress) : m_out(out), m_progress(progress) {}
+        void rewriteApplied(const Graph &, const Match &, const EditGroup &) override { ++m_progress; }
+        void rewriteUndone(const Graph &g, const Match &m, const std::string &reason) override
+        {
+            MatchEntry e;
+            e.match = m;
+            e.status = MatchStatus::FailedVerification;
+            e.verification = QString::fromStdString(reason);
+            if (const Node *n = g.node(m.anchor))
+                e.anchorName = QString::fromStdString(n->name);
+            m_out.push_back(e);
+        }
+
+    private:
+        std::vector<MatchEntry> &m_out;
+        std::atomic<int> &m_progress;
+    };
+    const PatternSet &patterns = m_document.patternSet().patterns();
+    m_background = QtConcurrent::run([&patterns, outcome, options, progress = m_applyAllProgress] {
+        UndoneCollector undone(outcome->undone, *progress);
+        outcome->result = runPassSchedule(outcome->schedule, patterns, outcome->config, outcome->graph, options,
+                                          &outcome->log, &undone);
+    });
+    watcher->setFuture(m_background);
+}
+
+void DocumentJobs::cancel()
+{
+    if (m_applyingAll && m_stopApplyAll)
+        m_stopApplyAll->store(true);
+    if (m_searching) {
+        m_searchCancelled = true;
+        m_document.review().setHasMatchResults(false);
+    }
+}
+
+int DocumentJobs::applyAllProgress() const { return m_applyAllProgress ? m_applyAllProgress->load() : 0; }
+
+// ---- verification ------------------------------------------------------------------
+
+const RewriteVerifier *DocumentJobs::verifier(QString *whyNot)
+{
+    if (!m_verifierTried) {
+        m_verifierTried = true;
+        ensureFuseboxOpsRegistered();
+        // libtorch only: verification runs on the GUI thread after each apply,
+        // where starting a PyTorch 2 process (seconds) would stall the window.
+        auto created = RewriteVerifier::create(m_document.history().original(), 1e-4, /*allowBridge=*/false);
+        if (created)
+            m_verifier = std::make_shared<RewriteVerifier>(std::move(*created));
+        else
+            m_verifierError = qs(created.error().message);
+    }
+    if (!m_verifier && whyNot)
+        *whyNot = m_verifierError;
+    return m_verifier.get();
+}
+
+void DocumentJobs::resetVerifier()
+{
+    m_verifier.reset();
+    m_verifierTried = false;
+    m_verifierError.clear();
+}
+
+} // namespace fusebox

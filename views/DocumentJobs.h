@@ -1,0 +1,100 @@
+#pragma once
+
+#include "MatchEntry.h"
+#include "core/ir/Graph.h"
+#include "core/rewrite/GreedyDriver.h"
+#include "core/rewrite/PatternSet.h"
+#include "core/torch/ModelLoader.h"
+#include "patterns/PassSchedule.h"
+
+#include <QFuture>
+#include <QString>
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace fusebox {
+
+class Document;
+class RewriteVerifier;
+
+/// What Document runs on a worker thread (QtConcurrent), with its progress
+/// and cancel: reading a model, finding matches, Apply All; and the numeric
+/// verifier the applies use. A search and Apply All read the graph and the
+/// patterns, so every change of those waits for them first
+/// (waitForPatternsIdle); their results are applied on the GUI thread, and
+/// dropped when the graph or the patterns changed meanwhile (version()).
+class DocumentJobs final {
+public:
+    explicit DocumentJobs(Document &document);
+    DocumentJobs(const DocumentJobs &) = delete;
+    DocumentJobs &operator=(const DocumentJobs &) = delete;
+
+    // ---- loading
+    /// Reads a model file in the background (Document::open).
+    void open(const QString &path, const LoadOptions &options, const QString &displayName);
+    /// A graph set directly supersedes a pending load.
+    void supersedeLoad();
+    bool isLoading() const { return m_loading; }
+
+    // ---- the graph's version
+    /// Another change of the graph or the patterns: running jobs' results are stale.
+    void bumpVersion() { ++m_graphVersion; }
+
+    // ---- finding matches
+    void findMatches();
+    bool isSearching() const { return m_searching; }
+    void waitForSearch();
+    /// Waits for whatever reads the graph and the patterns (a search, Apply All).
+    void waitForPatternsIdle();
+    /// Waits for any background job (a new graph, the document's destructor).
+    void waitForFinished() { m_background.waitForFinished(); }
+    /// The candidates of `patterns` on `graph` with their signatures (any thread).
+    static std::vector<MatchEntry> searchCandidates(const Graph &graph, const PatternSet &patterns);
+
+    // ---- Apply All
+    void applyAll();
+    bool isApplyingAll() const { return m_applyingAll; }
+    int applyAllProgress() const;
+    const std::map<std::string, PatternCounters> &lastCounters() const { return m_lastCounters; }
+    void cancel();
+
+    // ---- what Apply All runs, and verification
+    void setSchedule(PassSchedule schedule) { m_schedule = schedule; }
+    PassSchedule schedule() const { return m_schedule; }
+    void setVerifyApplies(bool on) { m_verifyApplies = on; }
+    bool verifyApplies() const { return m_verifyApplies; }
+    /// The verifier against the original graph, made on first use (libtorch
+    /// only); null, with why in `whyNot`, when it cannot be made.
+    const RewriteVerifier *verifier(QString *whyNot);
+    /// A new graph needs a new verifier.
+    void resetVerifier();
+
+private:
+    void finishLoad(quint64 generation, const QString &path, const QString &displayName,
+                    std::shared_ptr<Expected<LoadedModel>> result);
+
+    Document &m_document;
+    LoadOptions m_pendingLoadOptions;
+    quint64 m_generation = 0;
+    bool m_loading = false;
+    bool m_verifyApplies = true;
+    PassSchedule m_schedule = PassSchedule::Inductor;
+    bool m_searching = false;
+    bool m_searchAgain = false;
+    bool m_applyingAll = false;
+    bool m_searchCancelled = false;
+    std::map<std::string, PatternCounters> m_lastCounters;
+    std::shared_ptr<std::atomic<bool>> m_stopApplyAll;
+    std::shared_ptr<std::atomic<int>> m_applyAllProgress;
+    quint64 m_graphVersion = 0;
+    QFuture<void> m_background;
+    std::shared_ptr<RewriteVerifier> m_verifier;
+    QString m_verifierError;
+    bool m_verifierTried = false;
+};
+
+} // namespace fusebox

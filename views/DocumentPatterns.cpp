@@ -1,0 +1,125 @@
+// Document's pattern set: enable flags, options and custom patterns.
+#include "DocumentPatterns.h"
+
+#include "Document.h"
+#include "DocumentHistory.h"
+#include "DocumentJobs.h"
+#include "DocumentReview.h"
+
+#include "core/torch/FuseboxOps.h"
+#include "core/torch/TorchSchemas.h"
+#include "patterns/Catalog.h"
+#include "patterns/custom/PatternCompiler.h"
+
+#include <QFileInfo>
+
+#include <algorithm>
+
+namespace fusebox {
+
+DocumentPatterns::DocumentPatterns(Document &document) : m_document(document), m_patterns(builtinCatalog()) {}
+
+void DocumentPatterns::setPatternEnabled(const QString &name, bool enabled)
+{
+    if (!m_patterns.find(name.toStdString()) || m_patterns.isEnabled(name.toStdString()) == enabled)
+        return;
+    m_document.jobs().waitForPatternsIdle();
+    m_patterns.setEnabled(name.toStdString(), enabled);
+    patternsEdited();
+}
+
+Status DocumentPatterns::setPatternOption(const QString &pattern, const QString &option, const OptionValue &value)
+{
+    Pattern *p = m_patterns.find(pattern.toStdString());
+    if (!p)
+        return Error{"no pattern '" + pattern.toStdString() + "'"};
+    if (!p->options().has(option.toStdString()))
+        return Error{pattern.toStdString() + " has no option '" + option.toStdString() + "'"};
+    m_document.jobs().waitForPatternsIdle();
+    p->options().set(option.toStdString(), value);
+    patternsEdited();
+    return {};
+}
+
+Status DocumentPatterns::addPatternFile(const QString &path)
+{
+    PatternFileReadOptions options;
+    options.schemas = &torchSchemas();
+    auto file = readPatternFile(path.toStdString(), options);
+    if (!file)
+        return file.error();
+    CustomPatternSource source;
+    source.file = source.resolvedFile = QFileInfo(path).absoluteFilePath().toStdString();
+    auto names = adoptPatterns(*file, std::move(source));
+    if (!names)
+        return names.error();
+    return {};
+}
+
+Expected<std::vector<std::string>> DocumentPatterns::addPatternText(const QString &text, const QString &sourceName)
+{
+    PatternFileReadOptions options;
+    options.schemas = &torchSchemas();
+    options.sourceName = sourceName.toStdString();
+    auto file = parsePatternFile(text.toStdString(), options);
+    if (!file)
+        return file.error();
+    CustomPatternSource source;
+    source.text = text.toStdString();
+    return adoptPatterns(*file, std::move(source));
+}
+
+Expected<std::vector<std::string>> DocumentPatterns::adoptPatterns(const PatternFile &file, CustomPatternSource source)
+{
+    auto compiled = compilePatterns(file, &torchSchemas());
+    if (!compiled)
+        return compiled.error();
+    ensureFuseboxOpsRegistered(); // rewrites to fusebox:: ops must run to verify
+    m_document.jobs().waitForPatternsIdle();
+    const std::string origin = source.file.empty()
+                                   ? Document::tr("Pattern Editor").toStdString()
+                                   : QFileInfo(QString::fromStdString(source.file)).fileName().toStdString();
+    std::vector<std::string> names;
+    for (auto &p : *compiled) {
+        names.push_back(p->name());
+        m_customOrigin[p->name()] = origin;
+        m_patterns.add(std::move(p)); // a pattern of the same name is replaced
+        if (std::find(m_customNames.begin(), m_customNames.end(), names.back()) == m_customNames.end())
+            m_customNames.push_back(names.back());
+    }
+    m_customSources.push_back(std::move(source));
+    patternsEdited();
+    return names;
+}
+
+std::string DocumentPatterns::customOrigin(const std::string &pattern) const
+{
+    auto it = m_customOrigin.find(pattern);
+    return it == m_customOrigin.end() ? std::string() : it->second;
+}
+
+void DocumentPatterns::adopt(Configured configured)
+{
+    m_configNotes = std::move(configured.notes);
+    m_preGradOrder = std::move(configured.preGradOrder);
+    m_postGradOrder = std::move(configured.postGradOrder);
+    ensureFuseboxOpsRegistered();
+    m_document.jobs().waitForPatternsIdle();
+    m_patterns = std::move(configured.patterns);
+    m_customNames = std::move(configured.customNames);
+    m_customOrigin.clear();
+    for (const std::string &name : m_customNames)
+        m_customOrigin[name] = configured.origin;
+    m_customSources = std::move(configured.customSources);
+}
+
+void DocumentPatterns::patternsEdited()
+{
+    m_document.history().markDirty();
+    m_document.jobs().bumpVersion();
+    emit m_document.patternsChanged();
+    if (m_document.review().hasMatchResults())
+        m_document.findMatches();
+}
+
+} // namespace fusebox

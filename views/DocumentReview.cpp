@@ -1,0 +1,313 @@
+// Document's matches and the reviewer's decisions: the list the views show,
+// the tallies, rejections, failed verifications, and applying matches.
+#include "DocumentReview.h"
+
+#include "Document.h"
+#include "DocumentCommands.h"
+#include "DocumentHistory.h"
+#include "DocumentJobs.h"
+#include "DocumentPatterns.h"
+
+#include "core/rewrite/EditDiff.h"
+#include "core/rewrite/GreedyDriver.h"
+#include "core/torch/RewriteVerifier.h"
+
+#include <algorithm>
+#include <iterator>
+#include <set>
+#include <utility>
+
+namespace fusebox {
+
+QString toString(MatchStatus status)
+{
+    switch (status) {
+    case MatchStatus::Pending: return QObject::tr("pending");
+    case MatchStatus::Rejected: return QObject::tr("rejected");
+    case MatchStatus::Applied: return QObject::tr("applied");
+    case MatchStatus::FailedVerification: return QObject::tr("failed verification");
+    }
+    return {};
+}
+
+namespace {
+
+QString qs(const std::string &s) { return QString::fromStdString(s); }
+
+// The strings keep Document's translation context.
+QString tr(const char *text, const char *disambiguation = nullptr, int n = -1)
+{
+    return Document::tr(text, disambiguation, n);
+}
+
+void countEdits(const EditGroup &group, MatchEntry &entry)
+{
+    // Net, as the diff and `fusebox-pass run`'s report count a rewrite.
+    const NodeChange change = netNodeChange(group);
+    entry.nodesAdded += change.added;
+    entry.nodesRemoved += change.removed;
+}
+
+/// Whether `decided` (a rejection or a failed verification) stands for
+/// `candidate`: the same signature, or the same nodes under the same pattern,
+/// whatever else changed around them (a rewrite nearby can change what the
+/// signature hashes, e.g. a horizontal group's member order).
+bool sameMatch(const MatchEntry &decided, const Match &candidate, const std::string &signature)
+{
+    if (decided.signature == signature)
+        return true;
+    if (decided.match.pattern != candidate.pattern || decided.match.nodes.size() != candidate.nodes.size()
+        || candidate.nodes.empty())
+        return false;
+    std::vector<NodeId> a = candidate.nodes, b = decided.match.nodes;
+    std::sort(a.begin(), a.end());
+    std::sort(b.begin(), b.end());
+    return a == b;
+}
+
+} // namespace
+
+DocumentReview::DocumentReview(Document &document) : m_document(document) {}
+
+void DocumentReview::reset()
+{
+    m_matches.clear();
+    m_candidates.clear();
+    m_failures.clear();
+    m_rejected.clear();
+    m_haveMatches = false;
+    m_nearMissCounts.clear();
+}
+
+PatternTally DocumentReview::tally(const std::string &pattern) const
+{
+    const auto all = tallies();
+    auto it = all.find(pattern);
+    if (it != all.end())
+        return it->second;
+    PatternTally t;
+    if (auto n = m_nearMissCounts.find(pattern); n != m_nearMissCounts.end())
+        t.nearMisses = n->second;
+    return t;
+}
+
+std::map<std::string, PatternTally> DocumentReview::tallies() const
+{
+    std::map<std::string, PatternTally> all;
+    for (const auto &[pattern, count] : m_nearMissCounts)
+        all[pattern].nearMisses = count;
+    for (const MatchEntry &e : m_matches) {
+        PatternTally &t = all[e.match.pattern];
+        switch (e.status) {
+        case MatchStatus::Pending: ++t.candidates; break;
+        case MatchStatus::Rejected:
+            if (!e.notFound)
+                ++t.candidates;
+            ++t.rejected;
+            break;
+        case MatchStatus::Applied: ++t.applied; break;
+        case MatchStatus::FailedVerification: ++t.failed; break;
+        }
+    }
+    return all;
+}
+
+const MatchEntry *DocumentReview::rejectionOf(const std::map<std::string, MatchEntry> &rejections,
+                                              const Match &candidate, const std::string &signature)
+{
+    if (auto it = rejections.find(signature); it != rejections.end())
+        return &it->second;
+    for (const auto &[key, r] : rejections)
+        if (sameMatch(r, candidate, signature))
+            return &r;
+    // A horizontal group of the same rule over part of the rejected group's
+    // nodes, or over all of them and more, fuses what the user said not to
+    // fuse: after a nearby rewrite, Inductor's search found the rejected 9
+    // relus as a group of 8 and Apply All fused them.
+    std::vector<NodeId> nodes = candidate.nodes;
+    std::sort(nodes.begin(), nodes.end());
+    for (const auto &[key, r] : rejections) {
+        if (r.match.pattern != candidate.pattern || r.match.nodes.size() < 2 || nodes.size() < 2)
+            continue;
+        std::vector<NodeId> rejected = r.match.nodes;
+        std::sort(rejected.begin(), rejected.end());
+        std::vector<NodeId> common;
+        std::set_intersection(nodes.begin(), nodes.end(), rejected.begin(), rejected.end(),
+                              std::back_inserter(common));
+        if (common.size() >= 2 && (common.size() == nodes.size() || common.size() == rejected.size()))
+            return &r;
+    }
+    return nullptr;
+}
+
+void DocumentReview::rebuildMatchList(std::vector<MatchEntry> candidates)
+{
+    const Graph &graph = m_document.history().graph();
+    const PatternSet &patterns = m_document.patternSet().patterns();
+    m_candidates = std::move(candidates);
+    m_matches.clear();
+    m_matches.reserve(m_candidates.size() + m_failures.size() + m_rejected.size());
+    std::set<std::string> found; // the rejections the candidates re-identify
+    for (const MatchEntry &c : m_candidates) {
+        if (!patterns.isEnabled(c.match.pattern))
+            continue;
+        // A match whose rewrite failed verification is listed once, as that failure.
+        if (std::any_of(m_failures.begin(), m_failures.end(),
+                        [&](const MatchEntry &f) { return sameMatch(f, c.match, c.signature); }))
+            continue;
+        m_matches.push_back(c);
+        MatchEntry &e = m_matches.back();
+        e.status = MatchStatus::Pending;
+        if (const MatchEntry *r = rejectionOf(m_rejected, c.match, c.signature)) {
+            if (r->match.nodes.empty()) // read from a pass file: now it has nodes
+                m_rejected[r->signature].match = c.match;
+            e.status = MatchStatus::Rejected;
+            // The row stands for the rejection: restoring it removes that one.
+            e.signature = r->signature;
+            found.insert(r->signature);
+        }
+    }
+    // A rejection no search result stands for is still a decision: listed,
+    // counted and exported, saying why it is not on the graph. (Before the
+    // first search nothing was looked for, so nothing is "not found".)
+    if (m_haveMatches)
+        for (const auto &[signature, r] : m_rejected) {
+            if (found.count(signature))
+                continue;
+            MatchEntry e = r;
+            e.status = MatchStatus::Rejected;
+            e.notFound = true;
+            const size_t gone = size_t(std::count_if(e.match.nodes.begin(), e.match.nodes.end(),
+                                                     [&](NodeId id) { return !graph.contains(id); }));
+            e.note = gone ? tr("not on the graph now: %1 of its %2 nodes were rewritten since")
+                                .arg(gone)
+                                .arg(e.match.nodes.size())
+                          : tr("not found by the last search on the current graph");
+            m_matches.push_back(std::move(e));
+        }
+    m_matches.insert(m_matches.end(), m_failures.begin(), m_failures.end());
+    auto applied = m_document.history().appliedEntries();
+    m_matches.insert(m_matches.end(), applied.begin(), applied.end());
+    emit m_document.matchesChanged();
+}
+
+int DocumentReview::applyMatches(const std::vector<int> &rows, QString *error)
+{
+    DocumentJobs &jobs = m_document.jobs();
+    DocumentHistory &history = m_document.history();
+    jobs.waitForPatternsIdle();
+    if (jobs.isApplyingAll()) {
+        if (error)
+            *error = tr("Apply All is running");
+        return 0;
+    }
+    std::vector<MatchEntry> chosen;
+    for (int row : rows) {
+        if (row < 0 || size_t(row) >= m_matches.size())
+            continue;
+        const MatchEntry &e = m_matches[size_t(row)];
+        if (e.status == MatchStatus::Pending)
+            chosen.push_back(e);
+    }
+    if (chosen.empty()) {
+        if (error)
+            *error = tr("no pending match selected (rejected, applied and failed matches are not applied)");
+        return 0;
+    }
+    const GreedyDriver driver(m_document.patternSet().patterns());
+    std::vector<EditGroup> groups;
+    std::vector<MatchEntry> applied;
+    int stale = 0;
+    for (MatchEntry e : chosen) {
+        EditLog log;
+        if (!driver.apply(history.graphToRewrite(), e.match, &log)) {
+            ++stale; // an earlier rewrite of this batch changed it
+            continue;
+        }
+        std::vector<EditGroup> mine(log.groups().begin(), log.groups().end());
+        if (jobs.verifyApplies()) {
+            QString whyNot;
+            if (const RewriteVerifier *v = jobs.verifier(&whyNot)) {
+                if (auto failure = (*v)(history.graph())) {
+                    history.revertEdits(mine);
+                    m_document.graphChanged();
+                    e.status = MatchStatus::FailedVerification;
+                    e.verification = qs(*failure);
+                    m_failures.push_back(e);
+                    emit m_document.verificationFailed(qs(e.match.pattern), e.anchorName, e.verification);
+                    continue;
+                }
+                e.verification = tr("passed (within %1)").arg(v->precision());
+            } else {
+                e.verification = tr("not verified: %1").arg(whyNot);
+            }
+        }
+        e.status = MatchStatus::Applied;
+        for (const EditGroup &g : mine)
+            countEdits(g, e);
+        groups.insert(groups.end(), mine.begin(), mine.end());
+        applied.push_back(std::move(e));
+    }
+    if (!applied.empty()) {
+        const QString text = applied.size() == 1
+                                 ? tr("Apply %1 at %%2").arg(qs(applied.front().match.pattern), applied.front().anchorName)
+                                 : tr("Apply %n matches", nullptr, int(applied.size()));
+        SessionStep step;
+        for (const MatchEntry &e : applied)
+            step.signatures.push_back(e.signature);
+        history.push(new RewriteCommand(&history, text, std::move(groups), applied, std::move(step)));
+        emit m_document.matchesApplied(applied);
+        m_document.graphChanged();
+    } else {
+        if (error)
+            *error = stale ? tr("the match no longer applies") : tr("the rewrite failed verification and was undone");
+        relist();
+    }
+    return int(applied.size());
+}
+
+void DocumentReview::addFailures(const std::vector<MatchEntry> &failures)
+{
+    m_failures.insert(m_failures.end(), failures.begin(), failures.end());
+}
+
+bool DocumentReview::rejectMatch(int row)
+{
+    if (row < 0 || size_t(row) >= m_matches.size() || m_matches[size_t(row)].status != MatchStatus::Pending)
+        return false;
+    m_document.history().push(new RejectCommand(this, m_matches[size_t(row)], true));
+    return true;
+}
+
+bool DocumentReview::restoreMatch(int row)
+{
+    if (row < 0 || size_t(row) >= m_matches.size() || m_matches[size_t(row)].status != MatchStatus::Rejected)
+        return false;
+    m_document.history().push(new RejectCommand(this, m_matches[size_t(row)], false));
+    return true;
+}
+
+void DocumentReview::setRejected(const MatchEntry &entry, bool rejected)
+{
+    if (rejected) {
+        MatchEntry &r = m_rejected[entry.signature];
+        r = entry;
+        r.status = MatchStatus::Rejected;
+        r.notFound = false;
+        r.note.clear();
+    } else {
+        m_rejected.erase(entry.signature);
+    }
+    rebuildMatchList(std::move(m_candidates));
+}
+
+void DocumentReview::giveRejectionsNodes(const std::vector<MatchEntry> &candidates)
+{
+    for (const MatchEntry &c : candidates)
+        if (auto it = m_rejected.find(c.signature); it != m_rejected.end() && it->second.match.nodes.empty()) {
+            it->second.match = c.match;
+            it->second.anchorName = c.anchorName;
+        }
+}
+
+} // namespace fusebox
