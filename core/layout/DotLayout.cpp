@@ -1,6 +1,6 @@
 #include "DotLayout.h"
 
-// Graphviz headers are confined to this file (shared/DESIGN.md).
+// Graphviz headers are confined to this file (docs/architecture.md).
 #include <graphviz/cgraph.h>
 #include <graphviz/gvc.h>
 

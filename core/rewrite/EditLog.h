@@ -45,7 +45,7 @@ struct EditGroup {
 };
 
 /// The record of what the rewriter changed. It drives undo/redo, the
-/// before/after diff, provenance and the report (shared/DESIGN.md).
+/// before/after diff, provenance and the report (docs/architecture.md).
 ///
 /// Contract: undo(graph) must see the graph exactly as the edits left it, and
 /// redo(graph) exactly as the matching undo left it; the rewriter and the
