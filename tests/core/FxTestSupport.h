@@ -77,4 +77,20 @@ inline void checkRoundTrip(const std::string &text, const OpSchemaRegistry *sche
     CHECK(writeFxText(second->graph) == written);
 }
 
+/// A Dynamo dump whose forward() calls a nested submodule class (the FX
+/// submodule tests, and the truncation test of io_fx_text_tests.cpp).
+inline const char *const kSubmodules = R"FX(class GraphModule(torch.nn.Module):
+    def forward(self, x: "f32[4, 8]"):
+        submod_0 = self.submod_0(x);  x = None
+        getitem: "f32[4, 8]" = submod_0[0];  submod_0 = None
+        relu: "f32[4, 8]" = torch.relu(getitem);  getitem = None
+        return (relu,)
+
+    class submod_0(torch.nn.Module):
+        def forward(self, x: "f32[4, 8]"):
+            neg: "f32[4, 8]" = torch.neg(x);  x = None
+            add: "f32[4, 8]" = torch.ops.aten.add.Tensor(neg, 1);  neg = None
+            return (add,)
+)FX";
+
 } // namespace fusebox::fxtest
