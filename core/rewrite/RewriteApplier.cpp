@@ -1,6 +1,6 @@
 #include "RewriteApplier.h"
 
-#include "core/ir/Traversal.h"
+#include <algorithm>
 
 #include <absl/container/flat_hash_set.h>
 
@@ -62,6 +62,51 @@ LogicalResult rewriteMatch(const Pattern &pattern, PatternRewriter &rewriter, co
     return static_cast<const HorizontalPattern &>(pattern).fuse(rewriter, match.nodes);
 }
 
+bool RewriteApplier::insertedNodesCloseCycle(const EditGroup &group)
+{
+    // Before the rewrite the graph had no cycle, and the rewrite changed only
+    // the edges into the nodes it inserted and into the readers it moved onto
+    // them. So a new cycle runs through an inserted node, and leaves the
+    // inserted nodes through an input they read from outside: it exists
+    // exactly when walking up from those inputs reaches an inserted node.
+    // The walk covers the fused group's ancestry only, not the whole graph
+    // (hasCycle()), which on a 100k-node graph fused many times made the
+    // check the run's cost.
+    absl::flat_hash_set<uint32_t> inserted;
+    for (const Edit &e : group.edits)
+        if (e.kind == Edit::Kind::Insert && m_graph.contains(e.node))
+            inserted.insert(e.node.value);
+    if (m_seen.size() < m_graph.idBound())
+        m_seen.resize(m_graph.idBound(), 0);
+    if (++m_walk == 0) { // the stamp wrapped: forget every old one
+        std::fill(m_seen.begin(), m_seen.end(), 0);
+        m_walk = 1;
+    }
+    std::vector<NodeId> stack;
+    bool reached = false;
+    auto visit = [&](NodeId in) {
+        if (inserted.contains(in.value))
+            reached = true;
+        else if (m_seen[in.value] != m_walk) {
+            m_seen[in.value] = m_walk;
+            stack.push_back(in);
+        }
+    };
+    for (uint32_t id : inserted)
+        m_graph.forEachInput(NodeId{id}, [&](NodeId in) {
+            if (!inserted.contains(in.value) && m_seen[in.value] != m_walk) {
+                m_seen[in.value] = m_walk;
+                stack.push_back(in);
+            }
+        });
+    while (!stack.empty() && !reached) {
+        const NodeId n = stack.back();
+        stack.pop_back();
+        m_graph.forEachInput(n, visit);
+    }
+    return reached;
+}
+
 bool RewriteApplier::apply(const Match &candidate, TouchTracker &tracker)
 {
     const Pattern *p = m_patterns.find(candidate.pattern);
@@ -106,7 +151,7 @@ bool RewriteApplier::apply(const Match &candidate, TouchTracker &tracker)
     rewriter.setCreatedBy(label);
     rewriter.setInductorMetadata(m_inductorMetadata);
     const LogicalResult rewritten = rewriteMatch(*p, rewriter, candidate);
-    const bool closedCycle = succeeded(rewritten) && horizontal && hasCycle(m_graph);
+    const bool closedCycle = succeeded(rewritten) && horizontal && insertedNodesCloseCycle(edits->groups().back());
     if (succeeded(rewritten) && !closedCycle) {
         for (NodeId id : candidate.nodes)
             tracker.mark(id);

@@ -100,6 +100,11 @@ public:
     }
 
 private:
+    /// Whether the nodes the rewrite recorded in `group` inserted lie on a
+    /// cycle (RewriteApplier.cpp says why a walk up from their outside
+    /// inputs decides it).
+    bool insertedNodesCloseCycle(const EditGroup &group);
+
     Graph &m_graph;
     const PatternSet &m_patterns;
     const DriverOptions &m_options;
@@ -107,6 +112,10 @@ private:
     /// Keeps a horizontal fusion's edits when m_edits is null, so that one
     /// that closes a cycle can be taken back (not redoable: cheap).
     EditLog m_scratch;
+    /// insertedNodesCloseCycle()'s visited marks: m_seen[id] == m_walk when
+    /// the current walk saw id (one allocation for the whole run).
+    std::vector<uint32_t> m_seen;
+    uint32_t m_walk = 0;
     DriverListener *m_listener;
     bool m_inductorMetadata = false;
     bool m_undoCycles = true;
