@@ -453,7 +453,7 @@ Expected<LoadedModel> readGraphJson(const std::string &text, const std::string &
             }
         }
     } catch (const JsonFieldError &e) {
-        return Error{sourceName + ": " + (e.path.empty() ? "/" : e.path) + ": " + e.message};
+        return Error{sourceName + ": " + json_support::oneLine((e.path.empty() ? "/" : e.path) + ": " + e.message)};
     }
     return model;
 }
