@@ -3,6 +3,7 @@
 #include "TorchGraphConverter.h"
 #include "TorchShapeInference.h"
 #include "TorchValueConversion.h"
+#include "core/io/Pt2Archive.h"
 #include "core/ir/Verifier.h"
 
 #include <caffe2/serialize/inline_container.h>
@@ -34,27 +35,46 @@ std::optional<Error> checkHeader(const std::string &name, std::string_view head)
     return Error{name + ": not a model file (not a zip archive)"};
 }
 
+/// Reads every entry through libzip, which checks its CRC: libtorch 1.13's
+/// reader does not, and parses a damaged code/ or .pkl record as it is; its
+/// TorchScript parser crashes (SEGV in ScriptTypeParser::parseClassConstant)
+/// on some (found by fuzz/torchscript_fuzz.cpp). Errors name the file and the
+/// entry ("m.pt/m/code/__torch__.py: corrupt entry (CRC error)").
+std::optional<Error> checkEntries(const Expected<Pt2Archive> &archive)
+{
+    if (!archive)
+        return archive.error();
+    for (const std::string &entry : archive->entries())
+        if (!entry.ends_with('/'))
+            if (auto bytes = archive->read(entry); !bytes)
+                return bytes.error();
+    return std::nullopt;
+}
+
 /// Checks the zip's records: TorchScript archives have code/ and constants.pkl,
 /// torch.save archives only data.pkl. The reader's constructor checks the
 /// format version.
 std::optional<Error> checkArchive(const std::string &name,
                                   const std::function<std::unique_ptr<caffe2::serialize::PyTorchStreamReader>()> &open)
 {
-    std::unique_ptr<caffe2::serialize::PyTorchStreamReader> reader;
+    bool hasCode = false, hasConstants = false, hasData = false;
     try {
-        reader = open();
+        std::unique_ptr<caffe2::serialize::PyTorchStreamReader> reader = open();
+        // getAllRecords() throws too: for a record outside the archive's
+        // root folder, found by fuzz/torchscript_fuzz.cpp.
+        for (const std::string &record : reader->getAllRecords())
+            hasCode = hasCode || record.starts_with("code/");
+        hasConstants = reader->hasRecord("constants.pkl");
+        hasData = reader->hasRecord("data.pkl");
     } catch (const std::exception &e) {
         std::string message = torchimport::oneLineMessage(e);
         if (message.find("version") != std::string::npos)
             return Error{name + ": unsupported TorchScript version (" + message + ")"};
         return Error{name + ": not a model file (unreadable zip archive: " + message + ")"};
     }
-    bool hasCode = false;
-    for (const std::string &record : reader->getAllRecords())
-        hasCode = hasCode || record.starts_with("code/");
-    if (hasCode && reader->hasRecord("constants.pkl"))
+    if (hasCode && hasConstants)
         return std::nullopt;
-    if (reader->hasRecord("data.pkl"))
+    if (hasData)
         return Error{name + ": not a TorchScript archive (it looks like a torch.save pickle)"};
     return Error{name + ": not a TorchScript archive (no code/ or constants.pkl in the zip)"};
 }
@@ -139,6 +159,8 @@ Expected<LoadedModel> importTorchScript(const std::string &path,
     file.read(head, sizeof head);
     if (auto error = checkHeader(path, std::string_view(head, file.gcount())))
         return *error;
+    if (auto error = checkEntries(Pt2Archive::open(path)))
+        return *error;
     if (auto error = checkArchive(path, [&] {
             return std::make_unique<caffe2::serialize::PyTorchStreamReader>(path);
         }))
@@ -153,6 +175,8 @@ Expected<LoadedModel> importTorchScriptFromBytes(const std::string &bytes,
                                                  const TorchScriptImportOptions &options)
 {
     if (auto error = checkHeader(displayName, std::string_view(bytes).substr(0, 4)))
+        return *error;
+    if (auto error = checkEntries(Pt2Archive::openBuffer(bytes, displayName)))
         return *error;
     std::istringstream probe(bytes);
     if (auto error = checkArchive(displayName, [&] {
