@@ -98,7 +98,10 @@ public:
         };
         m_graph.forEachInput(root, [&](NodeId in) { enqueue(in, 1); });
         for (size_t head = 0; head < m_queue.size(); ++head) {
-            auto [depth, id] = m_queue[head];
+            // Named copies, not a structured binding: clang 14 cannot capture
+            // bindings in a lambda (P1091 came with clang 16).
+            const auto depth = m_queue[head].first;
+            const NodeId id = m_queue[head].second;
             if (fused[id.value])
                 continue;
             if (const auto &key = m_keys.key(id)) {
@@ -591,7 +594,9 @@ size_t fuseHorizontalLive(const Graph &graph, const HorizontalPattern &pattern, 
         const bool search = root.value < searchable.size() && searchable[root.value]
                             && !isOp(*graph.node(root), ops::kGetItem);
         if (search) {
-            for (auto &[key, candidates] : finder.find(root, fused)) {
+            for (auto &entry : finder.find(root, fused)) {
+                const std::string &key = entry.first; // captured below: no structured binding (clang 14)
+                std::vector<NodeId> &candidates = entry.second;
                 if (stopped)
                     break;
                 // A fusion at this root may have erased a later key's candidate.
