@@ -8,7 +8,65 @@
 
 #include <catch.hpp>
 
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <utility>
+#include <vector>
+
 using namespace fusebox;
+
+namespace {
+
+uint32_t crc32(const std::string &bytes)
+{
+    uint32_t crc = 0xffffffffu;
+    for (unsigned char c : bytes) {
+        crc ^= c;
+        for (int bit = 0; bit < 8; ++bit)
+            crc = (crc >> 1) ^ (0xedb88320u & (0u - (crc & 1u)));
+    }
+    return ~crc;
+}
+
+void put16(std::string &out, uint32_t v) { out += char(v & 0xff), out += char((v >> 8) & 0xff); }
+void put32(std::string &out, uint32_t v) { put16(out, v & 0xffff), put16(out, v >> 16); }
+
+/// A zip of stored entries, written byte by byte so that a test can make its
+/// headers lie: `claimed` replaces an entry's uncompressed size when nonzero.
+std::string storedZip(const std::vector<std::pair<std::string, std::string>> &entries, uint32_t claimed = 0)
+{
+    std::string out, directory;
+    for (const auto &[name, bytes] : entries) {
+        const uint32_t offset = uint32_t(out.size()), crc = crc32(bytes), size = uint32_t(bytes.size());
+        const uint32_t usize = claimed ? claimed : size;
+        put32(out, 0x04034b50), put16(out, 20), put16(out, 0), put16(out, 0), put16(out, 0), put16(out, 0);
+        put32(out, crc), put32(out, size), put32(out, usize), put16(out, uint32_t(name.size())), put16(out, 0);
+        out += name + bytes;
+        put32(directory, 0x02014b50), put16(directory, 20), put16(directory, 20), put16(directory, 0);
+        put16(directory, 0), put16(directory, 0), put16(directory, 0), put32(directory, crc), put32(directory, size);
+        put32(directory, usize), put16(directory, uint32_t(name.size())), put16(directory, 0), put16(directory, 0);
+        put16(directory, 0), put16(directory, 0), put32(directory, 0), put32(directory, offset);
+        directory += name;
+    }
+    const uint32_t at = uint32_t(out.size());
+    out += directory;
+    put32(out, 0x06054b50), put16(out, 0), put16(out, 0), put16(out, uint32_t(entries.size()));
+    put16(out, uint32_t(entries.size())), put32(out, uint32_t(directory.size())), put32(out, at), put16(out, 0);
+    return out;
+}
+
+std::string scratchFile(const std::string &name, const std::string &bytes)
+{
+    const std::filesystem::path dir = std::filesystem::path(FUSEBOX_BINARY_DIR) / "fuzz-findings-tests";
+    std::filesystem::create_directories(dir);
+    const std::string path = (dir / name).string();
+    std::ofstream(path, std::ios::binary) << bytes;
+    return path;
+}
+
+} // namespace
 
 TEST_CASE("JSON fuzz findings: a key with a line break is escaped in the error's path, which stays one line",
           "[io][fuzz]")
@@ -27,4 +85,17 @@ TEST_CASE("JSON fuzz findings: a key with a line break is escaped in the error's
                               "g.json");
     REQUIRE_FALSE(meta.hasValue());
     CHECK(meta.error().message == "g.json: /metadata/x\\ny: expected a string, found number 1");
+}
+
+TEST_CASE(".pt2 fuzz findings: an entry claiming 4 GiB is read as far as its data goes, not allocated up front",
+          "[io][pt2][fuzz]")
+{
+    // pt2_archive_fuzz: Pt2Archive::read() made a string of the claimed size
+    // before reading (out of memory under the fuzzer's 4 GiB limit).
+    const std::string path = scratchFile("claims-4gib.pt2", storedZip({{"models/model.json", "{}"}}, 0xfffffff0u));
+    auto result = readExportedProgramFile(path);
+    REQUIRE_FALSE(result.hasValue());
+    INFO(result.error().message);
+    CHECK(result.error().message.find('\n') == std::string::npos);
+    CHECK(result.error().message.rfind(path + "/models/model.json: corrupt entry (", 0) == 0);
 }
