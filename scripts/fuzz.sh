@@ -46,8 +46,9 @@ for t in "${targets[@]}"; do
     [ -z "${FUSEBOX_FUZZ_RUNS:-}" ] || repeatable+=(-runs="$FUSEBOX_FUZZ_RUNS")
   fi
   mkdir -p "$corpus"
-  # One worker: the machine's other core builds or runs tests.
-  if "$build/${t}_fuzz" -max_total_time="$seconds" -max_len=65536 -timeout=20 -rss_limit_mb=4096 \
+  # One worker: the machine's other core builds or runs tests. Leaks inside
+  # the system libtorch (torchscript) are not ours: fuzz/lsan-suppressions.txt.
+  if LSAN_OPTIONS="suppressions=$root/fuzz/lsan-suppressions.txt:print_suppressions=0" "$build/${t}_fuzz" -max_total_time="$seconds" -max_len=65536 -timeout=20 -rss_limit_mb=4096 \
        "${repeatable[@]}" -print_final_stats=1 -artifact_prefix="$build/crashes/$t-" "$corpus" "$seeds" >"$log" 2>&1; then
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
     how="${seconds} s"
@@ -58,7 +59,7 @@ for t in "${targets[@]}"; do
     echo "fuzz: $t: FAILED; the input is in $build/crashes/:" >&2
     [ -z "${FUSEBOX_FUZZ_SEED:-}${FUSEBOX_FUZZ_RUNS:-}" ] || echo "fuzz: repeat with${FUSEBOX_FUZZ_RUNS:+ FUSEBOX_FUZZ_RUNS=$FUSEBOX_FUZZ_RUNS} FUSEBOX_FUZZ_SEED=${FUSEBOX_FUZZ_SEED:-1} scripts/fuzz.sh $seconds $t" >&2
     # The broken contract with its detail (the first difference, the text written).
-    grep -A 12 -E "^([a-z_]+_fuzz:|==[0-9]+==ERROR)|: runtime error:" "$log" | head -30 >&2
+    grep -A 12 -E "^([a-z_]+_fuzz:|==[0-9]+== ?ERROR)|: runtime error:" "$log" | head -30 >&2
     tail -n 3 "$log" >&2
   fi
 done
