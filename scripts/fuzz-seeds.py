@@ -9,7 +9,8 @@ fx_text: every FX dump the FX reader tests hold as C++ string literals (raw
   the error tests included) and the PT2 captures' FX dumps (*.py).
 pattern_file: resources/patterns/*.patterns, the examples in
   docs/pattern-language.md and the pattern tests' literals.
-graph_json: the graph JSON tests' literals and docs/graph-json.md's example.
+graph_json: the graph JSON tests' literals and docs/graph-json.md's example
+  (fuzz/seeds/graph_json holds FX test fixtures as writeGraphJson wrote them).
 export_json: tests/fixtures/pt2/*.json, the torch.export tests' literals and
   the PT2 captures' exported_program.json.
 pt2_archive: archives of both layouts built here from tests/fixtures/pt2 (raw
@@ -18,7 +19,8 @@ pt2_archive: archives of both layouts built here from tests/fixtures/pt2 (raw
   listing fuzz/pt2_archive_fuzz.cpp zips itself.
 pass_config: bench/*.json, tests/pt2/configs/*.json and the pass config
   tests' literals.
-torchscript: the small TorchScript fixtures the torch tests trace.
+torchscript: the small TorchScript fixtures the torch tests trace
+  (tests/fixtures/make_fixtures.py; fuzz/seeds/torchscript holds copies).
 The PT2 captures and traced fixtures are read from the build folder
 ($FUSEBOX_BUILD_DIR, default build/) when the tests have made them.
 Seeds over the fuzzers' -max_len (64 KiB) are left out: cut, they would no
