@@ -137,11 +137,17 @@ Expected<std::string> Pt2Archive::read(const std::string &entry) const
         done += static_cast<zip_uint64_t>(n);
     }
     bytes.resize(done);
-    // A final read at the end makes libzip check the CRC of what it inflated.
+    // A final read at the end makes libzip check the CRC of what it inflated;
+    // it finds more when the header understates the size, which would skip
+    // that check (a damaged TorchScript archive got past it so; found by
+    // fuzz/torchscript_fuzz.cpp).
     if (failure.empty()) {
         char extra;
-        if (zip_fread(file, &extra, 1) < 0)
+        const zip_int64_t more = zip_fread(file, &extra, 1);
+        if (more < 0)
             failure = zip_file_strerror(file);
+        else if (more > 0)
+            failure = "it holds more than the " + std::to_string(*size) + " bytes its header gives";
     }
     zip_fclose(file);
     if (!failure.empty())

@@ -5,6 +5,7 @@
 #include "core/io/ExportedProgram.h"
 #include "core/io/GraphJson.h"
 #include "core/io/PassConfig.h"
+#include "core/io/PatternFile.h"
 
 #include <catch.hpp>
 
@@ -98,4 +99,46 @@ TEST_CASE(".pt2 fuzz findings: an entry claiming 4 GiB is read as far as its dat
     INFO(result.error().message);
     CHECK(result.error().message.find('\n') == std::string::npos);
     CHECK(result.error().message.rfind(path + "/models/model.json: corrupt entry (", 0) == 0);
+}
+
+TEST_CASE(".pt2 fuzz findings: an entry holding more than its header says is corrupt", "[io][pt2][fuzz]")
+{
+    // torchscript_fuzz: a header giving 0 bytes for a 16-byte record made the
+    // read stop before libzip's CRC check, and libtorch then built a tensor
+    // on an empty storage.
+    const std::string path = scratchFile("understated.pt2", storedZip({{"models/model.json", "{\"graph_module\": 1}"}}, 2));
+    auto result = readExportedProgramFile(path);
+    REQUIRE_FALSE(result.hasValue());
+    CHECK(result.error().message
+          == path + "/models/model.json: corrupt entry (it holds more than the 2 bytes its header gives)");
+}
+
+TEST_CASE("graph JSON fuzz findings: a device index that is not a number is an error, not an uncaught exception",
+          "[io][fuzz]")
+{
+    // graph_json_fuzz: std::stoi threw std::invalid_argument for "au0dc:".
+    for (const char *device : {"au0dc:", "cuda:x", "cuda:1x", "cuda:-1", "cuda:99999999999"}) {
+        INFO(device);
+        const std::string text = std::string(R"({"format": "fusebox-graph", "version": 1, "nodes": [
+            {"name": "z", "kind": "op", "op": "aten::zeros", "type": "Tensor", "args": [[2], {"device": ")")
+                                 + device + R"("}]}, {"name": "output", "kind": "output", "args": [[{"ref": "z"}]]}]})";
+        auto model = readGraphJson(text, "g.json");
+        REQUIRE_FALSE(model.hasValue());
+        CHECK(model.error().message == std::string("g.json: /nodes/0/args/1/device: expected a device such as \"cuda:0\", found string \"")
+                                           + device + "\"");
+    }
+    auto ok = readGraphJson(R"({"format": "fusebox-graph", "version": 1, "nodes": [
+        {"name": "z", "kind": "op", "op": "aten::zeros", "type": "Tensor", "args": [[2], {"device": "cuda:1"}]},
+        {"name": "output", "kind": "output", "args": [[{"ref": "z"}]]}]})",
+                            "g.json");
+    REQUIRE(ok.hasValue());
+    CHECK(writeGraphJson(ok->graph, {.indent = -1}).find(R"({"device":"cuda:1"})") != std::string::npos);
+}
+
+TEST_CASE("pattern fuzz findings: an error quoting a string escapes its line break", "[io][fuzz]")
+{
+    // pattern_file_fuzz: "expected '=', found string "a<newline>b"" took two lines.
+    auto file = parsePatternFile("pattern p {\n    benefit \"a\\nb\\t\\\"c\"\n}\n", {nullptr, "t.patterns"});
+    REQUIRE_FALSE(file.hasValue());
+    CHECK(file.error().message == "t.patterns:2:13: expected '=', found string \"a\\nb\\t\\\"c\"");
 }
