@@ -79,6 +79,32 @@ std::optional<Error> checkArchive(const std::string &name,
     return Error{name + ": not a TorchScript archive (no code/ or constants.pkl in the zip)"};
 }
 
+/// The first tensor attribute of the module (submodules included) whose
+/// storage is too small for it, described; "" when none is. A damaged archive
+/// can give a tensor an empty storage: libtorch 1.13 does not check, and its
+/// kernels (freezing, the example run for shapes) would read past it.
+std::string tensorWithShortStorage(const jit::Module &module)
+{
+    for (const auto &attribute : module.named_attributes(/*recurse=*/true)) {
+        if (!attribute.value.isTensor())
+            continue;
+        const at::Tensor &t = attribute.value.toTensor();
+        if (!t.defined() || t.is_sparse() || t.is_quantized() || t.is_meta() || t.numel() == 0)
+            continue;
+        __int128 last = t.storage_offset(); // the last element's index in the storage
+        for (int64_t d = 0; d < t.dim(); ++d)
+            last += static_cast<__int128>(t.size(d) - 1) * t.stride(d);
+        const __int128 needed = (last + 1) * static_cast<__int128>(t.element_size());
+        // A storage without data (its record read as empty) has none, whatever its size says.
+        const __int128 has = t.has_storage() && t.storage().data() ? static_cast<__int128>(t.storage().nbytes()) : 0;
+        if (last < 0 || needed > has)
+            return "tensor '" + attribute.name + "' needs " + (needed > INT64_MAX ? std::string("more than 2^63")
+                                                                                : std::to_string(int64_t(needed)))
+                   + " bytes of storage, its storage has " + std::to_string(int64_t(has));
+    }
+    return {};
+}
+
 using ModuleLoader = std::function<jit::Module(jit::ExtraFilesMap &)>;
 
 Expected<LoadedModel> importModule(const std::string &name, const ModuleLoader &load,
@@ -95,6 +121,8 @@ Expected<LoadedModel> importModule(const std::string &name, const ModuleLoader &
             return Error{name + ": unsupported TorchScript version (" + message + ")"};
         return Error{name + ": cannot load the TorchScript archive (" + message + ")"};
     }
+    if (std::string problem = tensorWithShortStorage(module); !problem.empty())
+        return Error{name + ": cannot load the TorchScript archive (" + problem + ")"};
 
     try {
         module.eval();
