@@ -47,4 +47,15 @@ inline bool isNamedError(std::string_view message, std::string_view source)
            && (message[source.size()] == ':' || message[source.size()] == '/');
 }
 
+/// True when a reader's guarded accessors let one of nlohmann's exceptions
+/// through to its last-resort catch: "<source>[/entry]: [json.exception.type_error.302] ..."
+/// (not merely quoting that text from the input, as the fuzzer learns to).
+inline bool isEscapedJsonException(std::string_view message, std::string_view source)
+{
+    if (!message.starts_with(source))
+        return false;
+    const size_t colon = message.find(": ", source.size());
+    return colon != std::string_view::npos && message.substr(colon + 2).starts_with("[json.exception.");
+}
+
 } // namespace fusebox::fuzz

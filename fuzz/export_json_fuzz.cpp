@@ -31,7 +31,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         auto model = readExportedProgramJson(text, {.schemas = schemas, .sourceName = "model.json"});
         if (!model) {
             const std::string &message = model.error().message;
-            if (!fuzz::isNamedError(message, "model.json") || message.find("[json.exception") != std::string::npos)
+            if (!fuzz::isNamedError(message, "model.json") || fuzz::isEscapedJsonException(message, "model.json"))
                 fuzz::contractBroken(target, "a refusal that is not one line naming model.json and a JSON path",
                                      message);
             return 0;
