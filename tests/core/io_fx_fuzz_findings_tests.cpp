@@ -314,3 +314,23 @@ TEST_CASE("FX fuzz findings: a torch-level call that does not fit its schema kee
     CHECK(hasWarning(m, "arguments kept as written"));
     checkRoundTrip(text, &testSchemas());
 }
+
+TEST_CASE("FX fuzz findings: a method called on a literal is written on the literal, which reads back",
+          "[io][fx][fuzz]")
+{
+    // The method on a name bound to a tuple (no schema fits it, so the op
+    // stays "Tensor.transpose") was written "Tensor.transpose((...), 1, 2)",
+    // which does not read ("name 'Tensor' is not defined").
+    for (const char *receiver : {"x.view12, (6, 4)", "7", "'ab'", "[x, 2]"}) {
+        INFO(receiver);
+        const std::string text = std::string("class GraphModule(torch.nn.Module):\n"
+                                             "    def forward(self, x: \"f32[2, 3]\"):\n"
+                                             "        t = ")
+                                 + receiver
+                                 + "\n"
+                                   "        q = t.transpose(1, 2)\n"
+                                   "        return (q,)\n";
+        checkRoundTrip(text, &testSchemas());
+        checkRoundTrip(text);
+    }
+}
