@@ -52,7 +52,7 @@ for t in "${targets[@]}"; do
        "${repeatable[@]}" -print_final_stats=1 -artifact_prefix="$build/crashes/$t-" "$corpus" "$seeds" >"$log" 2>&1; then
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
     how="${seconds} s"
-    [ -z "${FUSEBOX_FUZZ_SEED:-}${FUSEBOX_FUZZ_RUNS:-}" ] || how="seed ${FUSEBOX_FUZZ_SEED:-1}, at most ${seconds} s"
+    [ -z "${FUSEBOX_FUZZ_SEED:-}${FUSEBOX_FUZZ_RUNS:-}" ] || how="seed ${FUSEBOX_FUZZ_SEED:-1}, ${FUSEBOX_FUZZ_RUNS:+at most }${seconds} s"
     echo "fuzz: $t: no crash in ${runs:-?} executions (${how}, $(ls "$seeds" | wc -l) seeds, corpus $(ls "$corpus" | wc -l))"
   else
     failed=1
