@@ -542,10 +542,10 @@ Expected<LoadedModel> readExportedProgramJson(std::string_view json, const Expor
         export_json::ProgramBuilder builder(options, warnings);
         LoadedModel model{builder.build(export_json::Cursor(*parsed, "")), {}, {}};
         for (std::string &line : warnings.take())
-            model.warnings.push_back(source + ": " + line);
+            model.warnings.push_back(source + ": " + json_support::oneLine(std::move(line)));
         return model;
     } catch (const export_json::JsonPathError &e) {
-        return Error{source + ": " + (e.path.empty() ? std::string("document") : e.path) + ": " + e.message};
+        return Error{source + ": " + json_support::oneLine((e.path.empty() ? std::string("document") : e.path) + ": " + e.message)};
     } catch (const nlohmann::json::exception &e) {
         // Guarded accessors should leave nothing for nlohmann to throw; just in case.
         return Error{source + ": " + e.what()};

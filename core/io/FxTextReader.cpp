@@ -454,6 +454,11 @@ Arg Builder::attribute(const Expr &e, const std::string &name)
     // An attribute of a value (x.shape, x.real): FX's getattr(x, 'shape'),
     // an opaque node; as "Tensor.shape" it read like the call x.shape().
     Arg object = evaluate(*e.object, {});
+    // A higher-order op's subgraph has no attributes: such a getattr was
+    // written getattr(self.body, 'x'), which reads as the parameter
+    // self.body.x (found by fx_text_fuzz).
+    if (!subgraphArgName(object).empty())
+        fail(e, "subgraph self." + subgraphArgName(object) + " has no attribute '" + e.text + "'");
     return Arg(addNode(CanonicalTarget{"getattr", std::nullopt, false}, "getattr", {object, Arg(e.text)}, {}, name,
                        e.line));
 }

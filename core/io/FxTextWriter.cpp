@@ -341,6 +341,11 @@ private:
             // Opaque: the op is the target as the dump spelled it.
             if (n.op.starts_with("Tensor.") && firstIsNode)
                 return arg(args[0], &n) + "." + n.op.substr(7) + "(" + callArgs(n, 1) + ")";
+            // A method called on a literal (a name bound to a tuple): on the
+            // literal, parenthesised; "Tensor.transpose(...)" did not read
+            // back (found by fx_text_fuzz).
+            if (n.op.starts_with("Tensor.") && !args.empty())
+                return "(" + arg(args[0], &n) + ")." + n.op.substr(7) + "(" + callArgs(n, 1) + ")";
             return n.op + "(" + callArgs(n) + ")";
         }
         if (spelling.starts_with("operator.") && fx::canonicalFunction(spelling).op == n.op) {
@@ -352,15 +357,18 @@ private:
                 return arg(args[0], &n) + " " + symbol + " " + arg(args[1], &n);
             return spelling + "(" + callArgs(n) + ")";
         }
-        if (spelling.starts_with("Tensor.") && firstIsNode) {
+        if (spelling.starts_with("Tensor.") && !args.empty()) {
             std::string method = spelling.substr(7);
+            // On a literal (a name bound to a tuple), parenthesised: spelt
+            // otherwise, the call read back with another spelling (fx_text_fuzz).
+            const std::string self = firstIsNode ? arg(args[0], &n) : "(" + arg(args[0], &n) + ")";
             bool folds = fx::takesVarargsList(method) && args.size() >= 2 && !args[1].isList()
                          && !std::holds_alternative<DType>(args[1].value);
             if (fx::canonicalMethod(method).op == n.op && !folds)
-                return arg(args[0], &n) + "." + method + "(" + callArgs(n, 1) + ")";
+                return self + "." + method + "(" + callArgs(n, 1) + ")";
             if (auto dtype = fx::conversionMethodDType(method); dtype && n.op == "aten::to" && args.size() == 2
                 && n.kwargs().empty() && args[1] == Arg(*dtype))
-                return arg(args[0], &n) + "." + method + "()";
+                return self + "." + method + "()";
         } else if (!spelling.empty() && spelling.find("::") == std::string::npos) {
             if (auto call = functionalCall(n, spelling))
                 return *call;

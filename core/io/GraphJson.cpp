@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <charconv>
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -213,12 +214,19 @@ DType dtypeValue(const json &value, const std::string &path)
     return *dtype;
 }
 
-Device deviceValue(const std::string &text)
+Device deviceValue(const std::string &text, const std::string &path)
 {
     auto colon = text.find(':');
     if (colon == std::string::npos)
         return Device{text, -1};
-    return Device{text.substr(0, colon), std::stoi(text.substr(colon + 1))};
+    // "cuda:0": an index that is not a number is an error, not an uncaught
+    // std::invalid_argument from std::stoi (found by graph_json_fuzz).
+    int index = -1;
+    const char *first = text.data() + colon + 1, *last = text.data() + text.size();
+    const auto [end, error] = std::from_chars(first, last, index);
+    if (first == last || *first == '-' || error != std::errc() || end != last)
+        fail(path, "expected a device such as \"cuda:0\", found string \"" + text + "\"");
+    return Device{text.substr(0, colon), index};
 }
 
 TensorMeta metaFromJson(const json &j, const std::string &path)
@@ -300,7 +308,7 @@ public:
             if (key == "device") {
                 if (!value.is_string())
                     fail(path + "/device", "expected a string, found " + describe(value));
-                return deviceValue(value.get<std::string>());
+                return deviceValue(value.get<std::string>(), path + "/device");
             }
             if (key == "tuple")
                 return list(value, path + "/tuple", ArgList::Kind::Tuple);
@@ -455,7 +463,7 @@ Expected<LoadedModel> readGraphJson(const std::string &text, const std::string &
             }
         }
     } catch (const JsonFieldError &e) {
-        return Error{sourceName + ": " + (e.path.empty() ? "/" : e.path) + ": " + e.message};
+        return Error{sourceName + ": " + json_support::oneLine((e.path.empty() ? "/" : e.path) + ": " + e.message)};
     }
     return model;
 }

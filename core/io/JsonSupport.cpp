@@ -1,5 +1,6 @@
 #include "JsonSupport.h"
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <vector>
@@ -12,6 +13,27 @@ std::string describe(const nlohmann::json &value)
     if (text.size() > 40)
         text = text.substr(0, 37) + "...";
     return std::string(value.type_name()) + " " + text;
+}
+
+std::string oneLine(std::string message)
+{
+    if (std::none_of(message.begin(), message.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }))
+        return message;
+    std::string out;
+    for (char c : message) {
+        const auto b = static_cast<unsigned char>(c);
+        if (c == '\n')
+            out += "\\n";
+        else if (c == '\r')
+            out += "\\r";
+        else if (c == '\t')
+            out += "\\t";
+        else if (b < 0x20 || b == 0x7f)
+            out += std::string("\\x") + "0123456789abcdef"[b >> 4] + "0123456789abcdef"[b & 15];
+        else
+            out += c;
+    }
+    return out;
 }
 
 namespace {
@@ -144,7 +166,7 @@ Expected<nlohmann::json> parse(const std::string &text, const std::string &sourc
         nlohmann::json::sax_parse(text, &tracker);
         const std::string path = tracker.path();
         return Error{sourceName + ":" + lineColumn(text, tracker.errorOffset) + ": "
-                     + (path.empty() ? std::string() : "at " + path + ": ") + withoutPrefix(e.what())
+                     + (path.empty() ? std::string() : "at " + oneLine(path) + ": ") + withoutPrefix(e.what())
                      + " (it does not fit a double)"};
     }
 }

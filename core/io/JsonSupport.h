@@ -12,6 +12,11 @@ namespace fusebox::json_support {
 /// for "expected ..., found ..." messages.
 std::string describe(const nlohmann::json &value);
 
+/// The message with its control characters escaped ("\\n", "\\t", "\\x01"),
+/// so that it stays one line when it quotes a key or string of the file
+/// ("at /pre_grad_fusion_options/a\\nb: ..."); other bytes are kept.
+std::string oneLine(std::string message);
+
 /// Parses text; a syntax error becomes "<sourceName>:<line>:<column>: invalid
 /// JSON: <what nlohmann says>", a value it cannot represent (a number too
 /// large for a double) "<sourceName>:<line>:<column>: at <json.path>: number

@@ -133,7 +133,7 @@ Expected<PassConfig> readPassConfig(const std::string &text, const std::string &
             }
         }
     } catch (const ConfigError &e) {
-        return Error{sourceName + ": " + (e.path.empty() ? "/" : e.path) + ": " + e.message};
+        return Error{sourceName + ": " + json_support::oneLine((e.path.empty() ? "/" : e.path) + ": " + e.message)};
     }
     // nlohmann::json sorts an object's keys; the order of the rules is read
     // again from the text, which parsed above.

@@ -27,7 +27,24 @@ std::string describeToken(const Token &token)
     switch (token.kind) {
     case TokenKind::Newline: return "end of line";
     case TokenKind::End: return "end of file";
-    case TokenKind::String: return "string \"" + token.text + "\"";
+    case TokenKind::String: {
+        // Escaped as written, so that an error quoting a string with "\n" in
+        // it stays one line (found by pattern_file_fuzz).
+        std::string out = "string \"";
+        for (char c : token.text) {
+            if (c == '"' || c == '\\')
+                out += std::string("\\") + c;
+            else if (c == '\n')
+                out += "\\n";
+            else if (c == '\t')
+                out += "\\t";
+            else if (static_cast<unsigned char>(c) < 0x20)
+                out += std::string("\\x") + "0123456789abcdef"[(c >> 4) & 15] + "0123456789abcdef"[c & 15];
+            else
+                out += c;
+        }
+        return out + "\"";
+    }
     default: return "'" + token.text + "'";
     }
 }

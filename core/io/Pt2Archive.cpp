@@ -107,11 +107,25 @@ Expected<std::string> Pt2Archive::read(const std::string &entry) const
     zip_file_t *file = zip_fopen(m_handle->zip, entry.c_str(), 0);
     if (!file)
         return Error{where + ": cannot open entry (" + std::string(zip_strerror(m_handle->zip)) + ")"};
-    std::string bytes(*size, '\0');
+    // The size is what the archive claims: the buffer grows with what is read
+    // (a damaged header claiming 4 GiB made it allocate them up front; found
+    // by fuzz/pt2_archive_fuzz.cpp). One allocation when the claim is possible:
+    // stored data is its compressed size, deflate inflates 1032-fold at most.
+    zip_stat_t stat;
+    zip_stat_init(&stat);
+    uint64_t reserve = std::min<uint64_t>(*size, uint64_t(1) << 24);
+    if (zip_stat(m_handle->zip, entry.c_str(), 0, &stat) == 0 && (stat.valid & ZIP_STAT_COMP_SIZE)
+        && (stat.valid & ZIP_STAT_COMP_METHOD)
+        && (stat.comp_method == ZIP_CM_STORE ? *size <= stat.comp_size
+                                             : stat.comp_method == ZIP_CM_DEFLATE && *size / 1032 <= stat.comp_size))
+        reserve = *size;
+    std::string bytes;
+    bytes.reserve(reserve);
     zip_uint64_t done = 0;
     std::string failure;
     while (done < *size) {
-        const zip_int64_t n = zip_fread(file, bytes.data() + done, *size - done);
+        bytes.resize(done + std::min<zip_uint64_t>(*size - done, std::max<zip_uint64_t>(done, uint64_t(1) << 20)));
+        const zip_int64_t n = zip_fread(file, bytes.data() + done, bytes.size() - done);
         if (n < 0) {
             failure = zip_file_strerror(file);
             break;
@@ -122,11 +136,18 @@ Expected<std::string> Pt2Archive::read(const std::string &entry) const
         }
         done += static_cast<zip_uint64_t>(n);
     }
-    // A final read at the end makes libzip check the CRC of what it inflated.
+    bytes.resize(done);
+    // A final read at the end makes libzip check the CRC of what it inflated;
+    // it finds more when the header understates the size, which would skip
+    // that check (a damaged TorchScript archive got past it so; found by
+    // fuzz/torchscript_fuzz.cpp).
     if (failure.empty()) {
         char extra;
-        if (zip_fread(file, &extra, 1) < 0)
+        const zip_int64_t more = zip_fread(file, &extra, 1);
+        if (more < 0)
             failure = zip_file_strerror(file);
+        else if (more > 0)
+            failure = "it holds more than the " + std::to_string(*size) + " bytes its header gives";
     }
     zip_fclose(file);
     if (!failure.empty())

@@ -161,7 +161,9 @@ size_t fuseHorizontalLive(const Graph &graph, const HorizontalPattern &pattern, 
         const bool search = root.value < searchable.size() && searchable[root.value]
                             && !isOp(*graph.node(root), ops::kGetItem);
         if (search) {
-            for (auto &[key, candidates] : finder.find(root, fused)) {
+            for (auto &entry : finder.find(root, fused)) {
+                const std::string &key = entry.first; // captured below: no structured binding (clang 14)
+                std::vector<NodeId> &candidates = entry.second;
                 if (stopped)
                     break;
                 // A fusion at this root may have erased a later key's candidate.

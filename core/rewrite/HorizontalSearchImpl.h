@@ -94,7 +94,10 @@ public:
         };
         m_graph.forEachInput(root, [&](NodeId in) { enqueue(in, 1); });
         for (size_t head = 0; head < m_queue.size(); ++head) {
-            auto [depth, id] = m_queue[head];
+            // Named copies, not a structured binding: clang 14 cannot capture
+            // bindings in a lambda (P1091 came with clang 16).
+            const auto depth = m_queue[head].first;
+            const NodeId id = m_queue[head].second;
             if (fused[id.value])
                 continue;
             if (const auto &key = m_keys.key(id)) {

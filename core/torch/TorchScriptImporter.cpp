@@ -3,6 +3,7 @@
 #include "TorchGraphConverter.h"
 #include "TorchShapeInference.h"
 #include "TorchValueConversion.h"
+#include "core/io/Pt2Archive.h"
 #include "core/ir/Verifier.h"
 
 #include <caffe2/serialize/inline_container.h>
@@ -34,29 +35,74 @@ std::optional<Error> checkHeader(const std::string &name, std::string_view head)
     return Error{name + ": not a model file (not a zip archive)"};
 }
 
+/// Reads every entry through libzip, which checks its CRC: libtorch 1.13's
+/// reader does not, and parses a damaged code/ or .pkl record as it is; its
+/// TorchScript parser crashes (SEGV in ScriptTypeParser::parseClassConstant)
+/// on some (found by fuzz/torchscript_fuzz.cpp). Errors name the file and the
+/// entry ("m.pt/m/code/__torch__.py: corrupt entry (CRC error)").
+std::optional<Error> checkEntries(const Expected<Pt2Archive> &archive)
+{
+    if (!archive)
+        return archive.error();
+    for (const std::string &entry : archive->entries())
+        if (!entry.ends_with('/'))
+            if (auto bytes = archive->read(entry); !bytes)
+                return bytes.error();
+    return std::nullopt;
+}
+
 /// Checks the zip's records: TorchScript archives have code/ and constants.pkl,
 /// torch.save archives only data.pkl. The reader's constructor checks the
 /// format version.
 std::optional<Error> checkArchive(const std::string &name,
                                   const std::function<std::unique_ptr<caffe2::serialize::PyTorchStreamReader>()> &open)
 {
-    std::unique_ptr<caffe2::serialize::PyTorchStreamReader> reader;
+    bool hasCode = false, hasConstants = false, hasData = false;
     try {
-        reader = open();
+        std::unique_ptr<caffe2::serialize::PyTorchStreamReader> reader = open();
+        // getAllRecords() throws too: for a record outside the archive's
+        // root folder, found by fuzz/torchscript_fuzz.cpp.
+        for (const std::string &record : reader->getAllRecords())
+            hasCode = hasCode || record.starts_with("code/");
+        hasConstants = reader->hasRecord("constants.pkl");
+        hasData = reader->hasRecord("data.pkl");
     } catch (const std::exception &e) {
         std::string message = torchimport::oneLineMessage(e);
         if (message.find("version") != std::string::npos)
             return Error{name + ": unsupported TorchScript version (" + message + ")"};
         return Error{name + ": not a model file (unreadable zip archive: " + message + ")"};
     }
-    bool hasCode = false;
-    for (const std::string &record : reader->getAllRecords())
-        hasCode = hasCode || record.starts_with("code/");
-    if (hasCode && reader->hasRecord("constants.pkl"))
+    if (hasCode && hasConstants)
         return std::nullopt;
-    if (reader->hasRecord("data.pkl"))
+    if (hasData)
         return Error{name + ": not a TorchScript archive (it looks like a torch.save pickle)"};
     return Error{name + ": not a TorchScript archive (no code/ or constants.pkl in the zip)"};
+}
+
+/// The first tensor attribute of the module (submodules included) whose
+/// storage is too small for it, described; "" when none is. A damaged archive
+/// can give a tensor an empty storage: libtorch 1.13 does not check, and its
+/// kernels (freezing, the example run for shapes) would read past it.
+std::string tensorWithShortStorage(const jit::Module &module)
+{
+    for (const auto &attribute : module.named_attributes(/*recurse=*/true)) {
+        if (!attribute.value.isTensor())
+            continue;
+        const at::Tensor &t = attribute.value.toTensor();
+        if (!t.defined() || t.is_sparse() || t.is_quantized() || t.is_meta() || t.numel() == 0)
+            continue;
+        __int128 last = t.storage_offset(); // the last element's index in the storage
+        for (int64_t d = 0; d < t.dim(); ++d)
+            last += static_cast<__int128>(t.size(d) - 1) * t.stride(d);
+        const __int128 needed = (last + 1) * static_cast<__int128>(t.element_size());
+        // A storage without data (its record read as empty) has none, whatever its size says.
+        const __int128 has = t.has_storage() && t.storage().data() ? static_cast<__int128>(t.storage().nbytes()) : 0;
+        if (last < 0 || needed > has)
+            return "tensor '" + attribute.name + "' needs " + (needed > INT64_MAX ? std::string("more than 2^63")
+                                                                                : std::to_string(int64_t(needed)))
+                   + " bytes of storage, its storage has " + std::to_string(int64_t(has));
+    }
+    return {};
 }
 
 using ModuleLoader = std::function<jit::Module(jit::ExtraFilesMap &)>;
@@ -75,6 +121,8 @@ Expected<LoadedModel> importModule(const std::string &name, const ModuleLoader &
             return Error{name + ": unsupported TorchScript version (" + message + ")"};
         return Error{name + ": cannot load the TorchScript archive (" + message + ")"};
     }
+    if (std::string problem = tensorWithShortStorage(module); !problem.empty())
+        return Error{name + ": cannot load the TorchScript archive (" + problem + ")"};
 
     try {
         module.eval();
@@ -139,6 +187,8 @@ Expected<LoadedModel> importTorchScript(const std::string &path,
     file.read(head, sizeof head);
     if (auto error = checkHeader(path, std::string_view(head, file.gcount())))
         return *error;
+    if (auto error = checkEntries(Pt2Archive::open(path)))
+        return *error;
     if (auto error = checkArchive(path, [&] {
             return std::make_unique<caffe2::serialize::PyTorchStreamReader>(path);
         }))
@@ -153,6 +203,8 @@ Expected<LoadedModel> importTorchScriptFromBytes(const std::string &bytes,
                                                  const TorchScriptImportOptions &options)
 {
     if (auto error = checkHeader(displayName, std::string_view(bytes).substr(0, 4)))
+        return *error;
+    if (auto error = checkEntries(Pt2Archive::openBuffer(bytes, displayName)))
         return *error;
     std::istringstream probe(bytes);
     if (auto error = checkArchive(displayName, [&] {

@@ -108,6 +108,13 @@ Weight weightFromTensor(const at::Tensor &tensor)
     Weight weight;
     weight.meta = metaFromTensor(contiguous);
     const size_t bytes = contiguous.numel() * contiguous.element_size();
+    // A damaged archive can give a tensor a storage too small for it
+    // (libtorch 1.13 does not check): never read past it.
+    const size_t needed = bytes ? (contiguous.storage_offset() * contiguous.element_size() + bytes) : 0;
+    if (needed && (!contiguous.has_storage() || !contiguous.data_ptr() || contiguous.storage().nbytes() < needed))
+        throw std::runtime_error("a tensor of " + std::to_string(bytes) + " bytes has a storage of "
+                                 + std::to_string(contiguous.has_storage() ? contiguous.storage().nbytes() : 0)
+                                 + " bytes");
     weight.data.resize(bytes);
     if (bytes)
         std::memcpy(weight.data.data(), contiguous.data_ptr(), bytes);

@@ -314,3 +314,39 @@ TEST_CASE("FX fuzz findings: a torch-level call that does not fit its schema kee
     CHECK(hasWarning(m, "arguments kept as written"));
     checkRoundTrip(text, &testSchemas());
 }
+
+TEST_CASE("FX fuzz findings: a method called on a literal is written on the literal, which reads back",
+          "[io][fx][fuzz]")
+{
+    // The method on a name bound to a tuple (no schema fits it, so the op
+    // stays "Tensor.transpose") was written "Tensor.transpose((...), 1, 2)",
+    // which does not read ("name 'Tensor' is not defined").
+    for (const char *receiver : {"x.view12, (6, 4)", "7", "'ab'", "[x, 2]"}) {
+        INFO(receiver);
+        const std::string text = std::string("class GraphModule(torch.nn.Module):\n"
+                                             "    def forward(self, x: \"f32[2, 3]\"):\n"
+                                             "        t = ")
+                                 + receiver
+                                 + "\n"
+                                   "        q = t.transpose(1, 2)\n"
+                                   "        return (q,)\n";
+        checkRoundTrip(text, &testSchemas());
+        checkRoundTrip(text);
+    }
+}
+
+TEST_CASE("FX fuzz findings: an attribute of a higher-order op's subgraph is refused where it is", "[io][fx][fuzz]")
+{
+    // It read as an opaque getattr node, written getattr(self.wrap_body_0,
+    // 'l_x_'), which reads back as the parameter self.wrap_body_0.l_x_.
+    CHECK(errorOf("class GraphModule(torch.nn.Module):\n"
+                  "    def forward(self, x: \"f32[2, 4]\"):\n"
+                  "        wrap_body_0 = self.wrap_body_0\n"
+                  "        g = wrap_body_0.l_x_\n"
+                  "        return (g,)\n"
+                  "\n"
+                  "    class wrap_body_0(torch.nn.Module):\n"
+                  "        def forward(self, l_x_: \"f32[2, 4]\"):\n"
+                  "            return (l_x_,)\n")
+          == "bad.py:4:13: subgraph self.wrap_body_0 has no attribute 'l_x_'");
+}

@@ -1,0 +1,168 @@
+// libFuzzer target: torch.export archives (.pt2) as bytes on disk, through
+// readExportedProgramFile() and looksLikeExportedProgram(): the zip layer
+// (core/io/Pt2Archive.cpp, libzip), finding the program in either layout
+// (ExportedProgramFile.cpp), the weights (Pt2Weights.cpp: payload configs,
+// strided raw payloads) and torch.save files (TorchPickle.cpp: the pickle
+// machine, storages). A bare JSON input takes the JSON path, which
+// export_json_fuzz covers in depth. Checks the contract in ExportedProgram.h:
+// - no input crashes them (ASan + UBSan watch every step);
+// - a refusal is one line naming the file (and the entry inside the archive);
+// - warnings are one line each, and weights that cannot be read leave the
+//   graph usable (the import succeeds, with a warning);
+// - the graph survives the graph JSON writer and reader unchanged, weights
+//   included.
+//
+// An input is taken as the file's bytes, unless it starts with "FBZ\n": then
+// it lists the entries of an archive ("\n==> name\n" lines, each followed by
+// the entry's bytes) that this target zips, stored, with correct CRCs. A
+// mutated byte inside a real zip's entry fails its CRC check, so only this
+// form lets mutations reach the program JSON, the payload configs and the
+// pickles; an entry whose bytes start with "FBZ\n" again is zipped the same
+// way, its entries marked "\n--> name\n" (a torch.save file inside the archive). The raw form fuzzes the zip
+// layer itself (libzip's parsing, truncation, bad sizes).
+// FUSEBOX_FUZZ_ZIP_OUT=FILE writes the zip an "FBZ" input stands for, to
+// reproduce a finding without this target.
+// Seeds: scripts/fuzz-seeds.py pt2_archive (each archive in both forms).
+
+#include "FuzzSupport.h"
+#include "core/io/ExportedProgram.h"
+#include "core/io/GraphJson.h"
+#include "core/ir/GraphCompare.h"
+
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace {
+
+uint32_t crc32(std::string_view bytes)
+{
+    uint32_t crc = 0xffffffffu;
+    for (unsigned char c : bytes) {
+        crc ^= c;
+        for (int bit = 0; bit < 8; ++bit)
+            crc = (crc >> 1) ^ (0xedb88320u & (0u - (crc & 1u)));
+    }
+    return ~crc;
+}
+
+void put16(std::string &out, uint32_t v) { out += char(v & 0xff), out += char((v >> 8) & 0xff); }
+void put32(std::string &out, uint32_t v) { put16(out, v & 0xffff), put16(out, v >> 16); }
+
+/// A zip of the entries, stored (no compression), as torch writes its archives.
+std::string storedZip(const std::vector<std::pair<std::string, std::string>> &entries)
+{
+    std::string out, directory;
+    for (const auto &entry : entries) {
+        const std::string &name = entry.first, &bytes = entry.second;
+        const uint32_t offset = uint32_t(out.size()), crc = crc32(bytes), size = uint32_t(bytes.size());
+        put32(out, 0x04034b50), put16(out, 20), put16(out, 0), put16(out, 0), put16(out, 0), put16(out, 0);
+        put32(out, crc), put32(out, size), put32(out, size), put16(out, uint32_t(name.size())), put16(out, 0);
+        out += name + bytes;
+        put32(directory, 0x02014b50), put16(directory, 20), put16(directory, 20), put16(directory, 0);
+        put16(directory, 0), put16(directory, 0), put16(directory, 0), put32(directory, crc), put32(directory, size);
+        put32(directory, size), put16(directory, uint32_t(name.size())), put16(directory, 0), put16(directory, 0);
+        put16(directory, 0), put16(directory, 0), put32(directory, 0), put32(directory, offset);
+        directory += name;
+    }
+    const uint32_t at = uint32_t(out.size());
+    out += directory;
+    put32(out, 0x06054b50), put16(out, 0), put16(out, 0), put16(out, uint32_t(entries.size()));
+    put16(out, uint32_t(entries.size())), put32(out, uint32_t(directory.size())), put32(out, at), put16(out, 0);
+    return out;
+}
+
+constexpr std::string_view kEntriesMagic = "FBZ\n";
+
+/// The archive an "FBZ\n" input lists (see the top of the file).
+std::string archiveOf(std::string_view listing, int depth = 0)
+{
+    std::vector<std::pair<std::string, std::string>> entries;
+    const std::string marker = depth == 0 ? "\n==> " : "\n--> ";
+    listing.remove_prefix(kEntriesMagic.size() - 1); // keep the '\n' a first marker starts with
+    size_t at = listing.find(marker);
+    while (at != std::string_view::npos) {
+        at += marker.size();
+        const size_t nameEnd = listing.find('\n', at);
+        if (nameEnd == std::string_view::npos)
+            break;
+        const size_t next = listing.find(marker, nameEnd);
+        std::string bytes(listing.substr(nameEnd + 1, next == std::string_view::npos ? std::string_view::npos
+                                                                                     : next - nameEnd - 1));
+        if (depth == 0 && std::string_view(bytes).starts_with(kEntriesMagic))
+            bytes = archiveOf(bytes, depth + 1);
+        entries.emplace_back(std::string(listing.substr(at, nameEnd - at)), std::move(bytes));
+        at = next;
+    }
+    return storedZip(entries);
+}
+
+/// A file of this process's own (the reader takes a path): in /dev/shm when
+/// there is one, so that no input touches the disk.
+const std::string &scratchFile()
+{
+    static const std::string path = [] {
+        std::error_code ec;
+        std::filesystem::path dir = std::filesystem::is_directory("/dev/shm", ec)
+                                        ? std::filesystem::path("/dev/shm")
+                                        : std::filesystem::temp_directory_path();
+        return (dir / ("fusebox-pt2-fuzz-" + std::to_string(getpid()) + ".pt2")).string();
+    }();
+    return path;
+}
+
+struct RemoveAtExit {
+    ~RemoveAtExit() { std::remove(scratchFile().c_str()); }
+} removeAtExit;
+
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    using namespace fusebox;
+    constexpr const char *target = "pt2_archive_fuzz";
+    const std::string &path = scratchFile();
+    std::string_view input(reinterpret_cast<const char *>(data), size);
+    const std::string listed = input.starts_with(kEntriesMagic) ? archiveOf(input) : std::string();
+    if (!listed.empty()) {
+        input = listed;
+        if (const char *copy = std::getenv("FUSEBOX_FUZZ_ZIP_OUT"))
+            std::ofstream(copy, std::ios::binary) << listed;
+    }
+    {
+        std::ofstream out(path, std::ios::binary | std::ios::trunc);
+        out.write(input.data(), static_cast<std::streamsize>(input.size()));
+        if (!out)
+            fuzz::contractBroken(target, "cannot write the scratch file", path);
+    }
+    (void)looksLikeExportedProgram(path);
+    auto model = readExportedProgramFile(path);
+    if (!model) {
+        const std::string &message = model.error().message;
+        if (!fuzz::isNamedError(message, path) || fuzz::isEscapedJsonException(message, path))
+            fuzz::contractBroken(target, "a refusal that is not one line naming the file", message);
+        return 0;
+    }
+    for (const std::string &warning : model->warnings)
+        if (!fuzz::isOneLine(warning))
+            fuzz::contractBroken(target, "a warning of more than one line", warning);
+    const GraphJsonWriteOptions options{.embedWeights = true, .indent = -1};
+    const std::string written = writeGraphJson(model->graph, options);
+    auto again = readGraphJson(written, "written.json");
+    if (!again)
+        fuzz::contractBroken(target, "the graph JSON written of it does not read back",
+                             again.error().message + "\n--- written:\n" + written);
+    if (auto difference = firstDifference(model->graph, again->graph))
+        fuzz::contractBroken(target, "the graph read back from graph JSON differs",
+                             *difference + "\n--- written:\n" + written);
+    if (writeGraphJson(again->graph, options) != written)
+        fuzz::contractBroken(target, "the graph JSON written again differs (weights?)", written);
+    return 0;
+}

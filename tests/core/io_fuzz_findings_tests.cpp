@@ -1,0 +1,144 @@
+// What the fuzz targets of the JSON and archive readers found (fuzz/*_fuzz.cpp
+// other than fx_text, whose findings are in io_fx_fuzz_findings_tests.cpp),
+// one case each, on the smallest input that showed it.
+
+#include "core/io/ExportedProgram.h"
+#include "core/io/GraphJson.h"
+#include "core/io/PassConfig.h"
+#include "core/io/PatternFile.h"
+
+#include <catch.hpp>
+
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+using namespace fusebox;
+
+namespace {
+
+uint32_t crc32(const std::string &bytes)
+{
+    uint32_t crc = 0xffffffffu;
+    for (unsigned char c : bytes) {
+        crc ^= c;
+        for (int bit = 0; bit < 8; ++bit)
+            crc = (crc >> 1) ^ (0xedb88320u & (0u - (crc & 1u)));
+    }
+    return ~crc;
+}
+
+void put16(std::string &out, uint32_t v) { out += char(v & 0xff), out += char((v >> 8) & 0xff); }
+void put32(std::string &out, uint32_t v) { put16(out, v & 0xffff), put16(out, v >> 16); }
+
+/// A zip of stored entries, written byte by byte so that a test can make its
+/// headers lie: `claimed` replaces an entry's uncompressed size when nonzero.
+std::string storedZip(const std::vector<std::pair<std::string, std::string>> &entries, uint32_t claimed = 0)
+{
+    std::string out, directory;
+    for (const auto &[name, bytes] : entries) {
+        const uint32_t offset = uint32_t(out.size()), crc = crc32(bytes), size = uint32_t(bytes.size());
+        const uint32_t usize = claimed ? claimed : size;
+        put32(out, 0x04034b50), put16(out, 20), put16(out, 0), put16(out, 0), put16(out, 0), put16(out, 0);
+        put32(out, crc), put32(out, size), put32(out, usize), put16(out, uint32_t(name.size())), put16(out, 0);
+        out += name + bytes;
+        put32(directory, 0x02014b50), put16(directory, 20), put16(directory, 20), put16(directory, 0);
+        put16(directory, 0), put16(directory, 0), put16(directory, 0), put32(directory, crc), put32(directory, size);
+        put32(directory, usize), put16(directory, uint32_t(name.size())), put16(directory, 0), put16(directory, 0);
+        put16(directory, 0), put16(directory, 0), put32(directory, 0), put32(directory, offset);
+        directory += name;
+    }
+    const uint32_t at = uint32_t(out.size());
+    out += directory;
+    put32(out, 0x06054b50), put16(out, 0), put16(out, 0), put16(out, uint32_t(entries.size()));
+    put16(out, uint32_t(entries.size())), put32(out, uint32_t(directory.size())), put32(out, at), put16(out, 0);
+    return out;
+}
+
+std::string scratchFile(const std::string &name, const std::string &bytes)
+{
+    const std::filesystem::path dir = std::filesystem::path(FUSEBOX_BINARY_DIR) / "fuzz-findings-tests";
+    std::filesystem::create_directories(dir);
+    const std::string path = (dir / name).string();
+    std::ofstream(path, std::ios::binary) << bytes;
+    return path;
+}
+
+} // namespace
+
+TEST_CASE("JSON fuzz findings: a key with a line break is escaped in the error's path, which stays one line",
+          "[io][fuzz]")
+{
+    // pass_config_fuzz: the number overflow's path quoted the key as it was.
+    auto overflow = readPassConfig("{\"pre_grad_fusion_options\": {\"a\\nb\": {\"c\": 1e999}}}", "p.json");
+    REQUIRE_FALSE(overflow.hasValue());
+    CHECK(overflow.error().message
+          == "p.json:1:44: at pre_grad_fusion_options.a\\nb.c: number overflow parsing '1e999' (it does not fit a "
+             "double)");
+    auto rule = readPassConfig("{\"pre_grad_fusion_options\": {\"a\\nb\\t\\u0001\": 5}}", "p.json");
+    REQUIRE_FALSE(rule.hasValue());
+    CHECK(rule.error().message
+          == "p.json: /pre_grad_fusion_options/a\\nb\\t\\x01: expected an object of options, found number 5");
+    auto meta = readGraphJson("{\"format\": \"fusebox-graph\", \"version\": 1, \"metadata\": {\"x\\ny\": 1}, \"nodes\": []}",
+                              "g.json");
+    REQUIRE_FALSE(meta.hasValue());
+    CHECK(meta.error().message == "g.json: /metadata/x\\ny: expected a string, found number 1");
+}
+
+TEST_CASE(".pt2 fuzz findings: an entry claiming 4 GiB is read as far as its data goes, not allocated up front",
+          "[io][pt2][fuzz]")
+{
+    // pt2_archive_fuzz: Pt2Archive::read() made a string of the claimed size
+    // before reading (out of memory under the fuzzer's 4 GiB limit).
+    const std::string path = scratchFile("claims-4gib.pt2", storedZip({{"models/model.json", "{}"}}, 0xfffffff0u));
+    auto result = readExportedProgramFile(path);
+    REQUIRE_FALSE(result.hasValue());
+    INFO(result.error().message);
+    CHECK(result.error().message.find('\n') == std::string::npos);
+    CHECK(result.error().message.rfind(path + "/models/model.json: corrupt entry (", 0) == 0);
+}
+
+TEST_CASE(".pt2 fuzz findings: an entry holding more than its header says is corrupt", "[io][pt2][fuzz]")
+{
+    // torchscript_fuzz: a header giving 0 bytes for a 16-byte record made the
+    // read stop before libzip's CRC check, and libtorch then built a tensor
+    // on an empty storage.
+    const std::string path = scratchFile("understated.pt2", storedZip({{"models/model.json", "{\"graph_module\": 1}"}}, 2));
+    auto result = readExportedProgramFile(path);
+    REQUIRE_FALSE(result.hasValue());
+    CHECK(result.error().message
+          == path + "/models/model.json: corrupt entry (it holds more than the 2 bytes its header gives)");
+}
+
+TEST_CASE("graph JSON fuzz findings: a device index that is not a number is an error, not an uncaught exception",
+          "[io][fuzz]")
+{
+    // graph_json_fuzz: std::stoi threw std::invalid_argument for "au0dc:".
+    for (const char *device : {"au0dc:", "cuda:x", "cuda:1x", "cuda:-1", "cuda:99999999999"}) {
+        INFO(device);
+        const std::string text = std::string(R"({"format": "fusebox-graph", "version": 1, "nodes": [
+            {"name": "z", "kind": "op", "op": "aten::zeros", "type": "Tensor", "args": [[2], {"device": ")")
+                                 + device + R"("}]}, {"name": "output", "kind": "output", "args": [[{"ref": "z"}]]}]})";
+        auto model = readGraphJson(text, "g.json");
+        REQUIRE_FALSE(model.hasValue());
+        CHECK(model.error().message == std::string("g.json: /nodes/0/args/1/device: expected a device such as \"cuda:0\", found string \"")
+                                           + device + "\"");
+    }
+    auto ok = readGraphJson(R"({"format": "fusebox-graph", "version": 1, "nodes": [
+        {"name": "z", "kind": "op", "op": "aten::zeros", "type": "Tensor", "args": [[2], {"device": "cuda:1"}]},
+        {"name": "output", "kind": "output", "args": [[{"ref": "z"}]]}]})",
+                            "g.json");
+    REQUIRE(ok.hasValue());
+    CHECK(writeGraphJson(ok->graph, {.indent = -1}).find(R"({"device":"cuda:1"})") != std::string::npos);
+}
+
+TEST_CASE("pattern fuzz findings: an error quoting a string escapes its line break", "[io][fuzz]")
+{
+    // pattern_file_fuzz: "expected '=', found string "a<newline>b"" took two lines.
+    auto file = parsePatternFile("pattern p {\n    benefit \"a\\nb\\t\\\"c\"\n}\n", {nullptr, "t.patterns"});
+    REQUIRE_FALSE(file.hasValue());
+    CHECK(file.error().message == "t.patterns:2:13: expected '=', found string \"a\\nb\\t\\\"c\"");
+}

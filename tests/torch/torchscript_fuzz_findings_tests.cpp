@@ -1,0 +1,103 @@
+// What fuzz/torchscript_fuzz.cpp found in the TorchScript importer, one case
+// each: archives that made libtorch 1.13 throw where nothing caught it, or
+// crash, now refused with a one-line error naming the file.
+#include <catch.hpp>
+
+#include "core/torch/TorchScriptImporter.h"
+
+#include <algorithm>
+#include <cstddef>
+#include <fstream>
+#include <sstream>
+
+using namespace fusebox;
+
+namespace {
+
+std::string fixtureBytes(const std::string &name)
+{
+    std::ifstream in(std::string(FUSEBOX_FIXTURE_DIR) + "/" + name, std::ios::binary);
+    REQUIRE(in);
+    std::ostringstream bytes;
+    bytes << in.rdbuf();
+    return bytes.str();
+}
+
+std::string replaceAll(std::string text, const std::string &from, const std::string &to)
+{
+    for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+        text.replace(at, from.size(), to);
+    return text;
+}
+
+} // namespace
+
+TEST_CASE("TorchScript fuzz findings: a record outside the archive's folder is an error, not an escaped exception",
+          "[torch][fuzz]")
+{
+    // PyTorchStreamReader::getAllRecords() throws c10::Error for it; the
+    // importer called it outside its try block (std::terminate).
+    const std::string bytes =
+        replaceAll(fixtureBytes("multi_output.pt"), "multi_output/constants.pkl", "eulti_output/constants.pkl");
+    auto r = importTorchScriptFromBytes(bytes, "renamed.pt");
+    REQUIRE_FALSE(r);
+    CHECK(r.error().message.find('\n') == std::string::npos);
+    CHECK(r.error().message.rfind("renamed.pt: not a model file (unreadable zip archive: ", 0) == 0);
+    CHECK(r.error().message.find("not in a subdirectory") != std::string::npos);
+}
+
+TEST_CASE("TorchScript fuzz findings: a damaged entry fails its CRC check before libtorch parses it",
+          "[torch][fuzz]")
+{
+    // libtorch 1.13 does not check CRCs: a flipped byte in code/__torch__.py
+    // reached its TorchScript parser, which crashed (SEGV in
+    // ScriptTypeParser::parseClassConstant). One byte of the stored data.pkl
+    // is flipped here.
+    std::string bytes = fixtureBytes("control_flow.pt");
+    const std::string entry = "control_flow/data.pkl";
+    const size_t name = bytes.find(entry); // in the local header, which comes first
+    REQUIRE(name != std::string::npos);
+    REQUIRE((bytes[name - 22] == 0 && bytes[name - 21] == 0)); // stored, not deflated
+    const size_t extra = static_cast<unsigned char>(bytes[name - 2]) | static_cast<unsigned char>(bytes[name - 1]) << 8;
+    bytes[name + entry.size() + extra + 3] ^= 0x20;
+    auto r = importTorchScriptFromBytes(bytes, "flipped.pt");
+    REQUIRE_FALSE(r);
+    CHECK(r.error().message == "flipped.pt/control_flow/data.pkl: corrupt entry (CRC error)");
+}
+
+TEST_CASE("TorchScript fuzz findings: a record holding more than its header says is corrupt", "[torch][fuzz]")
+{
+    // The central directory gave control_flow/data/1 (16 bytes) a size of 0:
+    // the CRC check was skipped, and libtorch built the 4-float tensor on an
+    // empty storage, which the converter then copied from (SEGV on a null
+    // pointer). The size field sits 22 bytes before the name in the central
+    // directory, which comes after the local headers.
+    std::string bytes = fixtureBytes("control_flow.pt");
+    const size_t name = bytes.rfind("control_flow/data/1");
+    REQUIRE(name != std::string::npos);
+    REQUIRE(bytes[name - 22] == 16);
+    bytes[name - 22] = 0;
+    auto r = importTorchScriptFromBytes(bytes, "understated.pt");
+    REQUIRE_FALSE(r);
+    CHECK(r.error().message
+          == "understated.pt/control_flow/data/1: corrupt entry (it holds more than the 0 bytes its header gives)");
+}
+
+TEST_CASE("TorchScript fuzz findings: a tensor whose storage record is too short is refused", "[torch][fuzz]")
+{
+    // The same record made consistently empty (sizes and CRC 0 in both
+    // headers): libzip reads it fine, and the check of the module's tensors
+    // stops it before libtorch or the converter read past the storage.
+    std::string bytes = fixtureBytes("control_flow.pt");
+    const std::string entry = "control_flow/data/1";
+    for (size_t name = bytes.find(entry); name != std::string::npos; name = bytes.find(entry, name + 1)) {
+        const bool central = bytes.compare(name - 46, 4, "PK\x01\x02") == 0;
+        const size_t crc = name - (central ? 30 : 16); // crc, compressed size, size follow each other
+        REQUIRE((central || bytes.compare(name - 30, 4, "PK\x03\x04") == 0));
+        std::fill(bytes.begin() + static_cast<std::ptrdiff_t>(crc), bytes.begin() + static_cast<std::ptrdiff_t>(crc + 12), '\0');
+    }
+    auto r = importTorchScriptFromBytes(bytes, "short.pt");
+    REQUIRE_FALSE(r);
+    CHECK(r.error().message.rfind("short.pt: cannot load the TorchScript archive (tensor '", 0) == 0);
+    CHECK(r.error().message.find("' needs 16 bytes of storage, its storage has 0)") != std::string::npos);
+}
