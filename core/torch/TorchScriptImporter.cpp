@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <set>
 #include <sstream>
 
 namespace fusebox {
@@ -58,12 +59,27 @@ std::optional<Error> checkArchive(const std::string &name,
                                   const std::function<std::unique_ptr<caffe2::serialize::PyTorchStreamReader>()> &open)
 {
     bool hasCode = false, hasConstants = false, hasData = false;
+    std::string strayCode;
     try {
         std::unique_ptr<caffe2::serialize::PyTorchStreamReader> reader = open();
         // getAllRecords() throws too: for a record outside the archive's
         // root folder, found by fuzz/torchscript_fuzz.cpp.
-        for (const std::string &record : reader->getAllRecords())
-            hasCode = hasCode || record.starts_with("code/");
+        const std::vector<std::string> records = reader->getAllRecords();
+        const std::set<std::string> names(records.begin(), records.end());
+        for (const std::string &record : records) {
+            if (!record.starts_with("code/"))
+                continue;
+            hasCode = true;
+            // code/ holds sources (X.py) and their debug tables
+            // (X.py.debug_pkl). libtorch 1.13 trusts the names: a debug table
+            // whose source is missing, or a stray name, crashed its parser
+            // (SEGV in ScriptTypeParser::parseClassConstant; fuzz/torchscript_fuzz.cpp).
+            const bool source = record.ends_with(".py");
+            const bool debugTable = record.ends_with(".py.debug_pkl")
+                                    && names.count(record.substr(0, record.size() - std::string_view(".debug_pkl").size()));
+            if (!source && !debugTable && !record.ends_with('/') && strayCode.empty())
+                strayCode = record;
+        }
         hasConstants = reader->hasRecord("constants.pkl");
         hasData = reader->hasRecord("data.pkl");
     } catch (const std::exception &e) {
@@ -72,6 +88,9 @@ std::optional<Error> checkArchive(const std::string &name,
             return Error{name + ": unsupported TorchScript version (" + message + ")"};
         return Error{name + ": not a model file (unreadable zip archive: " + message + ")"};
     }
+    if (!strayCode.empty())
+        return Error{name + ": not a TorchScript archive (" + strayCode
+                     + " is neither a code/ source nor the debug table of one)"};
     if (hasCode && hasConstants)
         return std::nullopt;
     if (hasData)

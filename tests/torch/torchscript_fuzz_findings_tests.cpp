@@ -101,3 +101,19 @@ TEST_CASE("TorchScript fuzz findings: a tensor whose storage record is too short
     CHECK(r.error().message.rfind("short.pt: cannot load the TorchScript archive (tensor '", 0) == 0);
     CHECK(r.error().message.find("' needs 16 bytes of storage, its storage has 0)") != std::string::npos);
 }
+
+TEST_CASE("TorchScript fuzz findings: a code/ record that is neither a source nor its debug table is refused",
+          "[torch][fuzz]")
+{
+    // Renamed code/ records (names carry no CRC) reached libtorch 1.13, whose
+    // parser crashed on them (SEGV in ScriptTypeParser::parseClassConstant).
+    // The name is changed in both zip headers (same length), so the archive
+    // stays readable.
+    const std::string bytes = replaceAll(fixtureBytes("control_flow.pt"), "control_flow/code/__torch__.py.debug_pkl",
+                                         "control_flow/code/__torch__.py.de8.py.kl");
+    auto r = importTorchScriptFromBytes(bytes, "renamed.pt");
+    REQUIRE_FALSE(r);
+    CHECK(r.error().message
+          == "renamed.pt: not a TorchScript archive (code/__torch__.py.de8.py.kl is neither a code/ source nor the "
+             "debug table of one)");
+}
