@@ -1,5 +1,7 @@
 #include "Pt2Archive.h"
 
+#include "JsonSupport.h"
+
 #include <zip.h>
 
 #include <algorithm>
@@ -100,7 +102,9 @@ std::optional<uint64_t> Pt2Archive::entrySize(const std::string &entry) const
 
 Expected<std::string> Pt2Archive::read(const std::string &entry) const
 {
-    const std::string where = m_path + "/" + entry;
+    // An entry's name is the file's own text: a line break in it (found by
+    // fuzz/torchscript_fuzz.cpp) must not break the error's one line.
+    const std::string where = json_support::oneLine(m_path + "/" + entry);
     const auto size = entrySize(entry);
     if (!size)
         return Error{where + ": no such entry in the archive"};

@@ -6,6 +6,7 @@
 #include "core/io/GraphJson.h"
 #include "core/io/PassConfig.h"
 #include "core/io/PatternFile.h"
+#include "core/io/Pt2Archive.h"
 
 #include <catch.hpp>
 
@@ -111,6 +112,18 @@ TEST_CASE(".pt2 fuzz findings: an entry holding more than its header says is cor
     REQUIRE_FALSE(result.hasValue());
     CHECK(result.error().message
           == path + "/models/model.json: corrupt entry (it holds more than the 2 bytes its header gives)");
+}
+
+TEST_CASE(".pt2 fuzz findings: an entry name with a line break is quoted on one line", "[io][pt2][fuzz]")
+{
+    // torchscript_fuzz: a mutated entry name held a line break, and the error
+    // naming the entry took two lines.
+    const std::string path = scratchFile("newline-name.pt2", storedZip({{"m/da\nta.pkl", "0123456789abcdef"}}, 2));
+    auto archive = Pt2Archive::open(path);
+    REQUIRE(archive.hasValue());
+    auto bytes = archive->read("m/da\nta.pkl");
+    REQUIRE_FALSE(bytes.hasValue());
+    CHECK(bytes.error().message == path + "/m/da\\nta.pkl: corrupt entry (it holds more than the 2 bytes its header gives)");
 }
 
 TEST_CASE("graph JSON fuzz findings: a device index that is not a number is an error, not an uncaught exception",
