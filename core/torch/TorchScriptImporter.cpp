@@ -3,6 +3,7 @@
 #include "TorchGraphConverter.h"
 #include "TorchShapeInference.h"
 #include "TorchValueConversion.h"
+#include "core/io/JsonSupport.h"
 #include "core/io/Pt2Archive.h"
 #include "core/ir/Verifier.h"
 
@@ -89,7 +90,7 @@ std::optional<Error> checkArchive(const std::string &name,
         return Error{name + ": not a model file (unreadable zip archive: " + message + ")"};
     }
     if (!strayCode.empty())
-        return Error{name + ": not a TorchScript archive (" + strayCode
+        return Error{name + ": not a TorchScript archive (" + json_support::oneLine(strayCode)
                      + " is neither a code/ source nor the debug table of one)"};
     if (hasCode && hasConstants)
         return std::nullopt;
