@@ -12,11 +12,9 @@
 //   (GraphJson.h promises a lossless round trip for any graph).
 // Seeds: scripts/fuzz-seeds.py export_json.
 
-#include "FuzzSupport.h"
+#include "LoadedModelChecks.h"
 #include "FxTestSchemas.h"
 #include "core/io/ExportedProgram.h"
-#include "core/io/GraphJson.h"
-#include "core/ir/GraphCompare.h"
 
 #include <cstdint>
 #include <string>
@@ -36,18 +34,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                                      message);
             return 0;
         }
-        for (const std::string &warning : model->warnings)
-            if (!fuzz::isNamedError(warning, "model.json"))
-                fuzz::contractBroken(target, "a warning that is not one line naming model.json", warning);
-        const GraphJsonWriteOptions options{.embedWeights = true, .indent = -1};
-        const std::string written = writeGraphJson(model->graph, options);
-        auto again = readGraphJson(written, "written.json");
-        if (!again)
-            fuzz::contractBroken(target, "the graph JSON written of it does not read back",
-                                 again.error().message + "\n--- written:\n" + written);
-        if (auto difference = firstDifference(model->graph, again->graph))
-            fuzz::contractBroken(target, "the graph read back from graph JSON differs",
-                                 *difference + "\n--- written:\n" + written);
+        fuzz::checkLoadedModel(target, *model);
     }
     return 0;
 }

@@ -26,10 +26,8 @@
 // reproduce a finding without this target.
 // Seeds: scripts/fuzz-seeds.py pt2_archive (each archive in both forms).
 
-#include "FuzzSupport.h"
+#include "LoadedModelChecks.h"
 #include "core/io/ExportedProgram.h"
-#include "core/io/GraphJson.h"
-#include "core/ir/GraphCompare.h"
 
 #include <unistd.h>
 
@@ -152,19 +150,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             fuzz::contractBroken(target, "a refusal that is not one line naming the file", message);
         return 0;
     }
-    for (const std::string &warning : model->warnings)
-        if (!fuzz::isOneLine(warning))
-            fuzz::contractBroken(target, "a warning of more than one line", warning);
-    const GraphJsonWriteOptions options{.embedWeights = true, .indent = -1};
-    const std::string written = writeGraphJson(model->graph, options);
-    auto again = readGraphJson(written, "written.json");
-    if (!again)
-        fuzz::contractBroken(target, "the graph JSON written of it does not read back",
-                             again.error().message + "\n--- written:\n" + written);
-    if (auto difference = firstDifference(model->graph, again->graph))
-        fuzz::contractBroken(target, "the graph read back from graph JSON differs",
-                             *difference + "\n--- written:\n" + written);
-    if (writeGraphJson(again->graph, options) != written)
-        fuzz::contractBroken(target, "the graph JSON written again differs (weights?)", written);
+    fuzz::checkLoadedModel(target, *model, /*stableWrite=*/true);
     return 0;
 }

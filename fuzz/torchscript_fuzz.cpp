@@ -13,9 +13,7 @@
 // (torch.zeros of a mutated size) tests libtorch's kernels, not the importer.
 // Seeds: scripts/fuzz-seeds.py torchscript (the torch tests' small fixtures).
 
-#include "FuzzSupport.h"
-#include "core/io/GraphJson.h"
-#include "core/ir/GraphCompare.h"
+#include "LoadedModelChecks.h"
 #include "core/torch/TorchScriptImporter.h"
 
 #include <cstdint>
@@ -35,17 +33,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             fuzz::contractBroken(target, "a refusal that is not one line naming fuzz.pt, or an importer bug", message);
         return 0;
     }
-    for (const std::string &warning : model->warnings)
-        if (!fuzz::isOneLine(warning))
-            fuzz::contractBroken(target, "a warning of more than one line", warning);
-    const GraphJsonWriteOptions writeOptions{.embedWeights = true, .indent = -1};
-    const std::string written = writeGraphJson(model->graph, writeOptions);
-    auto again = readGraphJson(written, "written.json");
-    if (!again)
-        fuzz::contractBroken(target, "the graph JSON written of it does not read back",
-                             again.error().message + "\n--- written:\n" + written);
-    if (auto difference = firstDifference(model->graph, again->graph))
-        fuzz::contractBroken(target, "the graph read back from graph JSON differs",
-                             *difference + "\n--- written:\n" + written);
+    fuzz::checkLoadedModel(target, *model);
     return 0;
 }
