@@ -28,6 +28,7 @@
 
 #include "LoadedModelChecks.h"
 #include "core/io/ExportedProgram.h"
+#include "tests/StoredZip.h"
 
 #include <unistd.h>
 
@@ -42,42 +43,7 @@
 
 namespace {
 
-uint32_t crc32(std::string_view bytes)
-{
-    uint32_t crc = 0xffffffffu;
-    for (unsigned char c : bytes) {
-        crc ^= c;
-        for (int bit = 0; bit < 8; ++bit)
-            crc = (crc >> 1) ^ (0xedb88320u & (0u - (crc & 1u)));
-    }
-    return ~crc;
-}
-
-void put16(std::string &out, uint32_t v) { out += char(v & 0xff), out += char((v >> 8) & 0xff); }
-void put32(std::string &out, uint32_t v) { put16(out, v & 0xffff), put16(out, v >> 16); }
-
-/// A zip of the entries, stored (no compression), as torch writes its archives.
-std::string storedZip(const std::vector<std::pair<std::string, std::string>> &entries)
-{
-    std::string out, directory;
-    for (const auto &entry : entries) {
-        const std::string &name = entry.first, &bytes = entry.second;
-        const uint32_t offset = uint32_t(out.size()), crc = crc32(bytes), size = uint32_t(bytes.size());
-        put32(out, 0x04034b50), put16(out, 20), put16(out, 0), put16(out, 0), put16(out, 0), put16(out, 0);
-        put32(out, crc), put32(out, size), put32(out, size), put16(out, uint32_t(name.size())), put16(out, 0);
-        out += name + bytes;
-        put32(directory, 0x02014b50), put16(directory, 20), put16(directory, 20), put16(directory, 0);
-        put16(directory, 0), put16(directory, 0), put16(directory, 0), put32(directory, crc), put32(directory, size);
-        put32(directory, size), put16(directory, uint32_t(name.size())), put16(directory, 0), put16(directory, 0);
-        put16(directory, 0), put16(directory, 0), put32(directory, 0), put32(directory, offset);
-        directory += name;
-    }
-    const uint32_t at = uint32_t(out.size());
-    out += directory;
-    put32(out, 0x06054b50), put16(out, 0), put16(out, 0), put16(out, uint32_t(entries.size()));
-    put16(out, uint32_t(entries.size())), put32(out, uint32_t(directory.size())), put32(out, at), put16(out, 0);
-    return out;
-}
+using fusebox::testing::storedZip; // as torch writes its archives: stored, no compression
 
 constexpr std::string_view kEntriesMagic = "FBZ\n";
 

@@ -4,6 +4,7 @@
 #include "TorchShapeInference.h"
 #include "TorchValueConversion.h"
 #include "core/io/JsonSupport.h"
+#include "core/io/PickleBounds.h"
 #include "core/io/Pt2Archive.h"
 #include "core/ir/Verifier.h"
 
@@ -41,32 +42,61 @@ std::optional<Error> checkHeader(const std::string &name, std::string_view head)
 /// reader does not, and parses a damaged code/ or .pkl record as it is; its
 /// TorchScript parser crashes (SEGV in ScriptTypeParser::parseClassConstant)
 /// on some (found by fuzz/torchscript_fuzz.cpp). Errors name the file and the
-/// entry ("m.pt/m/code/__torch__.py: corrupt entry (CRC error)").
-std::optional<Error> checkEntries(const Expected<Pt2Archive> &archive)
+/// entry ("m.pt/m/code/__torch__.py: corrupt entry (CRC error)"). Each pickle
+/// (data.pkl, constants.pkl, the code/ debug tables) has its sizes checked,
+/// which libtorch allocates as they come (checkPickleSizes). Returns the names
+/// of the entries checked.
+Expected<std::set<std::string>> checkEntries(const std::string &name, const Expected<Pt2Archive> &archive)
 {
     if (!archive)
         return archive.error();
-    for (const std::string &entry : archive->entries())
-        if (!entry.ends_with('/'))
-            if (auto bytes = archive->read(entry); !bytes)
-                return bytes.error();
-    return std::nullopt;
+    std::set<std::string> checked;
+    for (const std::string &entry : archive->entries()) {
+        if (entry.ends_with('/'))
+            continue;
+        auto bytes = archive->read(entry);
+        if (!bytes)
+            return bytes.error();
+        if (entry.ends_with(".pkl") || entry.ends_with(".debug_pkl"))
+            if (auto bad = checkPickleSizes(*bytes))
+                return Error{name + "/" + json_support::oneLine(entry) + ": corrupt pickle (" + bad->message + ")"};
+        checked.insert(entry);
+    }
+    return checked;
+}
+
+/// The record of the archive's folder that `checked` (full entry names) lacks,
+/// or "" when it has them all. libzip and libtorch's reader (miniz) find the
+/// zip's central directory each their own way: a damaged archive (a stray end
+/// record in a local header's name) read as empty to libzip, so that nothing
+/// was checked, and whole to libtorch (found by fuzz/torchscript_fuzz.cpp).
+std::string recordNotChecked(const std::vector<std::string> &records, const std::set<std::string> &checked)
+{
+    std::set<std::string> inFolder; // "data.pkl" for "model/data.pkl", as the reader names records
+    for (const std::string &entry : checked)
+        if (const size_t slash = entry.find('/'); slash != std::string::npos)
+            inFolder.insert(entry.substr(slash + 1));
+    for (const std::string &record : records)
+        if (!record.ends_with('/') && !inFolder.count(record))
+            return record;
+    return {};
 }
 
 /// Checks the zip's records: TorchScript archives have code/ and constants.pkl,
 /// torch.save archives only data.pkl. The reader's constructor checks the
 /// format version.
-std::optional<Error> checkArchive(const std::string &name,
+std::optional<Error> checkArchive(const std::string &name, const std::set<std::string> &checked,
                                   const std::function<std::unique_ptr<caffe2::serialize::PyTorchStreamReader>()> &open)
 {
     bool hasCode = false, hasConstants = false, hasData = false;
-    std::string strayCode;
+    std::string strayCode, unchecked;
     try {
         std::unique_ptr<caffe2::serialize::PyTorchStreamReader> reader = open();
         // getAllRecords() throws too: for a record outside the archive's
         // root folder, found by fuzz/torchscript_fuzz.cpp.
         const std::vector<std::string> records = reader->getAllRecords();
         const std::set<std::string> names(records.begin(), records.end());
+        unchecked = recordNotChecked(records, checked);
         for (const std::string &record : records) {
             if (!record.starts_with("code/"))
                 continue;
@@ -89,6 +119,9 @@ std::optional<Error> checkArchive(const std::string &name,
             return Error{name + ": unsupported TorchScript version (" + message + ")"};
         return Error{name + ": not a model file (unreadable zip archive: " + message + ")"};
     }
+    if (!unchecked.empty())
+        return Error{name + ": not a model file (damaged zip: its directory reads two ways, and only one lists the record "
+                     + json_support::oneLine(unchecked) + ")"};
     if (!strayCode.empty())
         return Error{name + ": not a TorchScript archive (" + json_support::oneLine(strayCode)
                      + " is neither a code/ source nor the debug table of one)"};
@@ -207,9 +240,10 @@ Expected<LoadedModel> importTorchScript(const std::string &path,
     file.read(head, sizeof head);
     if (auto error = checkHeader(path, std::string_view(head, file.gcount())))
         return *error;
-    if (auto error = checkEntries(Pt2Archive::open(path)))
-        return *error;
-    if (auto error = checkArchive(path, [&] {
+    const Expected<std::set<std::string>> checked = checkEntries(path, Pt2Archive::open(path));
+    if (!checked)
+        return checked.error();
+    if (auto error = checkArchive(path, *checked, [&] {
             return std::make_unique<caffe2::serialize::PyTorchStreamReader>(path);
         }))
         return *error;
@@ -224,10 +258,11 @@ Expected<LoadedModel> importTorchScriptFromBytes(const std::string &bytes,
 {
     if (auto error = checkHeader(displayName, std::string_view(bytes).substr(0, 4)))
         return *error;
-    if (auto error = checkEntries(Pt2Archive::openBuffer(bytes, displayName)))
-        return *error;
+    const Expected<std::set<std::string>> checked = checkEntries(displayName, Pt2Archive::openBuffer(bytes, displayName));
+    if (!checked)
+        return checked.error();
     std::istringstream probe(bytes);
-    if (auto error = checkArchive(displayName, [&] {
+    if (auto error = checkArchive(displayName, *checked, [&] {
             return std::make_unique<caffe2::serialize::PyTorchStreamReader>(&probe);
         }))
         return *error;

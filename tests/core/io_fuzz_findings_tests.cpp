@@ -6,7 +6,9 @@
 #include "core/io/GraphJson.h"
 #include "core/io/PassConfig.h"
 #include "core/io/PatternFile.h"
+#include "core/io/PickleBounds.h"
 #include "core/io/Pt2Archive.h"
+#include "StoredZip.h"
 
 #include <catch.hpp>
 
@@ -18,46 +20,9 @@
 #include <vector>
 
 using namespace fusebox;
+using fusebox::testing::storedZip;
 
 namespace {
-
-uint32_t crc32(const std::string &bytes)
-{
-    uint32_t crc = 0xffffffffu;
-    for (unsigned char c : bytes) {
-        crc ^= c;
-        for (int bit = 0; bit < 8; ++bit)
-            crc = (crc >> 1) ^ (0xedb88320u & (0u - (crc & 1u)));
-    }
-    return ~crc;
-}
-
-void put16(std::string &out, uint32_t v) { out += char(v & 0xff), out += char((v >> 8) & 0xff); }
-void put32(std::string &out, uint32_t v) { put16(out, v & 0xffff), put16(out, v >> 16); }
-
-/// A zip of stored entries, written byte by byte so that a test can make its
-/// headers lie: `claimed` replaces an entry's uncompressed size when nonzero.
-std::string storedZip(const std::vector<std::pair<std::string, std::string>> &entries, uint32_t claimed = 0)
-{
-    std::string out, directory;
-    for (const auto &[name, bytes] : entries) {
-        const uint32_t offset = uint32_t(out.size()), crc = crc32(bytes), size = uint32_t(bytes.size());
-        const uint32_t usize = claimed ? claimed : size;
-        put32(out, 0x04034b50), put16(out, 20), put16(out, 0), put16(out, 0), put16(out, 0), put16(out, 0);
-        put32(out, crc), put32(out, size), put32(out, usize), put16(out, uint32_t(name.size())), put16(out, 0);
-        out += name + bytes;
-        put32(directory, 0x02014b50), put16(directory, 20), put16(directory, 20), put16(directory, 0);
-        put16(directory, 0), put16(directory, 0), put16(directory, 0), put32(directory, crc), put32(directory, size);
-        put32(directory, usize), put16(directory, uint32_t(name.size())), put16(directory, 0), put16(directory, 0);
-        put16(directory, 0), put16(directory, 0), put32(directory, 0), put32(directory, offset);
-        directory += name;
-    }
-    const uint32_t at = uint32_t(out.size());
-    out += directory;
-    put32(out, 0x06054b50), put16(out, 0), put16(out, 0), put16(out, uint32_t(entries.size()));
-    put16(out, uint32_t(entries.size())), put32(out, uint32_t(directory.size())), put32(out, at), put16(out, 0);
-    return out;
-}
 
 std::string scratchFile(const std::string &name, const std::string &bytes)
 {
@@ -154,4 +119,36 @@ TEST_CASE("pattern fuzz findings: an error quoting a string escapes its line bre
     auto file = parsePatternFile("pattern p {\n    benefit \"a\\nb\\t\\\"c\"\n}\n", {nullptr, "t.patterns"});
     REQUIRE_FALSE(file.hasValue());
     CHECK(file.error().message == "t.patterns:2:13: expected '=', found string \"a\\nb\\t\\\"c\"");
+}
+
+TEST_CASE("TorchScript fuzz findings: a pickle's sizes are checked before libtorch allocates them", "[io][fuzz]")
+{
+    // torchscript_fuzz: a damaged debug table wrote memo slot 170,489,896
+    // (LONG_BINPUT), for which libtorch 1.13 reserved 5.4 GB. The pickle is
+    // Python's pickle.dumps(('a', ['bc', 1, 2.5]), protocol=2).
+    const std::string good("\x80\x02X\x01\x00\x00\x00" "aq\x00]q\x01(X\x02\x00\x00\x00" "bcq\x02K\x01G@\x04\x00\x00\x00\x00\x00\x00"
+                           "e\x86q\x03.", 39);
+    CHECK_FALSE(checkPickleSizes(good).has_value());
+
+    std::string bigMemo = good;
+    bigMemo.replace(8, 2, std::string("r\x28\x78\x29\x0a", 5)); // q\x00 -> LONG_BINPUT 170,489,896
+    auto memo = checkPickleSizes(bigMemo);
+    REQUIRE(memo.has_value());
+    CHECK(memo->message == "LONG_BINPUT at byte 8 writes memo slot 170489896, past the 2 opcodes before it");
+    CHECK(memo->at == 8);
+
+    std::string longString = good;
+    longString[6] = '\x70'; // BINUNICODE 'a' now claims 1,879,048,193 bytes
+    auto length = checkPickleSizes(longString);
+    REQUIRE(length.has_value());
+    CHECK(length->message == "BINUNICODE at byte 2 wants 1879048193 bytes, 32 remain");
+
+    auto cut = checkPickleSizes(good.substr(0, 31)); // inside BINFLOAT's 8 bytes
+    REQUIRE(cut.has_value());
+    CHECK(cut->message == "BINFLOAT at byte 25 is cut off (8 argument bytes, 5 remain)");
+    auto noStop = checkPickleSizes(good.substr(0, 38));
+    REQUIRE(noStop.has_value());
+    CHECK(noStop->message == "it ends at byte 38 without STOP");
+    // An opcode no protocol defines ends the walk: the unpickler refuses it there.
+    CHECK_FALSE(checkPickleSizes(std::string("\x80\x02\xff", 3)).has_value());
 }

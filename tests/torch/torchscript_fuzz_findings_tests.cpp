@@ -3,12 +3,16 @@
 // crash, now refused with a one-line error naming the file.
 #include <catch.hpp>
 
+#include "core/io/Pt2Archive.h"
 #include "core/torch/TorchScriptImporter.h"
+#include "StoredZip.h"
 
 #include <algorithm>
 #include <cstddef>
 #include <fstream>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 using namespace fusebox;
 
@@ -116,4 +120,49 @@ TEST_CASE("TorchScript fuzz findings: a code/ record that is neither a source no
     CHECK(r.error().message
           == "renamed.pt: not a TorchScript archive (code/__torch__.py.de8.py.kl is neither a code/ source nor the "
              "debug table of one)");
+}
+
+TEST_CASE("TorchScript fuzz findings: a zip whose directory reads two ways is refused", "[torch][fuzz]")
+{
+    // A local header's name held a stray end-of-directory record: libzip
+    // took it for the zip's end and read no entries (so it checked none),
+    // while libtorch's reader found them all, and unpickled a damaged debug
+    // table (5.4 GB for a 4 KB file). The local header comes first.
+    std::string bytes = fixtureBytes("control_flow.pt");
+    const size_t name = bytes.find("control_flow/code/__torch__/torch/nn/modules/linear/");
+    REQUIRE(name != std::string::npos);
+    REQUIRE(bytes.compare(name - 30, 4, "PK\x03\x04") == 0);
+    bytes.replace(name + 2, 22, std::string("PK\x05\x06", 4) + std::string(18, '\0'));
+    auto r = importTorchScriptFromBytes(bytes, "two-ways.pt");
+    REQUIRE_FALSE(r);
+    INFO(r.error().message);
+    CHECK(r.error().message.rfind(
+              "two-ways.pt: not a model file (damaged zip: its directory reads two ways, and only one lists the record ", 0)
+          == 0);
+}
+
+TEST_CASE("TorchScript fuzz findings: a pickle asking for a huge memo is refused before libtorch reads it",
+          "[torch][fuzz]")
+{
+    // The same damage with intact CRCs: data.pkl's first BINPUT becomes
+    // LONG_BINPUT 170,489,896, for which libtorch 1.13 would reserve 5.4 GB.
+    auto archive = Pt2Archive::openBuffer(fixtureBytes("control_flow.pt"), "control_flow.pt");
+    REQUIRE(archive);
+    std::vector<std::pair<std::string, std::string>> entries;
+    for (const std::string &entry : archive->entries()) {
+        auto bytes = archive->read(entry);
+        REQUIRE(bytes);
+        entries.emplace_back(entry, *bytes);
+    }
+    // Rewritten as it is, the archive loads: the refusal below is the pickle's.
+    REQUIRE(importTorchScriptFromBytes(fusebox::testing::storedZip(entries), "rewritten.pt"));
+    auto data = std::find_if(entries.begin(), entries.end(), [](const auto &e) { return e.first.ends_with("/data.pkl"); });
+    REQUIRE(data != entries.end());
+    REQUIRE(data->second.compare(25, 2, std::string("q\0", 2)) == 0); // PROTO, GLOBAL, then BINPUT 0
+    data->second.replace(25, 2, std::string("r\x28\x78\x29\x0a", 5));
+    auto r = importTorchScriptFromBytes(fusebox::testing::storedZip(entries), "memo.pt");
+    REQUIRE_FALSE(r);
+    CHECK(r.error().message
+          == "memo.pt/control_flow/data.pkl: corrupt pickle (LONG_BINPUT at byte 25 writes memo slot 170489896, past "
+             "the 2 opcodes before it)");
 }
