@@ -130,6 +130,8 @@ Ref Machine::persistent(const Ref &pid)
         fail("a storage key that is not plain text");
     storage->storageKey = items[2]->text;
     storage->location = printable(items[3]->text);
+    const bool hasNumel = items.size() >= 5 && items[4]->kind == Kind::Int;
+    m_storages.push_back({storage->storageKey, type, storage->storageDtype, hasNumel ? items[4]->integer : -1});
     return storage;
 }
 
@@ -233,6 +235,17 @@ Ref Machine::apply(const Ref &callable, const Ref &args)
         return d;
     }
     return object(callable, args);
+}
+
+Expected<std::vector<StorageReference>> storageReferences(const std::string &bytes)
+{
+    try {
+        Machine machine(bytes);
+        machine.run();
+        return machine.storages();
+    } catch (const ParseError &e) {
+        return Error{e.message + " at byte " + std::to_string(e.at)};
+    }
 }
 
 Expected<TorchSaveContents> parsePickle(const std::string &bytes)

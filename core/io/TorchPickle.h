@@ -1,5 +1,6 @@
 #pragma once
-// Internal to the torch.export importer: the tensors of a torch.save file
+// Internal to the importers (torch.export's, and TorchScript's checks of an
+// archive before libtorch reads it): the tensors of a torch.save file
 // (the zip format torch >= 1.6 writes: <root>/data.pkl, <root>/data/<key>,
 // <root>/byteorder), read without Python or libtorch. torch.export archives
 // hold such files: serialized_state_dict.pt and serialized_constants.pt
@@ -77,5 +78,20 @@ private:
 /// Parses a pickle (the bytes of a data.pkl) into TorchSaveContents; exposed
 /// for tests. Errors: "<what> at byte N".
 Expected<TorchSaveContents> parsePickle(const std::string &bytes);
+
+/// A storage a pickle refers to by persistent id: ('storage',
+/// torch.<Type>Storage, key, location, numel), as torch.save and TorchScript
+/// write them.
+struct StorageReference {
+    std::string key;      ///< the record <folder>/<key> holds its bytes
+    std::string typeName; ///< "FloatStorage"
+    DType dtype = DType::Unknown;
+    int64_t numel = -1;   ///< elements, as the id gives them; -1 when it gives none
+};
+
+/// Every storage the pickle refers to, in order, after running it whole;
+/// any pickle (a torch.save or TorchScript data.pkl, a TorchScript
+/// constants.pkl). The objects it builds are not kept. Errors: "<what> at byte N".
+Expected<std::vector<StorageReference>> storageReferences(const std::string &bytes);
 
 } // namespace fusebox::torch_pickle

@@ -95,6 +95,9 @@ public:
     /// Runs the opcodes up to STOP; returns the value it leaves on top.
     Ref run();
 
+    /// The storages the persistent ids run so far referred to.
+    const std::vector<StorageReference> &storages() const { return m_storages; }
+
 private:
     [[noreturn]] void fail(const std::string &message) const { throw ParseError{message, m_opAt}; }
 
@@ -150,6 +153,7 @@ private:
     std::vector<Ref> m_stack;
     std::vector<size_t> m_marks;
     std::map<int64_t, Ref> m_memo;
+    std::vector<StorageReference> m_storages;
 };
 
 } // namespace fusebox::torch_pickle

@@ -6,6 +6,7 @@
 #include "core/io/JsonSupport.h"
 #include "core/io/PickleBounds.h"
 #include "core/io/Pt2Archive.h"
+#include "core/io/TorchPickle.h"
 #include "core/ir/Verifier.h"
 
 #include <caffe2/serialize/inline_container.h>
@@ -17,6 +18,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -38,6 +40,37 @@ std::optional<Error> checkHeader(const std::string &name, std::string_view head)
     return Error{name + ": not a model file (not a zip archive)"};
 }
 
+/// Each storage that <root>/data.pkl and <root>/constants.pkl refer to must
+/// fit in its record (<root>/data/<key>, <root>/constants/<key>): libtorch
+/// 1.13 gives a storage the size the pickle states (elements x element size)
+/// over a buffer of the record's size, so the converter read past a 16-byte
+/// record given 16 floats (found by fuzz/torchscript_fuzz.cpp). A missing
+/// record is libtorch's to refuse.
+std::optional<Error> checkStorages(const std::string &name, const std::map<std::string, std::string> &pickles,
+                                   const std::map<std::string, size_t> &sizes)
+{
+    for (const auto &[entry, bytes] : pickles) {
+        const std::string folder = entry.substr(0, entry.size() - std::string_view(".pkl").size()) + "/";
+        const std::string pickle = entry.substr(entry.rfind('/') + 1);
+        auto storages = torch_pickle::storageReferences(bytes);
+        if (!storages)
+            return Error{name + "/" + json_support::oneLine(entry) + ": corrupt pickle (" + storages.error().message + ")"};
+        for (const torch_pickle::StorageReference &storage : *storages) {
+            const auto record = sizes.find(folder + storage.key);
+            const int element = elementSize(storage.dtype);
+            if (record == sizes.end() || element == 0 || storage.numel < 0)
+                continue;
+            const __int128 needed = static_cast<__int128>(storage.numel) * element;
+            if (needed > static_cast<__int128>(record->second))
+                return Error{name + "/" + json_support::oneLine(record->first) + ": corrupt storage (" + pickle + " gives it "
+                             + std::to_string(storage.numel) + " elements of " + storage.typeName + ", "
+                             + (needed > INT64_MAX ? std::string("more than 2^63") : std::to_string(int64_t(needed)))
+                             + " bytes; the record holds " + std::to_string(record->second) + ")"};
+        }
+    }
+    return std::nullopt;
+}
+
 /// Reads every entry through libzip, which checks its CRC: libtorch 1.13's
 /// reader does not, and parses a damaged code/ or .pkl record as it is; its
 /// TorchScript parser crashes (SEGV in ScriptTypeParser::parseClassConstant)
@@ -51,6 +84,8 @@ Expected<std::set<std::string>> checkEntries(const std::string &name, const Expe
     if (!archive)
         return archive.error();
     std::set<std::string> checked;
+    std::map<std::string, size_t> sizes;
+    std::map<std::string, std::string> pickles;
     for (const std::string &entry : archive->entries()) {
         if (entry.ends_with('/'))
             continue;
@@ -60,8 +95,13 @@ Expected<std::set<std::string>> checkEntries(const std::string &name, const Expe
         if (entry.ends_with(".pkl") || entry.ends_with(".debug_pkl"))
             if (auto bad = checkPickleSizes(*bytes))
                 return Error{name + "/" + json_support::oneLine(entry) + ": corrupt pickle (" + bad->message + ")"};
+        if (entry.ends_with("/data.pkl") || entry.ends_with("/constants.pkl"))
+            pickles.emplace(entry, *bytes);
+        sizes.emplace(entry, bytes->size());
         checked.insert(entry);
     }
+    if (auto error = checkStorages(name, pickles, sizes))
+        return *error;
     return checked;
 }
 

@@ -34,6 +34,27 @@ std::string replaceAll(std::string text, const std::string &from, const std::str
     return text;
 }
 
+/// The entries of a zip, in order, as libzip reads them.
+std::vector<std::pair<std::string, std::string>> entriesOf(const std::string &zip)
+{
+    auto archive = Pt2Archive::openBuffer(zip, "fixture.pt");
+    REQUIRE(archive);
+    std::vector<std::pair<std::string, std::string>> entries;
+    for (const std::string &entry : archive->entries()) {
+        auto bytes = archive->read(entry);
+        REQUIRE(bytes);
+        entries.emplace_back(entry, *bytes);
+    }
+    return entries;
+}
+
+std::string &pickleOf(std::vector<std::pair<std::string, std::string>> &entries, const std::string &suffix)
+{
+    auto it = std::find_if(entries.begin(), entries.end(), [&](const auto &e) { return e.first.ends_with(suffix); });
+    REQUIRE(it != entries.end());
+    return it->second;
+}
+
 } // namespace
 
 TEST_CASE("TorchScript fuzz findings: a record outside the archive's folder is an error, not an escaped exception",
@@ -87,11 +108,14 @@ TEST_CASE("TorchScript fuzz findings: a record holding more than its header says
           == "understated.pt/control_flow/data/1: corrupt entry (it holds more than the 0 bytes its header gives)");
 }
 
-TEST_CASE("TorchScript fuzz findings: a tensor whose storage record is too short is refused", "[torch][fuzz]")
+TEST_CASE("TorchScript fuzz findings: a storage record shorter than its pickle says is refused", "[torch][fuzz]")
 {
-    // The same record made consistently empty (sizes and CRC 0 in both
-    // headers): libzip reads it fine, and the check of the module's tensors
-    // stops it before libtorch or the converter read past the storage.
+    // torchscript_fuzz: data/0 and data/1 swapped names, so the 4x4
+    // weight's storage (16 floats, as data.pkl says) lay over the 16-byte
+    // bias record: libtorch sizes a storage from the pickle, and the
+    // converter copied 64 bytes from a 16-byte buffer. Here the bias record
+    // is made consistently empty (sizes and CRC 0 in both headers), so that
+    // libzip reads it fine; the check of the pickle's storages refuses it.
     std::string bytes = fixtureBytes("control_flow.pt");
     const std::string entry = "control_flow/data/1";
     for (size_t name = bytes.find(entry); name != std::string::npos; name = bytes.find(entry, name + 1)) {
@@ -102,8 +126,21 @@ TEST_CASE("TorchScript fuzz findings: a tensor whose storage record is too short
     }
     auto r = importTorchScriptFromBytes(bytes, "short.pt");
     REQUIRE_FALSE(r);
-    CHECK(r.error().message.rfind("short.pt: cannot load the TorchScript archive (tensor '", 0) == 0);
-    CHECK(r.error().message.find("' needs 16 bytes of storage, its storage has 0)") != std::string::npos);
+    CHECK(r.error().message
+          == "short.pt/control_flow/data/1: corrupt storage (data.pkl gives it 4 elements of FloatStorage, 16 bytes; "
+             "the record holds 0)");
+
+    // The record and the storage agree, but the tensor's sizes outgrow
+    // them: weight (4, 4) becomes (4, 8), refused after loading.
+    auto entries = entriesOf(fixtureBytes("control_flow.pt"));
+    std::string &pickle = pickleOf(entries, "/data.pkl");
+    const std::string sizes("(K\x04K\x04t", 5);
+    REQUIRE(pickle.find(sizes) != std::string::npos);
+    pickle.replace(pickle.find(sizes), sizes.size(), std::string("(K\x04K\x08t", 5));
+    auto grown = importTorchScriptFromBytes(fusebox::testing::storedZip(entries), "grown.pt");
+    REQUIRE_FALSE(grown);
+    CHECK(grown.error().message.rfind("grown.pt: cannot load the TorchScript archive (tensor '", 0) == 0);
+    CHECK(grown.error().message.find("' needs 80 bytes of storage, its storage has 64)") != std::string::npos);
 }
 
 TEST_CASE("TorchScript fuzz findings: a code/ record that is neither a source nor its debug table is refused",
@@ -146,20 +183,12 @@ TEST_CASE("TorchScript fuzz findings: a pickle asking for a huge memo is refused
 {
     // The same damage with intact CRCs: data.pkl's first BINPUT becomes
     // LONG_BINPUT 170,489,896, for which libtorch 1.13 would reserve 5.4 GB.
-    auto archive = Pt2Archive::openBuffer(fixtureBytes("control_flow.pt"), "control_flow.pt");
-    REQUIRE(archive);
-    std::vector<std::pair<std::string, std::string>> entries;
-    for (const std::string &entry : archive->entries()) {
-        auto bytes = archive->read(entry);
-        REQUIRE(bytes);
-        entries.emplace_back(entry, *bytes);
-    }
+    auto entries = entriesOf(fixtureBytes("control_flow.pt"));
     // Rewritten as it is, the archive loads: the refusal below is the pickle's.
     REQUIRE(importTorchScriptFromBytes(fusebox::testing::storedZip(entries), "rewritten.pt"));
-    auto data = std::find_if(entries.begin(), entries.end(), [](const auto &e) { return e.first.ends_with("/data.pkl"); });
-    REQUIRE(data != entries.end());
-    REQUIRE(data->second.compare(25, 2, std::string("q\0", 2)) == 0); // PROTO, GLOBAL, then BINPUT 0
-    data->second.replace(25, 2, std::string("r\x28\x78\x29\x0a", 5));
+    std::string &data = pickleOf(entries, "/data.pkl");
+    REQUIRE(data.compare(25, 2, std::string("q\0", 2)) == 0); // PROTO, GLOBAL, then BINPUT 0
+    data.replace(25, 2, std::string("r\x28\x78\x29\x0a", 5));
     auto r = importTorchScriptFromBytes(fusebox::testing::storedZip(entries), "memo.pt");
     REQUIRE_FALSE(r);
     CHECK(r.error().message
