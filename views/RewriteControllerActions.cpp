@@ -50,14 +50,19 @@ void RewriteController::createActions()
             redoKeys.append(key);
     m_redo->setShortcuts(redoKeys);
     // The stack acts first (its connection is older): the command just
-    // undone is at index(), the one just redone right before it.
+    // undone is at index(), the one just redone right before it. The status
+    // bar says it too, so that it no longer shows the step just taken back.
     connect(m_undo, &QAction::triggered, this, [this, stack] {
-        if (const QUndoCommand *c = stack->command(stack->index()))
+        if (const QUndoCommand *c = stack->command(stack->index())) {
             emit logLine(tr("undo: %1").arg(c->text()));
+            emit statusMessage(tr("Undone: %1").arg(c->text()));
+        }
     });
     connect(m_redo, &QAction::triggered, this, [this, stack] {
-        if (const QUndoCommand *c = stack->command(stack->index() - 1))
+        if (const QUndoCommand *c = stack->command(stack->index() - 1)) {
             emit logLine(tr("redo: %1").arg(c->text()));
+            emit statusMessage(tr("Redone: %1").arg(c->text()));
+        }
     });
 
     m_findMatches = new QAction(tr("&Find Matches"), this);

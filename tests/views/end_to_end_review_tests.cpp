@@ -25,6 +25,7 @@
 #include <QPushButton>
 #include <QTemporaryDir>
 #include <QTreeWidget>
+#include <QStatusBar>
 #include <QUndoStack>
 
 #include <set>
@@ -259,6 +260,8 @@ void review(std::unique_ptr<MainWindow> window, const QString &name, const QStri
         REQUIRE(settle(w));
         --x.done;
         x.modified = x.done > 0;
+        // The status bar names the step taken back, not the last one taken.
+        CHECK(w.statusBar()->currentMessage() == QStringLiteral("Undone: ") + x.steps[x.done]);
         checkReadouts(w, x, name + QStringLiteral(" undo to ") + QString::number(x.done));
     }
     CHECK(doc.graph().size() == doc.originalGraph().size());
@@ -267,6 +270,7 @@ void review(std::unique_ptr<MainWindow> window, const QString &name, const QStri
         REQUIRE(settle(w));
         ++x.done;
         x.modified = true;
+        CHECK(w.statusBar()->currentMessage() == QStringLiteral("Redone: ") + x.steps[x.done - 1]);
         checkReadouts(w, x, name + QStringLiteral(" redo to ") + QString::number(x.done));
     }
     CHECK(doc.graph().size() == rewrittenSize);
