@@ -5,6 +5,7 @@
 #include <zip.h>
 
 #include <algorithm>
+#include <filesystem>
 
 namespace fusebox {
 
@@ -20,6 +21,12 @@ struct Pt2Archive::Handle {
 };
 
 namespace {
+
+/// libzip answers ZIP_ER_NOENT ("No such file") for a zip it did open whose
+/// directory is damaged (an entry's 32-bit size 0xffffffff without its zip64
+/// field, found by fuzz/torchscript_fuzz.cpp): not what a user who named an
+/// existing file should read.
+constexpr const char *kDamagedDirectory = "damaged zip: its directory cannot be read";
 
 std::string libzipMessage(int code)
 {
@@ -46,7 +53,9 @@ Expected<Pt2Archive> Pt2Archive::open(const std::string &path)
     int code = 0;
     zip_t *zip = zip_open(path.c_str(), ZIP_RDONLY, &code);
     if (!zip)
-        return Error{path + ": not a readable zip archive (" + libzipMessage(code) + ")"};
+        return Error{path + ": not a readable zip archive ("
+                     + (code == ZIP_ER_NOENT && std::filesystem::exists(path) ? kDamagedDirectory : libzipMessage(code))
+                     + ")"};
     auto handle = std::make_unique<Handle>();
     handle->zip = zip;
     const zip_int64_t count = zip_get_num_entries(zip, 0);
@@ -72,7 +81,7 @@ Expected<Pt2Archive> Pt2Archive::openBuffer(std::string bytes, const std::string
     zip_t *zip = zip_open_from_source(source, ZIP_RDONLY, &error);
     if (!zip) {
         zip_source_free(source);
-        std::string message = zip_error_strerror(&error);
+        std::string message = zip_error_code_zip(&error) == ZIP_ER_NOENT ? kDamagedDirectory : zip_error_strerror(&error);
         zip_error_fini(&error);
         return Error{name + ": not a readable zip archive (" + message + ")"};
     }

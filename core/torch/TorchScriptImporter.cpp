@@ -6,6 +6,7 @@
 #include "core/io/JsonSupport.h"
 #include "core/io/PickleBounds.h"
 #include "core/io/Pt2Archive.h"
+#include "core/io/StoredZipWriter.h"
 #include "core/io/TorchPickle.h"
 #include "core/ir/Verifier.h"
 
@@ -71,19 +72,24 @@ std::optional<Error> checkStorages(const std::string &name, const std::map<std::
     return std::nullopt;
 }
 
-/// Reads every entry through libzip, which checks its CRC: libtorch 1.13's
-/// reader does not, and parses a damaged code/ or .pkl record as it is; its
-/// TorchScript parser crashes (SEGV in ScriptTypeParser::parseClassConstant)
-/// on some (found by fuzz/torchscript_fuzz.cpp). Errors name the file and the
-/// entry ("m.pt/m/code/__torch__.py: corrupt entry (CRC error)"). Each pickle
-/// (data.pkl, constants.pkl, the code/ debug tables) has its sizes checked,
-/// which libtorch allocates as they come (checkPickleSizes). Returns the names
-/// of the entries checked.
-Expected<std::set<std::string>> checkEntries(const std::string &name, const Expected<Pt2Archive> &archive)
+using Entries = std::vector<std::pair<std::string, std::string>>;
+
+/// Reads every entry through libzip, which checks its CRC and size: libtorch
+/// 1.13's reader checks neither, parses a damaged code/ or .pkl record as it
+/// is (its TorchScript parser crashed on some: SEGV in
+/// ScriptTypeParser::parseClassConstant) and allocates what a header claims
+/// (4 GiB for a damaged version record). Each pickle (data.pkl,
+/// constants.pkl, the code/ debug tables) has its sizes checked, which
+/// libtorch allocates as they come (checkPickleSizes), and its storages
+/// checked against their records (checkStorages). All found by
+/// fuzz/torchscript_fuzz.cpp. Errors name the file and the entry
+/// ("m.pt/m/code/__torch__.py: corrupt entry (CRC error)"). Returns the
+/// entries read, for writeStoredZip().
+Expected<Entries> checkEntries(const std::string &name, const Expected<Pt2Archive> &archive)
 {
     if (!archive)
         return archive.error();
-    std::set<std::string> checked;
+    Entries entries;
     std::map<std::string, size_t> sizes;
     std::map<std::string, std::string> pickles;
     for (const std::string &entry : archive->entries()) {
@@ -98,45 +104,45 @@ Expected<std::set<std::string>> checkEntries(const std::string &name, const Expe
         if (entry.ends_with("/data.pkl") || entry.ends_with("/constants.pkl"))
             pickles.emplace(entry, *bytes);
         sizes.emplace(entry, bytes->size());
-        checked.insert(entry);
+        entries.emplace_back(entry, std::move(bytes).value());
     }
+    // libzip and libtorch's reader (miniz) find a zip's directory each their
+    // own way: a stray end record in a local header's name made libzip read
+    // a damaged archive as empty while libtorch read it whole.
+    if (entries.empty())
+        return Error{name + ": not a model file (damaged zip: its directory lists no entries)"};
     if (auto error = checkStorages(name, pickles, sizes))
         return *error;
-    return checked;
+    return entries;
 }
 
-/// The record of the archive's folder that `checked` (full entry names) lacks,
-/// or "" when it has them all. libzip and libtorch's reader (miniz) find the
-/// zip's central directory each their own way: a damaged archive (a stray end
-/// record in a local header's name) read as empty to libzip, so that nothing
-/// was checked, and whole to libtorch (found by fuzz/torchscript_fuzz.cpp).
-std::string recordNotChecked(const std::vector<std::string> &records, const std::set<std::string> &checked)
+/// What libtorch is given to read: a fresh zip of the entries libzip read
+/// and checked, not the file, whose headers it would trust.
+Expected<std::string> checkedArchive(const std::string &name, const Expected<Pt2Archive> &archive)
 {
-    std::set<std::string> inFolder; // "data.pkl" for "model/data.pkl", as the reader names records
-    for (const std::string &entry : checked)
-        if (const size_t slash = entry.find('/'); slash != std::string::npos)
-            inFolder.insert(entry.substr(slash + 1));
-    for (const std::string &record : records)
-        if (!record.ends_with('/') && !inFolder.count(record))
-            return record;
-    return {};
+    Expected<Entries> entries = checkEntries(name, archive);
+    if (!entries)
+        return entries.error();
+    Expected<std::string> zip = writeStoredZip(*entries);
+    if (!zip)
+        return Error{name + ": not a model file (damaged zip: " + zip.error().message + ")"};
+    return zip;
 }
 
 /// Checks the zip's records: TorchScript archives have code/ and constants.pkl,
 /// torch.save archives only data.pkl. The reader's constructor checks the
 /// format version.
-std::optional<Error> checkArchive(const std::string &name, const std::set<std::string> &checked,
-                                  const std::function<std::unique_ptr<caffe2::serialize::PyTorchStreamReader>()> &open)
+std::optional<Error> checkArchive(const std::string &name, const std::string &zip)
 {
     bool hasCode = false, hasConstants = false, hasData = false;
-    std::string strayCode, unchecked;
+    std::string strayCode;
     try {
-        std::unique_ptr<caffe2::serialize::PyTorchStreamReader> reader = open();
+        std::istringstream in(zip);
+        auto reader = std::make_unique<caffe2::serialize::PyTorchStreamReader>(&in);
         // getAllRecords() throws too: for a record outside the archive's
         // root folder, found by fuzz/torchscript_fuzz.cpp.
         const std::vector<std::string> records = reader->getAllRecords();
         const std::set<std::string> names(records.begin(), records.end());
-        unchecked = recordNotChecked(records, checked);
         for (const std::string &record : records) {
             if (!record.starts_with("code/"))
                 continue;
@@ -159,9 +165,6 @@ std::optional<Error> checkArchive(const std::string &name, const std::set<std::s
             return Error{name + ": unsupported TorchScript version (" + message + ")"};
         return Error{name + ": not a model file (unreadable zip archive: " + message + ")"};
     }
-    if (!unchecked.empty())
-        return Error{name + ": not a model file (damaged zip: its directory reads two ways, and only one lists the record "
-                     + json_support::oneLine(unchecked) + ")"};
     if (!strayCode.empty())
         return Error{name + ": not a TorchScript archive (" + json_support::oneLine(strayCode)
                      + " is neither a code/ source nor the debug table of one)"};
@@ -263,6 +266,23 @@ Expected<LoadedModel> importModule(const std::string &name, const ModuleLoader &
     return model;
 }
 
+/// Loads the checked copy of an archive (checkedArchive()).
+Expected<LoadedModel> importChecked(const std::string &name, const Expected<std::string> &zip,
+                                    const TorchScriptImportOptions &options)
+{
+    if (!zip)
+        return zip.error();
+    if (auto error = checkArchive(name, *zip))
+        return *error;
+    return importModule(
+        name,
+        [&](jit::ExtraFilesMap &extra) {
+            std::istringstream in(*zip);
+            return jit::load(in, c10::nullopt, extra);
+        },
+        options);
+}
+
 } // namespace
 
 Expected<LoadedModel> importTorchScript(const std::string &path,
@@ -280,16 +300,7 @@ Expected<LoadedModel> importTorchScript(const std::string &path,
     file.read(head, sizeof head);
     if (auto error = checkHeader(path, std::string_view(head, file.gcount())))
         return *error;
-    const Expected<std::set<std::string>> checked = checkEntries(path, Pt2Archive::open(path));
-    if (!checked)
-        return checked.error();
-    if (auto error = checkArchive(path, *checked, [&] {
-            return std::make_unique<caffe2::serialize::PyTorchStreamReader>(path);
-        }))
-        return *error;
-    return importModule(
-        path, [&](jit::ExtraFilesMap &extra) { return jit::load(path, c10::nullopt, extra); },
-        options);
+    return importChecked(path, checkedArchive(path, Pt2Archive::open(path)), options);
 }
 
 Expected<LoadedModel> importTorchScriptFromBytes(const std::string &bytes,
@@ -298,21 +309,7 @@ Expected<LoadedModel> importTorchScriptFromBytes(const std::string &bytes,
 {
     if (auto error = checkHeader(displayName, std::string_view(bytes).substr(0, 4)))
         return *error;
-    const Expected<std::set<std::string>> checked = checkEntries(displayName, Pt2Archive::openBuffer(bytes, displayName));
-    if (!checked)
-        return checked.error();
-    std::istringstream probe(bytes);
-    if (auto error = checkArchive(displayName, *checked, [&] {
-            return std::make_unique<caffe2::serialize::PyTorchStreamReader>(&probe);
-        }))
-        return *error;
-    return importModule(
-        displayName,
-        [&](jit::ExtraFilesMap &extra) {
-            std::istringstream in(bytes);
-            return jit::load(in, c10::nullopt, extra);
-        },
-        options);
+    return importChecked(displayName, checkedArchive(displayName, Pt2Archive::openBuffer(bytes, displayName)), options);
 }
 
 } // namespace fusebox

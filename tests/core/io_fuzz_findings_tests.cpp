@@ -8,6 +8,7 @@
 #include "core/io/PatternFile.h"
 #include "core/io/PickleBounds.h"
 #include "core/io/Pt2Archive.h"
+#include "core/io/StoredZipWriter.h"
 #include "StoredZip.h"
 
 #include <catch.hpp>
@@ -151,4 +152,36 @@ TEST_CASE("TorchScript fuzz findings: a pickle's sizes are checked before libtor
     CHECK(noStop->message == "it ends at byte 38 without STOP");
     // An opcode no protocol defines ends the walk: the unpickler refuses it there.
     CHECK_FALSE(checkPickleSizes(std::string("\x80\x02\xff", 3)).has_value());
+}
+
+TEST_CASE("TorchScript fuzz findings: the fresh zip libtorch reads holds what libzip checked", "[io][fuzz]")
+{
+    // torchscript_fuzz: libtorch 1.13 allocated what a damaged header
+    // claimed (4 GiB for a version record) and read a directory libzip did
+    // not; the importer now gives it a zip written from the checked entries.
+    const std::vector<std::pair<std::string, std::string>> entries{
+        {"m/version", "3\n"}, {"m/data.pkl", std::string("\x80\x02}q\x00.", 5)}, {"m/data/0", std::string(64, '\x7f')}};
+    auto zip = writeStoredZip(entries);
+    REQUIRE(zip.hasValue());
+    auto archive = Pt2Archive::openBuffer(*zip, "fresh.zip");
+    REQUIRE(archive.hasValue());
+    CHECK(archive->entries() == std::vector<std::string>{"m/version", "m/data.pkl", "m/data/0"});
+    for (const auto &[name, bytes] : entries) {
+        auto read = archive->read(name);
+        REQUIRE(read.hasValue());
+        CHECK(*read == bytes);
+    }
+    auto twice = writeStoredZip({{"m/a", "1"}, {"m/a", "2"}});
+    REQUIRE_FALSE(twice.hasValue());
+    CHECK(twice.error().message == "duplicate entry 'm/a'");
+
+    // A directory entry whose 32-bit size is 0xffffffff without its zip64
+    // field: libzip says "No such file" for it, which the error must not repeat.
+    std::string damaged = storedZip({{"m/version", "3\n"}});
+    const size_t central = damaged.find("PK\x01\x02");
+    REQUIRE(central != std::string::npos);
+    damaged.replace(central + 24, 4, "\xff\xff\xff\xff");
+    auto opened = Pt2Archive::openBuffer(damaged, "damaged.pt");
+    REQUIRE_FALSE(opened.hasValue());
+    CHECK(opened.error().message == "damaged.pt: not a readable zip archive (damaged zip: its directory cannot be read)");
 }
