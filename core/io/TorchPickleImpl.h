@@ -6,6 +6,7 @@
 
 #include "TorchPickle.h"
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -35,8 +36,11 @@ struct PyObj {
     // Tensor
     TensorRecord tensor;
 
-    PyObj() = default;
-    explicit PyObj(Kind k) : kind(k) {}
+    /// How many values exist, for the tests that no pickle leaks any.
+    static inline std::atomic<int64_t> live{0};
+
+    PyObj() { ++live; }
+    explicit PyObj(Kind k) : kind(k) { ++live; }
     PyObj(const PyObj &) = delete;
     PyObj &operator=(const PyObj &) = delete;
 
@@ -44,6 +48,7 @@ struct PyObj {
     // overflow the stack when they are freed: children leave iteratively.
     ~PyObj()
     {
+        --live;
         std::vector<Ref> pending;
         moveChildren(pending);
         while (!pending.empty()) {
@@ -91,6 +96,14 @@ struct ParseError {
 class Machine {
 public:
     explicit Machine(const std::string &bytes) : m_bytes(bytes) {}
+    /// Empties every container still alive: a pickle can put a value inside
+    /// itself (APPEND of a list to itself, through DUP or the memo), and such
+    /// a cycle of shared pointers was never freed (found by
+    /// fuzz/pt2_archive_fuzz.cpp under LeakSanitizer). What run() returned
+    /// must be used up before the machine goes.
+    ~Machine();
+    Machine(const Machine &) = delete;
+    Machine &operator=(const Machine &) = delete;
 
     /// Runs the opcodes up to STOP; returns the value it leaves on top.
     Ref run();
@@ -118,7 +131,7 @@ private:
     void pushBinFloat();
 
     // The stack, its marks and the memo.
-    void push(Ref value) { m_stack.push_back(std::move(value)); }
+    void push(Ref value);
     Ref pop();
     const Ref &top() const;
     std::vector<Ref> popN(size_t n);
@@ -154,6 +167,7 @@ private:
     std::vector<size_t> m_marks;
     std::map<int64_t, Ref> m_memo;
     std::vector<StorageReference> m_storages;
+    std::vector<std::weak_ptr<PyObj>> m_containers; ///< every value pushed that can hold others
 };
 
 } // namespace fusebox::torch_pickle

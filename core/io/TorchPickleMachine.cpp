@@ -8,6 +8,25 @@
 
 namespace fusebox::torch_pickle {
 
+Machine::~Machine()
+{
+    m_stack.clear();
+    m_memo.clear();
+    for (const std::weak_ptr<PyObj> &weak : m_containers)
+        if (Ref value = weak.lock()) {
+            std::vector<Ref> children;
+            value->moveChildren(children); // freed here, or by their own cycle's turn
+        }
+}
+
+void Machine::push(Ref value)
+{
+    if (value && (value->kind == Kind::Tuple || value->kind == Kind::List || value->kind == Kind::Dict
+                  || value->kind == Kind::Set || value->kind == Kind::Object))
+        m_containers.push_back(value);
+    m_stack.push_back(std::move(value));
+}
+
 Ref Machine::run()
 {
     while (true) {
