@@ -15,8 +15,9 @@
 # alone with a fresh corpus, for SECONDS each (FUSEBOX_FUZZ_RUNS=N also stops
 # a target after N inputs). The test command (scripts/test.sh) runs that way;
 # without them the run is exploratory: random, timed, and growing
-# build-fuzz/corpus/. Only a run bounded by FUSEBOX_FUZZ_RUNS finds the same
-# thing on any machine; a timed one goes as far as the machine's speed allows.
+# build-fuzz/corpus/. A run bounded by FUSEBOX_FUZZ_RUNS goes about as far on
+# any machine (the coverage that steers the mutations still varies a little
+# between runs); a timed one goes as far as the machine's speed allows.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 seconds="${1:-60}"

@@ -7,11 +7,13 @@
 # fuzz target (scripts/fuzz.sh: the FX text, pattern file, graph JSON,
 # torch.export JSON, .pt2 archive, pass config and TorchScript readers) runs
 # for 60 s on its seeds from a fixed mutation seed (-seed=1, a fresh corpus),
-# and at most 40,000 inputs: the inputs are then a prefix of one sequence that
-# the same tree makes on any machine, and that sequence was run clean in full,
-# so a faster machine cannot reach a finding the tree was not checked
-# against. A crash or a broken contract fails the run. Longer, random fuzzing
-# is `scripts/fuzz.sh SECONDS`.
+# and at most 40,000 inputs, so that a faster machine does not go further
+# than the tree was checked: the same command, run to the cap, was clean
+# before the change landed. The runs are close on every machine but not
+# identical: the coverage that steers libFuzzer varies a little from run to
+# run (probably Abseil's per-process hash seed and the FX parser's two threads). A crash
+# or a broken contract fails the run. Longer, random fuzzing is
+# `scripts/fuzz.sh SECONDS`.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bash "$root/scripts/setup.sh"
