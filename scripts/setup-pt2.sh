@@ -4,6 +4,18 @@
 # Debian 12 host, without touching the host's packages. Idempotent: when the
 # root exists and imports torch >= 2.4 it only checks it.
 #
+# torch.compile on CPU (Measure Latency's compiled figures, bench/) needs what
+# Inductor's C++ code generation compiles with inside the root: g++, Python's
+# and torch's headers (python3-dev, libtorch-dev), SLEEF's (libsleef-dev) and
+# setuptools (torch.utils.cpp_extension imports it). A root made before they
+# were listed gets them added. Inductor reads the CPU's features from
+# /proc/cpuinfo to choose its vector instructions (without it every kernel is
+# scalar), so /proc is mounted inside the root; the mount lasts until the
+# next reboot, and every run of this script makes sure it is there. OpenBLAS
+# too: Debian's torch otherwise runs its matrix products on the reference
+# BLAS (a recommendation-style model ran 3x slower, eager and compiled), not
+# what users' PyTorch (MKL or OpenBLAS) measures.
+#
 #   bash scripts/setup-pt2.sh          # make or check the root
 #   eval "$(bash scripts/setup-pt2.sh --print-env)"   # export FUSEBOX_PYTHON
 #
@@ -15,6 +27,11 @@ set -euo pipefail
 root="${FUSEBOX_PT2_ROOT:-${XDG_CACHE_HOME:-${HOME:-/root}/.cache}/fusebox/pt2-root}"
 print_env=0
 [ "${1:-}" = "--print-env" ] && print_env=1
+
+# What the root holds: PyTorch 2 itself, then what torch.compile's CPU backend
+# compiles with and the BLAS latencies are measured on.
+TORCH_PACKAGES=(python3-torch python3-numpy python3-torchvision)
+COMPILE_PACKAGES=(g++ python3-dev libtorch-dev libsleef-dev python3-setuptools libopenblas0-pthread)
 
 say() { if [ $print_env -eq 0 ]; then echo "setup-pt2: $*"; else echo "setup-pt2: $*" >&2; fi; }
 
@@ -34,6 +51,37 @@ print(torch.__version__)
     return "${PIPESTATUS[0]}"
 }
 
+# Adds the compile packages to a root made without them (apt inside the root).
+ensure_compile_packages() {
+    local missing=()
+    for p in "${COMPILE_PACKAGES[@]}"; do
+        chroot "$root" dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+    done
+    [ ${#missing[@]} -eq 0 ] && return 0
+    say "adding torch.compile's C++ toolchain and OpenBLAS to the root: ${missing[*]}"
+    local log
+    if ! log="$(chroot "$root" env DEBIAN_FRONTEND=noninteractive apt-get update -qq 2>&1 \
+                && chroot "$root" env DEBIAN_FRONTEND=noninteractive \
+                       apt-get install -y -qq --no-install-recommends "${missing[@]}" 2>&1)"; then
+        echo "$log" | tail -n 5 >&2
+        say "cannot install ${missing[*]} in $root"
+        exit 1
+    fi
+}
+
+# /proc inside the root, for Inductor's CPU feature check (see the top).
+ensure_proc() {
+    if [ ! -r "$root/proc/cpuinfo" ]; then
+        mount -t proc proc "$root/proc" 2>/dev/null \
+            || say "warning: cannot mount /proc in $root: torch.compile's kernels will not be vectorised"
+    fi
+}
+
+# Unmounts the root's /proc before the root is removed (rm -rf must not walk it).
+release_proc() {
+    if [ -d "$1/proc" ] && [ -r "$1/proc/cpuinfo" ]; then umount "$1/proc" 2>/dev/null || umount -l "$1/proc"; fi
+}
+
 if [ "$(id -u)" -ne 0 ]; then
     say "needs root (chroot into $root); run it as root or set FUSEBOX_PYTHON to a Python with torch >= 2.4"
     exit 1
@@ -41,6 +89,8 @@ fi
 
 if [ -f "$root/.fusebox-pt2-ready" ]; then
     if version="$(check_root)"; then
+        ensure_compile_packages
+        ensure_proc
         say "PyTorch $version ready in $root"
     else
         say "the root at $root is broken; remove it and run this script again"
@@ -63,21 +113,24 @@ else
         apt-get update -qq
         apt-get install -y -qq --no-install-recommends mmdebstrap >/dev/null
     fi
-    say "making a Debian 13 root with PyTorch 2 in $root from $mirror (about a minute, 1.4 GB)"
+    say "making a Debian 13 root with PyTorch 2 in $root from $mirror (about a minute, 2 GB)"
     start=$(date +%s)
     mkdir -p "$(dirname "$root")"
     # Built beside its final place and moved there whole, so that an
     # interrupted run leaves nothing half-made behind.
     partial="$root.partial"
+    release_proc "$partial"
     rm -rf "$partial"
-    mmdebstrap --quiet --variant=apt --include=python3-torch,python3-numpy,python3-torchvision \
-        trixie "$partial" "$mirror" >&2
+    packages="$(IFS=,; echo "${TORCH_PACKAGES[*]},${COMPILE_PACKAGES[*]}")"
+    mmdebstrap --quiet --variant=apt --include="$packages" trixie "$partial" "$mirror" >&2
+    release_proc "$root"
     rm -rf "$root"
     mv "$partial" "$root"
     if ! version="$(check_root)"; then
         say "the new root cannot import torch >= 2.4 with Inductor"
         exit 1
     fi
+    ensure_proc
     touch "$root/.fusebox-pt2-ready"
     say "PyTorch $version ready in $root ($(( $(date +%s) - start )) s)"
 fi
