@@ -7,8 +7,14 @@ operators, subscripts) becomes the node PyTorch itself would record, and each
 node keeps the name the text gives it. Nested classes are submodules.
 `example_inputs` makes tensors of the annotated shapes; `propagate` records
 each node's value in meta["example_value"] / meta["val"] as Dynamo and AOT do.
+
+A graph's constants (`self.w`, `self.fc.weight`) hold the values Fusebox sent
+(`weights`, decoded by `decode_weights`) where it sent them, else random
+tensors of the annotated shape seeded by the name, the same on every build, so
+that a graph and its rewrite read the same constants.
 """
 import ast
+import base64
 import itertools
 import math
 import operator
@@ -67,20 +73,49 @@ def _globals():
     }
 
 
+def decode_weights(weights):
+    """{name: {"dtype": "f32", "shape": [..], "base64": ".."}} -> {name: tensor}
+    (the bytes are row-major, as Fusebox's WeightStore keeps them)."""
+    out = {}
+    for name, w in (weights or {}).items():
+        dtype = DTYPES.get(w.get("dtype", ""))
+        if dtype is None:
+            raise BridgeError("weight %s: unknown dtype %r" % (name, w.get("dtype")))
+        data = bytearray(base64.b64decode(w.get("base64", "")))
+        shape = [int(d) for d in w.get("shape", [])]
+        count = math.prod(shape)
+        size = torch.empty((), dtype=dtype).element_size()
+        if len(data) != count * size:
+            raise BridgeError("weight %s: %d bytes for %s %s (%d expected)"
+                              % (name, len(data), w.get("dtype"), shape, count * size))
+        flat = torch.frombuffer(data, dtype=dtype) if count else torch.empty(0, dtype=dtype)
+        out[name] = flat.reshape(shape).clone()
+    return out
+
+
 class _Self:
     """`self` inside forward: submodules are called as call_module, other
-    attributes become get_attr nodes backed by tensors of the annotated shape."""
+    attributes become get_attr nodes backed by tensors of the annotated shape
+    (or the values Fusebox sent); `self.fc.weight` is one get_attr of the
+    path "fc.weight" when a weight has that name."""
 
-    def __init__(self, builder):
+    def __init__(self, builder, prefix=""):
         self._b = builder
+        self._prefix = prefix
 
     def __getattr__(self, name):
-        return self._b.attribute(name)
+        path = self._prefix + name
+        if path in self._b.weight_prefixes:
+            return _Self(self._b, path + ".")
+        return self._b.attribute(path)
 
 
 class _Builder:
-    def __init__(self, cls, symbols, source_name):
+    def __init__(self, cls, symbols, source_name, weights=None):
         self.root = torch.nn.Module()
+        self.weights = weights or {}
+        # "fc" and "fc.inner" for a weight "fc.inner.weight": paths that lead to one.
+        self.weight_prefixes = {".".join(k.split(".")[:i]) for k in self.weights for i in range(1, k.count(".") + 1)}
         self.graph = torch.fx.Graph()
         self.tracer = torch.fx.proxy.GraphAppendingTracer(self.graph)
         self.symbols = symbols
@@ -91,23 +126,32 @@ class _Builder:
         self.class_name = cls.name
         for item in cls.body:
             if isinstance(item, ast.ClassDef):
-                child = _Builder(item, symbols, source_name).build_from(item)
+                child = _Builder(item, symbols, source_name, self.weights).build_from(item)
                 setattr(self.root, item.name, child)
 
     def where(self):
         return "%s:%d" % (self.source_name, self.line)
 
     def attribute(self, name):
-        child = getattr(self.root, name, None)
+        child = getattr(self.root, name, None) if "." not in name else None
         if isinstance(child, torch.nn.Module):
             return _ModuleCall(self, name)
-        if not hasattr(self.root, name):
-            spec = parse_annotation(self.annotation, self.where(), self.symbols) if self.annotation else None
-            if isinstance(spec, TensorSpec):
-                value = _random(spec, torch.Generator().manual_seed(len(name)))
+        owner, leaf = self.root, name
+        for part in name.split(".")[:-1]:
+            if not hasattr(owner, part):
+                owner.add_module(part, torch.nn.Module())
+            owner = getattr(owner, part)
+        leaf = name.split(".")[-1]
+        if not hasattr(owner, leaf):
+            if name in self.weights:
+                value = self.weights[name]
             else:
-                value = torch.zeros(())
-            self.root.register_buffer(name, value)
+                spec = parse_annotation(self.annotation, self.where(), self.symbols) if self.annotation else None
+                if isinstance(spec, TensorSpec):
+                    value = _random(spec, torch.Generator().manual_seed(len(name)))
+                else:
+                    value = torch.zeros(())
+            owner.register_buffer(leaf, value)
         return torch.fx.Proxy(self.graph.get_attr(name), self.tracer)
 
     def build_from(self, cls):
@@ -128,6 +172,7 @@ class _Builder:
                 self.specs.append((a.arg, None))
         for stmt in forward.body:
             self.statement(stmt, env)
+        _keyword_only_arguments(self.graph)
         gm = torch.fx.GraphModule(self.root, self.graph, class_name=cls.name)
         gm.graph.lint()
         return gm
@@ -190,6 +235,29 @@ class _Builder:
                 raise BridgeError("%s: cannot rebuild an assignment to `%s`" % (self.where(), ast.unparse(target)))
 
 
+def _keyword_only_arguments(graph):
+    """Fusebox's IR keeps every schema argument in order, so its writer may
+    pass keyword-only ones by position (`aten.baddbmm.default(b, x, w, 1, 1)`
+    for beta and alpha); an OpOverload then refuses them. Such extra
+    positional arguments become the keywords their schema names."""
+    for node in graph.nodes:
+        if node.op != "call_function" or not isinstance(node.target, torch._ops.OpOverload):
+            continue
+        arguments = node.target._schema.arguments
+        positional = [a for a in arguments if not a.kwarg_only]
+        if len(node.args) <= len(positional):
+            continue
+        keyword = [a for a in arguments if a.kwarg_only]
+        extra = node.args[len(positional):]
+        if len(extra) > len(keyword):
+            continue  # a real mistake: let PyTorch say so when it runs
+        kwargs = dict(node.kwargs)
+        for a, value in zip(keyword, extra):
+            kwargs.setdefault(a.name, value)
+        node.args = node.args[:len(positional)]
+        node.kwargs = kwargs
+
+
 class _ModuleCall:
     def __init__(self, builder, name):
         self.builder, self.name = builder, name
@@ -215,8 +283,9 @@ def _class_source(text):
     raise BridgeError("no `class ...(torch.nn.Module):` in the graph text")
 
 
-def build(text, source_name="graph.py", symbols=None):
-    """The GraphModule the FX text describes, and its placeholders' specs."""
+def build(text, source_name="graph.py", symbols=None, weights=None):
+    """The GraphModule the FX text describes, and its placeholders' specs.
+    weights: {name: tensor} for its constants (decode_weights)."""
     offset, source = _class_source(text)
     try:
         tree = ast.parse(source)
@@ -224,7 +293,7 @@ def build(text, source_name="graph.py", symbols=None):
         raise BridgeError("%s:%d:%d: %s" % (source_name, (exc.lineno or 0) + offset, exc.offset or 0, exc.msg))
     ast.increment_lineno(tree, offset)
     cls = next(n for n in tree.body if isinstance(n, ast.ClassDef))
-    builder = _Builder(cls, symbols or {}, source_name)
+    builder = _Builder(cls, symbols or {}, source_name, weights)
     gm = builder.build_from(cls)
     gm.meta["fusebox_specs"] = builder.specs
     return gm

@@ -28,11 +28,18 @@ def _torch():
 
 def check(args):
     torch = _torch()
-    capabilities = ["schemas", "capture", "verify", "apply_patterns"]
+    capabilities = ["schemas", "capture", "verify", "apply_patterns", "latency", "export"]
     try:
         import torch._inductor.fx_passes.pre_grad  # noqa: F401
 
         capabilities.append("inductor")
+    except Exception:
+        pass
+    try:
+        from . import compiled
+
+        if not compiled.toolchain_problem():
+            capabilities.append("compile")
     except Exception:
         pass
     try:

@@ -77,6 +77,7 @@ _OPS = {
     "verify_check": ("verify", "check"),
     "apply_patterns": ("patterns", "apply_patterns"),
     "latency": ("latency", "latency"),
+    "export": ("export", "export"),
 }
 
 

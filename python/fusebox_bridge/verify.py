@@ -129,7 +129,8 @@ def _run(gm, inputs):
 
 
 def begin(args):
-    gm = fxgraph.build(args["graph"], args.get("source_name", "before.py"))
+    weights = fxgraph.decode_weights(args.get("weights"))
+    gm = fxgraph.build(args["graph"], args.get("source_name", "before.py"), weights=weights)
     iterations = max(1, int(args.get("iterations", 1)))
     seed = int(args.get("seed", 0))
     sets = [fxgraph.example_inputs(gm, seed + i, args.get("inputs")) for i in range(iterations)]
@@ -138,7 +139,7 @@ def begin(args):
     except Exception as exc:
         raise BridgeError("before: " + one_line(exc))
     handle = next(_handles)
-    _sessions[handle] = {"inputs": sets, "expected": expected, "names": _output_names(gm),
+    _sessions[handle] = {"inputs": sets, "expected": expected, "names": _output_names(gm), "weights": weights,
                          "precision": float(args.get("precision", 1e-4)), "seed": seed}
     return {"handle": handle, "outputs": len(expected[0]), "iterations": iterations}
 
@@ -147,7 +148,7 @@ def check(args):
     session = _sessions.get(args.get("handle"))
     if session is None:
         raise BridgeError("no verification session %r (verify_begin first)" % args.get("handle"))
-    gm = fxgraph.build(args["graph"], args.get("source_name", "after.py"))
+    gm = fxgraph.build(args["graph"], args.get("source_name", "after.py"), weights=session["weights"])
     total = None
     iterations = len(session["inputs"])
     for i, (inputs, expected) in enumerate(zip(session["inputs"], session["expected"])):
