@@ -69,19 +69,33 @@ RequestControl Pt2Bridge::shortRequest()
 Expected<nlohmann::json> Pt2Bridge::request(const std::string &op, const nlohmann::json &args,
                                             const RequestControl &control)
 {
-    if (!m_process || !m_process->alive()) {
-        m_process.reset();
-        auto started = BridgeProcess::start(m_command, m_pythonDir);
-        if (!started)
-            return started.error();
-        m_process = std::move(*started);
+    std::shared_ptr<BridgeProcess> process;
+    {
+        // The process is started once and shared: a request on another
+        // thread keeps its own reference while this one replaces a dead one.
+        std::lock_guard lock(m_mutex);
+        if (!m_process || !m_process->alive()) {
+            m_process.reset();
+            auto started = BridgeProcess::start(m_command, m_pythonDir);
+            if (!started)
+                return started.error();
+            m_process = std::move(*started);
+        }
+        process = m_process;
     }
-    return m_process->request(op, args, control);
+    return process->request(op, args, control);
 }
 
 std::string Pt2Bridge::stderrTail() const
 {
+    std::lock_guard lock(m_mutex);
     return m_process ? m_process->stderrTail() : std::string();
+}
+
+bool Pt2Bridge::running() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_process && m_process->alive();
 }
 
 Expected<Pt2Info> Pt2Bridge::check(const RequestControl &control)

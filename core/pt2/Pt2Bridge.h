@@ -11,6 +11,7 @@
 
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <utility>
@@ -75,8 +76,9 @@ struct PatternApplyResult {
 
 /// A connection to one Python with torch >= 2.4. The process starts on the
 /// first request and is reused; after a timeout, cancel or crash the next
-/// request starts a fresh one. One request at a time (not thread-safe: give
-/// each thread its own bridge).
+/// request starts a fresh one. Requests from several threads are served one
+/// at a time, in turn (a document's verifier and its latency measurement
+/// share one bridge).
 class Pt2Bridge {
 public:
     explicit Pt2Bridge(PythonCommand command, std::string pythonDir = bridgePythonDir());
@@ -123,7 +125,9 @@ public:
     Expected<BridgeVerification> verifyCheck(int64_t handle, const std::string &afterFxText,
                                              const RequestControl &control = {});
     /// Handles live in the Python process: after a timeout or crash restarted
-    /// it, verifyCheck() reports the handle unknown and the caller begins again.
+    /// it, verifyCheck() reports the handle unknown and the caller begins again
+    /// (BridgeVerifier does).
+
 
     /// Runs an `export-patterns --to inductor` module's apply(gm) on fxText.
     Expected<PatternApplyResult> applyPatterns(const std::string &moduleText, const std::string &fxText,
@@ -135,6 +139,8 @@ public:
 
     /// The last lines the Python wrote on stderr (noise filtered), for diagnostics.
     std::string stderrTail() const;
+    /// True while its Python process runs (started and not yet exited or killed).
+    bool running() const;
 
     /// A control with a 120 s timeout, for the quick operations.
     static RequestControl shortRequest();
@@ -142,7 +148,8 @@ public:
 private:
     PythonCommand m_command;
     std::string m_pythonDir;
-    std::unique_ptr<BridgeProcess> m_process;
+    mutable std::mutex m_mutex; // guards m_process
+    std::shared_ptr<BridgeProcess> m_process;
 };
 
 /// ${XDG_CACHE_HOME:-$HOME/.cache}/fusebox/schemas.

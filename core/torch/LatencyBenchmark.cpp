@@ -36,38 +36,6 @@ LatencyResult timeRuns(const std::function<void()> &forward, int warmup, int ite
 
 } // namespace
 
-std::optional<Error> checkLatencyCounts(int warmup, int iterations)
-{
-    if (warmup < 0 || iterations < 1)
-        return Error{"latency: need warmup >= 0 and iterations >= 1 (got " + std::to_string(warmup) + ", "
-                     + std::to_string(iterations) + ")"};
-    return std::nullopt;
-}
-
-LatencyResult summarizeLatency(std::vector<double> samplesMs)
-{
-    LatencyResult result;
-    result.iterations = static_cast<int>(samplesMs.size());
-    if (samplesMs.empty())
-        return result;
-    result.meanMs = std::accumulate(samplesMs.begin(), samplesMs.end(), 0.0) / samplesMs.size();
-    std::vector<double> sorted = samplesMs;
-    std::sort(sorted.begin(), sorted.end());
-    auto quantile = [&sorted](double q) {
-        const double rank = q * (sorted.size() - 1);
-        const size_t below = static_cast<size_t>(rank);
-        const size_t above = std::min(below + 1, sorted.size() - 1);
-        return sorted[below] + (rank - below) * (sorted[above] - sorted[below]);
-    };
-    result.minMs = sorted.front();
-    result.maxMs = sorted.back();
-    result.medianMs = quantile(0.5);
-    result.p25Ms = quantile(0.25);
-    result.p75Ms = quantile(0.75);
-    result.samplesMs = std::move(samplesMs);
-    return result;
-}
-
 Expected<LatencyResult> measureLatency(const Graph &graph, const std::vector<HostTensor> &inputs, int warmup,
                                        int iterations)
 {

@@ -2,6 +2,8 @@
 
 #include "Executor.h"
 
+#include "core/pt2/Latency.h" // LatencyResult, summarizeLatency
+
 #include "core/ir/Expected.h"
 #include "core/ir/Graph.h"
 
@@ -10,28 +12,6 @@
 #include <vector>
 
 namespace fusebox {
-
-/// Wall-clock time of one forward pass, over the timed iterations.
-struct LatencyResult {
-    double medianMs = 0;
-    double meanMs = 0;
-    double minMs = 0;
-    double maxMs = 0;
-    /// The middle half of the runs lies between these (the spread a chart shows).
-    double p25Ms = 0;
-    double p75Ms = 0;
-    /// Timed iterations (warmup runs excluded).
-    int iterations = 0;
-    /// Each timed run, in the order run.
-    std::vector<double> samplesMs;
-};
-
-/// The one-line Error a measurement gives for warmup < 0 or iterations < 1.
-std::optional<Error> checkLatencyCounts(int warmup, int iterations);
-
-/// The summary of `samplesMs` (at least one): median, mean, min, max and the
-/// quartiles (linear interpolation between ranks, as numpy's default).
-LatencyResult summarizeLatency(std::vector<double> samplesMs);
 
 /// Times the graph as libtorch runs a scripted model: the lowered graph
 /// (IrToTorchGraph.h) under a torch::jit::GraphExecutor (the profiling

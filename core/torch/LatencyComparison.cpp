@@ -4,7 +4,7 @@
 #include "IrToTorchGraph.h"
 #include "TorchValueConversion.h"
 
-#include "core/io/FxText.h"
+#include "core/ir/GraphSource.h"
 #include "core/pt2/Pt2Bridge.h"
 
 #include <ATen/ATen.h>
@@ -110,71 +110,37 @@ Expected<LatencyComparison> compareOnLibtorch(const Graph &original, const Graph
     }
 }
 
-/// Both graphs in PyTorch 2, in the bridge's "latency" operation.
+/// Both graphs in PyTorch 2: the options' bridge, else the one found.
 Expected<LatencyComparison> compareOnBridge(const Graph &original, const Graph &current,
                                             const LatencyOptions &options)
 {
+    if (options.bridge)
+        return compareLatencyInPt2(*options.bridge, original, current, options);
     auto found = pt2::Pt2Bridge::find();
     if (!found)
         return found.error();
-    std::unique_ptr<pt2::Pt2Bridge> bridge = std::move(*found);
-    auto info = bridge->check();
-    if (!info)
-        return info.error();
-    pt2::RequestControl control;
-    control.cancel = options.cancel;
-    if (options.progress)
-        control.progress = [&options](const std::string &, double fraction) {
-            if (fraction >= 0)
-                options.progress(static_cast<int>(fraction * options.iterations + 0.5), options.iterations);
-        };
-    auto answer = bridge->request("latency",
-                                  {{"before", writeFxText(original)},
-                                   {"after", writeFxText(current)},
-                                   {"warmup", options.warmup},
-                                   {"iterations", options.iterations},
-                                   {"seed", options.seed}},
-                                  control);
-    if (!answer)
-        return cancelled(options) ? Error{"cancelled"} : answer.error();
-    try {
-        LatencyComparison comparison;
-        comparison.before = summarizeLatency((*answer).at("before_ms").get<std::vector<double>>());
-        comparison.after = summarizeLatency((*answer).at("after_ms").get<std::vector<double>>());
-        comparison.warmup = options.warmup;
-        comparison.engine = "PyTorch " + info->torch + " through the bridge";
-        if (comparison.before.iterations != options.iterations || comparison.after.iterations != options.iterations)
-            return Error{"latency: the bridge answered " + std::to_string(comparison.before.iterations) + " and "
-                         + std::to_string(comparison.after.iterations) + " runs, "
-                         + std::to_string(options.iterations) + " asked"};
-        return comparison;
-    } catch (const std::exception &e) {
-        return Error{std::string("latency: the bridge's answer: ") + e.what()};
-    }
-}
-
-std::string milliseconds(double ms)
-{
-    char text[32];
-    std::snprintf(text, sizeof text, ms < 10 ? "%.3f ms" : ms < 100 ? "%.2f ms" : "%.1f ms", ms);
-    return text;
+    return compareLatencyInPt2(**found, original, current, options);
 }
 
 } // namespace
-
-std::string LatencyComparison::summary() const
-{
-    const double s = speedup();
-    char ratio[32];
-    std::snprintf(ratio, sizeof ratio, "%.2fx", s >= 1 ? s : (s > 0 ? 1 / s : 0));
-    return "before " + milliseconds(before.medianMs) + ", after " + milliseconds(after.medianMs) + " (median of "
-           + std::to_string(before.iterations) + ", " + engine + "): " + ratio + (s >= 1 ? " faster" : " slower");
-}
 
 Expected<LatencyComparison> compareLatency(const Graph &original, const Graph &current, const LatencyOptions &options)
 {
     if (auto error = checkLatencyCounts(options.warmup, options.iterations))
         return *error;
+    if (isPt2Graph(original) && options.allowBridge) {
+        auto onBridge = compareOnBridge(original, current, options);
+        if (onBridge || cancelled(options) || pt2::findPythonCommand())
+            return onBridge;
+        // No PyTorch 2 at all: libtorch's figures, saying why there are no compiled ones.
+        bool originalFailed = false;
+        auto onLibtorch = compareOnLibtorch(original, current, options, &originalFailed);
+        if (!onLibtorch)
+            return Error{onBridge.error().message + "; and libtorch 1.13 cannot run it either: "
+                         + onLibtorch.error().message};
+        onLibtorch->compiledError = onBridge.error().message;
+        return onLibtorch;
+    }
     bool originalFailed = false;
     auto onLibtorch = compareOnLibtorch(original, current, options, &originalFailed);
     if (onLibtorch || !originalFailed || !options.allowBridge || cancelled(options))

@@ -93,6 +93,19 @@ bool readsWithLibtorch(const std::string &path)
     return ext != ".json" && ext != ".py" && ext != ".txt";
 }
 
+bool readsAsPt2Graph(const std::string &path)
+{
+    switch (sniff(path)) {
+    case FileKind::Missing:
+    case FileKind::Directory:
+    case FileKind::Empty: return false;
+    case FileKind::Json:
+    case FileKind::Zip: return looksLikeExportedProgram(path);
+    case FileKind::Unknown: break;
+    }
+    return looksLikeFxText(readHead(path, kFxTextSniffBytes));
+}
+
 Expected<LoadedModel> loadModel(const std::string &path, const LoadOptions &options)
 {
     TorchScriptImportOptions torchOptions;

@@ -30,6 +30,13 @@ Expected<LoadedModel> loadModel(const std::string &path, const LoadOptions &opti
 /// build only when a model needs it.
 bool readsWithLibtorch(const std::string &path);
 
+/// True when loadModel() reads path as a PyTorch 2 graph (FX text, a
+/// torch.export archive or program), whose graph isPt2Graph() then says is
+/// one; false for TorchScript, graph JSON (which may hold either) and paths
+/// that are no file. fusebox-pass keeps such a model's --verify and --measure
+/// in PyTorch 2, without libtorch.
+bool readsAsPt2Graph(const std::string &path);
+
 /// The file extensions loadModel() accepts, for file dialogs: {"pt", "pth", "json", ...}.
 std::vector<std::string> supportedModelExtensions();
 

@@ -20,6 +20,8 @@ OutputFormat outputFormatOf(const std::string &path)
         return OutputFormat::GraphJson;
     if (ext == ".py" || ext == ".txt")
         return OutputFormat::FxText;
+    if (ext == ".pt2")
+        return OutputFormat::Pt2Archive;
     return OutputFormat::Unknown;
 }
 
@@ -32,6 +34,8 @@ Status saveModel(const Graph &graph, const std::string &path, bool embedWeights)
         return saveGraphJson(graph, path, {.embedWeights = embedWeights});
     case OutputFormat::FxText:
         return json_support::writeTextFile(path, writeFxText(graph));
+    case OutputFormat::Pt2Archive:
+        return Error{path + ": a torch.export archive is made in PyTorch 2 through the bridge (exportForPyTorch2)"};
     case OutputFormat::Unknown:
         break;
     }

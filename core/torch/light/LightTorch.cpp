@@ -73,15 +73,23 @@ Expected<VerificationResult> RewriteVerifier::check(const Graph &) const { libto
 
 } // namespace fusebox
 
+#include "core/ir/GraphSource.h"
 #include "core/torch/LatencyComparison.h"
 
 namespace fusebox {
 
-Expected<LatencyComparison> compareLatency(const Graph &, const Graph &, const LatencyOptions &)
+// PT2 graphs are timed in PyTorch 2 alone here (the dispatch hands a PT2
+// graph to fusebox-pass-torch only when no PyTorch 2 is set up).
+Expected<LatencyComparison> compareLatency(const Graph &original, const Graph &current, const LatencyOptions &options)
 {
-    libtorchNeeded("measuring latency");
+    if (!isPt2Graph(original) || !options.allowBridge)
+        libtorchNeeded("measuring latency");
+    if (options.bridge)
+        return compareLatencyInPt2(*options.bridge, original, current, options);
+    auto found = pt2::Pt2Bridge::find();
+    if (!found)
+        return found.error();
+    return compareLatencyInPt2(**found, original, current, options);
 }
-
-std::string LatencyComparison::summary() const { libtorchNeeded("measuring latency"); }
 
 } // namespace fusebox
