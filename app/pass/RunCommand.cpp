@@ -1,14 +1,15 @@
 #include "Commands.h"
+#include "RunVerification.h"
 
 #include "core/io/GraphJson.h"
 #include "core/ir/GraphSignature.h"
 #include "core/rewrite/GreedyDriver.h"
 #include "core/torch/Executor.h"
 #include "core/torch/LatencyComparison.h"
-#include "core/torch/NumericVerifier.h"
-#include "core/torch/RewriteVerifier.h"
+#include "core/ir/GraphSource.h"
+#include "core/pt2/Pt2Export.h"
+#include "core/rewrite/FuseboxOpDecomposition.h"
 #include "core/torch/TorchScriptExporter.h"
-#include "patterns/FuseboxOpDecomposition.h"
 #include "patterns/PassConfiguration.h"
 #include "patterns/PassSchedule.h"
 #include "patterns/RewriteReport.h"
@@ -70,10 +71,18 @@ int runRun(const ParsedArgs &args)
     }
     auto output = args.value("-o");
     if (!output || outputFormatOf(*output) == OutputFormat::Unknown) {
-        std::cerr << "fusebox-pass run: -o OUT.pt (TorchScript), -o OUT.json (graph JSON) or -o OUT.py (FX text) "
-                     "is required\n";
+        std::cerr << "fusebox-pass run: -o OUT.pt (TorchScript), -o OUT.json (graph JSON), -o OUT.py (FX text), "
+                     "-o OUT.pt2 (torch.export) or -o OUT.py --module is required\n";
         return kExitUsage;
     }
+    // What stock PyTorch 2 runs: made in PyTorch 2 through the bridge.
+    const bool asModule = args.has("--module");
+    if (asModule && outputFormatOf(*output) != OutputFormat::FxText) {
+        std::cerr << "fusebox-pass run: --module writes OUT.py (a torch.nn.Module source) and OUT.weights.pt; "
+                  << *output << " is not a .py\n";
+        return kExitUsage;
+    }
+    const bool forPyTorch2 = asModule || outputFormatOf(*output) == OutputFormat::Pt2Archive;
     double precision = 1e-4;
     if (auto p = args.value("--precision")) {
         try {
@@ -125,18 +134,35 @@ int runRun(const ParsedArgs &args)
     // The graph as read, for the verifier and for greedy's comparison with
     // Inductor's schedule (a copy of every node: only when one needs it).
     std::optional<Graph> original;
-    if (verify || greedy || measure)
+    if (verify || greedy || measure || forPyTorch2)
         original = graph.clone();
 
-    std::optional<RewriteVerifier> verifier;
+    // One bridge (one Python) for everything this run does in PyTorch 2.
+    std::shared_ptr<pt2::Pt2Bridge> bridge;
+    std::string noBridge;
+    if ((isPt2Graph(graph) && (verify || measure)) || forPyTorch2) {
+        auto found = pt2::Pt2Bridge::find(args.value("--python").value_or(""));
+        if (found)
+            bridge = std::move(*found);
+        else
+            noBridge = found.error().message;
+        if (forPyTorch2 && !bridge) {
+            std::cerr << "fusebox-pass run: cannot write " << *output << ": " << noBridge << "\n";
+            return kExitFailure;
+        }
+    }
+
+    std::optional<RunVerifier> verifier;
     if (verify) {
-        auto created = RewriteVerifier::create(*original, precision);
+        auto created = RunVerifier::create(*original, precision, bridge, noBridge);
         if (!created) {
             std::cerr << "fusebox-pass run: cannot verify " << args.positionals[0] << ": " << created.error().message
                       << "\n";
             return kExitFailure;
         }
         verifier = std::move(*created);
+        if (!verifier->note().empty())
+            std::cerr << "fusebox-pass run: note: " << verifier->note() << "\n";
         options.verifyRewrite = [&verifier](const Graph &g) { return (*verifier)(g); };
     }
     options.isRejected = rejectionFilter(config);
@@ -213,6 +239,8 @@ int runRun(const ParsedArgs &args)
     if (measure) {
         std::cerr << "measuring latency: " << latencyOptions.iterations << " runs of each graph after "
                   << latencyOptions.warmup << " warm-up\n";
+        latencyOptions.bridge = bridge.get();
+        latencyOptions.status = [](const std::string &text) { std::cerr << "  " << text << "\n"; };
         auto latency = compareLatency(*original, graph, latencyOptions);
         if (!latency) {
             std::cerr << "fusebox-pass run: cannot measure latency: " << latency.error().message << "\n";
@@ -229,6 +257,25 @@ int runRun(const ParsedArgs &args)
                                  {"speedup", latency->speedup()}};
             latencyLine = "latency: " + latency->summary() + "\n  before " + spreadText(latency->before)
                           + "\n  after  " + spreadText(latency->after);
+            // Where users run: torch.compile (Inductor, CPU), timed in the same rounds.
+            if (const auto &c = latency->compiled) {
+                auto stats = [](const CompiledStats &s) {
+                    return nlohmann::json{{"compile_seconds", s.compileSeconds}, {"kernels", s.kernels},
+                                          {"extern_calls", s.externCalls}};
+                };
+                report["latency"]["compiled"] = {{"backend", "inductor"}, {"isa", c->isa}, {"freezing", c->freezing},
+                                                 {"before", summary(c->before)}, {"after", summary(c->after)},
+                                                 {"before_compile", stats(c->beforeStats)},
+                                                 {"after_compile", stats(c->afterStats)},
+                                                 {"speedup", c->speedup()}, {"notes", c->notes}};
+                latencyLine += "\n" + latency->compiledSummary() + "\n  before " + spreadText(c->before)
+                               + "\n  after  " + spreadText(c->after);
+                for (const std::string &note : c->notes)
+                    latencyLine += "\n  note: " + note;
+            } else if (!latency->compiledError.empty()) {
+                report["latency"]["compiled"] = {{"error", latency->compiledError}};
+                latencyLine += "\n" + latency->compiledSummary();
+            }
         }
     }
 
@@ -256,8 +303,23 @@ int runRun(const ParsedArgs &args)
             report["fusebox_ops_decomposed"] = ops;
         }
     }
-    Status written = saveModel(*toWrite, *output, /*embedWeights=*/true);
-    if (!written) {
+    std::string exportLine;
+    if (forPyTorch2) {
+        const auto format = asModule ? pt2::Pt2ExportFormat::Module : pt2::Pt2ExportFormat::Archive;
+        auto exported = pt2::exportForPyTorch2(*bridge, graph, *original, *output, format);
+        if (!exported) {
+            std::cerr << "fusebox-pass run: " << exported.error().message << "\n";
+            return kExitFailure;
+        }
+        report["export"] = {{"format", asModule ? "module" : "torch.export"}, {"files", exported->files},
+                            {"passed", exported->check.passed}, {"max_abs_diff", exported->check.maxAbsDiff},
+                            {"message", exported->check.message}, {"notes", exported->notes}};
+        for (const std::string &note : exported->notes)
+            std::cerr << "fusebox-pass run: note: " << note << "\n";
+        exportLine = "loaded back in PyTorch 2 and run against the original: " + exported->check.message;
+        if (!exported->check.passed)
+            exitCode = kExitFailure;
+    } else if (Status written = saveModel(*toWrite, *output, /*embedWeights=*/true); !written) {
         std::cerr << "fusebox-pass run: " << written.error().message << "\n";
         return kExitFailure;
     }
@@ -308,7 +370,9 @@ int runRun(const ParsedArgs &args)
                   << "): " << report["verification"]["message"].get<std::string>() << "\n";
     if (!latencyLine.empty())
         std::cout << latencyLine << "\n";
-    std::cout << "wrote " << *output << "\n";
+    std::cout << "wrote " << *output << (asModule ? " and its weights" : "") << "\n";
+    if (!exportLine.empty())
+        std::cout << exportLine << "\n";
     // The process ends now: freeing the graphs node by node would take longer
     // than a 100k-node run's passes (clang's -disable-free, for the same reason).
     leakAtExit(std::move(*model));
@@ -322,7 +386,7 @@ int runRun(const ParsedArgs &args)
 Command runCommand()
 {
     return {"run",
-            "run MODEL -o OUT.pt|OUT.json|OUT.py [--config passes.json] [--patterns FILE] [--schedule inductor|greedy] [--verify] [--precision P] [--measure] [--report report.json|report.md]",
+            "run MODEL -o OUT.pt|OUT.json|OUT.py|OUT.pt2 [--module] [--config passes.json] [--patterns FILE] [--schedule inductor|greedy] [--verify] [--precision P] [--measure] [--report report.json|report.md]",
             "apply the rules as Inductor does (or greedily) and write the rewritten model",
             "Runs the enabled rules (all built-in rules, or those named by --config),\n"
             "skipping the config's rejected matches, and writes the rewritten model. By\n"
@@ -335,17 +399,27 @@ Command runCommand()
             "and says how far it went beyond (the report's beyond_inductor).\n"
             "OUT.pt loads with torch.jit.load (Fusebox's own fused ops are written as the\n"
             "ATen ops they are defined by, unless --keep-fusebox-ops); OUT.json is graph\n"
-            "JSON with weights; OUT.py is print_readable()-style FX text. MODEL may be\n"
+            "JSON with weights; OUT.py is print_readable()-style FX text. For stock\n"
+            "PyTorch 2, made in PyTorch 2 through the bridge: OUT.pt2 is a torch.export\n"
+            "archive (torch.export.load(OUT).module()(*inputs)), and OUT.py --module a\n"
+            "torch.nn.Module source with its constants in OUT.weights.pt (import OUT;\n"
+            "OUT.load()(*inputs)); both are loaded back there and run against the\n"
+            "original (exit status 1 when their outputs differ). MODEL may be\n"
             "TorchScript, a torch.export .pt2, an FX text dump or graph JSON.\n"
             "--verify runs the original and the graph after every rewrite on the same\n"
             "random inputs; a rewrite whose outputs differ by more than precision\n"
-            "(absolute + relative) is undone and reported, naming its pattern. The exit\n"
-            "status is 1 when the final verification fails.\n"
+            "(absolute + relative) is undone and reported, naming its pattern, output,\n"
+            "element and both values. A PT2 graph (FX text, torch.export) runs in\n"
+            "PyTorch 2 through the bridge, as the IDE verifies it (libtorch 1.13 only\n"
+            "when no PyTorch 2 is set up, with a note); any other graph in libtorch.\n"
+            "The exit status is 1 when the final verification fails.\n"
             "--measure times the original and the rewritten graph on the same random\n"
-            "inputs (libtorch 1.13's executor, or PyTorch 2 through the bridge for\n"
-            "graphs libtorch cannot run): warm-up runs of each, then timed runs\n"
-            "alternating between the two; it prints medians, the middle half and the\n"
-            "range of each, and the speed-up of the medians (the report's latency).",
+            "inputs: warm-up runs of each, then timed rounds alternating between them;\n"
+            "it prints medians, the middle half and the range of each, and the\n"
+            "speed-up of the medians (the report's latency). A PT2 graph is timed in\n"
+            "PyTorch 2 eagerly and compiled by torch.compile (Inductor, CPU, its own\n"
+            "Optimus passes off), with the kernels and extern calls Inductor made of\n"
+            "each; any other graph in libtorch 1.13's executor.",
             {{"-o", "OUT", "where to write the rewritten model (.pt, .json or .py; required)"},
              configOption(),
              patternsOption(),
@@ -359,6 +433,10 @@ Command runCommand()
               "as the IDE's review report)"},
              scheduleOption(),
              {"--max-rounds", "N", "--schedule greedy: give up after N rounds (default 10)"},
+             {"--module", "",
+              "with -o OUT.py: write a torch.nn.Module source for stock PyTorch 2 (and OUT.weights.pt) instead of "
+              "FX text"},
+             pythonOption(),
              {"--keep-fusebox-ops", "",
               "OUT.pt: keep Fusebox's own ops (fusebox::linear_relu, ...) instead of writing each as its ATen "
               "ops; stock PyTorch cannot load such an archive (a warning names them)"},

@@ -2,6 +2,7 @@
 
 #include "Commands.h"
 
+#include "core/pt2/PythonCommand.h"
 #include "core/torch/ModelLoader.h"
 #include "core/torch/ModelSaver.h"
 #include "core/torch/TorchRuntime.h"
@@ -31,8 +32,12 @@ bool commandNeedsLibtorch(const std::string &command, const ParsedArgs &args)
 {
     if (takesModel(command) && !args.positionals.empty() && readsWithLibtorch(args.positionals[0]))
         return true;
-    if (command == "run" && (args.has("--verify") || args.has("--measure")))
-        return true; // libtorch runs the graphs first; the bridge only when it cannot
+    // A PT2 graph is verified and timed in PyTorch 2 through the bridge;
+    // libtorch only when no PyTorch 2 is set up. Any other graph in libtorch.
+    if (command == "run" && (args.has("--verify") || args.has("--measure"))
+        && (args.positionals.empty() || !readsAsPt2Graph(args.positionals[0])
+            || !pt2::findPythonCommand(args.value("--python").value_or(""))))
+        return true;
     if ((command == "run" || command == "convert") && args.value("-o")
         && outputFormatOf(*args.value("-o")) == OutputFormat::TorchScript)
         return true;

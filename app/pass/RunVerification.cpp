@@ -1,0 +1,59 @@
+#include "RunVerification.h"
+
+#include "core/ir/GraphSource.h"
+#include "core/torch/NumericVerifier.h"
+#include "core/torch/TorchRuntime.h"
+
+namespace fusebox::cli {
+
+Expected<RunVerifier> RunVerifier::create(const Graph &original, double precision,
+                                          std::shared_ptr<pt2::Pt2Bridge> bridge, const std::string &noBridgeReason)
+{
+    RunVerifier v;
+    if (isPt2Graph(original)) {
+        if (bridge) {
+            auto created = pt2::BridgeVerifier::create(std::move(bridge), original, precision);
+            if (!created)
+                return created.error();
+            v.m_bridge = std::move(*created);
+            return v;
+        }
+        if (!libtorchLinked()) // the dispatch hands this case to fusebox-pass-torch
+            return Error{noBridgeReason};
+        v.m_note = "a PT2 graph verified in libtorch 1.13, not in PyTorch 2: " + noBridgeReason;
+    }
+    auto created = RewriteVerifier::create(original, precision, /*allowBridge=*/!isPt2Graph(original));
+    if (!created)
+        return created.error();
+    v.m_libtorch = std::move(*created);
+    return v;
+}
+
+std::optional<std::string> RunVerifier::operator()(const Graph &rewritten) const
+{
+    return m_bridge ? (*m_bridge)(rewritten) : (*m_libtorch)(rewritten);
+}
+
+Expected<pt2::BridgeVerification> RunVerifier::check(const Graph &rewritten) const
+{
+    if (m_bridge)
+        return m_bridge->check(rewritten);
+    auto r = m_libtorch->check(rewritten);
+    if (!r)
+        return r.error();
+    pt2::BridgeVerification out;
+    out.passed = r->passed;
+    out.maxAbsDiff = r->maxAbsDiff;
+    out.maxRelDiff = r->maxRelDiff;
+    out.worstOutput = r->worstOutput;
+    out.worstOutputName = r->worstOutputName;
+    out.message = r->message;
+    return out;
+}
+
+std::string RunVerifier::engine() const
+{
+    return m_bridge ? m_bridge->engine() : m_libtorch->engine();
+}
+
+} // namespace fusebox::cli
