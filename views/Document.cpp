@@ -6,6 +6,7 @@
 #include "DocumentJobs.h"
 #include "DocumentPatterns.h"
 #include "DocumentPersistence.h"
+#include "DocumentPt2.h"
 #include "DocumentReview.h"
 
 #include "core/ir/Verifier.h"
@@ -15,12 +16,16 @@ namespace fusebox {
 Document::Document(QObject *parent)
     : QObject(parent), m_history(std::make_unique<DocumentHistory>(*this)),
       m_patterns(std::make_unique<DocumentPatterns>(*this)), m_review(std::make_unique<DocumentReview>(*this)),
-      m_jobs(std::make_unique<DocumentJobs>(*this)), m_persistence(std::make_unique<DocumentPersistence>(*this))
+      m_jobs(std::make_unique<DocumentJobs>(*this)), m_persistence(std::make_unique<DocumentPersistence>(*this)),
+      m_pt2(std::make_unique<DocumentPt2>(*this))
 {
 }
 
 Document::~Document()
 {
+    // A PyTorch 2 job reads the patterns; its Python is killed.
+    m_pt2->cancel();
+    m_pt2->waitForFinished();
     // A background search or Apply All reads the graph and the patterns.
     m_jobs->waitForFinished();
     // The undo stack is a child, so QObject would delete it after this object's members are
@@ -44,6 +49,8 @@ void Document::setGraph(Graph graph, const QString &displayName, const QStringLi
                         const QString &filePath, std::vector<int> nodeLines, LoadOptions options)
 {
     m_jobs->supersedeLoad();
+    m_pt2->cancel(); // its result is for the old graph
+    m_pt2->waitForFinished();
     m_loadOptions = std::move(options);
     m_hasGraph = true;
     m_displayName = displayName;
@@ -77,6 +84,7 @@ void Document::resetSession()
     // (the history was reset with the graph).
     m_review->reset();
     m_jobs->resetVerifier();
+    m_pt2->resetVerifier();
 }
 
 void Document::graphChanged()
@@ -131,11 +139,29 @@ int Document::applyMatches(const std::vector<int> &rows, QString *error) { retur
 
 void Document::applyAll() { m_jobs->applyAll(); }
 
+bool Document::isApplying() const { return m_pt2->isApplying(); }
+
+bool Document::verifiesInPyTorch2() const { return m_jobs->verifyApplies() && m_pt2->verifiesInPyTorch2(); }
+
+QString Document::pt2ProgressText() const { return m_pt2->progressText(); }
+
+std::shared_ptr<pt2::Pt2Bridge> Document::pt2Bridge() { return m_pt2->bridge(); }
+
+bool Document::exportForPyTorch2(const QString &path, pt2::Pt2ExportFormat format,
+                                 std::function<void(Expected<pt2::Pt2ExportResult>)> done, QString *error)
+{
+    return m_pt2->exportInBackground(path, format, std::move(done), error);
+}
+
 bool Document::isApplyingAll() const { return m_jobs->isApplyingAll(); }
 
 int Document::applyAllProgress() const { return m_jobs->applyAllProgress(); }
 
-void Document::cancelBackground() { m_jobs->cancel(); }
+void Document::cancelBackground()
+{
+    m_jobs->cancel();
+    m_pt2->cancel();
+}
 
 const std::map<std::string, PatternCounters> &Document::lastApplyAllCounters() const { return m_jobs->lastCounters(); }
 

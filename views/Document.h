@@ -8,6 +8,7 @@
 #include "core/rewrite/EditLog.h"
 #include "core/rewrite/Explainer.h"
 #include "core/rewrite/GreedyDriver.h"
+#include "core/pt2/Pt2Export.h"
 #include "core/rewrite/PatternSet.h"
 #include "core/torch/ModelLoader.h"
 #include "patterns/PassSchedule.h"
@@ -16,6 +17,7 @@
 #include <QString>
 #include <QStringList>
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -29,6 +31,7 @@ class DocumentHistory;
 class DocumentJobs;
 class DocumentPatterns;
 class DocumentPersistence;
+class DocumentPt2;
 class DocumentReview;
 
 /// Counts the patterns panel shows for one pattern.
@@ -65,6 +68,9 @@ struct PatternTally {
 ///   Apply All) with its progress and cancel, and the verifier.
 /// - DocumentPatterns: the pattern set (the catalog, options, custom patterns).
 /// - DocumentPersistence: the pass file (import and export) and sessions.
+/// - DocumentPt2: what the document does in PyTorch 2 through its own bridge:
+///   verifying a PT2 graph's rewrites (applies then run in the background),
+///   exports for stock PyTorch 2; Measure Latency shares its bridge.
 /// The undo commands reach the hooks that undo and redo a step through the
 /// parts that own them (DocumentCommands.h), and nothing else can.
 class Document final : public QObject {
@@ -143,16 +149,38 @@ public:
     /// step, verifying each rewrite when verification is on: a rewrite that
     /// changes the outputs is undone at once and listed as failed. Returns
     /// how many were applied; `error` says why none could be.
+    /// A PT2 graph is verified in PyTorch 2 (verifiesInPyTorch2()): then the
+    /// rewrites and their checks run in the background and it returns 0 with
+    /// `error` empty; applyStarted() and applyFinished() bracket the job
+    /// (matchesApplied() and verificationFailed() as above), isApplying() is
+    /// true meanwhile, and cancelBackground() stops it without applying.
     int applyMatches(const std::vector<int> &rows, QString *error = nullptr);
+    /// True while matches are applied and verified in PyTorch 2 in the background.
+    bool isApplying() const;
+    /// True when rewrites are verified in PyTorch 2, not libtorch (a PT2 graph,
+    /// a Python set up, verification on).
+    bool verifiesInPyTorch2() const;
+    /// What a running PyTorch 2 job of the document does ("PyTorch 2: verifying
+    /// batch_linear at %linear in PyTorch 2.6.0+debian…"), "" when none runs.
+    QString pt2ProgressText() const;
+    /// The document's own bridge to PyTorch 2 (Measure Latency shares it);
+    /// null when no Python is set up.
+    std::shared_ptr<pt2::Pt2Bridge> pt2Bridge();
+    /// Exports the current graph for stock PyTorch 2 in the background
+    /// (a torch.export .pt2, or a module source and its weights), loaded back
+    /// there and run against the original; `done` gets the result on the GUI
+    /// thread. False (and why) when it cannot start.
+    bool exportForPyTorch2(const QString &path, pt2::Pt2ExportFormat format,
+                           std::function<void(Expected<pt2::Pt2ExportResult>)> done, QString *error = nullptr);
     /// Runs the greedy driver to a fixed point (skipping rejected matches),
     /// in the background; one undo step. Emits applyAllFinished().
     void applyAll();
     bool isApplyingAll() const;
     /// Rewrites the running Apply All has made so far.
     int applyAllProgress() const;
-    /// Cancels a running search (its result is dropped; the table asks for F5)
-    /// or Apply All (it stops after the current rewrite and, having run on a
-    /// copy, changes nothing).
+    /// Cancels a running search (its result is dropped; the table asks for F5),
+    /// Apply All (it stops after the current rewrite and, having run on a
+    /// copy, changes nothing) or a PyTorch 2 job (its Python is killed).
     void cancelBackground();
     /// The driver's per-pattern counters of the last Apply All (matched,
     /// applied, rejected matches skipped, failed verification).
@@ -233,12 +261,18 @@ signals:
     void saved();
     void applyAllStarted();
     void applyAllFinished(int applied, const QString &summary);
+    /// applyMatches() started verifying in PyTorch 2 in the background: what ("Apply batch_linear at %linear").
+    void applyStarted(const QString &what);
+    /// That background apply ended: how many were applied, and a line saying
+    /// so ("...: verified in PyTorch 2", "...: cancelled; nothing was applied").
+    void applyFinished(int applied, const QString &summary);
 
 private:
     friend class DocumentHistory;
     friend class DocumentJobs;
     friend class DocumentPatterns;
     friend class DocumentPersistence;
+    friend class DocumentPt2;
     friend class DocumentReview;
 
     // The parts reach each other through these.
@@ -247,6 +281,7 @@ private:
     DocumentJobs &jobs() const { return *m_jobs; }
     DocumentPatterns &patternSet() const { return *m_patterns; }
     DocumentPersistence &persistence() const { return *m_persistence; }
+    DocumentPt2 &pt2() const { return *m_pt2; }
 
     /// A new graph is a new review: decisions and history belong to the old one.
     void resetSession();
@@ -259,6 +294,7 @@ private:
     std::unique_ptr<DocumentReview> m_review;
     std::unique_ptr<DocumentJobs> m_jobs;
     std::unique_ptr<DocumentPersistence> m_persistence;
+    std::unique_ptr<DocumentPt2> m_pt2;
     LoadOptions m_loadOptions;
     bool m_hasGraph = false;
     QString m_filePath;

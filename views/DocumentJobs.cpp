@@ -6,6 +6,7 @@
 #include "DocumentCommands.h"
 #include "DocumentHistory.h"
 #include "DocumentPatterns.h"
+#include "DocumentPt2.h"
 #include "DocumentReview.h"
 
 #include "core/rewrite/Explainer.h"
@@ -95,10 +96,12 @@ void DocumentJobs::supersedeLoad()
 
 void DocumentJobs::waitForPatternsIdle()
 {
-    // The background search and Apply All read the pattern set.
+    // The background search, Apply All and applies verified in PyTorch 2 read the pattern set.
     waitForSearch();
     if (m_applyingAll)
         m_background.waitForFinished();
+    if (m_document.pt2().isApplying())
+        m_document.pt2().waitForFinished();
 }
 
 std::vector<MatchEntry> DocumentJobs::searchCandidates(const Graph &graph, const PatternSet &patterns)
@@ -209,14 +212,32 @@ void DocumentJobs::applyAll()
                           rejected = m_document.review().rejections()](const Graph &g, const Match &m) {
         return (bySignature && bySignature(g, m)) || DocumentReview::rejectionOf(rejected, m, std::string()) != nullptr;
     };
-    if (m_verifyApplies) {
+    // A PT2 graph is verified in PyTorch 2: its verifier is made (the Python
+    // started, the original run) on the worker thread, as the first rewrite needs it.
+    const bool inPyTorch2 = m_verifyApplies && m_document.pt2().verifiesInPyTorch2();
+    std::string engine = "libtorch 1.13";
+    if (inPyTorch2) {
+        m_document.pt2().bridge();
+        auto control = std::make_shared<pt2::RequestControl>();
+        control->cancel = m_stopApplyAll.get();
+        options.verifyRewrite = [pt2 = &m_document.pt2(), control, stop = m_stopApplyAll](const Graph &g)
+            -> std::optional<std::string> {
+            auto verifier = pt2->pt2Verifier(*control);
+            if (!verifier)
+                return stop->load() ? std::string("cancelled") : verifier.error().message;
+            return (**verifier)(g);
+        };
+        engine = "PyTorch 2";
+    } else if (m_verifyApplies) {
         if (verifier(nullptr)) {
             std::shared_ptr<RewriteVerifier> keep = m_verifier;
             options.verifyRewrite = [keep](const Graph &g) { return (*keep)(g); };
+            engine = m_verifier->engine();
         }
     }
     auto *watcher = new QFutureWatcher<void>(&m_document);
-    QObject::connect(watcher, &QFutureWatcherBase::finished, &m_document, [this, watcher, version, outcome] {
+    QObject::connect(watcher, &QFutureWatcherBase::finished, &m_document, [this, watcher, version, outcome, engine,
+                                                                           verified = bool(options.verifyRewrite)] {
         watcher->deleteLater();
         m_applyingAll = false;
         const DriverResult &r = outcome->result;
@@ -238,7 +259,7 @@ void DocumentJobs::applyAll()
             e.status = MatchStatus::Applied;
             e.nodesAdded = a.nodesAdded;
             e.nodesRemoved = a.nodesRemoved;
-            e.verification = m_verifyApplies && m_verifier ? tr("passed") : QString();
+            e.verification = verified ? tr("passed in %1").arg(qs(engine)) : QString();
             applied.push_back(e);
         }
         const QString how = outcome->schedule == PassSchedule::Inductor
@@ -322,6 +343,9 @@ const RewriteVerifier *DocumentJobs::verifier(QString *whyNot)
             m_verifier = std::make_shared<RewriteVerifier>(std::move(*created));
         else
             m_verifierError = qs(created.error().message);
+        // A PT2 graph is verified in PyTorch 2 once a Python is set up: say so.
+        if (const QString why = m_document.pt2().whyNotPyTorch2(); !created && !why.isEmpty())
+            m_verifierError += tr("; not in PyTorch 2 either: %1").arg(why);
     }
     if (!m_verifier && whyNot)
         *whyNot = m_verifierError;

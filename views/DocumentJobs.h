@@ -43,6 +43,8 @@ public:
     // ---- the graph's version
     /// Another change of the graph or the patterns: running jobs' results are stale.
     void bumpVersion() { ++m_graphVersion; }
+    /// The graph's version: a background job whose graph changed meanwhile drops its result.
+    quint64 version() const { return m_graphVersion; }
 
     // ---- finding matches
     void findMatches();
@@ -67,8 +69,9 @@ public:
     PassSchedule schedule() const { return m_schedule; }
     void setVerifyApplies(bool on) { m_verifyApplies = on; }
     bool verifyApplies() const { return m_verifyApplies; }
-    /// The verifier against the original graph, made on first use (libtorch
-    /// only); null, with why in `whyNot`, when it cannot be made.
+    /// The libtorch verifier against the original graph, made on first use;
+    /// null, with why in `whyNot`, when it cannot be made. (A PT2 graph is
+    /// verified in PyTorch 2 instead when a Python is set up: DocumentPt2.)
     const RewriteVerifier *verifier(QString *whyNot);
     /// A new graph needs a new verifier.
     void resetVerifier();

@@ -187,7 +187,18 @@ bool DocumentPersistence::replaySteps(const std::vector<SessionStep> &steps, QSt
             return false;
         }
         QString why;
-        if (m_document.applyMatches(rows, &why) != int(rows.size())) {
+        // A PT2 graph's applies are verified in PyTorch 2 in the background: wait for them.
+        int made = 0;
+        QEventLoop loop;
+        QObject::connect(&m_document, &Document::applyFinished, &loop, [&](int applied, const QString &summary) {
+            made = applied;
+            why = summary;
+            loop.quit();
+        });
+        made = m_document.applyMatches(rows, &why);
+        if (m_document.isApplying())
+            loop.exec();
+        if (made != int(rows.size())) {
             if (error)
                 *error = tr("step %1 of %2: %3").arg(i + 1).arg(steps.size()).arg(why);
             return false;

@@ -7,6 +7,7 @@
 #include "DocumentHistory.h"
 #include "DocumentJobs.h"
 #include "DocumentPatterns.h"
+#include "DocumentPt2.h"
 
 #include "core/rewrite/EditDiff.h"
 #include "core/rewrite/GreedyDriver.h"
@@ -40,6 +41,8 @@ QString tr(const char *text, const char *disambiguation = nullptr, int n = -1)
     return Document::tr(text, disambiguation, n);
 }
 
+} // namespace
+
 void countEdits(const EditGroup &group, MatchEntry &entry)
 {
     // Net, as the diff and `fusebox-pass run`'s report count a rewrite.
@@ -47,6 +50,8 @@ void countEdits(const EditGroup &group, MatchEntry &entry)
     entry.nodesAdded += change.added;
     entry.nodesRemoved += change.removed;
 }
+
+namespace {
 
 /// Whether `decided` (a rejection or a failed verification) stands for
 /// `candidate`: the same signature, or the same nodes under the same pattern,
@@ -214,6 +219,17 @@ int DocumentReview::applyMatches(const std::vector<int> &rows, QString *error)
             *error = tr("no pending match selected (rejected, applied and failed matches are not applied)");
         return 0;
     }
+    // A PT2 graph is verified in PyTorch 2: the applies and their checks run
+    // in the background (Document::applyFinished follows).
+    if (jobs.verifyApplies() && m_document.pt2().verifiesInPyTorch2()) {
+        if (!m_document.pt2().applyInBackground(std::move(chosen))) {
+            if (error)
+                *error = tr("a PyTorch 2 job is running (Esc cancels it)");
+        } else if (error) {
+            error->clear();
+        }
+        return 0;
+    }
     const GreedyDriver driver(m_document.patternSet().patterns());
     std::vector<EditGroup> groups;
     std::vector<MatchEntry> applied;
@@ -233,11 +249,10 @@ int DocumentReview::applyMatches(const std::vector<int> &rows, QString *error)
                     m_document.graphChanged();
                     e.status = MatchStatus::FailedVerification;
                     e.verification = qs(*failure);
-                    m_failures.push_back(e);
-                    emit m_document.verificationFailed(qs(e.match.pattern), e.anchorName, e.verification);
+                    recordFailure(std::move(e));
                     continue;
                 }
-                e.verification = tr("passed (within %1)").arg(v->precision());
+                e.verification = tr("passed in %1 (within %2)").arg(qs(v->engine())).arg(v->precision());
             } else {
                 e.verification = tr("not verified: %1").arg(whyNot);
             }
@@ -248,6 +263,19 @@ int DocumentReview::applyMatches(const std::vector<int> &rows, QString *error)
         groups.insert(groups.end(), mine.begin(), mine.end());
         applied.push_back(std::move(e));
     }
+    return commitApplies(std::move(groups), std::move(applied), stale, error);
+}
+
+void DocumentReview::recordFailure(MatchEntry failure)
+{
+    m_failures.push_back(failure);
+    emit m_document.verificationFailed(qs(failure.match.pattern), failure.anchorName, failure.verification);
+}
+
+int DocumentReview::commitApplies(std::vector<EditGroup> groups, std::vector<MatchEntry> applied, int stale,
+                                  QString *error)
+{
+    DocumentHistory &history = m_document.history();
     if (!applied.empty()) {
         const QString text = applied.size() == 1
                                  ? tr("Apply %1 at %%2").arg(qs(applied.front().match.pattern), applied.front().anchorName)

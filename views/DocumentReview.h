@@ -10,7 +10,12 @@
 
 namespace fusebox {
 
+struct EditGroup;
 class Document;
+
+/// Adds the net nodes a rewrite's group removed and added to the entry (as the
+/// diff and `fusebox-pass run`'s report count them).
+void countEdits(const EditGroup &group, MatchEntry &entry);
 class RejectCommand;
 struct PatternTally;
 
@@ -51,6 +56,14 @@ public:
 
     /// Applies the pending matches at these rows as one undo step (Document::applyMatches).
     int applyMatches(const std::vector<int> &rows, QString *error);
+    /// A rewrite that failed verification (already undone): listed, and
+    /// Document::verificationFailed() emitted.
+    void recordFailure(MatchEntry failure);
+    /// The rewrites of one apply, made on the graph already: one undo step
+    /// (matchesApplied(), the graph's change); none: the list is rebuilt and
+    /// `error` says why (stale matches, or every rewrite failed verification).
+    /// Returns how many were applied.
+    int commitApplies(std::vector<EditGroup> groups, std::vector<MatchEntry> applied, int stale, QString *error);
     /// Rewrites Apply All undid (failed verification): listed from now on.
     void addFailures(const std::vector<MatchEntry> &failures);
 

@@ -2,6 +2,7 @@
 
 #include "Document.h"
 
+#include <QCheckBox>
 #include <QDialogButtonBox>
 #include <QFormLayout>
 #include <QHBoxLayout>
@@ -56,7 +57,7 @@ void LatencyChart::setComparison(std::optional<LatencyComparison> comparison)
     update();
 }
 
-QSize LatencyChart::sizeHint() const { return {520, 170}; }
+QSize LatencyChart::sizeHint() const { return {560, m_comparison && m_comparison->compiled ? 260 : 170}; }
 
 void LatencyChart::paintEvent(QPaintEvent *)
 {
@@ -64,10 +65,29 @@ void LatencyChart::paintEvent(QPaintEvent *)
     p.setRenderHint(QPainter::Antialiasing);
     p.fillRect(rect(), palette().base());
     const QFontMetrics fm(font());
-    const int labelWidth = fm.horizontalAdvance(tr("before")) + 16;
-    const int left = labelWidth, right = width() - fm.horizontalAdvance(tr("median 000.000 ms")) - 12;
     const int axisY = height() - fm.height() - 8;
-    const double maxMs = m_comparison ? std::max(m_comparison->before.maxMs, m_comparison->after.maxMs) : 1.0;
+    // Eager before and after; then, for a PT2 graph, the same compiled by torch.compile.
+    struct Row {
+        const LatencyResult *r;
+        QString label;
+        QColor colour;
+    };
+    std::vector<Row> rows;
+    if (m_comparison) {
+        rows.push_back({&m_comparison->before, tr("before"), QColor(0x9e, 0x9e, 0x9e)});
+        rows.push_back({&m_comparison->after, tr("after"), QColor(0x3a, 0x86, 0xd4)});
+        if (const auto &c = m_comparison->compiled) {
+            rows.push_back({&c->before, tr("compiled before"), QColor(0xc8, 0xc8, 0xc8)});
+            rows.push_back({&c->after, tr("compiled after"), QColor(0x2e, 0xa0, 0x6a)});
+        }
+    }
+    double maxMs = rows.empty() ? 1.0 : 0.0;
+    for (const Row &row : rows)
+        maxMs = std::max(maxMs, row.r->maxMs);
+    int labelWidth = fm.horizontalAdvance(tr("before")) + 16;
+    for (const Row &row : rows)
+        labelWidth = std::max(labelWidth, fm.horizontalAdvance(row.label) + 16);
+    const int left = labelWidth, right = width() - fm.horizontalAdvance(tr("median 000.000 ms")) - 12;
     const double step = tickStep(maxMs > 0 ? maxMs : 1.0);
     const double axisMax = std::ceil(maxMs / step) * step;
     auto x = [&](double v) { return left + (right - left) * (v / axisMax); };
@@ -84,16 +104,10 @@ void LatencyChart::paintEvent(QPaintEvent *)
     if (!m_comparison)
         return;
 
-    const int rowHeight = (axisY - 8) / 2;
-    const struct {
-        const LatencyResult *r;
-        QString label;
-        QColor colour;
-    } rows[] = {{&m_comparison->before, tr("before"), QColor(0x9e, 0x9e, 0x9e)},
-                {&m_comparison->after, tr("after"), QColor(0x3a, 0x86, 0xd4)}};
-    for (int i = 0; i < 2; ++i) {
+    const int rowHeight = (axisY - 8) / int(rows.size());
+    for (size_t i = 0; i < rows.size(); ++i) {
         const LatencyResult &r = *rows[i].r;
-        const int mid = 8 + rowHeight * i + rowHeight / 2;
+        const int mid = 8 + rowHeight * int(i) + rowHeight / 2;
         const int boxHalf = std::max(6, rowHeight / 4);
         p.setPen(palette().color(QPalette::WindowText));
         p.drawText(QRect(0, mid - fm.height() / 2, labelWidth - 6, fm.height()), Qt::AlignRight, rows[i].label);
@@ -128,9 +142,15 @@ LatencyDialog::LatencyDialog(Document *document, QWidget *parent) : QDialog(pare
     m_warmup->setRange(0, 10000);
     m_warmup->setValue(5);
     m_warmup->setToolTip(tr("Untimed runs of each graph first (the executor optimizes after its first runs)"));
+    m_compiled = new QCheckBox(tr("Also compiled by torch.compile (Inductor, CPU), as users run it"), this);
+    m_compiled->setObjectName(QStringLiteral("latencyCompiled"));
+    m_compiled->setChecked(true);
+    m_compiled->setToolTip(tr("PT2 graphs: both graphs are also compiled in PyTorch 2 with Inductor's default "
+                              "options (its own Optimus passes off) and timed in the same rounds"));
     auto *form = new QFormLayout;
     form->addRow(tr("Timed runs of each graph:"), m_runs);
     form->addRow(tr("Warm-up runs:"), m_warmup);
+    form->addRow(QString(), m_compiled);
 
     m_graphs = new QLabel(this);
     m_graphs->setObjectName(QStringLiteral("latencyGraphs"));
@@ -202,6 +222,19 @@ bool LatencyDialog::start()
     LatencyOptions options;
     options.iterations = m_runs->value();
     options.warmup = m_warmup->value();
+    options.compiled = m_compiled->isChecked();
+    // The document's own Python (its bridge), shared with its verifier.
+    std::shared_ptr<pt2::Pt2Bridge> bridge = m_document->pt2Bridge();
+    options.bridge = bridge.get();
+    QPointer<QLabel> status = m_result;
+    options.status = [status](const std::string &text) {
+        QMetaObject::invokeMethod(
+            status, [status, line = QString::fromStdString(text)] {
+                if (status)
+                    status->setText(tr("Measuring: %1…").arg(line));
+            },
+            Qt::QueuedConnection);
+    };
     m_cancelFlag = std::make_shared<std::atomic<bool>>(false);
     options.cancel = m_cancelFlag.get();
     QPointer<QProgressBar> bar = m_progress;
@@ -224,7 +257,7 @@ bool LatencyDialog::start()
     m_error.clear();
     m_chart->setComparison(std::nullopt);
     auto flag = m_cancelFlag;
-    m_watcher.setFuture(QtConcurrent::run([original, current, options, flag] {
+    m_watcher.setFuture(QtConcurrent::run([original, current, options, flag, bridge] {
         return std::make_shared<Expected<LatencyComparison>>(compareLatency(*original, *current, options));
     }));
     updateControls();
@@ -250,12 +283,23 @@ void LatencyDialog::onFinished()
     if (result && *result) {
         m_comparison = **result;
         line = QString::fromStdString(m_comparison->summary());
-        m_result->setText(line);
+        const QString compiledLine = QString::fromStdString(m_comparison->compiledSummary());
+        m_result->setText(compiledLine.isEmpty() ? line : line + QLatin1Char('\n') + compiledLine);
+        if (!compiledLine.isEmpty())
+            line += QStringLiteral("; ") + compiledLine;
         const int warmup = m_comparison->warmup;
-        m_details->setText(tr("Before: %1\nAfter: %2\nWarm-up: %3 of each graph first; the timed runs alternate "
-                              "before, after, after, before…")
-                               .arg(spread(m_comparison->before), spread(m_comparison->after),
-                                    warmup == 1 ? tr("1 run") : tr("%1 runs").arg(warmup)));
+        QString details = tr("Before: %1\nAfter: %2").arg(spread(m_comparison->before), spread(m_comparison->after));
+        if (const auto &c = m_comparison->compiled) {
+            details += tr("\nCompiled before: %1\nCompiled after: %2\nCompile: %3 s before, %4 s after")
+                           .arg(spread(c->before), spread(c->after))
+                           .arg(c->beforeStats.compileSeconds, 0, 'f', 1)
+                           .arg(c->afterStats.compileSeconds, 0, 'f', 1);
+            for (const std::string &note : c->notes)
+                details += QLatin1Char('\n') + QString::fromStdString(note);
+        }
+        details += tr("\nWarm-up: %1 of each graph first; the timed rounds alternate their order.")
+                       .arg(warmup == 1 ? tr("1 run") : tr("%1 runs").arg(warmup));
+        m_details->setText(details);
         m_progress->setValue(1);
         ok = true;
     } else {
@@ -275,6 +319,7 @@ void LatencyDialog::updateControls()
     m_measure->setEnabled(!isRunning());
     m_cancel->setEnabled(isRunning());
     m_runs->setEnabled(!isRunning());
+    m_compiled->setEnabled(!isRunning());
     m_warmup->setEnabled(!isRunning());
 }
 

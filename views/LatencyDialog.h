@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 
+class QCheckBox;
 class QDialogButtonBox;
 class QLabel;
 class QProgressBar;
@@ -19,8 +20,8 @@ namespace fusebox {
 
 class Document;
 
-/// Two horizontal box plots, before above after, on one millisecond axis from
-/// zero: whiskers from the fastest to the slowest run, a box over the middle
+/// Horizontal box plots, before above after (then, for a PT2 graph, compiled
+/// before and after), on one millisecond axis from zero: whiskers from the fastest to the slowest run, a box over the middle
 /// half, a bar at the median, the median written beside it.
 class LatencyChart final : public QWidget {
     Q_OBJECT
@@ -40,11 +41,12 @@ private:
 };
 
 /// Rewrite ▸ Measure Latency: runs the document's original graph and its
-/// current one on the same inputs (compareLatency(): libtorch, or PyTorch 2
-/// through the bridge for graphs libtorch cannot run) in the background, on
-/// copies taken when the measurement starts, with progress and Cancel, and
-/// shows medians and spread before and after as numbers and as a chart.
-/// Numbers come from the measurement only.
+/// current one on the same inputs (compareLatency(): a PT2 graph in PyTorch 2
+/// through the document's bridge, eagerly and compiled by torch.compile,
+/// Inductor on CPU; any other in libtorch) in the background, on copies taken
+/// when the measurement starts, with progress and Cancel, and shows medians
+/// and spread before and after, eager and compiled, as numbers and as a
+/// chart. Numbers come from the measurement only.
 class LatencyDialog final : public QDialog {
     Q_OBJECT
 
@@ -77,6 +79,7 @@ private:
     Document *m_document;
     QSpinBox *m_runs;
     QSpinBox *m_warmup;
+    QCheckBox *m_compiled;
     QLabel *m_graphs;
     QLabel *m_result;
     QLabel *m_details;

@@ -1,6 +1,6 @@
 #include "ReviewFiles.h"
 
-#include "patterns/FuseboxOpDecomposition.h"
+#include "core/rewrite/FuseboxOpDecomposition.h"
 
 #include "Document.h"
 #include "GraphScene.h"
@@ -9,7 +9,7 @@
 #include "SessionFile.h"
 
 #include "core/torch/ModelSaver.h"
-#include "patterns/FuseboxOpDecomposition.h"
+#include "core/rewrite/FuseboxOpDecomposition.h"
 
 #include <QFile>
 #include <QFileInfo>
@@ -103,6 +103,8 @@ bool ReviewFiles::restoreSession(const Session &session, const QString &sourceNa
 
 bool ReviewFiles::exportModel(const QString &path, QString *error)
 {
+    if (outputFormatOf(path.toStdString()) == OutputFormat::Pt2Archive)
+        return exportForPyTorch2(path, error);
     // A .pt is for stock PyTorch: Fusebox's own ops go out as the ATen ops
     // they are defined by (fusebox-pass run --keep-fusebox-ops keeps them).
     std::vector<std::string> decomposed;
@@ -121,6 +123,33 @@ bool ReviewFiles::exportModel(const QString &path, QString *error)
         emit logLine(tr("wrote %1 as the ATen ops each is defined by, so that stock PyTorch loads %2")
                          .arg(ops.join(QStringLiteral(", ")), path));
     }
+    return true;
+}
+
+bool ReviewFiles::exportForPyTorch2(const QString &path, QString *error)
+{
+    const auto format = pt2::pt2ExportFormatOf(path.toStdString());
+    auto done = [this, path](Expected<pt2::Pt2ExportResult> result) {
+        if (!result) {
+            const QString line = tr("not exported: %1").arg(qs(result.error().message));
+            emit logLine(line);
+            emit pt2ExportFinished(false, line);
+            return;
+        }
+        QStringList files;
+        for (const std::string &f : result->files)
+            files << qs(f);
+        for (const std::string &note : result->notes)
+            emit logLine(tr("export note: %1").arg(qs(note)));
+        const QString line = tr("exported for stock PyTorch 2: %1; loaded back in PyTorch 2 and run against the "
+                                "original: %2")
+                                 .arg(files.join(QStringLiteral(", ")), qs(result->check.message));
+        emit logLine(line);
+        emit pt2ExportFinished(result->check.passed, line);
+    };
+    if (!m_document->exportForPyTorch2(path, format, done, error))
+        return false;
+    emit logLine(tr("exporting the rewritten model (%1 nodes) to %2 in PyTorch 2…").arg(m_document->graph().size()).arg(path));
     return true;
 }
 

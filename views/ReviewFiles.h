@@ -31,8 +31,15 @@ public:
     /// verification toggle, the pass configuration, then the applied steps.
     bool restoreSession(const Session &session, const QString &sourceName, QString *error = nullptr);
     /// Writes the current (rewritten) graph: .pt TorchScript, .json graph
-    /// JSON with weights, .py FX text.
+    /// JSON with weights, .py FX text; .pt2 a torch.export archive, made in
+    /// the background as exportForPyTorch2() does.
     bool exportModel(const QString &path, QString *error = nullptr);
+    /// Exports the current graph for stock PyTorch 2 in the background,
+    /// through the document's bridge: NAME.pt2 a torch.export archive, NAME.py
+    /// a torch.nn.Module source with its constants in NAME.weights.pt. PyTorch
+    /// 2 loads what was written and runs it against the original; then
+    /// pt2ExportFinished(). False (and why) when it cannot start.
+    bool exportForPyTorch2(const QString &path, QString *error = nullptr);
     /// What Export Picture draws.
     enum class PictureExtent { WholeGraph, VisiblePart };
     /// The picture written: its size (pixels, or the SVG's user units) and scene-to-picture scale.
@@ -60,6 +67,9 @@ public:
 signals:
     /// A line for the window's log.
     void logLine(const QString &line);
+    /// exportForPyTorch2() ended: ok when written and its outputs equal the
+    /// original's; the line says what was written and what the check found, or why not.
+    void pt2ExportFinished(bool ok, const QString &line);
 
 private:
     Document *m_document;

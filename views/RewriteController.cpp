@@ -49,6 +49,10 @@ RewriteController::RewriteController(QMainWindow *window, Document *document, Gr
       m_files(new ReviewFiles(document, scene, view, this))
 {
     connect(m_files, &ReviewFiles::logLine, this, &RewriteController::logLine);
+    connect(m_files, &ReviewFiles::pt2ExportFinished, this, [this](bool, const QString &line) {
+        emit statusMessage(line);
+        updateBusy();
+    });
     m_editor->setSchemas(&torchSchemas());
     connect(m_document, &Document::matchesChanged, this, [this] {
         updateMarks();
@@ -118,6 +122,15 @@ RewriteController::RewriteController(QMainWindow *window, Document *document, Gr
     connect(m_document, &Document::applyAllFinished, this, [this](int, const QString &summary) {
         emit logLine(tr("Apply All: %1").arg(summary));
         emit statusMessage(tr("Apply All: %1").arg(summary));
+        updateActions();
+    });
+    connect(m_document, &Document::applyStarted, this, [this](const QString &what) {
+        emit logLine(tr("%1: verifying in PyTorch 2 (Esc cancels)").arg(what));
+        updateActions();
+    });
+    connect(m_document, &Document::applyFinished, this, [this](int, const QString &summary) {
+        emit logLine(summary);
+        emit statusMessage(summary);
         updateActions();
     });
     connect(m_matches, &MatchesPanel::matchSelected, this, &RewriteController::onMatchSelected);
@@ -217,6 +230,8 @@ QString RewriteController::busyText() const
                    : tr("Applying all: %1 rewrites so far…").arg(m_document->applyAllProgress());
     if (m_document->isSearching())
         return tr("Finding matches…");
+    if (QString pt2 = m_document->pt2ProgressText(); !pt2.isEmpty())
+        return pt2;
     for (const auto &text : m_otherWork)
         if (QString t = text(); !t.isEmpty())
             return t;
@@ -248,7 +263,7 @@ void RewriteController::updateActions()
 {
     updateBusy();
     const bool have = m_document->hasGraph();
-    const bool busy = m_document->isApplyingAll();
+    const bool busy = m_document->isApplyingAll() || m_document->isApplying();
     m_findMatches->setEnabled(have && !busy);
     m_applyAll->setEnabled(have && !busy);
     // Deciding needs candidates: not before the first search (F5).
@@ -412,7 +427,9 @@ void RewriteController::applySelected()
     std::vector<int> rows = m_matches->selectedMatchRows();
     QString error;
     const int applied = m_document->applyMatches(rows, &error); // logged from matchesApplied
-    if (applied == 0 && !error.isEmpty()) {
+    if (m_document->isApplying()) {
+        updateBusy(); // verified in PyTorch 2 in the background: applyFinished() tells
+    } else if (applied == 0 && !error.isEmpty()) {
         emit statusMessage(error);
         emit logLine(tr("not applied: %1").arg(error));
     } else {

@@ -230,8 +230,13 @@ void RewriteController::install(QMenu *fileMenu, QMenu *viewMenu, QToolBar *tool
                      QStringLiteral("passes.json"), tr("Pass files (*.json)"), &ReviewFiles::exportPassFile);
     addFileOperation(tr("Export Rewritten &Model…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S),
                      tr("Export Rewritten Model"), QStringLiteral("rewritten.pt"),
-                     tr("TorchScript (*.pt);;Graph JSON with weights (*.json);;FX text (*.py)"),
+                     tr("TorchScript (*.pt);;Graph JSON with weights (*.json);;FX text (*.py);;"
+                        "torch.export archive for stock PyTorch 2 (*.pt2)"),
                      &ReviewFiles::exportModel);
+    addFileOperation(tr("Export for Stock PyTorch &2…"), QKeySequence(), tr("Export for Stock PyTorch 2"),
+                     QStringLiteral("rewritten.pt2"),
+                     tr("torch.export archive (*.pt2);;torch.nn.Module source and its weights (*.py)"),
+                     &ReviewFiles::exportForPyTorch2);
     addFileOperation(tr("Export &Picture of the Whole Graph…"), QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_E),
                      tr("Export Picture of the Whole Graph"), QStringLiteral("graph.svg"),
                      tr("SVG (*.svg);;PNG (*.png)"), &ReviewFiles::exportPicture);

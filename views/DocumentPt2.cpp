@@ -1,0 +1,260 @@
+// What the document does in PyTorch 2 through its own bridge: the verifier of
+// PT2 graphs, applies verified there in the background, and exports.
+#include "DocumentPt2.h"
+
+#include "Document.h"
+#include "DocumentHistory.h"
+#include "DocumentJobs.h"
+#include "DocumentPatterns.h"
+#include "DocumentReview.h"
+#include "Pt2Controller.h"
+
+#include "core/ir/GraphSource.h"
+#include "core/pt2/PythonCommand.h"
+#include "core/rewrite/GreedyDriver.h"
+
+#include <QFutureWatcher>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include <cstdio>
+
+namespace fusebox {
+
+namespace {
+
+QString qs(const std::string &s) { return QString::fromStdString(s); }
+
+QString tr(const char *text, const char *disambiguation = nullptr, int n = -1)
+{
+    return Document::tr(text, disambiguation, n);
+}
+
+/// "1.5e-06", as the verifier's messages write differences.
+std::string sci(double value)
+{
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1e", value);
+    return text;
+}
+
+} // namespace
+
+DocumentPt2::DocumentPt2(Document &document) : m_document(document) {}
+
+DocumentPt2::~DocumentPt2()
+{
+    cancel();
+    m_job.waitForFinished();
+}
+
+bool DocumentPt2::verifiesInPyTorch2() const
+{
+    return m_document.hasGraph() && isPt2Graph(m_document.history().original())
+           && pt2::findPythonCommand(Pt2Controller::pythonCommand().toStdString()).has_value();
+}
+
+QString DocumentPt2::whyNotPyTorch2() const
+{
+    if (!m_document.hasGraph() || !isPt2Graph(m_document.history().original())
+        || pt2::findPythonCommand(Pt2Controller::pythonCommand().toStdString()))
+        return {};
+    return qs(pt2::noPythonMessage());
+}
+
+std::shared_ptr<pt2::Pt2Bridge> DocumentPt2::bridge()
+{
+    const std::string command = Pt2Controller::pythonCommand().toStdString();
+    if (m_bridge && command == m_bridgeCommand)
+        return m_bridge;
+    // Another Python chosen in the settings: a new bridge (the running jobs keep theirs).
+    auto found = pt2::Pt2Bridge::find(command);
+    m_bridgeCommand = command;
+    m_bridge = found ? std::shared_ptr<pt2::Pt2Bridge>(std::move(*found)) : nullptr;
+    std::lock_guard lock(m_verifierMutex);
+    m_verifier.reset();
+    return m_bridge;
+}
+
+Expected<std::shared_ptr<pt2::BridgeVerifier>> DocumentPt2::pt2Verifier(const pt2::RequestControl &control)
+{
+    std::lock_guard lock(m_verifierMutex);
+    if (m_verifier)
+        return m_verifier;
+    if (!m_bridge)
+        return Error{pt2::noPythonMessage()};
+    setProgress("starting PyTorch 2 and running the original graph");
+    auto created = pt2::BridgeVerifier::create(m_bridge, m_document.history().original(), 1e-4, control);
+    if (!created)
+        return created.error();
+    m_verifier = std::make_shared<pt2::BridgeVerifier>(std::move(*created));
+    return m_verifier;
+}
+
+void DocumentPt2::resetVerifier()
+{
+    std::lock_guard lock(m_verifierMutex);
+    m_verifier.reset();
+}
+
+void DocumentPt2::setProgress(const std::string &text)
+{
+    std::lock_guard lock(m_progressMutex);
+    m_progress = text;
+}
+
+QString DocumentPt2::progressText() const
+{
+    if (!m_applying && !m_exporting)
+        return {};
+    std::lock_guard lock(m_progressMutex);
+    return tr("PyTorch 2: %1…").arg(qs(m_progress));
+}
+
+void DocumentPt2::cancel()
+{
+    if (m_cancel)
+        m_cancel->store(true);
+}
+
+void DocumentPt2::waitForFinished() { m_job.waitForFinished(); }
+
+// ---- applies verified in PyTorch 2 ------------------------------------------------
+
+bool DocumentPt2::applyInBackground(std::vector<MatchEntry> chosen)
+{
+    if (m_applying || m_exporting || chosen.empty())
+        return false;
+    bridge(); // made here, on the GUI thread; its Python starts in the worker
+    m_applying = true;
+    m_cancel = std::make_shared<std::atomic<bool>>(false);
+    setProgress("starting");
+    const QString what = chosen.size() == 1
+                             ? tr("Apply %1 at %%2").arg(qs(chosen.front().match.pattern), chosen.front().anchorName)
+                             : tr("Apply %n matches", nullptr, int(chosen.size()));
+    emit m_document.applyStarted(what);
+
+    // The rewrites happen on a copy off the GUI thread, each checked in
+    // PyTorch 2 as it is made; the copy then replaces the graph.
+    struct Outcome {
+        Graph graph;
+        std::vector<MatchEntry> chosen, applied, failed;
+        std::vector<EditGroup> groups;
+        int stale = 0;
+        std::string error; // the verifier could not be made, or the job was cancelled
+    };
+    auto outcome = std::make_shared<Outcome>();
+    outcome->graph = m_document.history().graph().clone();
+    outcome->chosen = std::move(chosen);
+    const quint64 version = m_document.jobs().version();
+    auto *watcher = new QFutureWatcher<void>(&m_document);
+    QObject::connect(watcher, &QFutureWatcherBase::finished, &m_document, [this, watcher, outcome, version, what] {
+        watcher->deleteLater();
+        m_applying = false;
+        const bool cancelled = m_cancel->load();
+        DocumentReview &review = m_document.review();
+        if (cancelled || !outcome->error.empty() || version != m_document.jobs().version()) {
+            const QString why = cancelled ? tr("cancelled; nothing was applied")
+                                : !outcome->error.empty()
+                                    ? tr("not applied: %1").arg(qs(outcome->error))
+                                    : tr("the graph changed while PyTorch 2 verified it; nothing was applied");
+            emit m_document.applyFinished(0, tr("%1: %2").arg(what, why));
+            return;
+        }
+        for (MatchEntry &e : outcome->failed)
+            review.recordFailure(std::move(e));
+        if (!outcome->applied.empty())
+            m_document.history().replaceGraph(std::move(outcome->graph));
+        const int applied = int(outcome->applied.size());
+        QString error;
+        review.commitApplies(std::move(outcome->groups), std::move(outcome->applied), outcome->stale, &error);
+        emit m_document.applyFinished(applied, applied ? tr("%1: verified in PyTorch 2").arg(what)
+                                                       : tr("%1: %2").arg(what, error));
+    });
+    const PatternSet &patterns = m_document.patternSet().patterns();
+    m_job = QtConcurrent::run([this, &patterns, outcome, cancel = m_cancel] {
+        pt2::RequestControl control;
+        control.cancel = cancel.get();
+        control.progress = [this](const std::string &text, double) { setProgress(text); };
+        auto verifier = pt2Verifier(control);
+        if (!verifier) {
+            outcome->error = cancel->load() ? "cancelled" : verifier.error().message;
+            return;
+        }
+        const GreedyDriver driver(patterns);
+        const size_t total = outcome->chosen.size();
+        for (size_t i = 0; i < total && !cancel->load(); ++i) {
+            MatchEntry e = outcome->chosen[i];
+            EditLog log;
+            if (!driver.apply(outcome->graph, e.match, &log)) {
+                ++outcome->stale; // an earlier rewrite of this batch changed it
+                continue;
+            }
+            std::vector<EditGroup> mine(log.groups().begin(), log.groups().end());
+            setProgress("verifying " + e.match.pattern + " at %" + e.anchorName.toStdString() + " in "
+                        + (*verifier)->engine()
+                        + (total > 1 ? " (" + std::to_string(i + 1) + " of " + std::to_string(total) + ")" : ""));
+            auto checked = (*verifier)->check(outcome->graph, control);
+            if (cancel->load())
+                return;
+            if (!checked || !checked->passed) {
+                for (auto g = mine.rbegin(); g != mine.rend(); ++g)
+                    for (auto edit = g->edits.rbegin(); edit != g->edits.rend(); ++edit)
+                        revertEdit(outcome->graph, *edit);
+                e.status = MatchStatus::FailedVerification;
+                e.verification = qs(checked ? checked->message : checked.error().message);
+                outcome->failed.push_back(std::move(e));
+                continue;
+            }
+            e.verification = qs("passed in " + (*verifier)->engine() + " (max |diff| " + sci(checked->maxAbsDiff) + ")");
+            e.status = MatchStatus::Applied;
+            for (const EditGroup &g : mine)
+                countEdits(g, e);
+            outcome->groups.insert(outcome->groups.end(), mine.begin(), mine.end());
+            outcome->applied.push_back(std::move(e));
+        }
+    });
+    watcher->setFuture(m_job);
+    return true;
+}
+
+// ---- exports for stock PyTorch 2 ----------------------------------------------------
+
+bool DocumentPt2::exportInBackground(const QString &path, pt2::Pt2ExportFormat format,
+                                     std::function<void(Expected<pt2::Pt2ExportResult>)> done, QString *error)
+{
+    if (m_applying || m_exporting) {
+        if (error)
+            *error = tr("a PyTorch 2 job is running");
+        return false;
+    }
+    std::shared_ptr<pt2::Pt2Bridge> b = bridge();
+    if (!b) {
+        if (error)
+            *error = qs(pt2::noPythonMessage());
+        return false;
+    }
+    m_exporting = true;
+    m_cancel = std::make_shared<std::atomic<bool>>(false);
+    setProgress("exporting " + path.toStdString());
+    // Copies: the review may go on while PyTorch 2 exports.
+    auto graphs = std::make_shared<std::pair<Graph, Graph>>(m_document.graph().clone(),
+                                                            m_document.history().original().clone());
+    auto result = std::make_shared<Expected<pt2::Pt2ExportResult>>(Error{"not run"});
+    auto *watcher = new QFutureWatcher<void>(&m_document);
+    QObject::connect(watcher, &QFutureWatcherBase::finished, &m_document, [this, watcher, result, done] {
+        watcher->deleteLater();
+        m_exporting = false;
+        done(m_cancel->load() ? Expected<pt2::Pt2ExportResult>(Error{"cancelled; nothing was written"})
+                              : std::move(*result));
+    });
+    m_job = QtConcurrent::run([this, b, graphs, result, path, format, cancel = m_cancel] {
+        pt2::RequestControl control;
+        control.cancel = cancel.get();
+        control.progress = [this](const std::string &text, double) { setProgress(text); };
+        *result = pt2::exportForPyTorch2(*b, graphs->first, graphs->second, path.toStdString(), format, control);
+    });
+    watcher->setFuture(m_job);
+    return true;
+}
+
+} // namespace fusebox
