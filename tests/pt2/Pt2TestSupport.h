@@ -3,6 +3,7 @@
 // never skip, when no PyTorch 2 is set up), model captures made once per run,
 // and PyTorch's op names mapped to Fusebox's for histogram comparisons.
 
+#include "CaptureCache.h"
 #include "core/pt2/Pt2Bridge.h"
 #include "torch/RunPass.h"
 
@@ -43,8 +44,9 @@ inline std::string readFile(const std::string &path)
     return text.str();
 }
 
-/// A model script captured once per test run into build/pt2-fixtures/<stem>/
-/// through the bridge's C++ API; histograms are PyTorch's own.
+/// A model script captured once per build into build/pt2-fixtures/captures/
+/// through the bridge's C++ API (shared by every test process: CaptureCache.h);
+/// histograms are PyTorch's own.
 struct Capture {
     std::string dir;
     pt2::CaptureResult result;
@@ -58,13 +60,12 @@ inline const Capture &captured(const std::string &script)
     if (it != cache.end())
         return it->second;
     Capture c;
-    c.dir = std::string(FUSEBOX_BINARY_DIR) + "/pt2-fixtures/" + std::filesystem::path(script).stem().string();
-    std::filesystem::remove_all(c.dir);
-    auto r = pt2Bridge().capture(sourcePath(script), c.dir);
+    // Made once per build and shared by the test processes (CaptureCache.h).
+    auto r = sharedCapture(pt2Bridge(), sourcePath(script), FUSEBOX_BINARY_DIR, pt2::bridgePythonDir());
     INFO(script);
-    REQUIRE(r.hasValue());
     if (!r)
         FAIL(r.error().message);
+    c.dir = r->outputDir;
     c.result = std::move(*r);
     return cache.emplace(script, std::move(c)).first->second;
 }
