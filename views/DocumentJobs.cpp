@@ -197,6 +197,7 @@ void DocumentJobs::applyAll()
         std::vector<MatchEntry> undone;
         PassSchedule schedule;
         PassConfig config; // the rules' order, for Inductor's schedule
+        std::string engine; // the PyTorch 2 verifier's, once made (written on the worker)
     };
     auto outcome = std::make_shared<Outcome>();
     outcome->graph = m_document.history().graph().clone();
@@ -220,11 +221,12 @@ void DocumentJobs::applyAll()
         m_document.pt2().bridge();
         auto control = std::make_shared<pt2::RequestControl>();
         control->cancel = m_stopApplyAll.get();
-        options.verifyRewrite = [pt2 = &m_document.pt2(), control, stop = m_stopApplyAll](const Graph &g)
-            -> std::optional<std::string> {
+        options.verifyRewrite = [pt2 = &m_document.pt2(), control, stop = m_stopApplyAll,
+                                 outcome](const Graph &g) -> std::optional<std::string> {
             auto verifier = pt2->pt2Verifier(*control);
             if (!verifier)
                 return stop->load() ? std::string("cancelled") : verifier.error().message;
+            outcome->engine = (*verifier)->engine();
             return (**verifier)(g);
         };
         engine = "PyTorch 2";
@@ -259,7 +261,9 @@ void DocumentJobs::applyAll()
             e.status = MatchStatus::Applied;
             e.nodesAdded = a.nodesAdded;
             e.nodesRemoved = a.nodesRemoved;
-            e.verification = verified ? tr("passed in %1").arg(qs(engine)) : QString();
+            // "PyTorch 2.6.0+debian through the bridge", as a single apply says.
+            const std::string by = outcome->engine.empty() ? engine : outcome->engine;
+            e.verification = verified ? tr("passed in %1").arg(qs(by)) : QString();
             applied.push_back(e);
         }
         const QString how = outcome->schedule == PassSchedule::Inductor

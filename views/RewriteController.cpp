@@ -127,6 +127,7 @@ RewriteController::RewriteController(QMainWindow *window, Document *document, Gr
     connect(m_document, &Document::applyStarted, this, [this](const QString &what) {
         emit logLine(tr("%1: verifying in PyTorch 2 (Esc cancels)").arg(what));
         updateActions();
+        updateBusy(); // however it started (Apply, a double-click, a replayed session)
     });
     connect(m_document, &Document::applyFinished, this, [this](int, const QString &summary) {
         emit logLine(summary);

@@ -141,6 +141,7 @@ TEST_CASE("run --measure on a Dynamo graph: eager and torch.compile, original an
     CHECK(compiled["before_compile"]["extern_calls"] == 10);
     CHECK(compiled["after_compile"]["extern_calls"].get<int>() < 10);
     CHECK(compiled["notes"].empty()); // compiled outputs equal eager ones
+    CHECK(compiled["freezing"] == true); // the weights are constants, as a CPU inference user compiles
     CHECK(r.output.find("compiled: before ") != std::string::npos);
     CHECK(r.output.find("torch.compile, Inductor CPU") != std::string::npos);
 }
