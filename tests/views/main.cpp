@@ -5,14 +5,21 @@
 #include <catch.hpp>
 
 #include <QApplication>
+#include <QSettings>
 #include <QStandardPaths>
+#include <QTemporaryDir>
 
 int main(int argc, char *argv[])
 {
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
         qputenv("QT_QPA_PLATFORM", "offscreen");
-    // QSettings (recent files, window state) go to a test location, not the user's.
+    // QSettings (recent files, window state, the PyTorch 2 Python) go to a test
+    // location, not the user's, and one of this process's own: ctest runs the
+    // cases in parallel, and a case that sets a bad Python must not reach another.
     QStandardPaths::setTestModeEnabled(true);
+    QTemporaryDir settings;
+    if (settings.isValid())
+        QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, settings.path());
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("FuseboxTests"));
     QApplication::setApplicationName(QStringLiteral("fusebox_views_tests"));
