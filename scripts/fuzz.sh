@@ -32,14 +32,17 @@ fi
 # Every target fuzz/CMakeLists.txt defines (it lists them in targets.txt).
 ninja -C "$build" build.ninja >/dev/null
 [ ${#targets[@]} -gt 0 ] || read -r -a targets <"$build/targets.txt"
-ninja -j1 -C "$build" "${targets[@]/%/_fuzz}" | tail -1
+ninja -j "${FUSEBOX_JOBS:-2}" -C "$build" "${targets[@]/%/_fuzz}" | tail -1
 
 mkdir -p "$build/crashes"
-failed=0
-for t in "${targets[@]}"; do
-  seeds="$build/seeds/$t" corpus="$build/corpus/$t" log="$build/$t.log"
+
+# run_target T: fuzzes T, prints its one-line result (stdout) or the failure
+# (stderr) into $build/T.result / T.failure, and fails when T failed.
+run_target() {
+  local t=$1
+  local seeds="$build/seeds/$t" corpus="$build/corpus/$t" log="$build/$t.log"
   rm -rf "$seeds" && python3 "$root/scripts/fuzz-seeds.py" "$t" "$seeds" >/dev/null
-  repeatable=()
+  local repeatable=()
   if [ -n "${FUSEBOX_FUZZ_SEED:-}${FUSEBOX_FUZZ_RUNS:-}" ]; then
     corpus="$build/corpus/$t-repeatable"
     rm -rf "$corpus"
@@ -47,21 +50,40 @@ for t in "${targets[@]}"; do
     [ -z "${FUSEBOX_FUZZ_RUNS:-}" ] || repeatable+=(-runs="$FUSEBOX_FUZZ_RUNS")
   fi
   mkdir -p "$corpus"
-  # One worker: the machine's other core builds or runs tests. Leaks inside
-  # the system libtorch (torchscript) are not ours: fuzz/lsan-suppressions.txt.
+  # One libFuzzer worker per target. Leaks inside the system libtorch
+  # (torchscript) are not ours: fuzz/lsan-suppressions.txt.
   if LSAN_OPTIONS="suppressions=$root/fuzz/lsan-suppressions.txt:print_suppressions=0" "$build/${t}_fuzz" -max_total_time="$seconds" -max_len=65536 -timeout=20 -rss_limit_mb=4096 \
        "${repeatable[@]}" -print_final_stats=1 -artifact_prefix="$build/crashes/$t-" "$corpus" "$seeds" >"$log" 2>&1; then
+    local runs how
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
     how="${seconds} s"
     [ -z "${FUSEBOX_FUZZ_SEED:-}${FUSEBOX_FUZZ_RUNS:-}" ] || how="seed ${FUSEBOX_FUZZ_SEED:-1}, ${FUSEBOX_FUZZ_RUNS:+at most }${seconds} s"
     echo "fuzz: $t: no crash in ${runs:-?} executions (${how}, $(ls "$seeds" | wc -l) seeds, corpus $(ls "$corpus" | wc -l))"
   else
-    failed=1
     echo "fuzz: $t: FAILED; the input is in $build/crashes/:" >&2
     [ -z "${FUSEBOX_FUZZ_SEED:-}${FUSEBOX_FUZZ_RUNS:-}" ] || echo "fuzz: repeat with${FUSEBOX_FUZZ_RUNS:+ FUSEBOX_FUZZ_RUNS=$FUSEBOX_FUZZ_RUNS} FUSEBOX_FUZZ_SEED=${FUSEBOX_FUZZ_SEED:-1} scripts/fuzz.sh $seconds $t" >&2
     # The broken contract with its detail (the first difference, the text written).
     grep -A 12 -E "^([a-z_]+_fuzz:|==[0-9]+== ?ERROR)|: runtime error:" "$log" | head -30 >&2
     tail -n 3 "$log" >&2
+    return 1
   fi
+}
+
+# FUSEBOX_FUZZ_JOBS targets at a time (default 1: the machine's other core
+# builds or runs tests; the test command, which runs them last, uses 2).
+# A target's run does not depend on the others'; the results are printed in
+# the targets' order once all have run.
+jobs="${FUSEBOX_FUZZ_JOBS:-1}"
+for t in "${targets[@]}"; do
+  while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
+  rm -f "$build/$t.ok"
+  { run_target "$t" && touch "$build/$t.ok"; } >"$build/$t.result" 2>"$build/$t.failure" &
+done
+wait
+failed=0
+for t in "${targets[@]}"; do
+  cat "$build/$t.result"
+  cat "$build/$t.failure" >&2
+  [ -f "$build/$t.ok" ] || failed=1
 done
 exit $failed
