@@ -127,15 +127,17 @@ def _constants(gm):
 
 
 def _load_module(files, stem):
-    folder = tempfile.mkdtemp(prefix="fusebox-export-")
-    for name, data in files.items():
-        with open(os.path.join(folder, name), "wb") as f:
-            f.write(data if isinstance(data, bytes) else data.encode())
-    spec = importlib.util.spec_from_file_location("fusebox_export_check_" + stem, os.path.join(folder, stem + ".py"))
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.pop(spec.name, None)
-    spec.loader.exec_module(module)
-    return module.load()
+    # The folder goes once load() has read the weights: the module keeps none of its files open.
+    with tempfile.TemporaryDirectory(prefix="fusebox-export-") as folder:
+        for name, data in files.items():
+            with open(os.path.join(folder, name), "wb") as f:
+                f.write(data if isinstance(data, bytes) else data.encode())
+        spec = importlib.util.spec_from_file_location("fusebox_export_check_" + stem,
+                                                      os.path.join(folder, stem + ".py"))
+        module = importlib.util.module_from_spec(spec)
+        sys.modules.pop(spec.name, None)
+        spec.loader.exec_module(module)
+        return module.load()
 
 
 def export(args):

@@ -1,7 +1,8 @@
 // A Dynamo capture reviewed in the window, with every rewrite checked in
 // PyTorch 2 through the document's own bridge, off the GUI thread: apply one
 // match (progress in the busy line, Esc cancels), an unsafe custom pattern
-// that the check undoes (output, element, both values), Apply All, and Export
+// that the check undoes (output, element, both values), Apply All, Measure
+// Latency eagerly and compiled by torch.compile, and Export
 // for Stock PyTorch 2, whose .pt2 stock PyTorch runs against the real model.
 // Needs PyTorch 2 (scripts/setup-pt2.sh, or FUSEBOX_PYTHON): without it the
 // test fails, it does not skip.
@@ -12,10 +13,13 @@
 #include "core/ir/GraphCompare.h"
 #include "core/ir/GraphSource.h"
 #include "core/pt2/PythonCommand.h"
+#include "views/LatencyDialog.h"
 #include "views/MatchesPanel.h"
 #include "views/Pt2Controller.h"
 #include "views/ReviewFiles.h"
 
+#include <QCheckBox>
+#include <QLabel>
 #include <QPlainTextEdit>
 #include <QSettings>
 #include <QStatusBar>
@@ -176,7 +180,31 @@ TEST_CASE("PyTorch 2 in the review: each apply to a Dynamo graph is verified in 
             CHECK(e.verification.startsWith(QStringLiteral("passed in PyTorch 2.")));
         }
 
-    // (e) File ▸ Export for Stock PyTorch 2: a .pt2 that stock PyTorch 2 loads
+    // (e) Measure Latency: eager and compiled by torch.compile, on the
+    // document's bridge, what Inductor made of each graph beside the times.
+    LatencyDialog *dialog = rc.latencyDialog();
+    dialog->setRuns(5, 1);
+    REQUIRE(dialog->findChild<QCheckBox *>(QStringLiteral("latencyCompiled"))->isChecked());
+    QSignalSpy measured(dialog, &LatencyDialog::finished);
+    rc.measureLatencyAction()->trigger();
+    REQUIRE((measured.count() == 1 || measured.wait(kBridgeTimeoutMs)));
+    INFO(measured.first().at(1).toString().toStdString());
+    REQUIRE(measured.first().at(0).toBool());
+    REQUIRE(dialog->comparison());
+    const LatencyComparison &lc = *dialog->comparison();
+    CHECK(lc.engine.find("PyTorch 2.") != std::string::npos);
+    REQUIRE(lc.compiled);
+    CHECK(lc.compiled->before.iterations == 5);
+    CHECK(lc.compiled->after.iterations == 5);
+    CHECK(lc.compiled->freezing);
+    CHECK(lc.compiled->beforeStats.externCalls == 10); // the ten linears' addmm
+    CHECK(lc.compiled->afterStats.externCalls < 10);   // batched
+    CHECK(dialog->resultText().contains(QString::fromStdString(lc.compiledSummary())));
+    CHECK(dialog->findChild<QLabel *>(QStringLiteral("latencyDetails"))->text().contains(QStringLiteral("Compiled before: ")));
+    CHECK(logText(w).contains(QString::fromStdString(lc.compiledSummary())));
+    dialog->close();
+
+    // (f) File ▸ Export for Stock PyTorch 2: a .pt2 that stock PyTorch 2 loads
     // and runs with the real model's outputs, and the rewrite is in it.
     QTemporaryDir temp;
     REQUIRE(temp.isValid());

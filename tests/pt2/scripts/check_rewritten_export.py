@@ -18,10 +18,12 @@ module's (|diff| <= 1e-4 + 1e-4*|expected|). Prints one line,
 FUSEBOX-EXPORT-CHECK: {"passed", "max_abs_diff", "inputs", "ops"}; "ops" counts
 the exported graph's call targets.
 """
+import atexit
 import base64
 import importlib
 import json
 import os
+import shutil
 import sys
 import tempfile
 
@@ -43,6 +45,7 @@ def main():
         model, inputs = namespace["model"], namespace["example_inputs"]
     model.eval()
     folder = tempfile.mkdtemp(prefix="fusebox-check-")
+    atexit.register(shutil.rmtree, folder, True)
     for name, data in PAYLOAD["files"].items():  # noqa: F821
         with open(os.path.join(folder, name), "wb") as f:
             f.write(base64.b64decode(data))
