@@ -237,7 +237,11 @@ def _compile_debug_files(model, inputs):
         note = None
         torch._dynamo.reset()
         try:
-            with config.patch({"trace.enabled": True, "trace.debug_dir": tmp}), torch.no_grad():
+            # Without the FX graph cache: a graph compiled before (by an earlier
+            # capture, or a latency measurement) is then loaded from the cache,
+            # which writes no debug files.
+            with config.patch({"trace.enabled": True, "trace.debug_dir": tmp, "fx_graph_cache": False,
+                               "fx_graph_remote_cache": False}), torch.no_grad():
                 torch.compile(model)(*inputs)
         except Exception as exc:  # no C++ compiler: the debug files are written before codegen
             note = "torch.compile stopped after writing its debug files: " + one_line(exc)
