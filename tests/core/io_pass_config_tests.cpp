@@ -206,7 +206,7 @@ TEST_CASE("pass configs keep the order of their rules, the order Inductor runs t
     CHECK(*again == *config);
 }
 
-TEST_CASE("every rule takes Inductor's counter option; it must be a count", "[io][schedule]")
+TEST_CASE("every rule takes Inductor's counter option, it must be a count", "[io][schedule]")
 {
     PatternSet set = dummySet();
     auto config = readPassConfig(R"({"pre_grad_fusion_options": {"batch_relu": {"counter": 3}}})", "p.json");

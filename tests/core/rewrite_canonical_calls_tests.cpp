@@ -34,7 +34,7 @@ Graph baddbmmGraph(std::vector<Arg> extra, std::vector<NamedArg> kwargs, TensorM
 
 } // namespace
 
-TEST_CASE("canonical calls: defaults and keywords in one positional form; list outputs without metadata",
+TEST_CASE("canonical calls: defaults and keywords in one positional form, list outputs without metadata",
           "[rewrite][compare]")
 {
     OpSchemaRegistry schemas;

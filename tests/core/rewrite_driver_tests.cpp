@@ -187,7 +187,7 @@ size_t countOp(const Graph &g, const std::string &op)
 
 } // namespace
 
-TEST_CASE("Inductor's schedule: a vertical pass visits the nodes it started with once, last to first; counter "
+TEST_CASE("Inductor's schedule: a vertical pass visits the nodes it started with once, last to first, counter "
           "repeats it",
           "[rewrite][schedule]")
 {

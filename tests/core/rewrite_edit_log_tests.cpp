@@ -109,7 +109,7 @@ TEST_CASE("undo after several groups restores each state in turn", "[rewrite]")
     CHECK_FALSE(log.canRedo());
 }
 
-TEST_CASE("erase refuses nodes with users; eraseIfDead removes dead chains", "[rewrite]")
+TEST_CASE("erase refuses nodes with users, eraseIfDead removes dead chains", "[rewrite]")
 {
     Graph g = test::splitReluCatGraph();
     PatternRewriter rewriter(g);

@@ -241,7 +241,7 @@ TEST_CASE("batch_linear_lhs fuses linears of one input into addmm and split", "[
     requireOutputsAreGetItems(g, split.id(), {"[4, 3]", "[4, 4]", "[4, 5]", "[4, 6]", "[4, 7]"});
 }
 
-TEST_CASE("batch_linear_lhs without biases uses mm; different inputs do not group", "[patterns]")
+TEST_CASE("batch_linear_lhs without biases uses mm, different inputs do not group", "[patterns]")
 {
     BatchLinearLHSFusion pattern;
     GroupGraph r = linearLhsGraph(5, false);

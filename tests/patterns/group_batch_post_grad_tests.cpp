@@ -91,7 +91,7 @@ TEST_CASE("batch_linear_post_grad fuses addmms into one bmm plus per-slice bias 
     }
 }
 
-TEST_CASE("batch_linear_post_grad on mm selects; biases can be broadcast first", "[patterns]")
+TEST_CASE("batch_linear_post_grad on mm selects, biases can be broadcast first", "[patterns]")
 {
     PostGradBatchLinearFusion pattern;
     GroupGraph r = mmGraph(5, false);

@@ -109,7 +109,7 @@ TEST_CASE("export torchscript: linear_relu_fusion IR strings", "[patterns][custo
     CHECK(e.text.find("users(y)") == std::string::npos);
 }
 
-TEST_CASE("export torchscript: add_of_matmuls IR strings; two outputs skipped", "[patterns][custom]")
+TEST_CASE("export torchscript: add_of_matmuls IR strings, two outputs skipped", "[patterns][custom]")
 {
     const PatternExport e = exportTorchScriptPatterns(load("add_of_matmuls.patterns"), &schemas());
     CHECK(literalAfter(e.text, "kadd_of_matmulsPattern") == "graph(%a, %b, %c):\n"

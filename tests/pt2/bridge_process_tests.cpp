@@ -307,7 +307,7 @@ TEST_CASE("a line that is not JSON is a protocol error", "[pt2]")
     CHECK_FALSE(process->alive());
 }
 
-TEST_CASE("a missing command cannot start; a bad one exits", "[pt2]")
+TEST_CASE("a missing command cannot start, a bad one exits", "[pt2]")
 {
     FakeBridge bridge;
     auto missing = BridgeProcess::start(PythonCommand{{"/nonexistent/python3", "-X", "dev"}, "test"}, bridge.dir());

@@ -290,7 +290,7 @@ TEST_CASE("Optimus-style rewrites lower and keep their semantics", "[torch]")
           == 0);
 }
 
-TEST_CASE("integer outputs are compared exactly; dtype and shape must match", "[torch]")
+TEST_CASE("integer outputs are compared exactly, dtype and shape must match", "[torch]")
 {
     auto graph = [](const std::string &op, Arg other) {
         Graph g;

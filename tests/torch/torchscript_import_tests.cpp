@@ -134,7 +134,7 @@ TEST_CASE("imported models match libtorch's node counts and op histograms", "[to
     checkAgainstExpected("multi_output");
 }
 
-TEST_CASE("multi-output nodes get one getitem per used output; returned tuples are flattened",
+TEST_CASE("multi-output nodes get one getitem per used output, returned tuples are flattened",
           "[torch]")
 {
     LoadedModel m = importOrFail(fixture("multi_output.pt"));

@@ -171,7 +171,7 @@ TEST_CASE("a rejection survives applying every other candidate, one at a time", 
     CHECK(doc.matches()[size_t(kept)].match.nodes == rejectedNodes);
 }
 
-TEST_CASE("redo answers Ctrl+Shift+Z and Ctrl+Y; the undo text counts Apply All's rewrites", "[views][review]")
+TEST_CASE("redo answers Ctrl+Shift+Z and Ctrl+Y, the undo text counts Apply All's rewrites", "[views][review]")
 {
     auto window = openDemo();
     MainWindow &w = *window;
@@ -356,7 +356,7 @@ TEST_CASE("the Log records every review action with what it did", "[views][revie
     CHECK(logSince(mark).contains(QStringLiteral("applied batch_linear at %")));
 }
 
-TEST_CASE("the title marks unsaved decisions; Ctrl+S saves to the session, Save As asks", "[views][review]")
+TEST_CASE("the title marks unsaved decisions, Ctrl+S saves to the session, Save As asks", "[views][review]")
 {
     QTemporaryDir dir;
     const QString first = dir.filePath(QStringLiteral("review.fusebox"));

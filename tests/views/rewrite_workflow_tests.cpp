@@ -398,7 +398,7 @@ TEST_CASE("the diff view shows what the applied rewrites removed and added", "[v
     CHECK(diff.diff().added.empty());
 }
 
-TEST_CASE("a session saves the decisions and reopens them; the model and the view export", "[views][rewrite]")
+TEST_CASE("a session saves the decisions and reopens them, the model and the view export", "[views][rewrite]")
 {
     QTemporaryDir dir;
     const QString sessionPath = dir.filePath(QStringLiteral("review.fusebox"));
