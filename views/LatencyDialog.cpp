@@ -297,7 +297,7 @@ void LatencyDialog::onFinished()
             for (const std::string &note : c->notes)
                 details += QLatin1Char('\n') + QString::fromStdString(note);
         }
-        details += tr("\nWarm-up: %1 of each graph first; the timed rounds alternate their order.")
+        details += tr("\nWarm-up: %1 of each graph first; the timed rounds change their order from round to round.")
                        .arg(warmup == 1 ? tr("1 run") : tr("%1 runs").arg(warmup));
         m_details->setText(details);
         m_progress->setValue(1);
@@ -310,6 +310,9 @@ void LatencyDialog::onFinished()
         m_progress->setValue(0);
     }
     m_chart->setComparison(m_comparison);
+    // Four rows and their details when compiled: grow to show them whole.
+    if (height() < sizeHint().height())
+        resize(width(), sizeHint().height());
     updateControls();
     emit finished(ok, line);
 }

@@ -116,8 +116,10 @@ RewriteController::RewriteController(QMainWindow *window, Document *document, Gr
                 emit statusMessage(line);
             });
     connect(m_document, &Document::applyAllStarted, this, [this] {
-        emit statusMessage(tr("Applying all matches to a fixed point…"));
+        // The busy line says it, with the count so far (a status message
+        // drawn over it made both unreadable).
         updateActions();
+        updateBusy();
     });
     connect(m_document, &Document::applyAllFinished, this, [this](int, const QString &summary) {
         emit logLine(tr("Apply All: %1").arg(summary));
