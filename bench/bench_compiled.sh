@@ -8,7 +8,8 @@
 # model's source, resources/demo/make_demo_model.py); the default is the
 # recommendation-style oracle models, tests/pt2/models/recsys_*.py and the demo.
 # For each: `fusebox-pass capture` (Dynamo's graph), `fusebox-pass run` with
-# the same pass config in Inductor's schedule and in Fusebox's greedy one,
+# the same pass config in Inductor's schedule, in Fusebox's greedy one, and
+# greedy with --keep-faster (each rewrite timed compiled, kept only if faster),
 # then bench/compiled_latency.py times the four variants (see there) eagerly
 # and compiled, in interleaved rounds, with Inductor's freezing on (CPU
 # inference: weights constants) and off (weights inputs, as Dynamo lifts them).
@@ -60,9 +61,12 @@ for m in "${models[@]}"; do
         || { tail -n 3 "$dir/log" >&2; echo "bench_compiled: capturing $name failed" >&2; exit 1; }
     cp "$dir/capture/dynamo.py" "$dir/dynamo.py"
     cp "$cfg" "$dir/config.json"
-    for schedule in inductor greedy; do
-        out=$([ $schedule = inductor ] && echo fusebox || echo greedy)
-        "$fb" run "$dir/dynamo.py" --config "$cfg" --schedule $schedule -o "$dir/$out.py" \
+    for out in fusebox greedy kept; do
+        how=(--schedule inductor)
+        [ $out = greedy ] && how=(--schedule greedy)
+        # kept: greedy, each rewrite timed compiled and undone unless faster (a minute or so).
+        [ $out = kept ] && how=(--schedule greedy --keep-faster)
+        "$fb" run "$dir/dynamo.py" --config "$cfg" "${how[@]}" -o "$dir/$out.py" \
             --report "$dir/$out.json" >>"$dir/log" 2>&1 \
             || { tail -n 3 "$dir/log" >&2; echo "bench_compiled: fusebox-pass run on $name failed" >&2; exit 1; }
     done
@@ -90,10 +94,10 @@ for f in freezings:
     print("\nfreezing %s: medians of %s interleaved rounds, ms per call (torch %s, %d threads); x.V = original / V "
           "compiled; gr/fb = Fusebox (Inductor's schedule) / greedy compiled" % (
               f, runs, rows[0]["torch"] if rows else "?", rows[0]["threads"] if rows else 0))
-    print("%-24s %7s %7s %7s %7s | %7s %7s %7s %7s | %6s %6s %6s %6s %6s | %s" % (
-        "model", "orig", "induc", "fusebox", "greedy", "c.orig", "c.induc", "c.fuseb", "c.greed",
-        "x.ctl", "x.ind", "x.fb", "x.gr", "gr/fb", "extern calls (orig/ind/fb/gr)"))
-    geo = {"fusebox": [], "greedy": [], "inductor": [], "control": [], "gr_vs_fb": []}
+    print("%-24s %7s %7s %7s %7s %7s | %7s %7s %7s %7s %7s | %6s %6s %6s %6s %6s %6s %6s | %s" % (
+        "model", "orig", "induc", "fusebox", "greedy", "kept", "c.orig", "c.induc", "c.fuseb", "c.greed", "c.kept",
+        "x.ctl", "x.ind", "x.fb", "x.gr", "x.kept", "gr/fb", "kept/fb", "extern calls (orig/ind/fb/gr/kept)"))
+    geo = {"fusebox": [], "greedy": [], "kept": [], "inductor": [], "control": [], "gr_vs_fb": [], "kept_vs_fb": []}
     for r in rows:
         v, e = r["variants"], r["errors"]
         if e:
@@ -102,31 +106,35 @@ for f in freezings:
         c = {k: v[k]["compiled_ms"] for k in v}
         x = {k: c["original"] / c[k] for k in c}
         gi = c["fusebox"] / c["greedy"]
-        for k in ("fusebox", "greedy", "inductor", "control"):
+        ki = c["fusebox"] / c["kept"]
+        for k in ("fusebox", "greedy", "kept", "inductor", "control"):
             geo[k].append(x[k])
         geo["gr_vs_fb"].append(gi)
-        print("%-24s %7.3f %7.3f %7.3f %7.3f | %7.3f %7.3f %7.3f %7.3f | %6.2f %6.2f %6.2f %6.2f %6.2f | %s" % (
+        geo["kept_vs_fb"].append(ki)
+        print("%-24s %7.3f %7.3f %7.3f %7.3f %7.3f | %7.3f %7.3f %7.3f %7.3f %7.3f | %6.2f %6.2f %6.2f %6.2f %6.2f "
+              "%6.2f %6.2f | %s" % (
             r["model"], v["original"]["eager_ms"], v["inductor"]["eager_ms"], v["fusebox"]["eager_ms"],
-            v["greedy"]["eager_ms"], c["original"], c["inductor"], c["fusebox"], c["greedy"],
-            x["control"], x["inductor"], x["fusebox"], x["greedy"], gi,
-            "/".join(str(v[k]["extern_calls"]) for k in ("original", "inductor", "fusebox", "greedy"))))
+            v["greedy"]["eager_ms"], v["kept"]["eager_ms"], c["original"], c["inductor"], c["fusebox"], c["greedy"],
+            c["kept"], x["control"], x["inductor"], x["fusebox"], x["greedy"], x["kept"], gi, ki,
+            "/".join(str(v[k]["extern_calls"]) for k in ("original", "inductor", "fusebox", "greedy", "kept"))))
         if abs(x["control"] - 1) > 0.05:
             print("    the control is %.2fx the original: ratios of this model are within that of noise" % x["control"])
-        for k in ("fusebox", "greedy"):
+        for k in ("fusebox", "greedy", "kept"):
             for n in (v[k].get("note"),):
                 if n:
                     print("    note (%s): %s" % (k, n))
             if x[k] < 0.95:
-                out = k if k == "fusebox" else "greedy"
+                out = k
                 slower.append("%s, freezing %s: %s is %.2fx the original compiled (%s applied; kernels %s -> %s, "
                               "extern calls %s -> %s)" % (r["model"], f, k, x[k], counters(r["model"], out),
                                                           v["original"]["kernels"], v[k]["kernels"],
                                                           v["original"]["extern_calls"], v[k]["extern_calls"]))
     gm = lambda xs: math.exp(sum(map(math.log, xs)) / len(xs)) if xs else float("nan")
     print("geometric means, compiled, vs original: control %.2fx (the measurement's own bias), Inductor's own "
-          "passes %.2fx, Fusebox %.2fx, Fusebox greedy %.2fx; greedy vs Fusebox in Inductor's schedule %.2fx "
-          "(goal: 1.3x vs original)" % (gm(geo["control"]), gm(geo["inductor"]), gm(geo["fusebox"]),
-                                        gm(geo["greedy"]), gm(geo["gr_vs_fb"])))
+          "passes %.2fx, Fusebox %.2fx, Fusebox greedy %.2fx, greedy --keep-faster %.2fx; vs Fusebox in Inductor's "
+          "schedule: greedy %.2fx, greedy --keep-faster %.2fx (goal: 1.3x vs original)" % (
+              gm(geo["control"]), gm(geo["inductor"]), gm(geo["fusebox"]), gm(geo["greedy"]), gm(geo["kept"]),
+              gm(geo["gr_vs_fb"]), gm(geo["kept_vs_fb"])))
 print("\nslower than the original compiled (under 0.95x):" if slower else "\nno rewrite is slower than the original compiled (0.95x)")
 for s in slower:
     print("  " + s)

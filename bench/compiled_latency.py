@@ -9,7 +9,8 @@ as Measure Latency and `fusebox-pass run --measure`.
 
 FREEZING is "on" or "off" (Inductor's freezing: the weights constants). Each
 MODEL_DIR holds dynamo.py (the Dynamo graph), fusebox.py (fusebox-pass run,
-Inductor's schedule), greedy.py (--schedule greedy) and config.json (the pass
+Inductor's schedule), greedy.py (--schedule greedy), kept.py (--schedule
+greedy --keep-faster) and config.json (the pass
 config both used). Four variants are timed in the same interleaved rounds on
 the same inputs, each sample a run of calls lasting at least 2 ms for the
 fastest variant:
@@ -18,6 +19,8 @@ fastest variant:
     inductor        the same graph, Inductor's own Optimus passes on (config.json)
     fusebox         Fusebox's rewrite in Inductor's schedule, Inductor's passes off
     greedy          Fusebox's rewrite in its greedy schedule, Inductor's passes off
+    kept            greedy with --keep-faster: each rewrite kept only when the
+                    graph ran faster compiled with it (Inductor's passes off)
     control         the original again, compiled on its own: original/control
                     is what the measurement itself does to a ratio (noise, and
                     the order the variants were compiled and run in)
@@ -34,11 +37,12 @@ import sys
 from fusebox_bridge import latency
 
 VARIANTS = (("original", "dynamo.py", False), ("inductor", "dynamo.py", True),
-            ("fusebox", "fusebox.py", False), ("greedy", "greedy.py", False), ("control", "dynamo.py", False))
+            ("fusebox", "fusebox.py", False), ("greedy", "greedy.py", False), ("kept", "kept.py", False),
+            ("control", "dynamo.py", False))
 # Compiled and timed in this order, the control last: the first graph compiled
 # in a process ran 5-8% slower than the same graph compiled later, which
 # latency.py's warm-up compile now absorbs; the control shows it does.
-ORDER = ("original", "inductor", "fusebox", "greedy", "control")
+ORDER = ("original", "inductor", "fusebox", "greedy", "kept", "control")
 
 
 def main():

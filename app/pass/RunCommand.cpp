@@ -7,6 +7,7 @@
 #include "core/torch/Executor.h"
 #include "core/torch/LatencyComparison.h"
 #include "core/ir/GraphSource.h"
+#include "core/pt2/CompiledGate.h"
 #include "core/pt2/Pt2Export.h"
 #include "core/rewrite/FuseboxOpDecomposition.h"
 #include "core/torch/TorchScriptExporter.h"
@@ -20,6 +21,7 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <map>
 #include <sstream>
 
 namespace fusebox::cli {
@@ -38,6 +40,7 @@ std::string joinNames(const std::vector<std::string> &names)
 class UndoRecorder final : public DriverListener {
 public:
     std::vector<ReportEntry> undone;
+    std::map<std::string, int> notFaster; // --keep-faster's, per pattern
     void rewriteUndone(const Graph &g, const Match &m, const std::string &reason) override
     {
         ReportEntry e;
@@ -46,8 +49,14 @@ public:
         e.status = ReportStatus::FailedVerification;
         e.verification = reason;
         undone.push_back(std::move(e));
-        std::cerr << "warning: " << m.pattern << " at %" << (g.node(m.anchor) ? g.node(m.anchor)->name : "?")
-                  << " failed verification and was undone: " << reason << "\n";
+        // --keep-faster's refusals are not failures: the rewrite was right, not faster.
+        const bool slower = reason.rfind("not faster compiled", 0) == 0 || reason.rfind("cannot time it", 0) == 0;
+        if (slower)
+            ++notFaster[m.pattern];
+        std::cerr << (slower ? "note: " : "warning: ") << m.pattern << " at %"
+                  << (g.node(m.anchor) ? g.node(m.anchor)->name : "?")
+                  << (slower ? " was undone (--keep-faster): " : " failed verification and was undone: ") << reason
+                  << "\n";
     }
 };
 
@@ -140,7 +149,13 @@ int runRun(const ParsedArgs &args)
     // One bridge (one Python) for everything this run does in PyTorch 2.
     std::shared_ptr<pt2::Pt2Bridge> bridge;
     std::string noBridge;
-    if ((isPt2Graph(graph) && (verify || measure)) || forPyTorch2) {
+    const bool keepFaster = args.has("--keep-faster");
+    if (keepFaster && !isPt2Graph(graph)) {
+        std::cerr << "fusebox-pass run: --keep-faster times rewrites compiled by torch.compile, in PyTorch 2: "
+                  << args.positionals[0] << " is not a PT2 graph (a Dynamo or AOT dump, FX text, torch.export)\n";
+        return kExitUsage;
+    }
+    if ((isPt2Graph(graph) && (verify || measure || keepFaster)) || forPyTorch2) {
         auto found = pt2::Pt2Bridge::find(args.value("--python").value_or(""));
         if (found)
             bridge = std::move(*found);
@@ -148,6 +163,10 @@ int runRun(const ParsedArgs &args)
             noBridge = found.error().message;
         if (forPyTorch2 && !bridge) {
             std::cerr << "fusebox-pass run: cannot write " << *output << ": " << noBridge << "\n";
+            return kExitFailure;
+        }
+        if (keepFaster && !bridge) {
+            std::cerr << "fusebox-pass run: --keep-faster: " << noBridge << "\n";
             return kExitFailure;
         }
     }
@@ -164,6 +183,25 @@ int runRun(const ParsedArgs &args)
         if (!verifier->note().empty())
             std::cerr << "fusebox-pass run: note: " << verifier->note() << "\n";
         options.verifyRewrite = [&verifier](const Graph &g) { return (*verifier)(g); };
+    }
+    // --keep-faster: after verification, each rewrite is timed compiled
+    // against the graph before it and undone when it is not faster.
+    std::optional<pt2::CompiledGate> gate;
+    if (keepFaster) {
+        LatencyOptions gateOptions = latencyOptions;
+        if (!args.value("--measure-runs"))
+            gateOptions.iterations = 20;
+        if (!args.value("--measure-warmup"))
+            gateOptions.warmup = 3;
+        gateOptions.bridge = bridge.get();
+        gate.emplace(*bridge, graph, gateOptions);
+        auto verifyFirst = std::move(options.verifyRewrite);
+        options.verifyRewrite = [verifyFirst, &gate](const Graph &g) -> std::optional<std::string> {
+            if (verifyFirst)
+                if (auto failure = verifyFirst(g))
+                    return failure;
+            return (*gate)(g);
+        };
     }
     options.isRejected = rejectionFilter(config);
 
@@ -188,6 +226,21 @@ int runRun(const ParsedArgs &args)
     report["nodes_added"] = result.nodesAdded;
     report["nodes_removed"] = result.nodesRemoved;
     report["schedule"] = greedy ? "greedy" : "inductor";
+    std::string gateLine;
+    if (gate) {
+        int kept = 0;
+        nlohmann::json decisions = nlohmann::json::array();
+        for (const pt2::GateDecision &d : gate->decisions()) {
+            kept += d.kept ? 1 : 0;
+            decisions.push_back({{"kept", d.kept}, {"before_ms", d.keptMs}, {"after_ms", d.candidateMs},
+                                 {"error", d.error}});
+        }
+        const int timed = int(gate->decisions().size());
+        report["keep_faster"] = {{"timed", timed}, {"kept", kept}, {"undone", timed - kept},
+                                 {"decisions", decisions}};
+        gateLine = "keep-faster: " + std::to_string(timed) + " rewrites timed compiled (torch.compile, Inductor CPU), "
+                   + std::to_string(kept) + " kept, " + std::to_string(timed - kept) + " undone as not faster";
+    }
     if (!greedy)
         report["inductor_counters"] = result.inductorCounters;
     // Fusebox's own search goes beyond Inductor: say how far, against
@@ -359,8 +412,11 @@ int runRun(const ParsedArgs &args)
                   << c.applied;
         if (c.rejected)
             std::cout << ", rejected " << c.rejected;
-        if (c.failedVerification)
-            std::cout << ", failed verification " << c.failedVerification;
+        const int slower = undone.notFaster.count(name) ? undone.notFaster.at(name) : 0;
+        if (c.failedVerification > slower)
+            std::cout << ", failed verification " << c.failedVerification - slower;
+        if (slower)
+            std::cout << ", undone as not faster " << slower;
         std::cout << "\n";
     }
     if (!beyondLine.empty())
@@ -368,6 +424,8 @@ int runRun(const ParsedArgs &args)
     if (verify)
         std::cout << "verification (" << verifier->engine()
                   << "): " << report["verification"]["message"].get<std::string>() << "\n";
+    if (!gateLine.empty())
+        std::cout << gateLine << "\n";
     if (!latencyLine.empty())
         std::cout << latencyLine << "\n";
     std::cout << "wrote " << *output << (asModule ? " and its weights" : "") << "\n";
@@ -419,13 +477,19 @@ Command runCommand()
             "speed-up of the medians (the report's latency). A PT2 graph is timed in\n"
             "PyTorch 2 eagerly and compiled by torch.compile (Inductor, CPU, its own\n"
             "Optimus passes off), with the kernels and extern calls Inductor made of\n"
-            "each; any other graph in libtorch 1.13's executor.",
+            "each; any other graph in libtorch 1.13's executor.\n"
+            "--keep-faster (PT2 graphs) times every rewrite, once verified, compiled by\n"
+            "torch.compile against the graph before it (--measure-runs rounds, default\n"
+            "20) and undoes it unless the compiled median is within 3% of the one before\n"
+            "or faster; an undone rewrite is not tried again. With --schedule greedy the\n"
+            "search then goes on from the faster graph (the report's keep_faster).",
             {{"-o", "OUT", "where to write the rewritten model (.pt, .json or .py; required)"},
              configOption(),
              patternsOption(),
              {"--verify", "", "verify every rewrite numerically (Inductor's fx_passes_numeric_check)"},
              {"--precision", "P", "verification tolerance, absolute and relative (default 1e-4)"},
              {"--measure", "", "time the original and the rewritten graph on the same inputs (medians and spread)"},
+             {"--keep-faster", "", "PT2 graphs: keep a rewrite only when torch.compile runs the graph faster with it"},
              {"--measure-runs", "N", "--measure: timed runs of each graph (default 30)"},
              {"--measure-warmup", "N", "--measure: untimed runs of each graph first (default 5)"},
              {"--report", "report.json",
