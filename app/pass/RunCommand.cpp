@@ -483,15 +483,15 @@ Command runCommand()
             "20) and undoes it unless the compiled median is within 3% of the one before\n"
             "or faster; an undone rewrite is not tried again. With --schedule greedy the\n"
             "search then goes on from the faster graph (the report's keep_faster).",
-            {{"-o", "OUT", "where to write the rewritten model (.pt, .json or .py; required)"},
+            {{"-o", "OUT", "where to write the rewritten model (.pt, .json, .py or .pt2; required)"},
              configOption(),
              patternsOption(),
              {"--verify", "", "verify every rewrite numerically (Inductor's fx_passes_numeric_check)"},
              {"--precision", "P", "verification tolerance, absolute and relative (default 1e-4)"},
              {"--measure", "", "time the original and the rewritten graph on the same inputs (medians and spread)"},
              {"--keep-faster", "", "PT2 graphs: keep a rewrite only when torch.compile runs the graph faster with it"},
-             {"--measure-runs", "N", "--measure: timed runs of each graph (default 30)"},
-             {"--measure-warmup", "N", "--measure: untimed runs of each graph first (default 5)"},
+             {"--measure-runs", "N", "--measure: timed runs of each graph (default 30; --keep-faster: 20 per rewrite)"},
+             {"--measure-warmup", "N", "--measure: untimed runs of each graph first (default 5; --keep-faster: 3)"},
              {"--report", "report.json",
               "write a JSON report: counters per rule, nodes, verification, seconds per phase (report.md: Markdown, "
               "as the IDE's review report)"},
