@@ -444,7 +444,7 @@ int runRun(const ParsedArgs &args)
 Command runCommand()
 {
     return {"run",
-            "run MODEL -o OUT.pt|OUT.json|OUT.py|OUT.pt2 [--module] [--config passes.json] [--patterns FILE] [--schedule inductor|greedy] [--verify] [--precision P] [--measure] [--report report.json|report.md]",
+            "run MODEL -o OUT.pt|OUT.json|OUT.py|OUT.pt2 [--module] [--config passes.json] [--patterns FILE] [--schedule inductor|greedy] [--verify] [--precision P] [--measure] [--keep-faster] [--report report.json|report.md]",
             "apply the rules as Inductor does (or greedily) and write the rewritten model",
             "Runs the enabled rules (all built-in rules, or those named by --config),\n"
             "skipping the config's rejected matches, and writes the rewritten model. By\n"
