@@ -34,21 +34,9 @@ std::optional<std::string> RunVerifier::operator()(const Graph &rewritten) const
     return m_bridge ? (*m_bridge)(rewritten) : (*m_libtorch)(rewritten);
 }
 
-Expected<pt2::BridgeVerification> RunVerifier::check(const Graph &rewritten) const
+Expected<VerificationResult> RunVerifier::check(const Graph &rewritten) const
 {
-    if (m_bridge)
-        return m_bridge->check(rewritten);
-    auto r = m_libtorch->check(rewritten);
-    if (!r)
-        return r.error();
-    pt2::BridgeVerification out;
-    out.passed = r->passed;
-    out.maxAbsDiff = r->maxAbsDiff;
-    out.maxRelDiff = r->maxRelDiff;
-    out.worstOutput = r->worstOutput;
-    out.worstOutputName = r->worstOutputName;
-    out.message = r->message;
-    return out;
+    return m_bridge ? m_bridge->check(rewritten) : m_libtorch->check(rewritten);
 }
 
 std::string RunVerifier::engine() const

@@ -29,7 +29,7 @@ public:
     /// nullopt when `rewritten` gives the original's outputs; else why not (one line).
     std::optional<std::string> operator()(const Graph &rewritten) const;
     /// The final comparison (passed, max diffs, message); an Error when it cannot run.
-    Expected<pt2::BridgeVerification> check(const Graph &rewritten) const;
+    Expected<VerificationResult> check(const Graph &rewritten) const;
 
     /// "PyTorch 2.6.0+debian" or "libtorch 1.13".
     std::string engine() const;

@@ -55,12 +55,7 @@ Expected<BridgeVerification> BridgeVerifier::check(const Graph &rewritten, const
 
 std::optional<std::string> BridgeVerifier::operator()(const Graph &rewritten) const
 {
-    auto r = check(rewritten);
-    if (!r)
-        return r.error().message;
-    if (!r->passed)
-        return r->message;
-    return std::nullopt;
+    return failureOf(check(rewritten));
 }
 
 } // namespace fusebox::pt2

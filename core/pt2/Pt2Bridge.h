@@ -6,6 +6,7 @@
 
 #include "core/ir/Expected.h"
 #include "core/ir/OpSchema.h"
+#include "core/ir/VerificationResult.h"
 
 #include <nlohmann/json.hpp>
 
@@ -56,14 +57,8 @@ struct InductorResult {
     std::string torchVersion;
 };
 
-/// A verification through the bridge: the fields of NumericVerifier's VerificationResult.
-struct BridgeVerification {
-    bool passed = false;
-    double maxAbsDiff = 0, maxRelDiff = 0;
-    int worstOutput = -1;
-    std::string worstOutputName;
-    std::string message;
-};
+/// A verification through the bridge: the same result the libtorch verifier gives.
+using BridgeVerification = VerificationResult;
 
 /// What an exported Inductor pattern module did to a graph in PyTorch 2.
 struct PatternApplyResult {

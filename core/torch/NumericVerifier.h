@@ -4,6 +4,7 @@
 
 #include "core/ir/Expected.h"
 #include "core/ir/Graph.h"
+#include "core/ir/VerificationResult.h"
 
 #include <cstdint>
 #include <string>
@@ -21,26 +22,6 @@ struct VerifyOptions {
     uint64_t seed = 0;
 };
 
-/// What a comparison of two graphs' (or two runs') outputs found.
-struct VerificationResult {
-    /// Same output count, and every output with equal dtype and shape and all
-    /// elements within tolerance (integer and bool outputs: exactly equal).
-    bool passed = false;
-    /// Largest |after - before| over all outputs and iterations.
-    double maxAbsDiff = 0;
-    /// Largest |after - before| / |before| over elements whose expected value
-    /// is non-zero.
-    double maxRelDiff = 0;
-    /// The output that fails worst (largest |diff| among failing outputs), or
-    /// the one with the largest |diff| when all pass; -1 when there are none.
-    int worstOutput = -1;
-    /// That output's name in the `before` graph ("cat"; "" for a literal).
-    std::string worstOutputName;
-    /// One line: "output 0 (%cat): max |diff| 3.2e-02 at index 17 [2, 1]
-    /// (expected 0.5123, got 0.5443) > 1e-04 + 1e-04*|expected|", or a
-    /// summary of the pass.
-    std::string message;
-};
 
 /// Runs `before` and `after` (Executor: libtorch's interpreter, no graph
 /// optimizations) on the same random inputs (randomInputs(before, ...)) and

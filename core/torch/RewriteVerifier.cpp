@@ -69,14 +69,7 @@ Expected<VerificationResult> RewriteVerifier::check(const Graph &rewritten) cons
         auto r = m_bridge->verifyCheck(m_handle, writeFxText(rewritten));
         if (!r)
             return Error{"the rewritten graph does not run in PyTorch 2: " + r.error().message};
-        VerificationResult out;
-        out.passed = r->passed;
-        out.maxAbsDiff = r->maxAbsDiff;
-        out.maxRelDiff = r->maxRelDiff;
-        out.worstOutput = r->worstOutput;
-        out.worstOutputName = r->worstOutputName;
-        out.message = r->message;
-        return out;
+        return r;
     }
     auto actual = runGraph(rewritten, m_inputs);
     if (!actual)
@@ -86,12 +79,7 @@ Expected<VerificationResult> RewriteVerifier::check(const Graph &rewritten) cons
 
 std::optional<std::string> RewriteVerifier::operator()(const Graph &rewritten) const
 {
-    auto r = check(rewritten);
-    if (!r)
-        return r.error().message;
-    if (!r->passed)
-        return r->message;
-    return std::nullopt;
+    return failureOf(check(rewritten));
 }
 
 } // namespace fusebox
