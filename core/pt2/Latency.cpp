@@ -159,4 +159,15 @@ Expected<LatencyComparison> compareLatencyInPt2(pt2::Pt2Bridge &bridge, const Gr
     }
 }
 
+Expected<LatencyComparison> compareLatencyInPt2(const Graph &original, const Graph &current,
+                                                const LatencyOptions &options)
+{
+    if (options.bridge)
+        return compareLatencyInPt2(*options.bridge, original, current, options);
+    auto found = pt2::Pt2Bridge::find();
+    if (!found)
+        return found.error();
+    return compareLatencyInPt2(**found, original, current, options);
+}
+
 } // namespace fusebox

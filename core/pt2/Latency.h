@@ -128,5 +128,9 @@ std::string formatMilliseconds(double ms);
 /// leaves the eager figures and says why in compiledError. Errors are one line.
 Expected<LatencyComparison> compareLatencyInPt2(pt2::Pt2Bridge &bridge, const Graph &original, const Graph &current,
                                                 const LatencyOptions &options);
+/// The same on options.bridge, else on the bridge Pt2Bridge::find() gives
+/// (an Error saying none is set up when there is none).
+Expected<LatencyComparison> compareLatencyInPt2(const Graph &original, const Graph &current,
+                                                const LatencyOptions &options);
 
 } // namespace fusebox

@@ -110,18 +110,6 @@ Expected<LatencyComparison> compareOnLibtorch(const Graph &original, const Graph
     }
 }
 
-/// Both graphs in PyTorch 2: the options' bridge, else the one found.
-Expected<LatencyComparison> compareOnBridge(const Graph &original, const Graph &current,
-                                            const LatencyOptions &options)
-{
-    if (options.bridge)
-        return compareLatencyInPt2(*options.bridge, original, current, options);
-    auto found = pt2::Pt2Bridge::find();
-    if (!found)
-        return found.error();
-    return compareLatencyInPt2(**found, original, current, options);
-}
-
 } // namespace
 
 Expected<LatencyComparison> compareLatency(const Graph &original, const Graph &current, const LatencyOptions &options)
@@ -129,7 +117,7 @@ Expected<LatencyComparison> compareLatency(const Graph &original, const Graph &c
     if (auto error = checkLatencyCounts(options.warmup, options.iterations))
         return *error;
     if (isPt2Graph(original) && options.allowBridge) {
-        auto onBridge = compareOnBridge(original, current, options);
+        auto onBridge = compareLatencyInPt2(original, current, options);
         if (onBridge || cancelled(options) || pt2::findPythonCommand())
             return onBridge;
         // No PyTorch 2 at all: libtorch's figures, saying why there are no compiled ones.
@@ -145,7 +133,7 @@ Expected<LatencyComparison> compareLatency(const Graph &original, const Graph &c
     auto onLibtorch = compareOnLibtorch(original, current, options, &originalFailed);
     if (onLibtorch || !originalFailed || !options.allowBridge || cancelled(options))
         return onLibtorch;
-    auto onBridge = compareOnBridge(original, current, options);
+    auto onBridge = compareLatencyInPt2(original, current, options);
     if (!onBridge && !cancelled(options))
         return Error{onLibtorch.error().message + "; and PyTorch 2 cannot run it either: " + onBridge.error().message};
     return onBridge;

@@ -84,12 +84,7 @@ Expected<LatencyComparison> compareLatency(const Graph &original, const Graph &c
 {
     if (!isPt2Graph(original) || !options.allowBridge)
         libtorchNeeded("measuring latency");
-    if (options.bridge)
-        return compareLatencyInPt2(*options.bridge, original, current, options);
-    auto found = pt2::Pt2Bridge::find();
-    if (!found)
-        return found.error();
-    return compareLatencyInPt2(**found, original, current, options);
+    return compareLatencyInPt2(original, current, options);
 }
 
 } // namespace fusebox
