@@ -3,6 +3,8 @@
 // (stock PyTorch 2, none of Fusebox's code): a rewritten graph Fusebox exported
 // against the real model it was captured from.
 
+#include "CaptureCache.h"
+
 #include "core/io/Base64.h"
 #include "core/pt2/Pt2Bridge.h"
 #include "torch/RunPass.h"
@@ -24,16 +26,10 @@ inline nlohmann::json checkExportInStockPyTorch(const pt2::PythonCommand &python
                                                 const std::string &kind, const std::string &stem,
                                                 const std::vector<std::string> &files)
 {
-    auto read = [](const std::string &path) {
-        std::ifstream in(path, std::ios::binary);
-        std::ostringstream bytes;
-        bytes << in.rdbuf();
-        return bytes.str();
-    };
-    nlohmann::json payload = {{"model_script", read(modelScript)}, {"kind", kind}, {"stem", stem},
+    nlohmann::json payload = {{"model_script", fileText(modelScript)}, {"kind", kind}, {"stem", stem},
                               {"files", nlohmann::json::object()}};
     for (const std::string &f : files) {
-        const std::string bytes = read(f);
+        const std::string bytes = fileText(f);
         std::vector<std::byte> raw(bytes.size());
         std::memcpy(raw.data(), bytes.data(), bytes.size());
         payload["files"][std::filesystem::path(f).filename().string()] = encodeBase64(raw);
@@ -42,19 +38,9 @@ inline nlohmann::json checkExportInStockPyTorch(const pt2::PythonCommand &python
     {
         std::ofstream out(program, std::ios::binary);
         out << "PAYLOAD = " << payload.dump() << "\n"
-            << read(std::string(FUSEBOX_SOURCE_DIR) + "/tests/pt2/scripts/check_rewritten_export.py");
+            << fileText(std::string(FUSEBOX_SOURCE_DIR) + "/tests/pt2/scripts/check_rewritten_export.py");
     }
-    std::string command;
-    for (const std::string &word : python.argv)
-        command += "'" + word + "' ";
-    RunResult r = runCommand(command + "- < '" + program + "'");
-    const std::string marker = "FUSEBOX-EXPORT-CHECK: ";
-    const size_t at = r.output.find(marker);
-    INFO(r.output.substr(0, 4000));
-    REQUIRE(r.exitCode == 0);
-    REQUIRE(at != std::string::npos);
-    const size_t end = r.output.find('\n', at);
-    return nlohmann::json::parse(r.output.substr(at + marker.size(), end - at - marker.size()));
+    return runPythonForJson(python.argv, program, "FUSEBOX-EXPORT-CHECK: ");
 }
 
 } // namespace fusebox::testing

@@ -35,14 +35,6 @@ using namespace fusebox::testing;
 
 namespace {
 
-std::string shellQuote(const std::string &s)
-{
-    std::string out = "'";
-    for (char c : s)
-        out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return out + "'";
-}
-
 std::string workDir()
 {
     const std::string dir = std::string(FUSEBOX_BINARY_DIR) + "/pt2-fixtures/parity";

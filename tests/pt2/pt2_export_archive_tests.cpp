@@ -22,14 +22,6 @@ struct Archives {
     std::string file(const std::string &name) const { return dir + "/" + name; }
 };
 
-std::string shellQuote(const std::string &word)
-{
-    std::string quoted = "'";
-    for (char c : word)
-        quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return quoted + "'";
-}
-
 /// Runs the script once per test run in the bridge's Python and writes its
 /// files into build/pt2-fixtures/export-archives/.
 const Archives &archives()
@@ -39,18 +31,8 @@ const Archives &archives()
         a.dir = std::string(FUSEBOX_BINARY_DIR) + "/pt2-fixtures/export-archives";
         std::filesystem::remove_all(a.dir);
         std::filesystem::create_directories(a.dir);
-        std::string command;
-        for (const std::string &word : pt2Bridge().command().argv)
-            command += shellQuote(word) + " ";
-        command += "- < " + shellQuote(sourcePath("tests/pt2/scripts/export_archives.py"));
-        RunResult r = runCommand(command);
-        const std::string marker = "FUSEBOX-ARCHIVES:";
-        const size_t at = r.output.find(marker);
-        INFO(r.output.substr(0, 4000));
-        REQUIRE(r.exitCode == 0);
-        REQUIRE(at != std::string::npos);
-        const size_t end = r.output.find('\n', at);
-        a.result = nlohmann::json::parse(r.output.substr(at + marker.size(), end - at - marker.size()));
+        a.result = runPythonForJson(pt2Bridge().command().argv, sourcePath("tests/pt2/scripts/export_archives.py"),
+                                    "FUSEBOX-ARCHIVES:");
         for (auto it = a.result["files"].begin(); it != a.result["files"].end(); ++it) {
             auto bytes = decodeBase64(it.value().get<std::string>());
             REQUIRE(bytes.has_value());

@@ -3,10 +3,12 @@
 // the CLI tests: stdout and stderr together, and the exit status.
 
 #include <catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include <array>
 #include <cstdio>
 #include <string>
+#include <vector>
 #include <sys/wait.h>
 
 namespace fusebox::testing {
@@ -29,6 +31,33 @@ inline RunResult runCommand(const std::string &commandLine)
     const int status = pclose(pipe);
     result.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     return result;
+}
+
+/// `word` as one shell word: single-quoted, its own quotes escaped.
+inline std::string shellQuote(const std::string &word)
+{
+    std::string quoted = "'";
+    for (char c : word)
+        quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return quoted + "'";
+}
+
+/// Runs the Python program in the file `program` (fed on stdin) with the
+/// Python `python` (its command's words), which prints its answer as one
+/// line "MARKER JSON": that JSON. The run must exit 0 and print the line.
+inline nlohmann::json runPythonForJson(const std::vector<std::string> &python, const std::string &program,
+                                       const std::string &marker)
+{
+    std::string command;
+    for (const std::string &word : python)
+        command += shellQuote(word) + " ";
+    RunResult r = runCommand(command + "- < " + shellQuote(program));
+    const size_t at = r.output.find(marker);
+    INFO(r.output.substr(0, 4000));
+    REQUIRE(r.exitCode == 0);
+    REQUIRE(at != std::string::npos);
+    const size_t end = r.output.find('\n', at);
+    return nlohmann::json::parse(r.output.substr(at + marker.size(), end - at - marker.size()));
 }
 
 /// Runs `fusebox-pass ARGUMENTS` from this build.
