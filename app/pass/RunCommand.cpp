@@ -23,6 +23,7 @@
 #include <iostream>
 #include <map>
 #include <sstream>
+#include <utility>
 
 namespace fusebox::cli {
 namespace {
@@ -41,6 +42,9 @@ class UndoRecorder final : public DriverListener {
 public:
     std::vector<ReportEntry> undone;
     std::map<std::string, int> notFaster; // --keep-faster's, per pattern
+    /// Set by run's verifyRewrite hook: the rewrite it just refused was
+    /// --keep-faster's (right, not faster), not a failed verification.
+    bool gateRefused = false;
     void rewriteUndone(const Graph &g, const Match &m, const std::string &reason) override
     {
         ReportEntry e;
@@ -49,8 +53,7 @@ public:
         e.status = ReportStatus::FailedVerification;
         e.verification = reason;
         undone.push_back(std::move(e));
-        // --keep-faster's refusals are not failures: the rewrite was right, not faster.
-        const bool slower = reason.rfind("not faster compiled", 0) == 0 || reason.rfind("cannot time it", 0) == 0;
+        const bool slower = std::exchange(gateRefused, false);
         if (slower)
             ++notFaster[m.pattern];
         std::cerr << (slower ? "note: " : "warning: ") << m.pattern << " at %"
@@ -186,6 +189,7 @@ int runRun(const ParsedArgs &args)
     }
     // --keep-faster: after verification, each rewrite is timed compiled
     // against the graph before it and undone when it is not faster.
+    UndoRecorder undone;
     std::optional<pt2::CompiledGate> gate;
     if (keepFaster) {
         LatencyOptions gateOptions = latencyOptions;
@@ -196,16 +200,17 @@ int runRun(const ParsedArgs &args)
         gateOptions.bridge = bridge.get();
         gate.emplace(*bridge, graph, gateOptions);
         auto verifyFirst = std::move(options.verifyRewrite);
-        options.verifyRewrite = [verifyFirst, &gate](const Graph &g) -> std::optional<std::string> {
+        options.verifyRewrite = [verifyFirst, &gate, &undone](const Graph &g) -> std::optional<std::string> {
             if (verifyFirst)
                 if (auto failure = verifyFirst(g))
                     return failure;
-            return (*gate)(g);
+            auto refused = (*gate)(g);
+            undone.gateRefused = refused.has_value();
+            return refused;
         };
     }
     options.isRejected = rejectionFilter(config);
 
-    UndoRecorder undone;
     const Clock::time_point passesStart = Clock::now();
     auto ran = runSchedule(args, "run", *patterns, config, graph, options, &undone);
     if (!ran)
