@@ -34,12 +34,19 @@ inline nlohmann::json checkExportInStockPyTorch(const pt2::PythonCommand &python
         std::memcpy(raw.data(), bytes.data(), bytes.size());
         payload["files"][std::filesystem::path(f).filename().string()] = encodeBase64(raw);
     }
-    const std::string program = std::filesystem::temp_directory_path() / ("fusebox-check-" + stem + ".py");
+    // This process's own file: ctest runs the offscreen and X11 views cases,
+    // which check the same stem, at the same time.
+    const std::string program = std::filesystem::temp_directory_path()
+                                / ("fusebox-check-" + stem + "-" + std::to_string(::getpid()) + ".py");
     {
         std::ofstream out(program, std::ios::binary);
         out << "PAYLOAD = " << payload.dump() << "\n"
             << fileText(std::string(FUSEBOX_SOURCE_DIR) + "/tests/pt2/scripts/check_rewritten_export.py");
     }
+    struct Remove {
+        std::string path;
+        ~Remove() { std::filesystem::remove(path); }
+    } remove{program};
     return runPythonForJson(python.argv, program, "FUSEBOX-EXPORT-CHECK: ");
 }
 
