@@ -14,6 +14,7 @@
 #include <QMenu>
 #include <QGraphicsRectItem>
 #include <QGraphicsSimpleTextItem>
+#include <QSignalBlocker>
 #include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
@@ -59,6 +60,8 @@ GraphScene::~GraphScene()
     m_groupItems.clear();
     m_edgeItems.clear();
     disconnect(this, &QGraphicsScene::selectionChanged, this, &GraphScene::onSelectionChanged);
+    // ~QGraphicsScene deletes the items; listeners must not hear it (see applyLayout).
+    blockSignals(true);
 }
 
 bool GraphScene::isExpanded(int scope) const
@@ -319,13 +322,23 @@ void GraphScene::applyLayout(quint64 generation, const std::shared_ptr<Expected<
     m_pendingSelection = {};
 
     disconnect(this, &QGraphicsScene::selectionChanged, this, &GraphScene::onSelectionChanged);
-    clear();
+    const bool hadSelection = !selectedItems().isEmpty();
+    // Deleting a selected item makes QGraphicsScene emit selectionChanged from
+    // inside clear(). A listener (the review's node filter) then asked for
+    // rectOf() the selection and got items already deleted: a crash after
+    // Apply All or Undo. So the maps are emptied first (a lookup during the
+    // teardown finds nothing) and nobody hears the teardown; the final
+    // selection is announced once the new items exist.
     m_nodeItems.clear();
     m_groupItems.clear();
     m_edgeItems.clear();
     m_frameItems.clear();
-    m_outline = nullptr; // clear() deleted it
+    m_outline = nullptr; // clear() deletes it
     m_frames.clear();
+    {
+        const QSignalBlocker quietTeardown(this);
+        clear();
+    }
     m_shown = std::move(m_pending);
     m_pending = CollapsedGraph();
 
@@ -396,6 +409,8 @@ void GraphScene::applyLayout(quint64 generation, const std::shared_ptr<Expected<
     } else if (GroupItem *g = groupItem(keepGroup)) {
         g->setSelected(true);
         newGroup = keepGroup;
+    } else if (hadSelection) {
+        emit selectionChanged(); // the selection went with the old items
     }
     connect(this, &QGraphicsScene::selectionChanged, this, &GraphScene::onSelectionChanged);
 

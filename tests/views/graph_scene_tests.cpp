@@ -230,3 +230,64 @@ TEST_CASE("every built-in pattern has a colour of its own, none of them grey", "
     CHECK(mine.isValid());
     CHECK(PatternColors::colorFor("my_own_pattern") == mine);
 }
+
+TEST_CASE("GraphScene: a redraw with a node selected never shows listeners deleted items", "[views]")
+{
+    // The review's crash (issue 36): after Apply All or Undo, the redraw
+    // deleted the selected item inside QGraphicsScene::clear(), which emitted
+    // selectionChanged; the Matches panel's listener asked rectOf() for the
+    // selection and touched the deleted item. A listener that does the same
+    // checks here that every item the scene hands out is still in the scene.
+    Document doc;
+    GraphScene scene(&doc);
+    doc.setGraph(encoderGraph(), QStringLiteral("encoder"));
+    REQUIRE(waitForLayout(scene));
+    const NodeId square = doc.graph().findByName("square");
+    REQUIRE(scene.nodeItem(square));
+
+    int calls = 0;
+    int stale = 0;
+    std::vector<NodeId> lastSelection;
+    QObject::connect(&scene, &QGraphicsScene::selectionChanged, &scene, [&] {
+        ++calls;
+        const QList<QGraphicsItem *> live = scene.items();
+        for (NodeId id : doc.graph().nodeIds())
+            if (NodeItem *item = scene.nodeItem(id); item && !live.contains(item))
+                ++stale;
+        lastSelection = scene.selectedNodes();
+        (void)scene.rectOf(lastSelection);
+    });
+    scene.selectNode(square);
+    REQUIRE(scene.selectedNodes() == std::vector<NodeId>{square});
+    REQUIRE(lastSelection == std::vector<NodeId>{square});
+
+    // A redraw that keeps the node: the listener sees only live items.
+    scene.setShowConstants(true);
+    REQUIRE(waitForLayout(scene));
+    CHECK(stale == 0);
+    CHECK(scene.selectedNodes() == std::vector<NodeId>{square});
+    CHECK(lastSelection == std::vector<NodeId>{square});
+
+    // A redraw that cannot keep it (its group collapsed): the listener hears,
+    // after the new items exist, that the selection is gone.
+    doc.setGraph(blockGraph(9, 10, 10), QStringLiteral("blocks"));
+    REQUIRE(waitForLayout(scene));
+    NodeId blockAdd;
+    for (NodeId id : doc.graph().nodeIds())
+        if (const Node *n = doc.graph().node(id); n->op == "aten::add" && n->provenance.scope == "block3")
+            blockAdd = id;
+    REQUIRE(blockAdd.isValid());
+    scene.expandScope(scene.scopeTree().find("block3"));
+    REQUIRE(waitForLayout(scene));
+    scene.selectNode(blockAdd);
+    REQUIRE(scene.nodeItem(blockAdd));
+    REQUIRE(lastSelection == std::vector<NodeId>{blockAdd});
+    calls = 0;
+    stale = 0;
+    scene.collapseAll();
+    REQUIRE(waitForLayout(scene));
+    CHECK(stale == 0);
+    CHECK(scene.nodeItem(blockAdd) == nullptr);
+    CHECK(calls >= 1);
+    CHECK(lastSelection.empty());
+}
