@@ -38,6 +38,10 @@ public:
             m_pos = close + 1;
             return finish(out);
         }
+        if (auto wrapped = wrappedAnnotation())
+            return wrapped;
+        if (m_failed)
+            return std::nullopt;
         if (auto python = pythonType(trimmedRest())) {
             // Dynamo and GraphNet annotate with Python types: no dtype or shape.
             out.type = *python;
@@ -99,6 +103,37 @@ public:
     }
 
 private:
+    /// "Parameter(f32[32, 16][16, 1]cpu)" or "Buffer(...)": the inner
+    /// annotation, with the wrapper's name kept. torch 2.14 prints lifted
+    /// parameters so; reading the whole as a type name lost every weight's
+    /// shape. An inner text that does not parse is an error at its offset.
+    std::optional<ParsedAnnotation> wrappedAnnotation()
+    {
+        const std::string_view rest = trimmedRest();
+        for (std::string_view wrapper : {"Parameter", "Buffer"}) {
+            if (!rest.starts_with(wrapper) || rest.size() < wrapper.size() + 2 || rest[wrapper.size()] != '('
+                || rest.back() != ')')
+                continue;
+            const size_t innerStart = m_pos + wrapper.size() + 1;
+            const std::string_view inner = rest.substr(wrapper.size() + 1, rest.size() - wrapper.size() - 2);
+            AnnotationError innerError;
+            auto parsed = AnnotationParser(inner, innerError).run();
+            if (!parsed) {
+                m_failed = true;
+                fail(innerError.expected, innerError.found, innerStart + innerError.offset);
+                return std::nullopt;
+            }
+            if (parsed->type != "Tensor") {
+                m_failed = true;
+                fail("a tensor annotation inside '" + std::string(wrapper) + "('", quoted(inner), innerStart);
+                return std::nullopt;
+            }
+            parsed->wrapper = std::string(wrapper);
+            return parsed;
+        }
+        return std::nullopt;
+    }
+
     static std::string quoted(std::string_view s) { return "'" + std::string(s) + "'"; }
 
     std::optional<ParsedAnnotation> fail(const std::string &expected, const std::string &found)
@@ -220,6 +255,7 @@ private:
     std::string_view m_text;
     AnnotationError &m_error;
     size_t m_pos = 0;
+    bool m_failed = false;
 };
 
 } // namespace

@@ -1,6 +1,7 @@
 #pragma once
 // The annotations PT2 prints on FX values: "f32[2, 64][64, 1]cuda:0",
-// "Sym(s0)", and the plain type names Fusebox writes for non-tensor inputs.
+// "Sym(s0)", "Parameter(f32[32, 16][16, 1]cpu)" (torch 2.14's lifted
+// parameters), and the plain type names Fusebox writes for non-tensor inputs.
 // Internal to core/io's FX text reader and writer.
 
 #include "core/ir/TensorMeta.h"
@@ -21,6 +22,10 @@ struct ParsedAnnotation {
     /// Set when the dtype is a PyTorch abbreviation Fusebox does not represent
     /// ("u16"): the meta then has DType::Unknown and the reader warns.
     std::string unsupportedDType;
+    /// The wrapper torch >= 2.8's print_readable puts around a lifted
+    /// parameter or buffer's annotation: "Parameter" for
+    /// "Parameter(f32[32, 16][16, 1]cpu)", empty for a bare annotation.
+    std::string wrapper;
 };
 
 /// A parse failure: `offset` characters into the annotation, what was

@@ -42,8 +42,13 @@ class TensorSpec:
 
 
 def parse_annotation(text, where, symbols):
-    """'f32[8, 16][16, 1]cpu' -> TensorSpec; 'Sym(s0)' / 'i64' scalar -> int."""
+    """'f32[8, 16][16, 1]cpu' -> TensorSpec; 'Sym(s0)' / 'i64' scalar -> int.
+    torch >= 2.8 wraps a lifted parameter's or buffer's annotation:
+    'Parameter(f32[32, 16][16, 1]cpu)' reads as its inner annotation."""
     text = text.strip()
+    wrapped = re.fullmatch(r"(?:Parameter|Buffer)\((.*)\)", text)
+    if wrapped:
+        text = wrapped.group(1).strip()
     if text.startswith("Sym("):
         return int
     m = _ANNOTATION.match(text)

@@ -282,6 +282,32 @@ TEST_CASE("FX text: annotations of every PT2 variant", "[io][fx]")
     CHECK(args(old.graph, node(old.graph, "view")) == "x, [-1]");
 }
 
+TEST_CASE("FX text: torch 2.14's Parameter(...) annotations keep their shapes", "[io][fx]")
+{
+    // torch 2.14's print_readable of a Dynamo graph wraps each lifted
+    // parameter's annotation; it read as a type name and lost the weight's
+    // shape (issue 35).
+    LoadedModel m = read(R"FX(class GraphModule(torch.nn.Module):
+    def forward(self, L_x_: "f32[8, 16][16, 1]cpu", L_self_modules_l_parameters_weight_: "Parameter(f32[32, 16][16, 1]cpu)", L_self_modules_l_parameters_bias_: "Parameter(f32[32][1]cpu)", L_self_buffers_b_: "Buffer(i64[][]cpu)"):
+        linear: "f32[8, 32][32, 1]cpu" = torch._C._nn.linear(L_x_, L_self_modules_l_parameters_weight_, L_self_modules_l_parameters_bias_)
+        return (linear,)
+)FX");
+    const Graph &g = m.graph;
+    CHECK(node(g, "L_self_modules_l_parameters_weight_").type == "Tensor");
+    CHECK(node(g, "L_self_modules_l_parameters_weight_").meta.toString() == "f32[32, 16]");
+    CHECK(node(g, "L_self_modules_l_parameters_weight_").meta.strides == std::vector<int64_t>{16, 1});
+    CHECK(node(g, "L_self_modules_l_parameters_bias_").meta.shapeString() == "[32]");
+    CHECK(node(g, "L_self_buffers_b_").meta.dtype == DType::Int64);
+    CHECK(m.warnings.empty());
+
+    // A wrapper around something that is not a tensor annotation is an error at its place.
+    const std::string error = errorOf(R"FX(class GraphModule(torch.nn.Module):
+    def forward(self, w: "Parameter(q99[3])"):
+        return (w,)
+)FX");
+    CHECK_THAT(error, Catch::Contains("bad.py:2:") && Catch::Contains("expected a dtype abbreviation"));
+}
+
 TEST_CASE("FX text: log prefixes before the header are skipped", "[io][fx]")
 {
     LoadedModel m = read(R"FX(V0101 12:00:00.000 torch/_dynamo/output_graph.py:1 [__graph_code] TRACED GRAPH
