@@ -20,14 +20,6 @@ std::string_view trim(std::string_view s)
     return s;
 }
 
-/// A double-quoted or single-quoted Python string's contents; nullopt otherwise.
-std::optional<std::string> stringValue(std::string_view v)
-{
-    if (v.size() >= 2 && (v.front() == '"' || v.front() == '\'') && v.back() == v.front())
-        return std::string(v.substr(1, v.size() - 2));
-    return std::nullopt;
-}
-
 /// "[1, 3, 224, 224]" (or "[]") as dimensions; nullopt when it is not a list of ints.
 std::optional<std::vector<Dim>> shapeValue(std::string_view v)
 {
@@ -50,8 +42,113 @@ std::optional<std::vector<Dim>> shapeValue(std::string_view v)
 
 } // namespace
 
+namespace {
+
+/// One logical Python line: the physical lines a statement spans while a
+/// bracket is open (GraphNet writes `data = [` over many lines and black wraps
+/// long names as `name = (` ... `)`), with comments removed.
+struct Statement {
+    int line = 0;        ///< the first physical line, 1-based
+    bool indented = false;
+    std::string text;    ///< joined with single spaces, trimmed
+};
+
+/// Splits text into statements; an unclosed bracket or string at the end is an
+/// error naming the line it opened on.
+Expected<std::vector<Statement>> statements(std::string_view text, const std::string &sourceName)
+{
+    std::vector<Statement> out;
+    Statement current;
+    int depth = 0;
+    int lineNo = 0;
+    int openedOn = 0;
+    for (size_t pos = 0; pos <= text.size();) {
+        size_t end = text.find('\n', pos);
+        if (end == std::string_view::npos)
+            end = text.size();
+        const std::string_view line = text.substr(pos, end - pos);
+        pos = end + 1;
+        ++lineNo;
+        std::string code;
+        char quote = 0;
+        for (size_t i = 0; i < line.size(); ++i) {
+            const char c = line[i];
+            if (quote) {
+                code += c;
+                if (c == '\\' && i + 1 < line.size())
+                    code += line[++i];
+                else if (c == quote)
+                    quote = 0;
+                continue;
+            }
+            if (c == '#')
+                break;
+            if (c == '"' || c == '\'')
+                quote = c;
+            else if (c == '(' || c == '[' || c == '{')
+                ++depth;
+            else if ((c == ')' || c == ']' || c == '}') && depth > 0)
+                --depth;
+            code += c;
+        }
+        if (quote)
+            return Error{sourceName + ":" + std::to_string(lineNo) + ": expected the string to close on its line, found '"
+                         + std::string(trim(line)) + "'"};
+        const std::string_view t = trim(code);
+        if (current.text.empty()) {
+            if (t.empty())
+                continue;
+            current.line = lineNo;
+            current.indented = !line.empty() && (line.front() == ' ' || line.front() == '\t');
+            openedOn = lineNo;
+            current.text = std::string(t);
+        } else if (!t.empty()) {
+            current.text += ' ';
+            current.text += t;
+        }
+        if (depth == 0) {
+            out.push_back(std::move(current));
+            current = {};
+        }
+    }
+    if (!current.text.empty())
+        return Error{sourceName + ":" + std::to_string(openedOn) + ": expected a closing bracket for '"
+                     + current.text.substr(0, 60) + "', found the end of the file"};
+    return out;
+}
+
+/// A Python string: one literal, or adjacent literals in parentheses
+/// ("(\"L_self_\" \"modules_\")" as black wraps a long name); nullopt otherwise.
+std::optional<std::string> stringValue(std::string_view v)
+{
+    v = trim(v);
+    if (v.size() >= 2 && v.front() == '(' && v.back() == ')')
+        v = trim(v.substr(1, v.size() - 2));
+    std::string out;
+    bool any = false;
+    while (!v.empty()) {
+        const char q = v.front();
+        if (q != '"' && q != '\'')
+            return std::nullopt;
+        const size_t close = v.find(q, 1);
+        if (close == std::string_view::npos)
+            return std::nullopt;
+        out += v.substr(1, close - 1);
+        any = true;
+        v = trim(v.substr(close + 1));
+    }
+    if (!any)
+        return std::nullopt;
+    return out;
+}
+
+} // namespace
+
 Expected<GraphNetTensorMeta> parseGraphNetMeta(std::string_view text, const std::string &sourceName)
 {
+    auto parsed = statements(text, sourceName);
+    if (!parsed)
+        return parsed.error();
     GraphNetTensorMeta out;
     std::string name;
     TensorMeta meta;
@@ -62,23 +159,13 @@ Expected<GraphNetTensorMeta> parseGraphNetMeta(std::string_view text, const std:
         name.clear();
         meta = {};
     };
-    int lineNo = 0;
-    for (size_t pos = 0; pos <= text.size();) {
-        size_t end = text.find('\n', pos);
-        if (end == std::string_view::npos)
-            end = text.size();
-        std::string_view line = text.substr(pos, end - pos);
-        pos = end + 1;
-        ++lineNo;
-        std::string_view t = trim(line);
-        if (t.empty() || t.starts_with("#"))
-            continue;
+    for (const Statement &st : *parsed) {
+        const std::string_view t = st.text;
         auto fail = [&](const std::string &what) {
-            return Error{sourceName + ":" + std::to_string(lineNo) + ": expected " + what + ", found '"
-                         + std::string(t) + "'"};
+            return Error{sourceName + ":" + std::to_string(st.line) + ": expected " + what + ", found '"
+                         + std::string(t.substr(0, 120)) + "'"};
         };
-        const bool indented = line.front() == ' ' || line.front() == '\t';
-        if (!indented) {
+        if (!st.indented) {
             flush();
             inClass = t.starts_with("class ") && t.ends_with(":");
             if (!inClass && !t.starts_with("import ") && !t.starts_with("from "))

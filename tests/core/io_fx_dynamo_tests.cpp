@@ -399,6 +399,47 @@ class Program_weight_tensor_meta_s0:
     CHECK(metas->at("L_x_").device == "cuda:0");
     CHECK(metas->at("s0").toString() == "i64[]");
 
+    // The forms 13 of GraphNet's 22 weight_meta.py files use (issue 35): a
+    // data list over many lines, a long name wrapped in parentheses, a
+    // wrapped shape, tabs, comments after a value.
+    auto wrapped = parseGraphNetMeta(R"PY(class Program_weight_tensor_meta_L_input_ids_:
+    name = "L_input_ids_"
+    shape = [1, 19]
+    dtype = "torch.int64"
+    device = "cpu"
+    mean = None
+    std = None
+    data = [
+        9856,
+        23,
+    ]
+
+
+class Program_weight_tensor_meta_L_self_modules_transformer_modules_h_modules_0_modules_self_attention_modules_query_key_value_parameters_weight_:
+    name = (
+        "L_self_modules_transformer_modules_h_modules_0_modules_self_attention_"
+        'modules_query_key_value_parameters_weight_'
+    )
+    shape = [
+        24,
+        8,
+    ]  # (3 * heads * head_dim, hidden)
+    dtype = "torch.float16"
+    device = "cuda:0"
+    data = None
+)PY", "weight_meta.py");
+    REQUIRE(wrapped.hasValue());
+    CHECK(wrapped->size() == 2);
+    CHECK(wrapped->at("L_input_ids_").toString() == "i64[1, 19]");
+    const std::string longName =
+        "L_self_modules_transformer_modules_h_modules_0_modules_self_attention_modules_query_key_value_parameters_weight_";
+    REQUIRE(wrapped->count(longName));
+    CHECK(wrapped->at(longName).toString() == "f16[24, 8]");
+    CHECK(wrapped->at(longName).device == "cuda:0");
+    auto unclosed = parseGraphNetMeta("class Program_weight_tensor_meta_w:\n    name = \"w\"\n    data = [\n        1,\n", "wm.py");
+    REQUIRE_FALSE(unclosed.hasValue());
+    CHECK(unclosed.error().message.starts_with("wm.py:3: expected a closing bracket for 'data = ["));
+
     auto bad = parseGraphNetMeta("class Program_weight_tensor_meta_w:\n    name = \"w\"\n    shape = [3, x]\n", "wm.py");
     REQUIRE_FALSE(bad.hasValue());
     CHECK(bad.error().message == "wm.py:3: expected a shape such as [1, 3, 224, 224], found 'shape = [3, x]'");
