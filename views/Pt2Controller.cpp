@@ -194,7 +194,7 @@ void Pt2Controller::showPythonDialog()
         tr("The command that runs a Python with torch >= 2.4, e.g.\n"
            "  /path/venv/bin/python\n"
            "  chroot /root/.cache/fusebox/pt2-root python3\n"
-           "Empty: the default (FUSEBOX_PYTHON, else the scripts/setup-pt2.sh root): %1")
+           "Empty: the default (FUSEBOX_PYTHON, else the scripts/setup-pt2.sh roots, Debian testing first): %1")
             .arg(defaultText),
         QLineEdit::Normal, pythonCommand(), &ok);
     if (ok)

@@ -76,6 +76,18 @@ std::string defaultPt2Root()
     return fuseboxCacheDir() + "/pt2-root";
 }
 
+std::string testingPt2Root()
+{
+    if (const char *root = std::getenv("FUSEBOX_PT2_TESTING_ROOT"); root && *root)
+        return root;
+    return fuseboxCacheDir() + "/pt2-root-testing";
+}
+
+std::vector<Pt2Root> pt2Roots()
+{
+    return {{testingPt2Root(), "Debian testing"}, {defaultPt2Root(), "Debian 13"}};
+}
+
 std::optional<PythonCommand> findPythonCommand(const std::string &explicitCommand)
 {
     if (auto argv = splitCommand(explicitCommand); !argv.empty())
@@ -84,17 +96,19 @@ std::optional<PythonCommand> findPythonCommand(const std::string &explicitComman
         if (auto argv = splitCommand(env); !argv.empty())
             return PythonCommand{std::move(argv), "FUSEBOX_PYTHON"};
     }
-    const std::string root = defaultPt2Root();
-    std::error_code ec;
-    if (std::filesystem::exists(root + "/usr/bin/python3", ec))
-        return PythonCommand{{"chroot", root, "python3"}, "scripts/setup-pt2.sh root (" + root + ")"};
+    for (const Pt2Root &root : pt2Roots()) {
+        std::error_code ec;
+        if (std::filesystem::exists(root.path + "/usr/bin/python3", ec))
+            return PythonCommand{{"chroot", root.path, "python3"},
+                                 "scripts/setup-pt2.sh " + root.label + " root (" + root.path + ")"};
+    }
     return std::nullopt;
 }
 
 std::string noPythonMessage()
 {
-    return "no PyTorch 2 found: run `bash scripts/setup-pt2.sh` (Debian 13 root with torch 2.6), "
-           "or set FUSEBOX_PYTHON to a Python with torch >= 2.4";
+    return "no PyTorch 2 found: run `bash scripts/setup-pt2.sh` (Debian testing and Debian 13 roots with their "
+           "torch), or set FUSEBOX_PYTHON to a Python with torch >= 2.4";
 }
 
 } // namespace fusebox::pt2

@@ -11,7 +11,7 @@ namespace fusebox::pt2 {
 struct PythonCommand {
     /// Program and arguments; the bridge appends "-u -c BOOTSTRAP".
     std::vector<std::string> argv;
-    /// Who chose it: "--python", "FUSEBOX_PYTHON" or "scripts/setup-pt2.sh root (PATH)".
+    /// Who chose it: "--python", "FUSEBOX_PYTHON" or "scripts/setup-pt2.sh Debian testing root (PATH)".
     std::string origin;
 
     /// argv joined by single spaces, for messages.
@@ -27,12 +27,28 @@ std::vector<std::string> splitCommand(std::string_view command);
 /// ${XDG_CACHE_HOME:-$HOME/.cache}/fusebox ($HOME defaults to /root).
 std::string fuseboxCacheDir();
 
-/// $FUSEBOX_PT2_ROOT, else fuseboxCacheDir()/pt2-root: where scripts/setup-pt2.sh makes the root.
+/// One of the root file systems scripts/setup-pt2.sh makes.
+struct Pt2Root {
+    std::string path;
+    /// "Debian testing" or "Debian 13": what the user reads in messages.
+    std::string label;
+};
+
+/// $FUSEBOX_PT2_ROOT, else fuseboxCacheDir()/pt2-root: the Debian 13 root
+/// (torch 2.6) scripts/setup-pt2.sh makes.
 std::string defaultPt2Root();
 
+/// $FUSEBOX_PT2_TESTING_ROOT, else fuseboxCacheDir()/pt2-root-testing: the
+/// Debian testing root (the newest torch Debian ships) scripts/setup-pt2.sh makes.
+std::string testingPt2Root();
+
+/// The roots in the order Fusebox looks for them: Debian testing first (the
+/// newest torch, the default reference), then Debian 13.
+std::vector<Pt2Root> pt2Roots();
+
 /// The bridge's command: `explicitCommand` when not blank (origin "--python"),
-/// else $FUSEBOX_PYTHON when not blank, else `chroot ROOT python3` when
-/// defaultPt2Root()/usr/bin/python3 exists, else nullopt.
+/// else $FUSEBOX_PYTHON when not blank, else `chroot ROOT python3` for the
+/// first of pt2Roots() whose usr/bin/python3 exists, else nullopt.
 std::optional<PythonCommand> findPythonCommand(const std::string &explicitCommand = {});
 
 /// The one line to show when findPythonCommand() finds nothing.

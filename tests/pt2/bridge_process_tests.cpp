@@ -138,10 +138,15 @@ TEST_CASE("splitCommand splits on whitespace and honours quotes", "[pt2]")
     CHECK(PythonCommand{{"chroot", "/r", "python3"}, ""}.text() == "chroot /r python3");
 }
 
-TEST_CASE("findPythonCommand: --python, then FUSEBOX_PYTHON, then the setup-pt2.sh root", "[pt2]")
+TEST_CASE("findPythonCommand: --python, then FUSEBOX_PYTHON, then the setup-pt2.sh roots, testing first", "[pt2]")
 {
     const char *oldPython = std::getenv("FUSEBOX_PYTHON");
     const char *oldCache = std::getenv("XDG_CACHE_HOME");
+    const char *oldTesting = std::getenv("FUSEBOX_PT2_TESTING_ROOT");
+    const char *oldRoot = std::getenv("FUSEBOX_PT2_ROOT");
+    const std::string savedTesting = oldTesting ? oldTesting : "", savedRoot = oldRoot ? oldRoot : "";
+    ::unsetenv("FUSEBOX_PT2_TESTING_ROOT");
+    ::unsetenv("FUSEBOX_PT2_ROOT");
     const std::string savedPython = oldPython ? oldPython : "", savedCache = oldCache ? oldCache : "";
     const auto cache = std::filesystem::temp_directory_path() / ("fusebox-pt2-cache-" + std::to_string(::getpid()));
     ::setenv("XDG_CACHE_HOME", cache.c_str(), 1);
@@ -156,7 +161,16 @@ TEST_CASE("findPythonCommand: --python, then FUSEBOX_PYTHON, then the setup-pt2.
     auto rooted = findPythonCommand();
     REQUIRE(rooted.has_value());
     CHECK(rooted->argv == std::vector<std::string>{"chroot", defaultPt2Root(), "python3"});
-    CHECK(rooted->origin == "scripts/setup-pt2.sh root (" + defaultPt2Root() + ")");
+    CHECK(rooted->origin == "scripts/setup-pt2.sh Debian 13 root (" + defaultPt2Root() + ")");
+
+    // The Debian testing root, when there, comes first: the newest torch is the default reference.
+    CHECK(testingPt2Root() == cache.string() + "/fusebox/pt2-root-testing");
+    std::filesystem::create_directories(cache / "fusebox/pt2-root-testing/usr/bin");
+    std::ofstream(cache / "fusebox/pt2-root-testing/usr/bin/python3") << "";
+    auto testing = findPythonCommand();
+    REQUIRE(testing.has_value());
+    CHECK(testing->argv == std::vector<std::string>{"chroot", testingPt2Root(), "python3"});
+    CHECK(testing->origin == "scripts/setup-pt2.sh Debian testing root (" + testingPt2Root() + ")");
 
     ::setenv("FUSEBOX_PYTHON", "/venv/bin/python -X dev", 1);
     auto fromEnv = findPythonCommand();
@@ -173,6 +187,8 @@ TEST_CASE("findPythonCommand: --python, then FUSEBOX_PYTHON, then the setup-pt2.
     std::filesystem::remove_all(cache);
     oldPython ? ::setenv("FUSEBOX_PYTHON", savedPython.c_str(), 1) : ::unsetenv("FUSEBOX_PYTHON");
     oldCache ? ::setenv("XDG_CACHE_HOME", savedCache.c_str(), 1) : ::unsetenv("XDG_CACHE_HOME");
+    oldTesting ? ::setenv("FUSEBOX_PT2_TESTING_ROOT", savedTesting.c_str(), 1) : ::unsetenv("FUSEBOX_PT2_TESTING_ROOT");
+    oldRoot ? ::setenv("FUSEBOX_PT2_ROOT", savedRoot.c_str(), 1) : ::unsetenv("FUSEBOX_PT2_ROOT");
 }
 
 TEST_CASE("bridge sources are the package's .py files keyed by relative path", "[pt2]")
