@@ -7,6 +7,8 @@
 #include "core/io/GraphJson.h"
 #include "core/io/GraphNetMeta.h"
 #include "core/io/JsonSupport.h"
+#include "core/ir/GraphBuilder.h"
+#include "core/ir/ShapeInference.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -52,11 +54,42 @@ std::string lowerExtension(const std::string &path)
     return ext;
 }
 
-/// A GraphNet model.py takes its input shapes from the meta files beside it.
-Expected<LoadedModel> withGraphNetMeta(Expected<LoadedModel> model, const std::string &path)
+/// --input-shape for FX text: the tensor inputs the dump records no shape
+/// for take the given shapes, in order (a Dynamo graph annotated with
+/// torch.Tensor only). Shapes the dump records are kept.
+void applyInputShapes(LoadedModel &model, const std::string &path, const std::vector<std::vector<int64_t>> &shapes)
 {
-    if (model)
-        applyGraphNetMeta(*model, path);
+    if (shapes.empty())
+        return;
+    GraphBuilder build(model.graph);
+    size_t next = 0;
+    for (NodeId id : model.graph.inputs()) {
+        Node &input = build.node(id);
+        if (input.type != "Tensor" || input.meta.shape)
+            continue;
+        if (next == shapes.size())
+            break;
+        input.meta.shape = std::vector<Dim>(shapes[next].begin(), shapes[next].end());
+        if (input.meta.dtype == DType::Unknown)
+            input.meta.dtype = DType::Float32;
+        ++next;
+    }
+    if (next < shapes.size())
+        model.warnings.push_back(path + ": --input-shape gives " + std::to_string(shapes.size()) + " shapes, but only "
+                                 + std::to_string(next) + " tensor inputs record none; the rest are ignored");
+}
+
+/// What an FX dump does not record: a GraphNet model.py takes its input
+/// shapes from the meta files beside it, --input-shape gives the others, and
+/// then every op value whose shape follows from its inputs' gets it
+/// (core/ir/ShapeInference.h; the bridge's fake tensors cover the rest).
+Expected<LoadedModel> completedFxGraph(Expected<LoadedModel> model, const std::string &path, const LoadOptions &options)
+{
+    if (!model)
+        return model;
+    applyGraphNetMeta(*model, path);
+    applyInputShapes(*model, path, options.inputShapes);
+    inferShapes(model->graph);
     return model;
 }
 
@@ -140,12 +173,12 @@ Expected<LoadedModel> loadModel(const std::string &path, const LoadOptions &opti
     // TorchScript reader explain (it recognises torch.save pickles of the
     // legacy format), unless the extension says JSON.
     if (auto text = json_support::readTextFile(path); text && looksLikeFxText(*text))
-        return shapesIgnored(withGraphNetMeta(readFxText(*text, fxOptions(path)), path), "FX text");
+        return completedFxGraph(readFxText(*text, fxOptions(path)), path, options);
     const std::string ext = lowerExtension(path);
     if (ext == ".json")
         return loadGraphJson(path);
     if (ext == ".py" || ext == ".txt")
-        return withGraphNetMeta(readFxTextFile(path, fxOptions(path)), path); // its errors say what is wrong
+        return completedFxGraph(readFxTextFile(path, fxOptions(path)), path, options); // its errors say what is wrong
     return importTorchScript(path, torchOptions);
 }
 

@@ -11,9 +11,12 @@ namespace fusebox {
 
 /// How to read a model file.
 struct LoadOptions {
-    /// Shapes of the model's tensor inputs, in order; overrides the shapes a
-    /// file records. Empty: use what the file records (TorchScript archives made
-    /// by Fusebox's scripts carry them), else leave shapes unknown.
+    /// Shapes of the model's tensor inputs, in order. A TorchScript archive
+    /// takes them over what it records; an FX dump gives them to the tensor
+    /// inputs it records no shape for, in order (Dynamo graphs annotated with
+    /// torch.Tensor only). Empty: use what the file records (TorchScript
+    /// archives made by Fusebox's scripts carry them), else leave shapes
+    /// unknown. The other formats record their shapes and ignore these.
     std::vector<std::vector<int64_t>> inputShapes;
 };
 
@@ -21,7 +24,9 @@ struct LoadOptions {
 /// extension: TorchScript archives (.pt/.pth/.zip, via libtorch), torch.export
 /// archives and programs (.pt2 zip, ExportedProgram JSON), FX text dumps
 /// (print_readable / fx_graph_readable.py / str(graph); .py/.txt) and Fusebox
-/// graph JSON (.json). Errors are one line naming the file.
+/// graph JSON (.json). Errors are one line naming the file. An FX dump's op
+/// values get the shapes that follow from its inputs' (GraphNet's meta files
+/// beside it, --input-shape; core/ir/ShapeInference.h).
 Expected<LoadedModel> loadModel(const std::string &path, const LoadOptions &options = {});
 
 /// True when loadModel() reads path with libtorch (a TorchScript archive or a

@@ -1,0 +1,137 @@
+// Shape inference in C++ (core/ir/ShapeInference.h): a Dynamo graph that
+// records only its inputs' shapes gets every value's, computed by hand here
+// from ATen's definitions of each op.
+#include "FxTestSupport.h"
+
+#include "core/ir/ShapeInference.h"
+
+#include <catch.hpp>
+
+using namespace fusebox;
+using namespace fusebox::fxtest;
+
+namespace {
+
+std::string shapeOf(const Graph &g, const std::string &name) { return node(g, name).meta.toString(); }
+
+} // namespace
+
+TEST_CASE("inferShapes: a Dynamo graph's values from its inputs' shapes", "[ir][shapes]")
+{
+    LoadedModel m = read(R"FX(class GraphModule(torch.nn.Module):
+    def forward(self, L_x_: "f32[8, 32][32, 1]cpu", L_w_: "f32[16, 32][32, 1]cpu", L_b_: "f32[16][1]cpu", L_h_: "f32[8, 2304][2304, 1]cuda:0", L_ids_: "i64[8, 5][5, 1]cpu", L_emb_: "f32[100, 12][12, 1]cpu"):
+        linear = torch._C._nn.linear(L_x_, L_w_, L_b_)
+        relu = torch.nn.functional.relu(linear, inplace = False)
+        split = L_h_.split(768, dim = 1)
+        getitem = split[0]
+        getitem_1 = split[1]
+        getitem_2 = split[2]
+        cat = torch.cat([getitem, getitem_2], dim = 1)
+        view = relu.view(2, -1, 16)
+        permute = view.permute(1, 0, 2)
+        sum_1 = permute.sum(dim = -1, keepdim = True)
+        size = L_x_.size(0)
+        mul = size * 2
+        reshape = relu.reshape(mul, 8)
+        lt = relu < 0.5
+        sliced = L_h_[:, :8]
+        unsq = sliced[(None, Ellipsis, 2)]
+        emb = torch.nn.functional.embedding(L_ids_, L_emb_)
+        mean = emb.mean(1)
+        stacked = torch.stack([relu, relu])
+        mm = torch.matmul(emb, L_emb_.t())
+        conv_in = L_x_.view(2, 4, 4, 8)
+        conv = torch.conv2d(conv_in, L_w_.view(16, 4, 2, 4), None, 2, 1)
+        return (relu, cat, sum_1, reshape, lt, unsq, mean, stacked, mm, getitem_1, conv)
+)FX");
+    Graph &g = m.graph;
+    const ShapeCounts before = countShapes(g);
+    CHECK(before.known == 0);
+    const ShapeInferenceReport report = inferShapes(g);
+    INFO(shapeOf(g, "linear") << " " << shapeOf(g, "cat"));
+    CHECK(shapeOf(g, "linear") == "f32[8, 16]");
+    CHECK(shapeOf(g, "relu") == "f32[8, 16]");
+    CHECK(node(g, "getitem").meta.device == "cuda:0");
+    CHECK(shapeOf(g, "getitem_1") == "f32[8, 768]");
+    CHECK(shapeOf(g, "cat") == "f32[8, 1536]");
+    CHECK(shapeOf(g, "view") == "f32[2, 4, 16]");
+    CHECK(shapeOf(g, "permute") == "f32[4, 2, 16]");
+    CHECK(shapeOf(g, "sum_1") == "f32[4, 2, 1]");
+    CHECK(shapeOf(g, "reshape") == "f32[16, 8]");
+    CHECK(shapeOf(g, "lt") == "b8[8, 16]");
+    CHECK(shapeOf(g, "sliced") == "f32[8, 8]");
+    CHECK(shapeOf(g, "unsq") == "f32[1, 8]");
+    CHECK(shapeOf(g, "emb") == "f32[8, 5, 12]");
+    CHECK(shapeOf(g, "mean") == "f32[8, 12]");
+    CHECK(shapeOf(g, "stacked") == "f32[2, 8, 16]");
+    CHECK(shapeOf(g, "mm") == "f32[8, 5, 100]");
+    // (4 + 2*1 - (2 - 1) - 1) / 2 + 1 = 3; (8 + 2 - 3 - 1) / 2 + 1 = 4.
+    CHECK(shapeOf(g, "conv") == "f32[2, 16, 3, 4]");
+    // The split itself is a list: not counted, and given no shape.
+    CHECK_FALSE(node(g, "split").meta.shape.has_value());
+    const ShapeCounts after = countShapes(g);
+    std::string unknown;
+    for (NodeId id : g.nodeIds())
+        if (holdsOneTensor(g, id) && !g.node(id)->meta.shape)
+            unknown += " %" + g.node(id)->name + " (" + g.node(id)->op + ")";
+    INFO("without a shape:" << unknown);
+    CHECK(after.unknown == 0);
+    // Hand-counted: 22 tensor values (the two slices of L_h_[:, :8], the
+    // inline L_emb_.t() and L_w_.view(...) included); `size * 2` is an int.
+    CHECK(after.known == 22);
+    CHECK(node(g, "mul").type == "int");
+    CHECK(report.inferred == after.known);
+    CHECK(report.unruledOps.empty());
+    CHECK(g.metadata.at("shapes.inferred_by") == "Fusebox's shape rules (C++)");
+}
+
+TEST_CASE("inferShapes: symbolic sizes stay symbolic, unknown stays unknown", "[ir][shapes]")
+{
+    LoadedModel m = read(R"FX(class GraphModule(torch.nn.Module):
+    def forward(self, s0: "Sym(s0)", L_x_: "f32[s0, 16][16, 1]cpu", L_y_, L_w_: "f32[4, 16][16, 1]cpu"):
+        linear = torch._C._nn.linear(L_x_, L_w_, None)
+        relu = torch.relu(linear)
+        add = relu + 1.0
+        view = add.view(-1, 2, 2)
+        size = L_x_.size(0)
+        flat = view.reshape(size, -1)
+        other = L_y_ * 2
+        pix = torch.nn.functional.pixel_shuffle(add, 2)
+        after = pix + 1
+        return (flat, other, after)
+)FX");
+    Graph &g = m.graph;
+    const ShapeInferenceReport report = inferShapes(g);
+    CHECK(shapeOf(g, "linear") == "f32[s0, 4]");
+    CHECK(shapeOf(g, "add") == "f32[s0, 4]");
+    CHECK(shapeOf(g, "view") == "f32[s0, 2, 2]");
+    CHECK(shapeOf(g, "flat") == "f32[s0, 4]");
+    // An input with no shape: what depends on it is not guessed.
+    CHECK_FALSE(node(g, "other").meta.shape.has_value());
+    // An op without a rule: it and its users stay unknown, and it is named.
+    CHECK_FALSE(node(g, "pix").meta.shape.has_value());
+    CHECK_FALSE(node(g, "after").meta.shape.has_value());
+    CHECK(report.unruledOps.count("aten::pixel_shuffle") == 1);
+    CHECK(report.unknown == 3);
+    CHECK(countShapes(g).unknown == 3);
+}
+
+TEST_CASE("inferShapes: a recorded shape is kept, broadcasting and promotion follow PyTorch", "[ir][shapes]")
+{
+    LoadedModel m = read(R"FX(class GraphModule(torch.nn.Module):
+    def forward(self, a: "f16[4, 1, 3][3, 3, 1]cpu", b: "f32[5, 1][1, 1]cpu", i: "i64[5, 3][3, 1]cpu"):
+        add: "f32[7, 7]" = a + b
+        mul = a * i
+        div = i / 2
+        fdiv = i // 2
+        where = torch.where(i > 0, b, a)
+        return (add, mul, div, fdiv, where)
+)FX");
+    Graph &g = m.graph;
+    inferShapes(g);
+    CHECK(shapeOf(g, "add") == "f32[7, 7]"); // the dump's own annotation wins
+    CHECK(shapeOf(g, "mul") == "f16[4, 5, 3]");
+    CHECK(shapeOf(g, "div") == "f32[5, 3]");
+    CHECK(shapeOf(g, "fdiv") == "i64[5, 3]");
+    CHECK(shapeOf(g, "where") == "f32[4, 5, 3]");
+}
