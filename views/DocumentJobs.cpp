@@ -8,7 +8,9 @@
 #include "DocumentPatterns.h"
 #include "DocumentPt2.h"
 #include "DocumentReview.h"
+#include "Pt2Controller.h"
 
+#include "core/pt2/PytorchShapes.h"
 #include "core/rewrite/Explainer.h"
 #include "core/torch/FuseboxOps.h"
 #include "core/torch/RewriteVerifier.h"
@@ -46,17 +48,25 @@ void DocumentJobs::open(const QString &path, const LoadOptions &options, const Q
     emit m_document.loadStarted(path);
 
     const std::string file = path.toStdString();
+    // Read here, on the GUI thread: the Python Settings chose for PyTorch 2.
+    const std::string python = Pt2Controller::pythonCommand().toStdString();
     auto *watcher = new QFutureWatcher<std::shared_ptr<Expected<LoadedModel>>>(&m_document);
     QObject::connect(watcher, &QFutureWatcherBase::finished, &m_document,
                      [this, watcher, generation, path, displayName] {
                          watcher->deleteLater();
                          finishLoad(generation, path, displayName, watcher->result());
                      });
-    watcher->setFuture(QtConcurrent::run([file, options] {
+    watcher->setFuture(QtConcurrent::run([file, options, python] {
         // The loader reports errors as values; anything else escaping it must
         // not take the GUI down.
         try {
-            return std::make_shared<Expected<LoadedModel>>(loadModel(file, options));
+            auto loaded = std::make_shared<Expected<LoadedModel>>(loadModel(file, options));
+            // An FX dump's values the C++ rules left without a shape: PyTorch 2
+            // on fake tensors, when one is set up (cached per file; its
+            // problems and what stays unknown become the load's warnings).
+            if (*loaded)
+                (void)pt2::completeShapes(**loaded, file, python, pt2::ShapeSource::Auto);
+            return loaded;
         } catch (const std::exception &e) {
             return std::make_shared<Expected<LoadedModel>>(Error{file + ": " + e.what()});
         } catch (...) {

@@ -55,7 +55,10 @@ std::optional<pt2::RequestControl> requestControlFor(const ParsedArgs &args, con
 OptionSpec inputShapeOption();
 /// --warnings summary|all: how loadModelForCommand prints the reader's warnings.
 OptionSpec warningsOption();
-/// --shapes-from-pytorch: loadModelForCommand has PyTorch 2 propagate the shapes of an FX dump.
+/// --shapes auto|pytorch|fusebox: how loadModelForCommand gives an FX dump's
+/// values the shapes it does not record (core/ir/ShapeInference.h, core/pt2/PytorchShapes.h).
+OptionSpec shapesOption();
+/// --shapes-from-pytorch: the older spelling of --shapes pytorch.
 OptionSpec shapesFromPytorchOption();
 /// Reads the model named by the first positional, honouring --input-shape;
 /// prints a one-line error to stderr and returns nullopt on failure.

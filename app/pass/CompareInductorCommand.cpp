@@ -170,7 +170,7 @@ Command compareInductorCommand()
              {"--save-inductor", "OUT.py", "write Inductor's result graph as FX text"},
              {"--save-fusebox", "OUT.py", "write Fusebox's result graph as FX text"},
              pythonOption(),
-             timeoutOption(), inputShapeOption(), warningsOption(), shapesFromPytorchOption()},
+             timeoutOption(), inputShapeOption(), warningsOption(), shapesOption(), shapesFromPytorchOption()},
             runCompare};
 }
 

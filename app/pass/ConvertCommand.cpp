@@ -47,7 +47,7 @@ Command convertCommand()
             "text (docs/fx-text.md). JSON leaves weights out unless --weights embeds them (base64).",
             {{"-o", "OUT", "where to write the graph: .json or .py/.txt (required)"},
              {"--weights", "", "embed constant payloads in the JSON"},
-             inputShapeOption(), warningsOption(), shapesFromPytorchOption()},
+             inputShapeOption(), warningsOption(), shapesOption(), shapesFromPytorchOption()},
             runConvert};
 }
 

@@ -1,6 +1,7 @@
 #include "Commands.h"
 
 #include "core/ir/GraphSummary.h"
+#include "core/ir/ShapeInference.h"
 
 #include <nlohmann/json.hpp>
 
@@ -39,6 +40,8 @@ int runInspect(const ParsedArgs &args)
     const Graph &g = model->graph;
     const GraphSummary s = summarize(g);
     std::vector<NodeId> outputs = g.outputValues();
+    const ShapeCounts shapes = countShapes(g);
+    const std::string inferredBy = g.metadata.count("shapes.inferred_by") ? g.metadata.at("shapes.inferred_by") : "";
 
     if (args.has("--json")) {
         nlohmann::json j;
@@ -49,6 +52,11 @@ int runInspect(const ParsedArgs &args)
         j["inputs_count"] = s.inputs;
         j["constants"] = s.constants;
         j["ops"] = s.ops;
+        // Over op values that are one tensor (list values such as split's are
+        // counted through their getitems): how many have a shape.
+        j["shapes"] = {{"known", shapes.known}, {"unknown", shapes.unknown}};
+        if (!inferredBy.empty())
+            j["shapes"]["inferred_by"] = inferredBy;
         j["op_histogram"] = nlohmann::json::object();
         for (const auto &[op, count] : s.opCounts)
             j["op_histogram"][op] = count;
@@ -70,6 +78,12 @@ int runInspect(const ParsedArgs &args)
               << "nodes: " << s.nodes << "  (" << s.inputs << " inputs, " << s.constants
               << " constants, " << s.ops << " ops, 1 output)\n"
               << "edges: " << s.edges << "\n"
+              << "shapes: " << shapes.known << " of " << shapes.known + shapes.unknown << " op values known";
+    if (shapes.unknown)
+        std::cout << " (" << shapes.unknown << " unknown: the rules cannot decide on them)";
+    if (!inferredBy.empty())
+        std::cout << "; inferred by " << inferredBy;
+    std::cout << "\n"
               << "inputs:\n";
     for (NodeId id : g.inputs())
         std::cout << "  " << std::left << std::setw(24) << g.node(id)->name << " "
@@ -95,7 +109,7 @@ Command inspectCommand()
             "edge counts, the histogram of operators and the graph's inputs and outputs\n"
             "with their shapes. Warnings (e.g. control flow imported as opaque nodes)\n"
             "go to stderr.",
-            {{"--json", "", "print the summary as JSON"}, inputShapeOption(), warningsOption(), shapesFromPytorchOption()},
+            {{"--json", "", "print the summary as JSON"}, inputShapeOption(), warningsOption(), shapesOption(), shapesFromPytorchOption()},
             runInspect};
 }
 

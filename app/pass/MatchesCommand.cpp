@@ -68,7 +68,7 @@ Command matchesCommand()
             "vertical matches at each anchor node and horizontal groups from Inductor's\n"
             "greedy search, in the order the driver would apply them (benefit first).",
             {{"--pattern", "NAME", "only this rule"}, configOption(), patternsOption(), {"--json", "", "print the matches as JSON"},
-             inputShapeOption(), warningsOption(), shapesFromPytorchOption()},
+             inputShapeOption(), warningsOption(), shapesOption(), shapesFromPytorchOption()},
             runMatches};
 }
 

@@ -1,3 +1,5 @@
+#include "core/ir/ShapeInference.h"
+#include "core/pt2/PytorchShapes.h"
 #include "Commands.h"
 
 #include "core/io/FxText.h"
@@ -17,7 +19,8 @@ OptionSpec inputShapeOption()
 {
     return {"--input-shape", "N,N,...",
             "shape of the next tensor input, e.g. 1,3,224,224 (repeat per input, or separate inputs with ';': "
-            "32,13;32,384); overrides the shapes the file records",
+            "32,13;32,384); overrides the shapes a TorchScript file records; for an FX dump, gives the tensor "
+            "inputs it records no shape for (in order) their shapes, from which every value's shape is inferred",
             true};
 }
 
@@ -30,48 +33,30 @@ OptionSpec warningsOption()
 
 OptionSpec shapesFromPytorchOption()
 {
-    return {"--shapes-from-pytorch", "",
-            "for an FX dump that records its input shapes but not every value's (Dynamo graphs, GraphNet "
-            "model.py with its meta files, --input-shape): run it once in PyTorch 2 through the bridge "
-            "and read the shapes, dtypes and devices PyTorch computes"};
+    return {"--shapes-from-pytorch", "", "the same as --shapes pytorch (kept for scripts that use it)"};
+}
+
+OptionSpec shapesOption()
+{
+    return {"--shapes", "auto|pytorch|fusebox",
+            "how the values an FX dump records no shape for get one, from its inputs' shapes (annotations, "
+            "GraphNet's meta files, --input-shape): auto (the default) runs Fusebox's C++ rules, then PyTorch 2 "
+            "on fake tensors for the rest when a PyTorch 2 is found (any recorded device; cached per file); "
+            "pytorch fails when PyTorch 2 cannot run; fusebox uses the C++ rules alone"};
 }
 
 namespace {
 
-/// The graph PyTorch 2 prints for the dump at path once every value has its
-/// shape: one propagate_shapes request (docs/pt2-bridge.md) on random inputs
-/// of the input shapes the model records.
-Expected<LoadedModel> shapesFromPytorch(const LoadedModel &model, const std::string &path, const ParsedArgs &args)
+/// --shapes (and its older spelling): "auto", "pytorch" or "fusebox"; nullopt after an error line.
+std::optional<std::string> shapesMode(const ParsedArgs &args, const std::string &commandName)
 {
-    if (!model.graph.metadata.count("source.format") || model.graph.metadata.at("source.format") != "fx-text")
-        return Error{"--shapes-from-pytorch takes an FX text dump"};
-    auto text = json_support::readTextFile(path);
-    if (!text)
-        return text.error();
-    nlohmann::json inputs = nlohmann::json::array();
-    for (NodeId id : model.graph.inputs()) {
-        const Node &n = *model.graph.node(id);
-        if (n.type != "Tensor")
-            continue;
-        if (!n.meta.hasStaticShape())
-            return Error{"input " + n.name + " has no static shape (annotate it, or put GraphNet's weight_meta.py / input_meta.py beside the dump)"};
-        nlohmann::json shape = nlohmann::json::array();
-        for (const Dim &d : *n.meta.shape)
-            shape.push_back(std::get<int64_t>(d));
-        inputs.push_back({{"name", n.name}, {"shape", shape},
-                          {"dtype", std::string(shortName(n.meta.dtype == DType::Unknown ? DType::Float32
-                                                                                          : n.meta.dtype))}});
+    std::string mode = args.value("--shapes").value_or(args.has("--shapes-from-pytorch") ? "pytorch" : "auto");
+    if (mode != "auto" && mode != "pytorch" && mode != "fusebox") {
+        std::cerr << "fusebox-pass " << commandName << ": --shapes takes auto, pytorch or fusebox, not '" << mode
+                  << "'\n";
+        return std::nullopt;
     }
-    auto bridge = pt2::Pt2Bridge::find(args.value("--python").value_or(""));
-    if (!bridge)
-        return bridge.error();
-    auto r = (*bridge)->request("propagate_shapes", {{"graph", *text}, {"source_name", path}, {"inputs", inputs}});
-    if (!r)
-        return r.error();
-    const GraphSchemas schemas = pt2GraphSchemas();
-    FxReadOptions options{&schemas.registry, path + " (shapes from PyTorch)"};
-    options.schemaOrigin = schemas.origin;
-    return readFxText(r->value("graph", std::string()), options);
+    return mode;
 }
 
 } // namespace
@@ -117,14 +102,16 @@ std::optional<LoadedModel> loadModelForCommand(const ParsedArgs &args, const std
         std::cerr << "fusebox-pass " << commandName << ": " << model.error().message << "\n";
         return std::nullopt;
     }
-    if (args.has("--shapes-from-pytorch")) {
-        auto shaped = shapesFromPytorch(*model, args.positionals[0], args);
-        if (!shaped) {
-            std::cerr << "fusebox-pass " << commandName << ": --shapes-from-pytorch: " << shaped.error().message
-                      << "\n";
-            return std::nullopt;
-        }
-        model = std::move(shaped);
+    const auto mode = shapesMode(args, commandName);
+    if (!mode)
+        return std::nullopt;
+    const pt2::ShapeSource source = *mode == "pytorch" ? pt2::ShapeSource::Pytorch
+                                    : *mode == "fusebox" ? pt2::ShapeSource::Fusebox
+                                                         : pt2::ShapeSource::Auto;
+    auto shaped = pt2::completeShapes(*model, args.positionals[0], args.value("--python").value_or(""), source);
+    if (!shaped) {
+        std::cerr << "fusebox-pass " << commandName << ": --shapes pytorch: " << shaped.error().message << "\n";
+        return std::nullopt;
     }
     if (warnings == "all") {
         for (const std::string &warning : model->warnings)

@@ -104,7 +104,7 @@ Command patternFromCommand()
              {"--generalize-literals", "", "make int/float literals (and lists of them) captures"},
              {"--no-constraints", "", "propose no where-constraints"},
              {"-o", "FILE", "write the pattern file here instead of stdout"},
-             inputShapeOption(), warningsOption(), shapesFromPytorchOption()},
+             inputShapeOption(), warningsOption(), shapesOption(), shapesFromPytorchOption()},
             runPatternFrom};
 }
 

@@ -509,7 +509,7 @@ Command runCommand()
              {"--keep-fusebox-ops", "",
               "OUT.pt: keep Fusebox's own ops (fusebox::linear_relu, ...) instead of writing each as its ATen "
               "ops; stock PyTorch cannot load such an archive (a warning names them)"},
-             inputShapeOption(), warningsOption(), shapesFromPytorchOption()},
+             inputShapeOption(), warningsOption(), shapesOption(), shapesFromPytorchOption()},
             runRun};
 }
 

@@ -73,6 +73,7 @@ _OPS = {
     "inductor_passes": ("inductor", "inductor_passes"),
     "histogram": ("inductor", "histogram"),
     "propagate_shapes": ("inductor", "propagate_shapes"),
+    "infer_shapes": ("shapes", "infer_shapes"),
     "verify_begin": ("verify", "begin"),
     "verify_check": ("verify", "check"),
     "apply_patterns": ("patterns", "apply_patterns"),
