@@ -142,9 +142,14 @@ void WhyNotPanel::refresh()
         emit marksChanged({}, {});
         return;
     }
-    m_summary->setText(e->matched ? tr("<b style='color:#2a8a3a'>%1 fires here</b>: %2").arg(qs(e->pattern), qs(e->summary).toHtmlEscaped())
-                                  : tr("<b style='color:#c02020'>%1 does not fire at %%2</b>: %3")
-                                        .arg(qs(e->pattern), qs(n->name), qs(e->summary).toHtmlEscaped()));
+    if (e->matched)
+        m_summary->setText(tr("<b style='color:#2a8a3a'>%1 fires here</b>: %2").arg(qs(e->pattern), qs(e->summary).toHtmlEscaped()));
+    else if (e->undecided())
+        m_summary->setText(tr("<b style='color:#b06000'>Cannot tell whether %1 fires at %%2</b>: %3")
+                               .arg(qs(e->pattern), qs(n->name), qs(e->summary).toHtmlEscaped()));
+    else
+        m_summary->setText(tr("<b style='color:#c02020'>%1 does not fire at %%2</b>: %3")
+                               .arg(qs(e->pattern), qs(n->name), qs(e->summary).toHtmlEscaped()));
     // Whose answer: Inductor's schedule (which pass) or the greedy search.
     m_nodeLabel->setText(tr("at %%1 (%2) — %3").arg(qs(n->name), qs(n->op), qs(e->context)));
     m_nodeLabel->setToolTip(tr("Rewrite ▸ Schedule chooses whose answer the panel gives"));
@@ -153,8 +158,9 @@ void WhyNotPanel::refresh()
     for (const Check &c : e->checks) {
         // A check is written as what it requires; a failed one says so first,
         // so that it does not read as the condition that held.
-        const QString what = c.passed ? QStringLiteral("✓ ") + qs(c.description)
-                                      : QStringLiteral("✗ ") + tr("not met: %1").arg(qs(c.description));
+        const QString what = c.passed      ? QStringLiteral("✓ ") + qs(c.description)
+                             : c.undecided ? QStringLiteral("? ") + tr("unknown shape: %1").arg(qs(c.description))
+                                           : QStringLiteral("✗ ") + tr("not met: %1").arg(qs(c.description));
         auto *item = new QTreeWidgetItem(m_checks, {what, qs(c.actual), qs(c.source)});
         item->setToolTip(0, qs(c.description));
         item->setToolTip(1, qs(c.actual));

@@ -19,7 +19,8 @@ nlohmann::json checksJson(const Graph &g, const Explanation &e)
             if (const Node *n = g.node(id))
                 nodes.push_back(n->name);
         checks.push_back({{"check", c.description}, {"passed", c.passed}, {"actual", c.actual}, {"nodes", nodes},
-                          {"source", c.source}, {"fusebox_only", c.fuseboxOnly}});
+                          {"source", c.source}, {"fusebox_only", c.fuseboxOnly},
+                          {"undecided", c.undecided}});
     }
     return checks;
 }
@@ -33,10 +34,11 @@ void printTrace(const Explanation &e)
         if (c.source != lastSource && !c.source.empty())
             std::cout << "        " << (c.fuseboxOnly ? "" : "in ") << c.source << "\n";
         lastSource = c.source;
-        std::cout << "  " << (c.passed ? "pass  " : "FAIL  ") << c.description
+        std::cout << "  " << (c.passed ? "pass  " : (c.undecided ? "?     " : "FAIL  ")) << c.description
                   << (c.actual.empty() ? "" : "  — " + c.actual) << "\n";
     }
-    std::cout << (e.matched ? "=> fires" : "=> does not fire: " + e.summary) << "\n";
+    std::cout << (e.matched ? "=> fires" : (e.undecided() ? "=> cannot tell: " : "=> does not fire: ") + e.summary)
+              << "\n";
 }
 
 std::string patternList(const PatternSet &patterns)
@@ -91,6 +93,7 @@ int runExplain(const ParsedArgs &args)
         Explanation e = explainForSchedule(*schedule, *patterns, config, g, *pattern, {id}).front();
         if (json) {
             std::cout << nlohmann::json{{"pattern", e.pattern}, {"node", g.node(id)->name}, {"matched", e.matched},
+                                        {"undecided", e.undecided()},
                                         {"schedule", passScheduleName(*schedule)}, {"context", e.context},
                                         {"summary", e.summary}, {"checks", checksJson(g, e)}}.dump(2)
                       << "\n";
@@ -165,7 +168,7 @@ Command explainCommand()
              configOption(),
              patternsOption(),
              {"--json", "", "print as JSON"},
-             inputShapeOption(), warningsOption(), shapesFromPytorchOption()},
+             inputShapeOption(), warningsOption(), shapesOption(), shapesFromPytorchOption()},
             runExplain};
 }
 

@@ -112,6 +112,10 @@ bool traceRuleChecks(const Graph &graph, const Pattern &pattern, NodeId node, co
 
 std::string failureSummary(const Check &failed)
 {
+    if (failed.undecided)
+        return "undecided, the answer depends on a shape Fusebox does not know: " + failed.description + " ("
+               + (failed.actual.empty() ? "unknown" : failed.actual)
+               + "); give the inputs' shapes or infer them with PyTorch 2";
     return failed.description + ": " + (failed.actual.empty() ? "failed" : failed.actual);
 }
 

@@ -23,6 +23,9 @@ struct Explanation {
 
     /// The first failed check, or nullptr when it matched.
     const Check *failure() const;
+    /// True when the first failed check is undecided (Check::undecided): the
+    /// rule might fire once the shape is known.
+    bool undecided() const { return failure() && failure()->undecided; }
 };
 
 /// The first two checks of every explanation: the pattern can run in this

@@ -53,6 +53,11 @@ struct Check {
     /// True for a check Inductor 2.6 does not make: Fusebox refuses where
     /// Inductor would go on (`source` says why).
     bool fuseboxOnly = false;
+    /// True when the check could not be decided: a value it reads has no
+    /// shape Fusebox knows (Inductor, with every value's example_value, would
+    /// decide it). The rule does not fire, but the answer depends on that
+    /// shape, not on the rule: "undecided", never "failed".
+    bool undecided = false;
 };
 
 /// The record of one match attempt (MLIR's notifyMatchFailure idea). A
@@ -113,6 +118,24 @@ public:
                                 std::string(m_source), m_fuseboxOnly});
         return passed;
     }
+    /// A check that needs a value's shape: when `known` is false, the check
+    /// is recorded as undecided (Check::undecided) rather than failed, and
+    /// dependsOnUnknownShape() becomes true. Returns `known`.
+    template <typename Actual>
+        requires std::invocable<Actual &>
+    bool requireShape(bool known, std::string_view description, Actual &&actual, CheckNodes nodes = {})
+    {
+        const bool passed = check(known, description, std::forward<Actual>(actual), nodes);
+        if (!known) {
+            m_unknownShape = true;
+            if (m_mode == Mode::Explain)
+                m_checks.back().undecided = true;
+        }
+        return passed;
+    }
+    /// True once a check could not be decided for an unknown shape (both modes).
+    bool dependsOnUnknownShape() const { return m_unknownShape; }
+
     /// A check with no values worth showing.
     bool check(bool passed, std::string_view description, CheckNodes nodes = {})
     {
@@ -140,6 +163,7 @@ private:
     Mode m_mode;
     int m_passed = 0;
     bool m_failed = false;
+    bool m_unknownShape = false;
     std::vector<Check> m_checks;
     std::string_view m_source;
     bool m_fuseboxOnly = false;

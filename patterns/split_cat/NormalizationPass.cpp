@@ -184,7 +184,7 @@ private:
             return std::nullopt;
         if (*dim >= 0)
             return dim;
-        if (!require(trace, rank >= 0, "rank is known for a negative dim",
+        if (!requireShape(trace, rank >= 0, "rank is known for a negative dim",
                      [&] {
                          return nodeRef(graph, n.id()) + " has dim " + std::to_string(*dim)
                                 + " and the rank is unknown (no shape metadata)";

@@ -27,6 +27,15 @@ bool require(MatchTrace &trace, bool ok, std::string_view description, Fail &&fa
     return trace.check(ok, description, [&] { return ok ? std::string() : std::string(fail()); }, nodes);
 }
 
+/// require() for a condition that reads a value's shape: when `known` is
+/// false the check is undecided (MatchTrace::requireShape), not failed.
+template <typename Fail>
+bool requireShape(MatchTrace &trace, bool known, std::string_view description, Fail &&fail, CheckNodes nodes = {})
+{
+    return trace.requireShape(known, description, [&] { return known ? std::string() : std::string(fail()); },
+                              nodes);
+}
+
 // --- op names ----------------------------------------------------------------
 inline constexpr std::string_view kSplit = "aten::split";
 inline constexpr std::string_view kSplitWithSizes = "aten::split_with_sizes";
