@@ -1,5 +1,7 @@
 #include "PassConfiguration.h"
 
+#include "InductorProfile.h"
+
 #include "custom/PatternCompiler.h"
 #include "core/io/PatternFile.h"
 
@@ -42,9 +44,20 @@ std::string listed(const std::vector<std::string> &names)
     return list.empty() ? std::string("no options") : list;
 }
 
-Status applySection(PatternSet &patterns, const std::map<std::string, std::map<std::string, ConfigValue>> &section,
-                    PassStage stage, std::set<std::string> &enabled, std::vector<std::string> &notes)
+/// The profile, newer than `profile`, that first has a pass `rule`; nullptr when none.
+const InductorProfile *newerProfileWith(const std::string &rule, const InductorProfile &profile)
 {
+    for (const InductorProfile &p : inductorProfiles())
+        if (p.find(rule) && !profile.find(rule))
+            return &p;
+    return nullptr;
+}
+
+Status applySection(PatternSet &patterns, const std::map<std::string, std::map<std::string, ConfigValue>> &section,
+                    PassStage stage, const InductorProfile &profile, std::set<std::string> &enabled,
+                    std::vector<std::string> &notes)
+{
+    const std::string inductor = profile.label();
     const std::string sectionName = std::string(toString(stage)) + "_fusion_options";
     std::vector<std::string> names;
     for (const Pattern *p : patterns.all())
@@ -53,14 +66,33 @@ Status applySection(PatternSet &patterns, const std::map<std::string, std::map<s
         const std::string where = sectionName + "/" + rule;
         Pattern *p = patterns.find(rule);
         if (!p) {
-            if (const UnmodelledPass *u = unmodelledPass(rule, stage)) {
-                notes.push_back(where + ": a pass of Inductor 2.6 that Fusebox does not model (" + u->why
+            const ProfilePass *known = profile.find(rule);
+            if (known && known->stage == stage) {
+                const UnmodelledPass *u = unmodelledPass(rule, stage);
+                notes.push_back(where + ": a pass of " + inductor + " that Fusebox does not model ("
+                                + (u ? std::string(u->why) : "new in " + std::string(known->since))
                                 + "); Inductor runs it, Fusebox leaves the graph as it is");
                 continue;
             }
-            // Inductor 2.6 raises a KeyError for a name it has no pass for.
+            if (const InductorProfile *newer = newerProfileWith(rule, profile))
+                return Error{where + ": a pass of Inductor " + std::string(newer->version) + ", which " + inductor
+                             + " does not have (choose --inductor-version " + std::string(newer->version)
+                             + " or newer, or leave it out)"};
+            // Inductor 2.6 raises a KeyError for a name it has no pass for;
+            // 2.14 skips an unknown pre-grad key.
+            if (stage == PassStage::PreGrad && !profile.unknownPreGradPassIsError) {
+                notes.push_back(where + ": not a pass of " + inductor + didYouMean(rule, names)
+                                + "; skipped, as " + inductor + " skips a pre-grad pass it does not know");
+                continue;
+            }
             return Error{where + ": unknown rule" + didYouMean(rule, names)};
         }
+        // A built-in rule of a newer Inductor (batch_dropout is 2.14's):
+        // refused as that version's, not run as if this one had it.
+        if (const InductorProfile *newer = newerProfileWith(rule, profile); newer && !profile.find(rule))
+            return Error{where + ": a pass of Inductor " + std::string(newer->version) + ", which " + inductor
+                         + " does not have (choose --inductor-version " + std::string(newer->version)
+                         + " or newer, or leave it out)"};
         if (p->stage() != stage)
             return Error{where + ": is a " + std::string(toString(p->stage())) + " rule; list it under "
                          + std::string(toString(p->stage())) + "_fusion_options"};
@@ -73,20 +105,20 @@ Status applySection(PatternSet &patterns, const std::map<std::string, std::map<s
             if (name == "counter") {
                 // A pattern pass runs range(counter) times; a fusion ignores it.
                 if (fusion) {
-                    notes.push_back(where + "/counter: ignored: Inductor 2.6 runs a group/batch fusion once");
+                    notes.push_back(where + "/counter: ignored: " + inductor + " runs a group/batch fusion once");
                 } else if (!std::holds_alternative<int64_t>(value)) {
                     return Error{where + "/counter: expected an integer (Inductor runs the pass range(counter) times)"};
                 } else if (std::get<int64_t>(value) < 1) {
                     notes.push_back(where + "/counter: " + std::to_string(std::get<int64_t>(value))
-                                    + ": the pass never runs (range(counter) is empty), as in Inductor 2.6");
+                                    + ": the pass never runs (range(counter) is empty), as in " + inductor);
                 }
                 std::visit([&](auto v) { p->options().set(name, v); }, value);
                 continue;
             }
             if (name == "require_fbgemm" && fusion && stage == PassStage::PostGrad) {
                 if (value == ConfigValue(true)) {
-                    notes.push_back(where + ": requires fbgemm, which open-source PyTorch lacks: Inductor 2.6 "
-                                            "drops the fusion (group_batch_fusion.py has_fbgemm), and so does Fusebox");
+                    notes.push_back(where + ": requires fbgemm, which open-source PyTorch lacks: " + inductor
+                                    + " drops the fusion (group_batch_fusion.py has_fbgemm), and so does Fusebox");
                     dropped = true;
                 }
                 continue;
@@ -95,7 +127,7 @@ Status applySection(PatternSet &patterns, const std::map<std::string, std::map<s
                 // 2.6 merges a fusion's options over its defaults, and a
                 // pattern pass reads only counter and threshold_to_cat: other
                 // keys are carried along and never read.
-                notes.push_back(where + "/" + name + ": ignored, as Inductor 2.6 ignores options a pass does not read"
+                notes.push_back(where + "/" + name + ": ignored, as " + inductor + " ignores options a pass does not read"
                                 + didYouMean(name, known) + "; " + rule + " takes: " + listed(known));
                 continue;
             }
@@ -111,11 +143,18 @@ Status applySection(PatternSet &patterns, const std::map<std::string, std::map<s
 
 Status configurePatterns(PatternSet &patterns, const PassConfig &config, std::vector<std::string> *notes)
 {
+    return configurePatterns(patterns, config, *findInductorProfile("2.6"), notes);
+}
+
+Status configurePatterns(PatternSet &patterns, const PassConfig &config, const InductorProfile &profile,
+                         std::vector<std::string> *notes)
+{
     std::set<std::string> enabled;
     std::vector<std::string> lines;
-    if (Status s = applySection(patterns, config.preGradFusionOptions, PassStage::PreGrad, enabled, lines); !s)
+    if (Status s = applySection(patterns, config.preGradFusionOptions, PassStage::PreGrad, profile, enabled, lines); !s)
         return s;
-    if (Status s = applySection(patterns, config.postGradFusionOptions, PassStage::PostGrad, enabled, lines); !s)
+    if (Status s = applySection(patterns, config.postGradFusionOptions, PassStage::PostGrad, profile, enabled, lines);
+        !s)
         return s;
     if (notes)
         *notes = std::move(lines);

@@ -11,6 +11,7 @@
 namespace fusebox {
 
 class OpSchemaRegistry;
+struct InductorProfile;
 
 /// Narrows a pattern set to a pass config, as Inductor 2.6 reads its config:
 /// the rules named in pre_grad_fusion_options / post_grad_fusion_options are
@@ -25,6 +26,15 @@ class OpSchemaRegistry;
 /// not model (decompose_mm_pass, normalization_aten_pass, pad_aten_mm_pass,
 /// shape_padding_multiplier).
 Status configurePatterns(PatternSet &patterns, const PassConfig &config, std::vector<std::string> *notes = nullptr);
+
+/// configurePatterns() as `profile`'s Inductor reads a config: a pass of a
+/// newer version is refused with that version named ("cat_linear: a pass of
+/// Inductor 2.14, which Inductor 2.6 does not have"), a pass the version has
+/// and Fusebox does not model is accepted with a note, and an unknown
+/// pre-grad name is refused (2.6: KeyError) or skipped with a note (2.14).
+/// The overload without a profile reads as Inductor 2.6.
+Status configurePatterns(PatternSet &patterns, const PassConfig &config, const InductorProfile &profile,
+                         std::vector<std::string> *notes = nullptr);
 
 /// Compiles the config's custom patterns (pattern files it references, or
 /// text it embeds) and adds them to `patterns`, enabled. Returns their names.

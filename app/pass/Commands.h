@@ -1,5 +1,6 @@
 #pragma once
 
+#include "patterns/InductorProfile.h"
 #include "CommandLine.h"
 
 #include "core/io/PassConfig.h"
@@ -79,6 +80,14 @@ OptionSpec patternsOption();
 /// The built-in catalog plus --patterns files and the config's custom
 /// patterns (always enabled), narrowed by --config when given; prints a one-line
 /// error and returns nullopt when the config is bad. `config` receives it.
+/// --inductor-version X.Y: whose Inductor a command's answers reproduce.
+OptionSpec inductorVersionOption();
+/// The Inductor profile a command follows: --inductor-version, else the torch
+/// of the PyTorch 2 Fusebox uses (recorded by the schema cache, else asked
+/// once), else the newest; nullopt after a one-line error (a torch < 2.4,
+/// text that is no version).
+std::optional<ChosenProfile> inductorProfileForCommand(const ParsedArgs &args, const std::string &commandName);
+
 std::optional<PatternSet> patternsForCommand(const ParsedArgs &args, const std::string &commandName,
                                              PassConfig *config = nullptr);
 

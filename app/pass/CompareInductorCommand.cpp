@@ -166,7 +166,7 @@ Command compareInductorCommand()
             "histograms before and after, Inductor's time, and the first structural\n"
             "difference (graphs are compared up to node names). Exit status: 0 when the two\n"
             "results are the same graph, 1 when not (or on error), 2 bad usage.",
-            {configOption(), patternsOption(), scheduleOption(), {"--json", "", "print the comparison as JSON"},
+            {configOption(), inductorVersionOption(), patternsOption(), scheduleOption(), {"--json", "", "print the comparison as JSON"},
              {"--save-inductor", "OUT.py", "write Inductor's result graph as FX text"},
              {"--save-fusebox", "OUT.py", "write Fusebox's result graph as FX text"},
              pythonOption(),

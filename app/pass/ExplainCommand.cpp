@@ -165,7 +165,7 @@ Command explainCommand()
              {"--node", "NODE", "the node's name (as `inspect`/the app shows it)"},
              {"--schedule", "inductor|greedy",
               "whose answer: Inductor 2.6's schedule (the default) or Fusebox's greedy search"},
-             configOption(),
+             configOption(), inductorVersionOption(),
              patternsOption(),
              {"--json", "", "print as JSON"},
              inputShapeOption(), warningsOption(), shapesOption(), shapesFromPytorchOption()},

@@ -76,7 +76,7 @@ Command exportPatternsCommand()
             "express are listed on stderr and as comments in OUT.",
             {{"--to", "TARGET", "torchscript or inductor (required)"},
              {"-o", "OUT", "the file to write (required)"},
-             configOption()},
+             configOption(), inductorVersionOption()},
             runExportPatterns};
 }
 

@@ -67,7 +67,7 @@ Command matchesCommand()
             "Finds every candidate match of the enabled rules on MODEL without rewriting:\n"
             "vertical matches at each anchor node and horizontal groups from Inductor's\n"
             "greedy search, in the order the driver would apply them (benefit first).",
-            {{"--pattern", "NAME", "only this rule"}, configOption(), patternsOption(), {"--json", "", "print the matches as JSON"},
+            {{"--pattern", "NAME", "only this rule"}, configOption(), inductorVersionOption(), patternsOption(), {"--json", "", "print the matches as JSON"},
              inputShapeOption(), warningsOption(), shapesOption(), shapesFromPytorchOption()},
             runMatches};
 }

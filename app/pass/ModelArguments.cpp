@@ -6,9 +6,11 @@
 #include "core/io/JsonSupport.h"
 #include "core/io/WarningSummary.h"
 #include "core/pt2/Pt2Bridge.h"
+#include "core/pt2/PythonCommand.h"
 #include "core/torch/TorchSchemas.h"
 #include "patterns/Catalog.h"
 #include "patterns/custom/PatternCompiler.h"
+#include "patterns/InductorProfile.h"
 #include "patterns/PassConfiguration.h"
 
 #include <iostream>
@@ -133,6 +135,41 @@ OptionSpec configOption()
             "custom_patterns, rejected); default: every built-in rule with Inductor's default options"};
 }
 
+OptionSpec inductorVersionOption()
+{
+    return {"--inductor-version", "X.Y",
+            "whose Inductor the answers reproduce (a profile: 2.6 or 2.14; a version between two uses the older "
+            "and says so); default: the torch of the PyTorch 2 Fusebox uses (--python, FUSEBOX_PYTHON, else "
+            "the scripts/setup-pt2.sh roots, Debian testing first), else the newest profile"};
+}
+
+std::optional<ChosenProfile> inductorProfileForCommand(const ParsedArgs &args, const std::string &commandName)
+{
+    std::string version = args.value("--inductor-version").value_or("");
+    std::string from = "--inductor-version";
+    if (version.empty()) {
+        if (auto command = pt2::findPythonCommand(args.value("--python").value_or(""))) {
+            std::string recorded;
+            if (pt2::cachedSchemas(*command, &recorded)) {
+                version = recorded; // what its schema dump recorded: no Python starts
+            } else if (auto bridge = pt2::Pt2Bridge::find(args.value("--python").value_or(""))) {
+                if (auto info = (*bridge)->check())
+                    version = info->torch;
+            }
+            from = "the PyTorch 2 at " + command->text();
+        }
+    }
+    if (version.empty())
+        return ChosenProfile{&newestInductorProfile(), {}, "no PyTorch 2 found: the newest profile"};
+    auto chosen = chooseInductorProfile(version);
+    if (!chosen) {
+        std::cerr << "fusebox-pass " << commandName << ": " << from << ": " << chosen.error().message << "\n";
+        return std::nullopt;
+    }
+    chosen->source = from == "--inductor-version" ? "--inductor-version " + version : from + ": torch " + version;
+    return chosen.value();
+}
+
 std::optional<PatternSet> patternsForCommand(const ParsedArgs &args, const std::string &commandName,
                                              PassConfig *configOut)
 {
@@ -163,12 +200,24 @@ std::optional<PatternSet> patternsForCommand(const ParsedArgs &args, const std::
         if (!added)
             return fail(added.error().message);
         custom.insert(custom.end(), added->begin(), added->end());
+        const auto profile = inductorProfileForCommand(args, commandName);
+        if (!profile)
+            return std::nullopt;
+        std::cerr << "note: answers follow " << profile->profile->label() << " (" << profile->source << ")\n";
+        if (!profile->note.empty())
+            std::cerr << "note: " << profile->note << "\n";
         std::vector<std::string> notes;
-        if (Status s = configurePatterns(patterns, *config, &notes); !s)
+        if (Status s = configurePatterns(patterns, *config, *profile->profile, &notes); !s)
             return fail(*path + ": " + s.error().message);
-        // What Inductor 2.6 accepts without acting on it is accepted here too, and said.
+        // What the version's Inductor accepts without acting on it is accepted here too, and said.
         for (const std::string &note : notes)
             std::cerr << "note: " << *path << ": " << note << "\n";
+        std::vector<std::string> enabled;
+        for (const Pattern *p : patterns.all())
+            if (patterns.isEnabled(p->name()))
+                enabled.push_back(p->name());
+        for (const std::string &change : profile->profile->unmodelledChanges(enabled))
+            std::cerr << "note: " << change << "\n";
         if (configOut)
             *configOut = std::move(*config);
     }

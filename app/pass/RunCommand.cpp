@@ -489,7 +489,7 @@ Command runCommand()
             "or faster; an undone rewrite is not tried again. With --schedule greedy the\n"
             "search then goes on from the faster graph (the report's keep_faster).",
             {{"-o", "OUT", "where to write the rewritten model (.pt, .json, .py or .pt2; required)"},
-             configOption(),
+             configOption(), inductorVersionOption(),
              patternsOption(),
              {"--verify", "", "verify every rewrite numerically (Inductor's fx_passes_numeric_check)"},
              {"--precision", "P", "verification tolerance, absolute and relative (default 1e-4)"},

@@ -1,0 +1,137 @@
+// Inductor profiles (patterns/InductorProfile.h): the passes each version's
+// config may name, read from both reference roots (torch 2.6.0 and 2.14.1:
+// group_batch_fusion.py PRE/POST_GRAD_FUSIONS, split_cat.py
+// PRE/POST_GRAD_PATTERNS), and how a version is chosen.
+#include "core/io/PassConfig.h"
+#include "patterns/Catalog.h"
+#include "patterns/InductorProfile.h"
+#include "patterns/PassConfiguration.h"
+
+#include <catch.hpp>
+
+#include <algorithm>
+#include <set>
+
+using namespace fusebox;
+
+namespace {
+
+std::set<std::string> names(const InductorProfile &p, PassStage stage)
+{
+    std::set<std::string> out;
+    for (const ProfilePass &pass : p.passes)
+        if (pass.stage == stage)
+            out.insert(std::string(pass.name));
+    return out;
+}
+
+const std::set<std::string> kNewIn214 = {"batch_dropout",          "cat_linear",          "einsum_to_pointwise_pass",
+                                         "move_view_after_cat_aten_pass", "select_cat_aten_pass", "split_cat_aten_pass"};
+
+} // namespace
+
+TEST_CASE("Inductor profiles: 2.6 has 36 nameable passes, 2.14 the same and 6 more", "[patterns][profile]")
+{
+    const InductorProfile *v26 = findInductorProfile("2.6");
+    const InductorProfile *v214 = findInductorProfile("2.14");
+    REQUIRE(v26);
+    REQUIRE(v214);
+    CHECK(&newestInductorProfile() == v214);
+    // As the bridge's inductor_passes printed them in each root.
+    CHECK(names(*v26, PassStage::PreGrad).size() == 22);
+    CHECK(names(*v26, PassStage::PostGrad).size() == 14);
+    CHECK(names(*v214, PassStage::PreGrad).size() == 25);
+    CHECK(names(*v214, PassStage::PostGrad).size() == 17);
+    CHECK(v214->passes.size() == 42);
+    for (const ProfilePass &p : v26->passes)
+        CHECK(v214->find(p.name)); // none removed or renamed
+    std::set<std::string> added;
+    for (const ProfilePass &p : v214->passes)
+        if (!v26->find(p.name))
+            added.insert(std::string(p.name));
+    CHECK(added == kNewIn214);
+    CHECK(v26->unknownPreGradPassIsError);
+    CHECK_FALSE(v214->unknownPreGradPassIsError);
+}
+
+TEST_CASE("Inductor profiles: a torch version chooses its own, else the older one, and says so", "[patterns][profile]")
+{
+    auto exact = chooseInductorProfile("2.14.1+debian");
+    REQUIRE(exact.hasValue());
+    CHECK(exact->profile->version == "2.14");
+    CHECK(exact->note.empty());
+    CHECK(chooseInductorProfile("2.6.0+debian")->profile->version == "2.6");
+    auto between = chooseInductorProfile("2.10.0");
+    REQUIRE(between.hasValue());
+    CHECK(between->profile->version == "2.6");
+    CHECK(between->note == "torch 2.10.0 lies between Fusebox's Inductor profiles 2.6 and 2.14: the answers are 2.6's");
+    auto newer = chooseInductorProfile("2.16.0a0");
+    REQUIRE(newer.hasValue());
+    CHECK(newer->profile->version == "2.14");
+    CHECK(newer->note == "torch 2.16.0a0 is newer than Fusebox's newest Inductor profile 2.14: the answers are 2.14's");
+    CHECK(chooseInductorProfile("2.5.1")->profile->version == "2.6");
+    CHECK_FALSE(chooseInductorProfile("2.3.0").hasValue());
+    CHECK(chooseInductorProfile("2.3.0").error().message.starts_with("torch 2.3.0 is older than 2.4"));
+    CHECK(chooseInductorProfile("banana").error().message
+          == "'banana' is not a PyTorch version (expected e.g. 2.14 or 2.6.0)");
+}
+
+TEST_CASE("Inductor profiles: each version's config accepts its passes and refuses a newer one's", "[patterns][profile]")
+{
+    const InductorProfile &v26 = *findInductorProfile("2.6");
+    const InductorProfile &v214 = *findInductorProfile("2.14");
+    // Every one of 2.14's 42 passes, each in a config of its own: accepted
+    // under 2.14 (those Fusebox does not model yet say so in a note).
+    for (const ProfilePass &pass : v214.passes) {
+        PatternSet set = builtinCatalog();
+        PassConfig config;
+        (pass.stage == PassStage::PreGrad ? config.preGradFusionOptions : config.postGradFusionOptions)[std::string(
+            pass.name)] = {};
+        std::vector<std::string> notes;
+        Status s = configurePatterns(set, config, v214, &notes);
+        INFO(pass.name << (s ? "" : ": " + s.error().message));
+        CHECK(s.isOk());
+        const bool modelled = set.find(std::string(pass.name)) != nullptr;
+        if (!modelled)
+            CHECK((notes.size() == 1 && notes[0].find("a pass of Inductor 2.14 that Fusebox does not model")
+                                             != std::string::npos));
+        // Under 2.6: the six new ones are refused, naming the version that has them.
+        s = configurePatterns(set, config, v26, &notes);
+        if (kNewIn214.count(std::string(pass.name))) {
+            REQUIRE_FALSE(s.isOk());
+            CHECK(s.error().message.find(": a pass of Inductor 2.14, which Inductor 2.6 does not have (choose "
+                                         "--inductor-version 2.14")
+                  != std::string::npos);
+        } else {
+            CHECK(s.isOk());
+        }
+    }
+    // An unknown pre-grad name: 2.6 raises KeyError, 2.14 skips it.
+    PatternSet set = builtinCatalog();
+    PassConfig typo;
+    typo.preGradFusionOptions["batch_lienar"] = {};
+    CHECK(configurePatterns(set, typo, v26).error().message
+          == "pre_grad_fusion_options/batch_lienar: unknown rule (did you mean 'batch_linear'?)");
+    std::vector<std::string> notes;
+    REQUIRE(configurePatterns(set, typo, v214, &notes).isOk());
+    CHECK(notes == std::vector<std::string>{"pre_grad_fusion_options/batch_lienar: not a pass of Inductor 2.14 (did you "
+                                            "mean 'batch_linear'?); skipped, as Inductor 2.14 skips a pre-grad pass "
+                                            "it does not know"});
+    CHECK_FALSE(set.isEnabled("batch_linear"));
+    // A post-grad unknown name stays an error in both.
+    PassConfig post;
+    post.postGradFusionOptions["batch_aten_lienar"] = {};
+    CHECK_FALSE(configurePatterns(set, post, v214).isOk());
+}
+
+TEST_CASE("Inductor profiles: a changed pass Fusebox does not model yet is named with whose answer it gets",
+          "[patterns][profile]")
+{
+    const InductorProfile &v214 = *findInductorProfile("2.14");
+    auto lines = v214.unmodelledChanges({"batch_linear", "normalization_pass"});
+    REQUIRE(lines.size() == 1);
+    CHECK(lines[0]
+          == "normalization_pass: Inductor 2.14 changed it (it rewrites torch.concat to torch.cat); Fusebox does not "
+             "model the change yet and gives Inductor 2.6's answer");
+    CHECK(findInductorProfile("2.6")->unmodelledChanges({"normalization_pass"}).empty());
+}
