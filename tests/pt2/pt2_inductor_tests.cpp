@@ -5,6 +5,10 @@
 // engines agree is printed, with a floor on it: issue 13 closes the gap.
 #include "Pt2TestSupport.h"
 
+#include <filesystem>
+
+#include <unistd.h>
+
 using namespace fusebox;
 using namespace fusebox::testing;
 
@@ -51,12 +55,15 @@ TEST_CASE("compare-inductor reports Inductor's counters exactly, on 6 models und
         const nlohmann::json &live = liveCounters(model);
         for (size_t i = 0; i < std::size(kConfigs); ++i) {
             const Config &config = kConfigs[i];
+            // The captures are shared between test processes: the output is this process's own.
+            const std::string out = c.dir + "/compare-" + std::to_string(::getpid()) + ".json";
             RunResult r = runCommand("(" + std::string(FUSEBOX_BINARY_DIR) + "/app/fusebox-pass compare-inductor "
                                      + c.file(config.graph) + " --config " + sourcePath(config.file) + " --json > "
-                                     + c.dir + "/compare.json)");
+                                     + out + ")");
             INFO(model << " under " << config.file << "\n" << r.output.substr(0, 3000));
             REQUIRE((r.exitCode == 0 || r.exitCode == 1));
-            auto report = nlohmann::json::parse(readFile(c.dir + "/compare.json"));
+            auto report = nlohmann::json::parse(readFile(out));
+            std::filesystem::remove(out);
             CHECK(report["inductor"]["counters"] == live[i]);
             CHECK(report["same"].get<bool>() == (r.exitCode == 0));
             ++runs;

@@ -12,6 +12,7 @@
 #include "core/torch/ModelLoader.h"
 #include "core/torch/TorchSchemas.h"
 #include "patterns/Catalog.h"
+#include "patterns/InductorProfile.h"
 #include "patterns/PassConfiguration.h"
 #include "patterns/PassSchedule.h"
 
@@ -68,11 +69,11 @@ nlohmann::json ruleCounters(const nlohmann::json &counters)
 struct OracleRun {
     bool sameGraph = false, sameCounters = false, sameRuleCounters = false, fired = false;
     std::string line;    // one line of the suite's table
-    nlohmann::json json; // the same, for build/pt2-fixtures/oracle/report.json
+    nlohmann::json json; // the same, for build/pt2-fixtures/oracle-<version>/report.json
 };
 
 OracleRun compareOne(const std::string &model, const OracleConfig &config, const std::string &graphPath,
-                     const nlohmann::json &liveCounters)
+                     const nlohmann::json &liveCounters, const InductorProfile &profile)
 {
     OracleRun run;
     auto loaded = loadModel(graphPath);
@@ -82,7 +83,7 @@ OracleRun compareOne(const std::string &model, const OracleConfig &config, const
     auto passConfig = readPassConfig(configText, config.file);
     REQUIRE(passConfig.hasValue());
     PatternSet patterns = builtinCatalog();
-    REQUIRE(configurePatterns(patterns, *passConfig).isOk());
+    REQUIRE(configurePatterns(patterns, *passConfig, profile).isOk());
 
     Graph fusebox = loaded->graph.clone();
     DriverOptions options;
@@ -145,6 +146,16 @@ TEST_CASE("The oracle suite: Fusebox's rewrite is Inductor's, graph and counters
     nlohmann::json configs = nlohmann::json::array();
     for (const OracleConfig &c : kOracleConfigs)
         configs.push_back(readFile(sourcePath(c.file)));
+    // The suite runs on each reference root (tests/CMakeLists.txt): Fusebox
+    // follows the profile of the torch it runs against, and says which.
+    auto info = pt2Bridge().check();
+    REQUIRE(info.hasValue());
+    auto chosen = chooseInductorProfile(info->torch);
+    INFO("torch " << info->torch << (chosen ? "" : ": " + chosen.error().message));
+    REQUIRE(chosen.hasValue());
+    const InductorProfile &profile = *chosen->profile;
+    const std::string oracleDir =
+        std::string(FUSEBOX_BINARY_DIR) + "/pt2-fixtures/oracle-" + std::string(profile.version);
 
     int runs = 0, sameGraph = 0, sameCounters = 0, sameRuleCounters = 0, sameBoth = 0, fired = 0;
     std::string table;
@@ -158,7 +169,7 @@ TEST_CASE("The oracle suite: Fusebox's rewrite is Inductor's, graph and counters
                         {"inductor_configs", configs}});
         INFO(model << ": " << (captured ? std::string() : captured.error().message));
         REQUIRE(captured.hasValue());
-        const std::string dir = std::string(FUSEBOX_BINARY_DIR) + "/pt2-fixtures/oracle/" + model;
+        const std::string dir = oracleDir + "/" + model;
         std::filesystem::create_directories(dir);
         for (const char *file : {"dynamo.py", "aot_forward.py"}) {
             INFO(model << ": no " << file << " captured");
@@ -168,7 +179,7 @@ TEST_CASE("The oracle suite: Fusebox's rewrite is Inductor's, graph and counters
         for (size_t i = 0; i < std::size(kOracleConfigs); ++i) {
             const OracleConfig &config = kOracleConfigs[i];
             const OracleRun run
-                = compareOne(model, config, dir + "/" + config.graph, (*captured)["inductor_counters"][i]);
+                = compareOne(model, config, dir + "/" + config.graph, (*captured)["inductor_counters"][i], profile);
             ++runs;
             sameGraph += run.sameGraph;
             sameCounters += run.sameCounters;
@@ -179,10 +190,11 @@ TEST_CASE("The oracle suite: Fusebox's rewrite is Inductor's, graph and counters
             report.push_back(run.json);
         }
     }
-    std::ofstream(std::string(FUSEBOX_BINARY_DIR) + "/pt2-fixtures/oracle/report.json") << report.dump(1);
+    std::ofstream(oracleDir + "/report.json") << report.dump(1);
     // Inductor fires on most runs: agreement is not agreement on doing nothing.
     CHECK(fired >= runs / 2);
-    WARN("Oracle suite: " << models.size() << " models x " << std::size(kOracleConfigs) << " configs = " << runs
+    WARN("Oracle suite under " << profile.label() << " (torch " << info->torch << ")"
+                               << (chosen->note.empty() ? "" : "; " + chosen->note) << ": " << models.size() << " models x " << std::size(kOracleConfigs) << " configs = " << runs
                           << " runs; same graph " << sameGraph << "; same counters " << sameCounters
                           << ", without pattern_matcher_* " << sameRuleCounters << "; graph and those counters "
                           << sameBoth << "; Inductor fired on " << fired << "\n"
