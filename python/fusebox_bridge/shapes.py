@@ -35,13 +35,12 @@ specialise (an op that guards on it) prints as its hint.
 
 Devices: these roots' torch builds have no CUDA, and an op without a fake
 kernel runs a real one on the tensor's device. So everything runs on CPU:
-inputs are made on CPU, and while the graph runs a TorchFunctionMode turns
-every non-CPU device a call names (device=..., `.to("cuda")`, a torch.device
-argument, autocast's device type) into CPU and `.cuda()` into nothing. Each
-tensor value is then reported on the device the graph was recorded on: that
-of its first tensor input on a non-CPU device, else the first non-CPU device
-a call names, else cpu. A graph that moves values between CPU and CUDA is
-reported as all on the recorded device.
+inputs are made on CPU, and the graph runs under devices.OnCpu (every
+accelerator device a call names is CPU, `.cuda()` is nothing). Each tensor
+value is then reported on the device the graph was recorded on: that of its
+first tensor input on a non-CPU device, else the first non-CPU device a call
+names, else cpu. A graph that moves values between CPU and CUDA is reported
+as all on the recorded device.
 """
 from __future__ import annotations
 
@@ -58,9 +57,9 @@ import torch.fx
 from torch._subclasses.fake_tensor import FakeTensorMode
 from torch.fx.experimental.symbolic_shapes import DimDynamic, ShapeEnv
 from torch.fx.graph import dtype_abbrs
-from torch.overrides import TorchFunctionMode
 
 from . import fxgraph
+from .devices import OnCpu, is_accelerator
 from .server import BridgeError, one_line
 
 _HINT = 8  # a symbol's hint when nothing gives one (fxgraph's int inputs are 8 too)
@@ -106,7 +105,7 @@ def infer_shapes(args: dict[str, Any]) -> dict[str, Any]:
     try:
         for logger in loggers:
             logger.setLevel(logging.CRITICAL)
-        with torch.no_grad(), mode, _OnCpu():
+        with torch.no_grad(), mode, OnCpu():
             run.run(*inputs, enable_io_processing=False)
     finally:
         for logger, level in zip(loggers, levels):
@@ -423,36 +422,6 @@ class _Symbols(dict):
 
 # The fake run
 
-def _is_accelerator(device: Any) -> bool:
-    """A device (torch.device or string) that is neither CPU nor meta."""
-    try:
-        return torch.device(device).type not in ("cpu", "meta")
-    except (RuntimeError, TypeError):
-        return False
-
-
-class _OnCpu(TorchFunctionMode):
-    """Every device a torch call names becomes CPU; `.cuda()` returns its tensor."""
-
-    def __torch_function__(self, func: Callable, types: Any, args: tuple = (), kwargs: dict | None = None) -> Any:
-        kwargs = dict(kwargs or {})
-        if func is torch.Tensor.cuda:
-            return args[0]
-        if _is_accelerator(kwargs.get("device")):
-            kwargs["device"] = torch.device("cpu")
-        to = func is torch.Tensor.to
-        args = tuple("cpu" if (isinstance(a, torch.device) or (to and isinstance(a, str))) and _is_accelerator(a)
-                     else a for a in args)
-        return func(*args, **kwargs)
-
-
-def _enter_autocast_on_cpu(enter: Callable) -> Callable:
-    """Dynamo's `_enter_autocast("cuda", dtype, ...)`, entered for CPU."""
-    def wrapped(device_type: str, *args: Any) -> Any:
-        return enter("cpu" if _is_accelerator(device_type) else device_type, *args)
-    return wrapped
-
-
 class _FakeRun(torch.fx.Interpreter):
     """Runs each node on fake values; a node that raises, or that reads an
     unknown value, is unknown (the failures are kept, one line each)."""
@@ -478,11 +447,6 @@ class _FakeRun(torch.fx.Interpreter):
             self.values[n] = value
         return value
 
-    def call_function(self, target: Any, args: tuple, kwargs: dict) -> Any:
-        if getattr(target, "__name__", "") == "_enter_autocast":
-            target = _enter_autocast_on_cpu(target)
-        return super().call_function(target, args, kwargs)
-
     def get_attr(self, target: str, args: tuple, kwargs: dict) -> Any:
         value = super().get_attr(target, args, kwargs)
         if isinstance(value, torch.Tensor):
@@ -493,12 +457,12 @@ class _FakeRun(torch.fx.Interpreter):
 def _recorded_device(inputs: Iterable[_Input], gm: torch.fx.GraphModule) -> str:
     """The device the graph ran on: its first tensor input's that is not CPU,
     else the first non-CPU device one of its calls names, else cpu."""
-    found = [torch.device(spec.device) for spec in inputs if spec.dtype is not None and _is_accelerator(spec.device)]
+    found = [torch.device(spec.device) for spec in inputs if spec.dtype is not None and is_accelerator(spec.device)]
     for node in gm.graph.nodes:
         if found:
             break
         torch.fx.node.map_aggregate((node.args, node.kwargs),
-                                    lambda a: found.append(a) if isinstance(a, torch.device) and _is_accelerator(a) else a)
+                                    lambda a: found.append(a) if isinstance(a, torch.device) and is_accelerator(a) else a)
     if not found:
         return "cpu"
     # A tensor's device has an index: device(type='cuda') made it on cuda:0.
