@@ -6,9 +6,11 @@ come from CUDA machines (GraphNet, Dynamo logs): their code names the device
 `x.cuda()`, `_enter_autocast('cuda', ...)`). `OnCpu` is the TorchFunctionMode
 under which such a graph runs on CPU: every accelerator device a torch call
 names becomes CPU, and `.cuda()` returns its tensor. The graph's inputs are
-made on CPU, so every value stays there.
+made on CPU (fxspecs.example_inputs), so every value stays there.
 
-Used by shapes' fake-tensor run (`infer_shapes`).
+Used by every real or fake run of a rebuilt graph: fxgraph.propagate
+(`inductor`, `propagate_shapes`, `apply_patterns`), verify, and shapes'
+fake-tensor run.
 """
 from __future__ import annotations
 
