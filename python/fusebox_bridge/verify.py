@@ -13,6 +13,7 @@ import math
 import torch
 
 from . import fxgraph
+from .devices import OnCpu
 from .server import BridgeError, one_line
 
 _sessions = {}
@@ -124,7 +125,8 @@ def compare_outputs(expected, actual, names, precision):
 
 
 def _run(gm, inputs):
-    with torch.no_grad():
+    """gm's outputs on inputs, flattened; on CPU also for a graph recorded on CUDA."""
+    with torch.no_grad(), OnCpu():
         return _flatten(gm(*inputs))
 
 

@@ -79,6 +79,22 @@ def test_linear_split_cat_arange_on_cuda():
     assert result["inferred"] == len(values) - 2
 
 
+AUTOCAST = '''
+class GraphModule(torch.nn.Module):
+    def forward(self, x: "f32[4, 16][16, 1]cuda:0", w: "f32[8, 16][16, 1]cuda:0"):
+        _enter_autocast = torch.amp.autocast_mode._enter_autocast('cuda', torch.bfloat16, True, None)
+        linear = torch._C._nn.linear(x, w);  x = w = None
+        _exit_autocast = torch.amp.autocast_mode._exit_autocast(_enter_autocast);  _enter_autocast = None
+        return (linear,)
+'''
+
+
+def test_autocast_for_cuda_runs_on_cpu():
+    result = infer_shapes({"graph": AUTOCAST, "source_name": "autocast.py"})
+    assert result["failed"] == []
+    assert result["values"]["linear"] == "bf16[4, 8][8, 1]cuda:0"
+
+
 def test_given_inputs_override_annotations():
     inputs = [{"name": "x", "shape": [2, 16], "dtype": "f32", "device": "cpu"},
               {"name": "w", "shape": [8, 16], "dtype": "f32", "device": "cpu"},
