@@ -9,6 +9,7 @@
 
 #include "core/torch/TorchSchemas.h"
 #include "patterns/Catalog.h"
+#include "patterns/InductorProfile.h"
 #include "patterns/PassConfiguration.h"
 
 #include <QEventLoop>
@@ -91,7 +92,9 @@ Status DocumentPersistence::applyPassConfig(const PassConfig &config, const std:
     if (!added)
         return added.error();
     std::vector<std::string> notes;
-    if (Status s = configurePatterns(fresh, config, &notes); !s)
+    // The IDE's catalog has every rule of the newest Inductor Fusebox knows
+    // (its pass files name them all), so it reads configs as that version.
+    if (Status s = configurePatterns(fresh, config, newestInductorProfile(), &notes); !s)
         return Error{sourceName + ": " + s.error().message};
     for (const std::string &name : *added)
         fresh.setEnabled(name, true); // a custom pattern runs whenever it is given

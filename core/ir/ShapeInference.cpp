@@ -56,6 +56,17 @@ bool holdsOneTensor(const Graph &graph, NodeId id)
         const bool withDim = n->args().size() >= 2 ? n->args()[1].asInt().has_value() : n->kwarg("dim") != nullptr;
         return !withDim;
     }
+    // Read only through getitems: a tuple or list (an op Fusebox has no schema
+    // for, such as _native_batch_norm_legit_no_training), whose items carry
+    // the shapes.
+    bool anyUser = false, onlyGetitems = true;
+    graph.forEachUse(id, [&](NodeId user) {
+        anyUser = true;
+        const Node *u = graph.node(user);
+        onlyGetitems = onlyGetitems && u && u->op == "getitem";
+    });
+    if (anyUser && onlyGetitems)
+        return false;
     // getitem of a torch.Size (x.size()[0]) is an int.
     if (n->op == "getitem" && !n->args().empty() && n->args()[0].isNode()) {
         const Node *source = graph.node(n->args()[0].node());

@@ -1037,6 +1037,10 @@ Value getitem(const Call &c)
         const int64_t at = *i < 0 ? *i + n : *i;
         return at >= 0 && at < n ? Value::ofTensor(v.tensors[size_t(at)]) : Value{};
     }
+    if (v.kind == Value::Kind::Tensor && i && !v.tensor.shape->empty()) {
+        Dims out(v.tensor.shape->begin() + 1, v.tensor.shape->end()); // x[0] of a tensor
+        return tensorValue(v.tensor, out);
+    }
     if (v.kind == Value::Kind::ScalarList) {
         const int64_t n = int64_t(v.scalars.size());
         if (i) {

@@ -67,6 +67,9 @@ nlohmann::json inductorInputsOf(const Graph &graph)
     nlohmann::json inputs = nlohmann::json::array();
     for (NodeId id : graph.inputs()) {
         const Node *n = graph.node(id);
+        // A SymInt placeholder (GraphNet's s10) has no shape: the bridge gives it its hint.
+        if (n->type != "Tensor")
+            continue;
         if (!n->meta.hasStaticShape() || n->meta.dtype == DType::Unknown)
             return nullptr;
         std::vector<int64_t> shape;

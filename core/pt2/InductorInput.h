@@ -18,8 +18,9 @@ namespace fusebox::pt2 {
 /// else writeFxText(graph).
 std::string graphTextForInductor(const Graph &graph, const std::string &path = {});
 
-/// The placeholders as runInductor's `inputs`, [{name, shape, dtype}], or
-/// null when one has no static shape or no dtype.
+/// The tensor placeholders as runInductor's `inputs`, [{name, shape, dtype}],
+/// or null when one has no static shape or no dtype. SymInt placeholders are
+/// left out: the bridge gives them their hint.
 nlohmann::json inductorInputsOf(const Graph &graph);
 
 /// `config` narrowed to the passes the bridge's Inductor has (`passes`: the

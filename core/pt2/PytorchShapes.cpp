@@ -191,7 +191,11 @@ Expected<ShapeCompletion> completeShapes(LoadedModel &model, const std::string &
         done.after = done.before;
         return done;
     }
-    if (source == ShapeSource::Pytorch || (source == ShapeSource::Auto && done.before.unknown > 0)) {
+    // Under Auto, a dump that records no input's shape (fx_graph_runnable.py
+    // keeps them in load_args) gives PyTorch nothing to start from: only the
+    // count below is said.
+    if (source == ShapeSource::Pytorch
+        || (source == ShapeSource::Auto && done.before.unknown > 0 && anyInputShaped(model.graph))) {
         auto asked = askPytorch(model, path, python);
         if (!asked && source == ShapeSource::Pytorch)
             return asked.error();

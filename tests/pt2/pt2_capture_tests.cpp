@@ -57,7 +57,13 @@ TEST_CASE("capture writes every graph, each opens with PyTorch's op histogram", 
             // JSON only says what it is: a graph without its weights.
             if (std::string(file) == "exported_program.json")
                 CHECK(read["warnings"].size() == 1);
-            else
+            else if (std::string(file) == "torch_compile_debug/fx_graph_runnable.py") {
+                // It records its inputs' shapes only in load_args, which
+                // Fusebox does not read yet: said, with how many values it leaves unknown.
+                REQUIRE(read["warnings"].size() == 1);
+                CHECK(read["warnings"][0].get<std::string>().find(" op values have no shape") != std::string::npos);
+                CHECK(read["shapes"]["known"] == 0);
+            } else
                 CHECK(read["warnings"].empty());
         }
         // The Dynamo graph holds torch-level calls: read as ATen ops they are

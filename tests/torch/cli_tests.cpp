@@ -200,9 +200,23 @@ TEST_CASE("fusebox-pass run honours the config and its rejected matches", "[torc
     {
         std::ofstream(config) << R"({"pre_grad_fusion_options": {"batch_lienar": {}}})";
     }
-    RunResult typo = runPass("run " + demoModel() + " --config " + config + " -o " + outPath("x.json"));
+    // Inductor 2.6 raises KeyError for a pre-grad name it has no pass for ...
+    RunResult typo =
+        runPass("run " + demoModel() + " --config " + config + " --inductor-version 2.6 -o " + outPath("x.json"));
     CHECK(typo.exitCode == 1);
     CHECK(typo.output.find("unknown rule (did you mean 'batch_linear'?)") != std::string::npos);
+    CHECK(typo.output.find("note: answers follow Inductor 2.6 (--inductor-version 2.6)") != std::string::npos);
+    // ... and 2.14 skips it: so does Fusebox, and says so.
+    RunResult skipped =
+        runPass("run " + demoModel() + " --config " + config + " --inductor-version 2.14 -o " + outPath("x.json"));
+    INFO(skipped.output);
+    CHECK(skipped.exitCode == 0);
+    CHECK(skipped.output.find("batch_lienar: not a pass of Inductor 2.14 (did you mean 'batch_linear'?); skipped, as "
+                              "Inductor 2.14 skips a pre-grad pass it does not know")
+          != std::string::npos);
+    RunResult old = runPass("run " + demoModel() + " --config " + config + " --inductor-version 2.3 -o " + outPath("x.json"));
+    CHECK(old.exitCode == 1);
+    CHECK(old.output.find("torch 2.3 is older than 2.4") != std::string::npos);
 }
 
 TEST_CASE("fusebox-pass run --report report.md writes the review report's Markdown", "[torch][cli]")

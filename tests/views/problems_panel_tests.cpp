@@ -82,9 +82,23 @@ TEST_CASE("Problems panel groups the reader's warnings by kind and goes to their
 
     ProblemsPanel *panel = w.problems();
     QTreeWidget *tree = panel->tree();
-    REQUIRE(tree->topLevelItemCount() == 3);
-    CHECK(panel->problemCount() == 6);
-    CHECK(panel->windowTitle() == QStringLiteral("Problems (6)"));
+    // The reader's three kinds, then the shapes: self.block's value has none
+    // (a module call), said with where it starts; PyTorch 2, when one is set
+    // up, cannot run the apex ops either, and says so too.
+    int shapeKinds = 0;
+    bool unknownSaid = false;
+    for (int i = 3; i < tree->topLevelItemCount(); ++i) {
+        const QString text = tree->topLevelItem(i)->text(0);
+        const bool aboutShapes = text.contains(QStringLiteral("op values have no shape"))
+                                 || text.contains(QStringLiteral("could not infer"));
+        INFO(text.toStdString());
+        shapeKinds += aboutShapes;
+        unknownSaid = unknownSaid || text.contains(QStringLiteral("op values have no shape, the first %"));
+    }
+    CHECK(unknownSaid);
+    REQUIRE(tree->topLevelItemCount() == 3 + shapeKinds);
+    CHECK(panel->problemCount() == 6 + shapeKinds);
+    CHECK(panel->windowTitle() == QStringLiteral("Problems (%1)").arg(6 + shapeKinds));
     CHECK_FALSE(panel->findChild<QLabel *>(QStringLiteral("problemsEmpty"))->isVisibleTo(panel));
 
     // One row per kind, in the order of the first warning of each; locations by file name.

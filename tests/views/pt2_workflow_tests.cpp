@@ -55,7 +55,8 @@ public:
         : m_had(QSettings().contains(Pt2Controller::kPythonKey)),
           m_value(QSettings().value(Pt2Controller::kPythonKey)), m_python(qgetenv("FUSEBOX_PYTHON")),
           m_hadPython(qEnvironmentVariableIsSet("FUSEBOX_PYTHON")), m_root(qgetenv("FUSEBOX_PT2_ROOT")),
-          m_hadRoot(qEnvironmentVariableIsSet("FUSEBOX_PT2_ROOT"))
+          m_hadRoot(qEnvironmentVariableIsSet("FUSEBOX_PT2_ROOT")), m_testing(qgetenv("FUSEBOX_PT2_TESTING_ROOT")),
+          m_hadTesting(qEnvironmentVariableIsSet("FUSEBOX_PT2_TESTING_ROOT"))
     {
     }
     ~SettingsGuard()
@@ -66,6 +67,7 @@ public:
             QSettings().remove(Pt2Controller::kPythonKey);
         restore("FUSEBOX_PYTHON", m_hadPython, m_python);
         restore("FUSEBOX_PT2_ROOT", m_hadRoot, m_root);
+        restore("FUSEBOX_PT2_TESTING_ROOT", m_hadTesting, m_testing);
     }
 
 private:
@@ -82,6 +84,8 @@ private:
     bool m_hadPython;
     QByteArray m_root;
     bool m_hadRoot;
+    QByteArray m_testing;
+    bool m_hadTesting;
 };
 
 QString logText(MainWindow &w) { return w.findChild<QPlainTextEdit *>(QStringLiteral("log"))->toPlainText(); }
@@ -262,6 +266,7 @@ TEST_CASE("PyTorch 2 workflow: capture a script, compare with Inductor, a bad Py
     QSettings().remove(Pt2Controller::kPythonKey);
     qunsetenv("FUSEBOX_PYTHON");
     qputenv("FUSEBOX_PT2_ROOT", temp.filePath(QStringLiteral("no-root")).toLocal8Bit());
+    qputenv("FUSEBOX_PT2_TESTING_ROOT", temp.filePath(QStringLiteral("no-testing-root")).toLocal8Bit());
     captured.clear();
     compared.clear();
     CHECK_FALSE(pt2.capture(script, outDir));
