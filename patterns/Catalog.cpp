@@ -1,5 +1,7 @@
 #include "Catalog.h"
 
+#include "InductorProfile.h"
+
 namespace fusebox {
 
 PatternSet builtinCatalog()
@@ -8,6 +10,7 @@ PatternSet builtinCatalog()
     addSplitCatPatterns(set);
     addGroupBatchPatterns(set);
     setInductorSources(set);
+    applyInductorProfile(set, newestInductorProfile());
     return set;
 }
 

@@ -6,7 +6,9 @@ namespace fusebox {
 
 /// Every built-in Optimus rule under Inductor's name, with Inductor's default
 /// options: the vertical split/cat passes and the horizontal group/batch
-/// fusions, pre- and post-grad. All are enabled; a pass config narrows them.
+/// fusions, pre- and post-grad, giving the newest Inductor profile's answers
+/// (applyInductorProfile gives another's). All are enabled; a pass config
+/// narrows them.
 PatternSet builtinCatalog();
 
 /// Adds the vertical split/cat rules (patterns/split_cat/).

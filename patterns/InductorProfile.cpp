@@ -107,6 +107,32 @@ std::vector<std::string> InductorProfile::unmodelledChanges(const std::vector<st
     return out;
 }
 
+std::vector<std::string> InductorProfile::behavioursOf(std::string_view pass) const
+{
+    std::vector<std::string> out;
+    for (const InductorProfile &p : inductorProfiles()) {
+        if (majorMinor(p.version) > majorMinor(version))
+            break;
+        for (const BehaviourChange &c : p.changes)
+            if (c.pass == pass && c.modelled && !c.behaviour.empty())
+                out.emplace_back(c.behaviour);
+    }
+    return out;
+}
+
+void applyInductorProfile(PatternSet &set, const InductorProfile &profile)
+{
+    for (const Pattern *p : set.all()) {
+        Pattern *rule = set.find(p->name());
+        rule->setBehaviours(profile.behavioursOf(rule->name()));
+        const bool inSomeProfile = std::any_of(std::begin(kPasses), std::end(kPasses),
+                                               [&](const ProfilePass &pass) { return pass.name == rule->name(); });
+        if (inSomeProfile && !profile.find(rule->name()))
+            set.setEnabled(rule->name(), false);
+    }
+    set.setInductorLabel(profile.label());
+}
+
 const std::vector<InductorProfile> &inductorProfiles()
 {
     static const std::vector<InductorProfile> profiles = [] {
@@ -120,16 +146,20 @@ const std::vector<InductorProfile> &inductorProfiles()
         v214.perPassDevices = true;
         v214.disabledPasses = true;
         // ../shared/reference/pt2.md, "What changed": read from both sources.
+        using namespace behaviour;
         v214.changes = {
-            {"batch_linear_lhs", "its group key uses the bias's ndim"},
-            {"batch_detach", "it also groups the method form x.detach()"},
-            {"batch_nan_to_num", "it keeps positional arguments"},
-            {"batch_clamp", "it keeps positional arguments (2.6 fails on a positional clamp)"},
-            {"normalization_pass", "it rewrites torch.concat to torch.cat"},
-            {"normalization_aten_pass", "it also rewrites aten.split.Tensor to split_with_sizes"},
-            {"decompose_mm_pass", "new CPU thresholds and options"},
-            {"split_cat_to_slices_pass", "its counters"},
-            {"unbind_stack_aten_pass", "its counters"},
+            {"batch_linear_lhs", kLhsBiasNdimKey, "its group key uses the bias's ndim", true},
+            {"batch_detach", kDetachMethodForm, "it also groups the method form x.detach()", true},
+            {"batch_nan_to_num", kMathPositionalArgs, "it keys on and keeps positional arguments", true},
+            {"batch_clamp", kMathPositionalArgs,
+             "it keys on and keeps positional arguments (2.6 fails on a positional clamp)", true},
+            {"batch_dropout", kMathPositionalArgs, "new: keys on and keeps positional arguments, as 2.14's "
+                                                   "nan_to_num and clamp", true},
+            {"normalization_pass", kNormalizeConcat, "it rewrites torch.concat to torch.cat", true},
+            {"normalization_aten_pass", {}, "it also rewrites aten.split.Tensor to split_with_sizes"},
+            {"decompose_mm_pass", {}, "new CPU thresholds and options"},
+            {"split_cat_to_slices_pass", {}, "its counters"},
+            {"unbind_stack_aten_pass", {}, "its counters"},
         };
         return std::vector<InductorProfile>{v26, v214};
     }();
@@ -164,7 +194,7 @@ Expected<ChosenProfile> chooseInductorProfile(std::string_view torchVersion)
     for (const InductorProfile &p : profiles) {
         const auto v = majorMinor(p.version);
         if (v == wanted)
-            return ChosenProfile{&p, {}};
+            return ChosenProfile{&p, {}, {}};
         if (v < wanted)
             older = &p;
     }

@@ -8,6 +8,7 @@
 
 #include "core/ir/Expected.h"
 #include "core/rewrite/Pattern.h"
+#include "core/rewrite/PatternSet.h"
 
 #include <string>
 #include <string_view>
@@ -23,11 +24,30 @@ struct ProfilePass {
     std::string_view since;
 };
 
-/// A pass whose behaviour this version changed from the one before, and
-/// whether Fusebox models the change yet. Where it does not, answers for that
-/// pass are the older version's, and every report that runs the pass says so.
+/// The behaviours rules ask for (Pattern::follows): each names one way a
+/// version's pass differs from the version before. The profiles list which
+/// versions have which; the rules read nothing else about versions.
+namespace behaviour {
+/// batch_linear_lhs keys on the bias's ndim (None without one), not on its presence.
+inline constexpr std::string_view kLhsBiasNdimKey = "batch_linear_lhs.bias_ndim_key";
+/// batch_detach also matches the method form x.detach().
+inline constexpr std::string_view kDetachMethodForm = "batch_detach.method_form";
+/// The pre-grad math fusions (nan_to_num, clamp, dropout) key on, and keep,
+/// their positional arguments; 2.6 keys on the keywords alone and drops them.
+inline constexpr std::string_view kMathPositionalArgs = "batch_math.positional_args";
+/// normalization_pass rewrites torch.concat to torch.cat.
+inline constexpr std::string_view kNormalizeConcat = "normalization_pass.concat";
+} // namespace behaviour
+
+/// A pass whose behaviour this version changed from the one before (or a new
+/// pass's behaviour that differs from its siblings'), and whether Fusebox
+/// models it. Where it does not, answers for that pass are the older
+/// version's, and every report that runs the pass says so.
 struct BehaviourChange {
     std::string_view pass;
+    /// What Pattern::follows() asks for (a behaviour:: name); empty for a
+    /// change no rule reads (not modelled).
+    std::string_view behaviour;
     /// What changed, in one line.
     std::string_view what;
     bool modelled = false;
@@ -58,6 +78,9 @@ struct InductorProfile {
     /// does not model ("batch_linear_lhs: Inductor 2.14 changed it (...);
     /// Fusebox gives 2.6's answer"); empty when there is none.
     std::vector<std::string> unmodelledChanges(const std::vector<std::string> &enabled) const;
+    /// The behaviours `pass` has in this version: every modelled change of
+    /// this profile and the older ones that names it.
+    std::vector<std::string> behavioursOf(std::string_view pass) const;
 };
 
 /// The profiles, oldest first.
@@ -65,6 +88,12 @@ const std::vector<InductorProfile> &inductorProfiles();
 
 /// The newest profile: what Fusebox follows when no PyTorch 2 says otherwise.
 const InductorProfile &newestInductorProfile();
+
+/// Makes the built-in rules of `set` give `profile`'s answers: each rule
+/// follows its behaviours in that version, a built-in rule of a newer
+/// version only is disabled (a custom pattern is left as it is), and the set
+/// is labelled with the profile ("Inductor 2.14").
+void applyInductorProfile(PatternSet &set, const InductorProfile &profile);
 
 /// The profile named exactly ("2.6", "2.14"), or nullptr.
 const InductorProfile *findInductorProfile(std::string_view version);

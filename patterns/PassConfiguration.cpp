@@ -158,6 +158,7 @@ Status configurePatterns(PatternSet &patterns, const PassConfig &config, const I
         return s;
     if (notes)
         *notes = std::move(lines);
+    applyInductorProfile(patterns, profile);
     for (const Pattern *p : patterns.all())
         patterns.setEnabled(p->name(), enabled.count(p->name()) != 0);
     return Status::ok();

@@ -65,6 +65,8 @@ nlohmann::json reportJson(const RewriteReport &report)
 {
     nlohmann::json j;
     j["model"] = report.model;
+    if (!report.inductor.empty())
+        j["inductor"] = report.inductor;
     j["nodes_before"] = report.nodesBefore;
     j["nodes_after"] = report.nodesAfter;
     nlohmann::json counters = nlohmann::json::object();
@@ -107,6 +109,8 @@ std::string reportMarkdown(const RewriteReport &report)
 {
     const auto n = [](size_t v) { return std::to_string(v); };
     std::string md = "# " + (report.title.empty() ? "Rewrites of " + report.model : report.title) + "\n\n";
+    if (!report.inductor.empty())
+        md += "Answers follow " + report.inductor + ".\n\n";
     md += "Nodes: " + n(report.nodesBefore) + " before, " + n(report.nodesAfter) + " after.";
     if (report.verifyEachApply)
         md += std::string(" Verification after each apply: ") + (*report.verifyEachApply ? "on" : "off") + ".";

@@ -67,6 +67,8 @@ struct RewriteReport {
     /// The Markdown title; "Rewrites of <model>" when empty.
     std::string title;
     std::string model;
+    /// "Inductor 2.14": whose answers the rules gave (PatternSet::inductorLabel).
+    std::string inductor;
     size_t nodesBefore = 0, nodesAfter = 0;
     /// Per pattern (every pattern with a match or a decision).
     std::map<std::string, ReportCounts> counters;

@@ -43,6 +43,7 @@ RewriteReport reviewReport(const Document &d)
     RewriteReport report;
     report.title = "Review of " + d.displayName().toStdString();
     report.model = d.displayName().toStdString();
+    report.inductor = d.patterns().inductorLabel();
     report.nodesBefore = d.originalGraph().size();
     report.nodesAfter = d.graph().size();
     report.verifyEachApply = d.verifyApplies();

@@ -210,7 +210,8 @@ void RewriteController::setSchedule(PassSchedule schedule)
     m_document->setSchedule(schedule);
     (schedule == PassSchedule::Inductor ? m_scheduleInductor : m_scheduleGreedy)->setChecked(true);
     emit logLine(schedule == PassSchedule::Inductor
-                     ? tr("schedule: Inductor 2.6's (Apply All runs the passes as Inductor does)")
+                     ? tr("schedule: %1's (Apply All runs the passes as Inductor does)")
+                           .arg(QString::fromStdString(m_document->patterns().inductorLabel()))
                      : tr("schedule: greedy (Apply All runs Fusebox's own search to a fixed point, beyond Inductor)"));
     m_whyNot->explain({}, {}); // its answer follows the schedule
 }

@@ -85,8 +85,9 @@ void RewriteController::createActions()
 
     // Which driver Apply All runs, as fusebox-pass run --schedule.
     auto *schedules = new QActionGroup(this);
-    m_scheduleInductor = new QAction(tr("&Inductor 2.6's Schedule"), schedules);
-    m_scheduleInductor->setToolTip(tr("Apply All runs the passes as PyTorch 2.6's Inductor does: config order, each "
+    m_scheduleInductor = new QAction(tr("&Inductor's Schedule"), schedules);
+    m_scheduleInductor->setToolTip(tr("Apply All runs the passes as the Inductor of the session's profile does "
+                                      "(Settings, the log names it): config order, each "
                                       "over the whole graph once (split/cat passes `counter` times), on the graph's "
                                       "stage (docs/inductor-schedule.md)"));
     m_scheduleGreedy = new QAction(tr("&Greedy Search (Fusebox's own)"), schedules);

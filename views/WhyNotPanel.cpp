@@ -164,7 +164,8 @@ void WhyNotPanel::refresh()
         auto *item = new QTreeWidgetItem(m_checks, {what, qs(c.actual), qs(c.source)});
         item->setToolTip(0, qs(c.description));
         item->setToolTip(1, qs(c.actual));
-        item->setToolTip(2, c.fuseboxOnly ? qs(c.source) : tr("Made by PyTorch 2.6's %1").arg(qs(c.source)));
+        item->setToolTip(2, c.fuseboxOnly ? qs(c.source) : tr("Made by %1's %2 (its code as PyTorch 2.6 has it)")
+                                                            .arg(qs(m_document->patterns().inductorLabel()), qs(c.source)));
         if (c.fuseboxOnly)
             item->setForeground(2, QColor(0xb0, 0x60, 0x00)); // a check Inductor does not make
         if (&c == failure) {

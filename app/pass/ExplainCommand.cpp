@@ -119,7 +119,8 @@ int runExplain(const ParsedArgs &args)
                   << "\n";
         return kExitOk;
     }
-    std::cout << summary.pattern << (*schedule == PassSchedule::Inductor ? " in Inductor 2.6's schedule" : " in Fusebox's greedy search")
+    std::cout << summary.pattern << (*schedule == PassSchedule::Inductor ? " in " + patterns->inductorLabel() + "'s schedule"
+                                                                   : std::string(" in Fusebox's greedy search"))
               << ": attempted at " << summary.attempted << " node"
               << (summary.attempted == 1 ? "" : "s") << ", fires at " << summary.matched << "\n";
     if (!pattern->unavailableReason().empty())

@@ -188,6 +188,13 @@ std::optional<PatternSet> patternsForCommand(const ParsedArgs &args, const std::
         for (size_t i = before; i < patterns.size(); ++i)
             custom.push_back(patterns.all()[i]->name());
     }
+    const auto profile = inductorProfileForCommand(args, commandName);
+    if (!profile)
+        return std::nullopt;
+    std::cerr << "note: answers follow " << profile->profile->label() << " (" << profile->source << ")\n";
+    if (!profile->note.empty())
+        std::cerr << "note: " << profile->note << "\n";
+    applyInductorProfile(patterns, *profile->profile);
     if (auto path = args.value("--config")) {
         auto config = loadPassConfig(*path);
         if (!config)
@@ -200,27 +207,21 @@ std::optional<PatternSet> patternsForCommand(const ParsedArgs &args, const std::
         if (!added)
             return fail(added.error().message);
         custom.insert(custom.end(), added->begin(), added->end());
-        const auto profile = inductorProfileForCommand(args, commandName);
-        if (!profile)
-            return std::nullopt;
-        std::cerr << "note: answers follow " << profile->profile->label() << " (" << profile->source << ")\n";
-        if (!profile->note.empty())
-            std::cerr << "note: " << profile->note << "\n";
         std::vector<std::string> notes;
         if (Status s = configurePatterns(patterns, *config, *profile->profile, &notes); !s)
             return fail(*path + ": " + s.error().message);
         // What the version's Inductor accepts without acting on it is accepted here too, and said.
         for (const std::string &note : notes)
             std::cerr << "note: " << *path << ": " << note << "\n";
-        std::vector<std::string> enabled;
-        for (const Pattern *p : patterns.all())
-            if (patterns.isEnabled(p->name()))
-                enabled.push_back(p->name());
-        for (const std::string &change : profile->profile->unmodelledChanges(enabled))
-            std::cerr << "note: " << change << "\n";
         if (configOut)
             *configOut = std::move(*config);
     }
+    std::vector<std::string> enabled;
+    for (const Pattern *p : patterns.all())
+        if (patterns.isEnabled(p->name()))
+            enabled.push_back(p->name());
+    for (const std::string &change : profile->profile->unmodelledChanges(enabled))
+        std::cerr << "note: " << change << "\n";
     // A custom pattern runs whenever it is given, config or not.
     for (const std::string &name : custom)
         patterns.setEnabled(name, true);

@@ -222,6 +222,7 @@ int runRun(const ParsedArgs &args)
     // undone, nodes); this command's own sections are added to its JSON.
     RewriteReport summary = rewriteReport(args.positionals[0], result);
     summary.undone = undone.undone;
+    summary.inductor = patterns->inductorLabel();
     nlohmann::json report = reportJson(summary);
     report["output"] = *output;
     report["converged"] = result.converged;
@@ -453,7 +454,8 @@ Command runCommand()
             "apply the rules as Inductor does (or greedily) and write the rewritten model",
             "Runs the enabled rules (all built-in rules, or those named by --config),\n"
             "skipping the config's rejected matches, and writes the rewritten model. By\n"
-            "default they run as PyTorch 2.6's Inductor runs its passes: in the config's\n"
+            "default they run as Inductor runs its passes (the --inductor-version profile,\n"
+            "named on stderr): in the config's\n"
             "order, each over the whole graph, on the stage the graph is at (pre-grad for\n"
             "a Dynamo graph, post-grad for an ATen one, both for TorchScript); the report's\n"
             "inductor_counters read like counters[\"inductor\"]. --schedule greedy runs\n"

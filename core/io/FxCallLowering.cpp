@@ -311,6 +311,14 @@ NodeId Builder::addNode(CanonicalTarget t, const std::string &spelling, std::vec
                     kw.name = "split_sizes";
         }
     }
+    std::string written;
+    if ((spelling.starts_with("torch.") && !spelling.starts_with("torch.ops.")) || spelling.starts_with("Tensor.")) {
+        auto nodeText = [this](NodeId id) { return "%" + m_build.node(id).name; };
+        for (size_t i = 1; i < args.size(); ++i)
+            written += (written.empty() ? "" : ", ") + args[i].toString(nodeText);
+        for (const NamedArg &kw : kwargs)
+            written += (written.empty() ? "" : ", ") + kw.name + "=" + kw.value.toString(nodeText);
+    }
     std::string overload = t.overload.value_or("");
     const bool isModule = t.op.starts_with("call_module:");
     if (!t.mapped && !isModule) {
@@ -358,6 +366,7 @@ NodeId Builder::addNode(CanonicalTarget t, const std::string &spelling, std::vec
     n.provenance.source = m_source;
     if (spelling != torchOpsSpelling(n.op, n.overload) && spelling != n.op)
         n.provenance.originalSpelling = spelling;
+    n.provenance.writtenArgs = std::move(written);
     return id;
 }
 

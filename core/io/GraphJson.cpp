@@ -123,6 +123,8 @@ json nodeToJson(const Node &n, const Graph &graph)
         prov["source"] = json{{"file", p.source.file}, {"line", p.source.line}, {"column", p.source.column}};
     if (!p.originalSpelling.empty())
         prov["original"] = p.originalSpelling;
+    if (!p.writtenArgs.empty())
+        prov["written_args"] = p.writtenArgs;
     if (!p.createdBy.empty())
         prov["createdBy"] = p.createdBy;
     if (!prov.empty())
@@ -384,6 +386,7 @@ public:
                 fail(ppath, "expected an object, found " + describe(p));
             n.provenance.scope = stringField(p, ppath, "scope", false);
             n.provenance.originalSpelling = stringField(p, ppath, "original", false);
+            n.provenance.writtenArgs = stringField(p, ppath, "written_args", false);
             n.provenance.createdBy = stringField(p, ppath, "createdBy", false);
             if (p.contains("source")) {
                 const json &s = p["source"];

@@ -38,6 +38,12 @@ struct Provenance {
     /// The op as the input format spelled it ("aten::_convolution",
     /// "torch.nn.functional.linear", "x.split(...)"), kept for display and export.
     std::string originalSpelling;
+    /// A torch-level call's arguments after the first, as written, before
+    /// they were fitted to the ATen schema ("0.0, 6.0" or "min=0.0, max=6.0");
+    /// empty when there are none or the format does not record them.
+    /// Inductor's pre-grad math fusions key on this form (str(node.args[1:]),
+    /// str(node.kwargs)).
+    std::string writtenArgs;
     /// For nodes a rewrite created: the match that created them ("batch_linear#3").
     std::string createdBy;
     friend bool operator==(const Provenance &, const Provenance &) = default;

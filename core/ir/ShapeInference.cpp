@@ -67,6 +67,10 @@ bool holdsOneTensor(const Graph &graph, NodeId id)
     });
     if (anyUser && onlyGetitems)
         return false;
+    // A call of a non-ATen target that nothing reads is made for its effect
+    // (torch._C._log_api_usage_once, profiler records): no tensor to shape.
+    if (!anyUser && n->op.find("::") == std::string::npos && n->op != "getitem")
+        return false;
     // getitem of a torch.Size (x.size()[0]) is an int.
     if (n->op == "getitem" && !n->args().empty() && n->args()[0].isNode()) {
         const Node *source = graph.node(n->args()[0].node());

@@ -233,7 +233,8 @@ std::vector<Explanation> explainInInductorSchedule(const Graph &graph, const Ind
     }
 
     const std::string position = "pass " + std::to_string(passIndex + 1) + " of " + std::to_string(schedule.size());
-    const std::string context = "Inductor 2.6's " + std::string(toString(stage)) + " schedule, "
+    const std::string label = driver.patterns().inductorLabel().empty() ? "Inductor" : driver.patterns().inductorLabel();
+    const std::string context = label + "'s " + std::string(toString(stage)) + " schedule, "
                                 + (scheduled != schedule.end() ? position : std::string("not scheduled"));
     const auto &enabled = driver.patterns().enabled();
     const bool isEnabled = std::find(enabled.begin(), enabled.end(), &pattern) != enabled.end();

@@ -1,5 +1,7 @@
 #include "Pattern.h"
 
+#include <algorithm>
+
 #include <sstream>
 
 namespace fusebox {
@@ -54,6 +56,11 @@ Pattern::Pattern(std::string name, PassStage stage, int benefit, std::vector<std
     : m_name(std::move(name)), m_stage(stage), m_benefit(benefit), m_rootOps(std::move(rootOps)),
       m_description(std::move(description))
 {
+}
+
+bool Pattern::follows(std::string_view behaviour) const
+{
+    return std::find(m_behaviours.begin(), m_behaviours.end(), behaviour) != m_behaviours.end();
 }
 
 bool Pattern::isRootOp(std::string_view op) const

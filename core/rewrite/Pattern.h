@@ -100,6 +100,16 @@ public:
     /// True when op is one of rootOps() (overload suffixes ignored).
     bool isRootOp(std::string_view op) const;
 
+    /// Whether the rule gives the answer of an Inductor that has `behaviour`:
+    /// one of the named behaviour changes the Inductor profiles list
+    /// (patterns/InductorProfile.h, e.g. "batch_detach.method_form"). The
+    /// chosen profile sets them (applyInductorProfile); a rule with none gives
+    /// the oldest profile's answers. Rules ask by name, so that what differs
+    /// between versions stays data in the profiles, not version comparisons.
+    bool follows(std::string_view behaviour) const;
+    void setBehaviours(std::vector<std::string> behaviours) { m_behaviours = std::move(behaviours); }
+    const std::vector<std::string> &behaviours() const { return m_behaviours; }
+
 protected:
     Pattern(std::string name, PassStage stage, int benefit, std::vector<std::string> rootOps,
             std::string description);
@@ -114,6 +124,7 @@ private:
     PatternOptions m_options;
     std::string m_unavailable;
     std::string m_inductorSource;
+    std::vector<std::string> m_behaviours;
 };
 
 /// What Inductor 2.6 does to counters["inductor"] when it makes one rewrite:

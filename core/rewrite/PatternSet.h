@@ -31,12 +31,18 @@ public:
     std::vector<const Pattern *> enabled() const;
     size_t size() const { return m_entries.size(); }
 
+    /// "Inductor 2.14": the Inductor whose answers the built-in rules give
+    /// (applyInductorProfile sets it); reports, Why Not and the log name it.
+    const std::string &inductorLabel() const { return m_inductorLabel; }
+    void setInductorLabel(std::string label) { m_inductorLabel = std::move(label); }
+
 private:
     struct Entry {
         std::unique_ptr<Pattern> pattern;
         bool enabled = true;
     };
     std::vector<Entry> m_entries;
+    std::string m_inductorLabel;
 };
 
 } // namespace fusebox

@@ -3,6 +3,7 @@
 #include "GroupBatchUtils.h"
 
 #include "core/rewrite/MatchUtils.h"
+#include "patterns/InductorProfile.h"
 
 namespace fusebox::group_batch {
 namespace {
@@ -165,7 +166,27 @@ std::optional<std::string> BatchLinearLHSFusion::key(const Graph &graph, NodeId 
     auto l = linearOperands(graph, node, trace);
     if (!l)
         return std::nullopt;
-    return "input " + nodeRef(graph, l->input) + std::string(kKeySep) + (l->bias.isValid() ? "bias" : "no bias");
+    const std::string input = "input " + nodeRef(graph, l->input) + std::string(kKeySep);
+    if (!l->bias.isValid())
+        return input + "no bias";
+    const int rank = graph.node(l->bias)->meta.rank();
+    if (follows(behaviour::kLhsBiasNdimKey)) {
+        // 2.14 keys on the bias's ndim, so a [1, n] bias is not grouped with [n] ones.
+        if (!trace.requireShape(rank >= 0, "the bias's rank is known (Inductor groups by it)",
+                                [&] { return nodeRef(graph, l->bias) + " has no shape"; }, {l->bias}))
+            return std::nullopt;
+        return input + "bias of rank " + std::to_string(rank);
+    }
+    // 2.6 keys on the bias's presence and concatenates the biases along dim 0,
+    // which fails unless they all are 1-D.
+    auto scope = trace.fuseboxOnly("Fusebox only: Inductor 2.6 groups any bias and fails at torch.cat when their "
+                                   "ranks differ");
+    if (!trace.requireShape(rank >= 0, "the bias's rank is known",
+                            [&] { return nodeRef(graph, l->bias) + " has no shape"; }, {l->bias})
+        || !trace.check(rank == 1, "the bias is 1-D",
+                        [&] { return nodeRef(graph, l->bias) + " has rank " + std::to_string(rank); }, {l->bias}))
+        return std::nullopt;
+    return input + "bias";
 }
 
 LogicalResult BatchLinearLHSFusion::fuse(PatternRewriter &rewriter, const std::vector<NodeId> &group) const

@@ -3,6 +3,7 @@
 #include "GroupBatchUtils.h"
 
 #include "core/rewrite/MatchUtils.h"
+#include "patterns/InductorProfile.h"
 
 namespace fusebox::group_batch {
 namespace {
@@ -44,6 +45,9 @@ struct ScalarParam {
     const char *name;
     const char *altName;
     Arg fallback;
+    /// A value that acts as the default does (nan_to_num's nan=0.0 is its
+    /// nan=None), or "".
+    const char *sameAsFallback = "";
 };
 
 struct MathInfo {
@@ -51,6 +55,8 @@ struct MathInfo {
     const char *op;
     const char *description;
     std::vector<ScalarParam> params;
+    /// The torch-level target Inductor matches (CallFunctionVarArgs(self.op)).
+    const char *spelling;
 };
 
 MathInfo mathInfo(BatchMathOpsPreGradFusion::Op op)
@@ -61,17 +67,19 @@ MathInfo mathInfo(BatchMathOpsPreGradFusion::Op op)
         return {"batch_detach", "aten::detach",
                 "Fuses independent detach ops with equal input shapes and first user into one detach over the "
                 "stacked inputs.",
-                {}};
+                {}, "torch.detach"};
     case Op::NanToNum:
         return {"batch_nan_to_num", "aten::nan_to_num",
                 "Fuses independent nan_to_num ops with equal input shapes, replacement values and first user into "
                 "one nan_to_num over the stacked inputs.",
-                {{1, "nan", "", NoneArg{}}, {2, "posinf", "", NoneArg{}}, {3, "neginf", "", NoneArg{}}}};
+                {{1, "nan", "", NoneArg{}, "0.0"}, {2, "posinf", "", NoneArg{}}, {3, "neginf", "", NoneArg{}}},
+                "torch.nan_to_num"};
     case Op::Clamp:
         return {"batch_clamp", "aten::clamp",
                 "Fuses independent clamps with equal input shapes, bounds and first user into one clamp over the "
                 "stacked inputs.",
-                {{1, "min", "", NoneArg{}}, {2, "max", "", NoneArg{}}}};
+                {{1, "min", "", NoneArg{}}, {2, "max", "", NoneArg{}}},
+                "torch.clamp"};
     case Op::Dropout:
         break;
     }
@@ -79,7 +87,35 @@ MathInfo mathInfo(BatchMathOpsPreGradFusion::Op op)
     return {"batch_dropout", "aten::dropout",
             "Fuses independent dropouts with equal input shapes, p, train flag and first user into one dropout over "
             "the stacked inputs.",
-            {{1, "p", "", 0.5}, {2, "train", "training", true}}};
+            {{1, "p", "", 0.5}, {2, "train", "training", true}},
+            "torch.nn.functional.dropout"};
+}
+
+/// The items of Provenance::writtenArgs ("0.0, max=6.0"), split at the
+/// top-level commas.
+std::vector<std::string> writtenItems(const std::string &written)
+{
+    std::vector<std::string> items;
+    int depth = 0;
+    std::string item;
+    for (char c : written) {
+        depth += (c == '[' || c == '(') - (c == ']' || c == ')');
+        if (c == ',' && depth == 0) {
+            items.push_back(item);
+            item.clear();
+        } else if (!(c == ' ' && item.empty())) {
+            item += c;
+        }
+    }
+    if (!item.empty())
+        items.push_back(item);
+    return items;
+}
+
+bool isKeywordItem(const std::string &item)
+{
+    const size_t eq = item.find('=');
+    return eq != std::string::npos && item.find_first_of("[(\"'") > eq;
 }
 
 /// The input operand and its static shape, after checking op, output metadata and shape.
@@ -109,8 +145,9 @@ NodeId inputOf(const Graph &graph, NodeId id)
     return a->node();
 }
 
-/// stack(inputs, 0) -> spec (whose first arg is filled in) -> unbind(0) -> getitems.
-void stackApplyUnbind(PatternRewriter &rewriter, const std::vector<NodeId> &group, NewOp spec)
+/// stack(inputs, 0) -> spec (whose first arg is filled in) -> unbind(0) ->
+/// getitems. Returns the batched op.
+NodeId stackApplyUnbind(PatternRewriter &rewriter, const std::vector<NodeId> &group, NewOp spec)
 {
     const Graph &graph = rewriter.graph();
     std::vector<NodeId> inputs;
@@ -132,6 +169,7 @@ void stackApplyUnbind(PatternRewriter &rewriter, const std::vector<NodeId> &grou
     NodeId y = emit(rewriter, before, std::move(spec), before);
     emitListAndReplace(rewriter, before, {"aten::unbind", "int", {y, int64_t(0)}, {}}, group,
                        std::vector<std::vector<int64_t>>(group.size(), shape), outType, device);
+    return y;
 }
 
 } // namespace
@@ -178,22 +216,66 @@ std::optional<std::string> BatchMathOpsPreGradFusion::key(const Graph &graph, No
     auto input = unaryInput(graph, node, rootOps(), trace);
     if (!input)
         return std::nullopt;
+    std::vector<std::string> spellings = {info.spelling};
+    if (follows(behaviour::kDetachMethodForm))
+        spellings.push_back("Tensor.detach");
+    if (!checkPreGradSpelling(graph, node, spellings, trace))
+        return std::nullopt;
     const Node &n = *graph.node(node);
-    std::string params;
     for (const ScalarParam &p : info.params) {
         const Arg *a = argAt(n, p.index, p.name);
         if (!a && *p.altName)
             a = n.kwarg(p.altName);
         if (!checkLiteral(graph, node, a, p.name, argText(graph, p.fallback), trace))
             return std::nullopt;
-        params += (params.empty() ? "" : ", ") + std::string(p.name) + "=" + argText(graph, a ? *a : p.fallback);
+    }
+    // The arguments as written (Provenance::writtenArgs): Inductor keys on
+    // str(node.args[1:]) (2.14 only) and str(node.kwargs), so
+    // clamp(x, 0.0, 6.0) and clamp(x, min=0.0, max=6.0) are different groups.
+    // A graph that does not record them (ATen-level) keys on the fitted ones.
+    const bool recorded = !n.provenance.writtenArgs.empty() || !n.provenance.originalSpelling.empty();
+    std::vector<std::string> items;
+    if (recorded) {
+        items = writtenItems(n.provenance.writtenArgs);
+    } else {
+        for (size_t i = 1; i < n.args().size(); ++i)
+            items.push_back(argText(graph, n.args()[i]));
+    }
+    std::string written;
+    const bool positional = follows(behaviour::kMathPositionalArgs);
+    for (size_t i = 0; i < items.size(); ++i) {
+        if (!positional && !isKeywordItem(items[i]) && recorded) {
+            // 2.6 keys on the keywords alone and calls the fused op without
+            // the positional arguments: harmless only where they are the defaults.
+            const size_t index = i + 1;
+            const ScalarParam *p = nullptr;
+            for (const ScalarParam &q : info.params)
+                if (q.index == index)
+                    p = &q;
+            const Arg *a = argAt(n, index, "");
+            auto scope = trace.fuseboxOnly("Fusebox only: Inductor 2.6 drops positional arguments when it fuses "
+                                           "(a clamp fails, nan_to_num and dropout change their results)");
+            const bool dropsNothing = p && a
+                                      && (argText(graph, *a) == argText(graph, p->fallback)
+                                          || argText(graph, *a) == p->sameAsFallback);
+            if (!trace.check(dropsNothing,
+                             "positional arguments are the defaults (Inductor 2.6 drops them)",
+                             [&] {
+                                 return nodeRef(graph, node) + " passes " + items[i] + " as positional argument "
+                                        + std::to_string(index) + "; Inductor 2.6 would fuse it without it";
+                             },
+                             {node}))
+                return std::nullopt;
+            continue;
+        }
+        written += (written.empty() ? "" : ", ") + items[i];
     }
     NodeId user = firstUser(graph, node, trace);
     if (!user.isValid())
         return std::nullopt;
     std::string key = "input " + formatInts(input->second);
-    if (!params.empty())
-        key += std::string(kKeySep) + params;
+    if (!written.empty())
+        key += std::string(kKeySep) + "(" + written + ")";
     return key + std::string(kKeySep) + "first user " + targetText(graph, user);
 }
 
@@ -203,15 +285,41 @@ LogicalResult BatchMathOpsPreGradFusion::fuse(PatternRewriter &rewriter, const s
         return failure();
     const MathInfo info = mathInfo(m_op);
     const Node &first = *rewriter.graph().node(group.front());
-    // Equal keys mean equal scalar arguments, so the first member's serve all.
+    // Equal keys mean equal scalar arguments, so the first member's serve
+    // all; 2.6 passes only the keywords (the positional ones it drops are the
+    // defaults, or the key refused the node).
+    const std::vector<std::string> items = writtenItems(first.provenance.writtenArgs);
+    auto passedAsKeyword = [&](const ScalarParam &p) {
+        return std::any_of(items.begin(), items.end(), [&](const std::string &item) {
+            return isKeywordItem(item)
+                   && (item.starts_with(std::string(p.name) + "=") || (*p.altName && item.starts_with(std::string(p.altName) + "=")));
+        });
+    };
+    const bool keepsPositional = follows(behaviour::kMathPositionalArgs) || first.provenance.originalSpelling.empty();
     std::vector<Arg> args;
     for (const ScalarParam &p : info.params) {
         const Arg *a = argAt(first, p.index, p.name);
         if (!a && *p.altName)
             a = first.kwarg(p.altName);
+        if (!keepsPositional && !passedAsKeyword(p))
+            a = nullptr;
         args.push_back(a ? *a : p.fallback);
     }
-    stackApplyUnbind(rewriter, group, {info.op, first.overload, std::move(args), {}});
+    // Inductor calls self.op (the torch-level function, also for x.detach())
+    // with the first member's arguments as written (2.6: its keywords only);
+    // the batched op's key then reads them like any other's.
+    std::string written;
+    if (!first.provenance.writtenArgs.empty())
+        for (const std::string &item : writtenItems(first.provenance.writtenArgs))
+            if (follows(behaviour::kMathPositionalArgs) || isKeywordItem(item))
+                written += (written.empty() ? "" : ", ") + item;
+    const bool torchLevel = !first.provenance.originalSpelling.empty();
+    const NodeId y = stackApplyUnbind(rewriter, group, {info.op, first.overload, std::move(args), {}});
+    if (torchLevel)
+        rewriter.modify(y, [&](Node &n) {
+            n.provenance.originalSpelling = info.spelling;
+            n.provenance.writtenArgs = written;
+        });
     return success();
 }
 

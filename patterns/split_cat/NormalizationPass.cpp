@@ -14,6 +14,7 @@
 
 #include "core/ir/GraphBuilder.h"
 #include "SplitCatUtils.h"
+#include "patterns/InductorProfile.h"
 
 #include <algorithm>
 #include <set>
@@ -49,8 +50,8 @@ class NormalizationPass final : public PlannedPattern<Plan> {
 public:
     NormalizationPass()
         : PlannedPattern("normalization_pass", PassStage::PreGrad, 100,
-                         {"aten::split", "aten::split_with_sizes", "aten::unbind", "aten::cat", "aten::stack",
-                          "aten::squeeze", "aten::reshape", "aten::clamp"},
+                         {"aten::split", "aten::split_with_sizes", "aten::unbind", "aten::cat", "aten::concat",
+                          "aten::stack", "aten::squeeze", "aten::reshape", "aten::clamp"},
                          "Rewrites split/unbind/cat/stack/squeeze/reshape/clamp into one positional form: "
                          "splits become split_with_sizes with the explicit list of sections, dims become "
                          "non-negative, reshape takes the static output shape.")
@@ -68,6 +69,8 @@ protected:
             ok = canonicalSplit(graph, n, trace, plan);
         else if (isOp(n, kUnbind))
             ok = canonicalDimOp(graph, n, trace, plan, "unbind", "input", n.meta.rank(), "int");
+        else if (isOp(n, kConcat))
+            ok = canonicalConcat(graph, n, trace, plan);
         else if (isOp(n, kCat) || isOp(n, kStack))
             ok = canonicalDimOp(graph, n, trace, plan, isOp(n, kCat) ? "cat" : "stack", "tensors",
                                 isOp(n, kCat) ? catRank(graph, n) : stackRank(graph, n), {});
@@ -98,7 +101,7 @@ protected:
     {
         InductorCounts counts;
         const Node &n = *graph.node(plan.nodes.front());
-        if (isSplitOp(n) || isOp(n, kUnbind) || isOp(n, kCat) || isOp(n, kStack))
+        if (isSplitOp(n) || isOp(n, kUnbind) || isOp(n, kCat) || isOp(n, kConcat) || isOp(n, kStack))
             counts.added[name()] = 1;
         return counts;
     }
@@ -114,7 +117,7 @@ protected:
         InductorCounts counts;
         const Node &n = *graph.node(anchor);
         const std::string &spelling = n.provenance.originalSpelling;
-        if (!kMatched.contains(spelling))
+        if (!kMatched.contains(spelling) && !(spelling == "torch.concat" && follows(behaviour::kNormalizeConcat)))
             return counts;
         counts.added["pattern_matcher_count"] = 1;
         counts.added["pattern_matcher_nodes"] = 1;
@@ -268,6 +271,21 @@ private:
         plan.op = n.op;
         plan.overload = overload ? *overload : n.overload;
         plan.args = {*first, *dim};
+        return true;
+    }
+
+    /// torch.concat -> torch.cat(tensors, dim) with a non-negative dim: only
+    /// Inductors that match torch.concat (2.14: CallFunctionVarArgs([torch.cat,
+    /// torch.concat])); 2.6 leaves it, and its later passes see no cat in it.
+    bool canonicalConcat(const Graph &graph, const Node &n, MatchTrace &trace, Plan &plan) const
+    {
+        if (!require(trace, follows(behaviour::kNormalizeConcat),
+                     "the call is torch.cat (this Inductor's normalization_pass does not match torch.concat)",
+                     [&] { return nodeRef(graph, n.id()) + " is torch.concat"; }, {n.id()}))
+            return false;
+        if (!canonicalDimOp(graph, n, trace, plan, "cat", "tensors", catRank(graph, n), {}))
+            return false;
+        plan.op = std::string(kCat);
         return true;
     }
 

@@ -41,6 +41,9 @@ inline constexpr std::string_view kSplit = "aten::split";
 inline constexpr std::string_view kSplitWithSizes = "aten::split_with_sizes";
 inline constexpr std::string_view kUnbind = "aten::unbind";
 inline constexpr std::string_view kCat = "aten::cat";
+/// torch.concat, which the FX reader keeps apart from cat (Inductor 2.6's
+/// passes do not match it; 2.14's normalization_pass makes it a cat).
+inline constexpr std::string_view kConcat = "aten::concat";
 inline constexpr std::string_view kStack = "aten::stack";
 inline constexpr std::string_view kSqueeze = "aten::squeeze";
 

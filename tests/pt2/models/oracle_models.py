@@ -50,7 +50,11 @@ ORACLE_MODEL = globals().get("ORACLE_MODEL", "towers_4x32")
 MODELS = collections.OrderedDict()
 
 
-def _register(name):
+def _register(name, since="2.6"):
+    """`since`: the oldest Inductor the model runs under (the oracle test
+    skips it, and says so, under an older one: e.g. 2.6 fails on a
+    positional clamp that 2.14 fuses)."""
+
     def wrap(factory):
         assert name not in MODELS, name
         MODELS[name] = factory
@@ -614,6 +618,68 @@ def std_mlp():
 @_register("std_attention")
 def std_attention():
     return _seeded(lambda: (TinyAttention(), (torch.randn(2, 6, 32),)))
+
+
+# ---------------------------------------------------------------- what 2.14 changed
+# ../shared/reference/pt2.md: batch_detach matches x.detach() too; the math
+# fusions key on (and keep) positional arguments; normalization_pass makes
+# torch.concat a cat; batch_linear_lhs keys on the bias's ndim; batch_dropout
+# is new. Each model fires the changed rule under 2.14; those that 2.6 can run
+# give 2.6's (different) answer there.
+
+
+class MathHeads(nn.Module):
+    """Six linear heads, each through detach / nan_to_num / clamp / dropout in
+    the spellings whose grouping changed, and a split re-joined by torch.concat."""
+
+    def __init__(self, positional_clamp):
+        super().__init__()
+        self.positional_clamp = positional_clamp
+        self.heads = nn.ModuleList(nn.Linear(16, 16) for _ in range(6))
+
+    def forward(self, x):
+        hs = [head(x) for head in self.heads]
+        outs = [h.detach() for h in hs[:3]] + [torch.detach(h) for h in hs[3:]]
+        outs += [torch.nan_to_num(h, 0.0) for h in hs[:3]] + [torch.nan_to_num(h) for h in hs[3:]]
+        outs += [torch.clamp(h, min=-1.0, max=1.0) for h in hs[:3]]
+        if self.positional_clamp:
+            outs += [torch.clamp(h, -2.0, 2.0) for h in hs[3:]]
+        outs += [F.dropout(h, 0.25, False) for h in hs]
+        parts = torch.split(x, 8, dim=1)
+        joined = torch.concat([parts[1], parts[0]], dim=-1)
+        return torch.stack([o.sum() for o in outs]).sum() + joined
+
+
+@_register("math_heads")
+def math_heads():
+    return _seeded(lambda: (MathHeads(False), (torch.randn(8, 16),)))
+
+
+@_register("math_heads_positional_clamp", since="2.14")
+def math_heads_positional_clamp():
+    return _seeded(lambda: (MathHeads(True), (torch.randn(8, 16),)))
+
+
+class LhsBiasRanks(nn.Module):
+    """Seven linears of one input, one with a [1, n] bias: 2.14 keys it apart
+    and fuses the six others (2.6 groups all seven and fails at the biases' cat)."""
+
+    def __init__(self):
+        super().__init__()
+        # Out-widths differ, so that batch_linear (keyed on weight shapes) leaves them to batch_linear_lhs.
+        self.weights = nn.ParameterList(nn.Parameter(torch.randn(8 + i, 16)) for i in range(7))
+        self.biases = nn.ParameterList(nn.Parameter(torch.randn(8 + i)) for i in range(6))
+        self.wide_bias = nn.Parameter(torch.randn(1, 14))
+
+    def forward(self, x):
+        outs = [F.linear(x, w, b) for w, b in zip(self.weights[:6], self.biases)]
+        outs.append(F.linear(x, self.weights[6], self.wide_bias))
+        return torch.cat(outs, dim=1)
+
+
+@_register("lhs_bias_ranks", since="2.14")
+def lhs_bias_ranks():
+    return _seeded(lambda: (LhsBiasRanks(), (torch.randn(4, 16),)))
 
 
 def get_model_and_inputs():
