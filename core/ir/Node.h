@@ -46,7 +46,13 @@ struct Provenance {
     std::string writtenArgs;
     /// For nodes a rewrite created: the match that created them ("batch_linear#3").
     std::string createdBy;
-    friend bool operator==(const Provenance &, const Provenance &) = default;
+    /// writtenArgs is left out: it records how the source spelled a call,
+    /// which a graph written out in canonical form and read back may not keep.
+    friend bool operator==(const Provenance &a, const Provenance &b)
+    {
+        return a.scope == b.scope && a.source == b.source && a.originalSpelling == b.originalSpelling
+               && a.createdBy == b.createdBy;
+    }
 };
 
 /// What Inductor 2.6 records on a node where that is not what the node's own

@@ -238,8 +238,13 @@ std::optional<std::string> BatchMathOpsPreGradFusion::key(const Graph &graph, No
     if (recorded) {
         items = writtenItems(n.provenance.writtenArgs);
     } else {
-        for (size_t i = 1; i < n.args().size(); ++i)
-            items.push_back(argText(graph, n.args()[i]));
+        // An ATen-level graph: its fitted arguments, by name.
+        for (const ScalarParam &p : info.params) {
+            const Arg *a = argAt(n, p.index, p.name);
+            if (!a && *p.altName)
+                a = n.kwarg(p.altName);
+            items.push_back(std::string(p.name) + "=" + argText(graph, a ? *a : p.fallback));
+        }
     }
     std::string written;
     const bool positional = follows(behaviour::kMathPositionalArgs);
@@ -275,7 +280,7 @@ std::optional<std::string> BatchMathOpsPreGradFusion::key(const Graph &graph, No
         return std::nullopt;
     std::string key = "input " + formatInts(input->second);
     if (!written.empty())
-        key += std::string(kKeySep) + "(" + written + ")";
+        key += std::string(kKeySep) + written;
     return key + std::string(kKeySep) + "first user " + targetText(graph, user);
 }
 

@@ -128,10 +128,13 @@ TEST_CASE("Inductor profiles: a changed pass Fusebox does not model yet is named
           "[patterns][profile]")
 {
     const InductorProfile &v214 = *findInductorProfile("2.14");
-    auto lines = v214.unmodelledChanges({"batch_linear", "normalization_pass"});
+    auto lines = v214.unmodelledChanges({"batch_linear", "normalization_pass", "decompose_mm_pass"});
     REQUIRE(lines.size() == 1);
     CHECK(lines[0]
-          == "normalization_pass: Inductor 2.14 changed it (it rewrites torch.concat to torch.cat); Fusebox does not "
+          == "decompose_mm_pass: Inductor 2.14 changed it (new CPU thresholds and options); Fusebox does not "
              "model the change yet and gives Inductor 2.6's answer");
-    CHECK(findInductorProfile("2.6")->unmodelledChanges({"normalization_pass"}).empty());
+    CHECK(findInductorProfile("2.6")->unmodelledChanges({"decompose_mm_pass"}).empty());
+    // The modelled ones are behaviours the rules follow, per version.
+    CHECK(v214.behavioursOf("normalization_pass") == std::vector<std::string>{std::string(behaviour::kNormalizeConcat)});
+    CHECK(findInductorProfile("2.6")->behavioursOf("normalization_pass").empty());
 }

@@ -7,6 +7,9 @@
 
 #include <array>
 #include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <unistd.h>
 #include <string>
 #include <vector>
 #include <sys/wait.h>
@@ -15,7 +18,8 @@ namespace fusebox::testing {
 
 struct RunResult {
     int exitCode = -1;
-    std::string output; // stdout and stderr together
+    std::string output;         // stdout and stderr together
+    std::string standardOutput; // stdout alone, where the run kept it apart (runPassForJson)
 };
 
 /// Runs a shell command line.
@@ -64,6 +68,25 @@ inline nlohmann::json runPythonForJson(const std::vector<std::string> &python, c
 inline RunResult runPass(const std::string &arguments)
 {
     return runCommand(std::string(FUSEBOX_BINARY_DIR) + "/app/fusebox-pass " + arguments);
+}
+
+/// Runs `fusebox-pass ARGUMENTS` for a command that prints JSON on stdout:
+/// standardOutput is that JSON alone, since notes go to stderr; output has
+/// stdout, then stderr.
+inline RunResult runPassForJson(const std::string &arguments)
+{
+    char errorPath[] = "/tmp/fusebox-stderr-XXXXXX";
+    const int fd = mkstemp(errorPath);
+    REQUIRE(fd >= 0);
+    close(fd);
+    // In a group of its own, so that runCommand's 2>&1 does not undo the redirection.
+    RunResult r = runCommand("{ " + std::string(FUSEBOX_BINARY_DIR) + "/app/fusebox-pass " + arguments + " 2>"
+                             + shellQuote(errorPath) + "; }");
+    r.standardOutput = r.output;
+    std::ifstream error(errorPath);
+    r.output += std::string(std::istreambuf_iterator<char>(error), {});
+    std::remove(errorPath);
+    return r;
 }
 
 } // namespace fusebox::testing

@@ -13,6 +13,7 @@
 
 using fusebox::testing::RunResult;
 using fusebox::testing::runPass;
+using fusebox::testing::runPassForJson;
 
 namespace {
 
@@ -31,10 +32,10 @@ TEST_CASE("fusebox-pass inspect prints libtorch's counts for resnet18", "[torch]
     REQUIRE(expectedFile);
     nlohmann::json expected = nlohmann::json::parse(expectedFile);
 
-    RunResult r = runPass("inspect --json " + fixture("resnet18.pt"));
+    RunResult r = runPassForJson("inspect --json " + fixture("resnet18.pt"));
     INFO(r.output);
     REQUIRE(r.exitCode == 0);
-    nlohmann::json j = nlohmann::json::parse(r.output);
+    nlohmann::json j = nlohmann::json::parse(r.standardOutput);
     // expected.json holds libtorch's own view of the frozen, inlined graph with
     // the folding rule applied (tests/fixtures/make_fixtures.py); ops exclude
     // the input, constant and output nodes.
@@ -109,10 +110,10 @@ TEST_CASE("fusebox-pass convert writes graph JSON that inspect reads back", "[to
     REQUIRE(r.exitCode == 0);
     CHECK(r.output.find("wrote " + out) != std::string::npos);
 
-    RunResult fromJson = runPass("inspect --json " + out);
-    RunResult fromPt = runPass("inspect --json " + fixture("resnet18.pt"));
+    RunResult fromJson = runPassForJson("inspect --json " + out);
+    RunResult fromPt = runPassForJson("inspect --json " + fixture("resnet18.pt"));
     REQUIRE(fromJson.exitCode == 0);
-    nlohmann::json a = nlohmann::json::parse(fromJson.output), b = nlohmann::json::parse(fromPt.output);
+    nlohmann::json a = nlohmann::json::parse(fromJson.standardOutput), b = nlohmann::json::parse(fromPt.standardOutput);
     CHECK(a.at("op_histogram") == b.at("op_histogram"));
     CHECK(a.at("nodes") == b.at("nodes"));
     CHECK(a.at("outputs") == b.at("outputs"));
@@ -148,9 +149,9 @@ TEST_CASE("fusebox-pass run rewrites the demo model, verifies it and exports a l
 
     // The exported model re-imports with the batched ops, and list indexing
     // comes back as getitem nodes.
-    RunResult back = runPass("inspect --json " + out);
+    RunResult back = runPassForJson("inspect --json " + out);
     REQUIRE(back.exitCode == 0);
-    const nlohmann::json histogram = nlohmann::json::parse(back.output).at("op_histogram");
+    const nlohmann::json histogram = nlohmann::json::parse(back.standardOutput).at("op_histogram");
     CHECK(histogram.contains("aten::baddbmm"));
     CHECK(histogram.contains("getitem"));
     CHECK_FALSE(histogram.contains("aten::__getitem__"));
@@ -174,9 +175,10 @@ TEST_CASE("fusebox-pass run on real models: whatever fires verifies", "[torch][c
 TEST_CASE("fusebox-pass run honours the config and its rejected matches", "[torch][cli]")
 {
     // Find the batch_linear matches and reject the first by its signature.
-    RunResult m = runPass("matches --json --pattern batch_linear " + demoModel());
+    RunResult m = runPassForJson("matches --json --pattern batch_linear " + demoModel());
+    INFO(m.output);
     REQUIRE(m.exitCode == 0);
-    nlohmann::json matches = nlohmann::json::parse(m.output);
+    nlohmann::json matches = nlohmann::json::parse(m.standardOutput);
     REQUIRE(matches.size() == 2);
     const std::string config = outPath("cli_passes.json");
     {
@@ -244,7 +246,7 @@ TEST_CASE("fusebox-pass explain prints a node's trace and the near-miss summary"
     RunResult trace = runPass("explain " + demoModel() + " --pattern merge_getitem_cat_pass --node cat");
     INFO(trace.output);
     REQUIRE(trace.exitCode == 0);
-    CHECK(trace.output.find("merge_getitem_cat_pass at %cat (Inductor 2.6's pre_grad+post_grad schedule, pass ")
+    CHECK(trace.output.find("merge_getitem_cat_pass at %cat (Inductor 2.")
           != std::string::npos);
     CHECK(trace.output.find("        in split_cat.py:1473 merge_getitem_cat\n") != std::string::npos);
     CHECK(trace.output.find("FAIL  the getitems read a split  — the getitems read %unbind_3 (aten::unbind), not a split "
@@ -262,7 +264,8 @@ TEST_CASE("fusebox-pass explain prints a node's trace and the near-miss summary"
     RunResult summary = runPass("explain " + demoModel() + " --pattern batch_tanh");
     INFO(summary.output);
     REQUIRE(summary.exitCode == 0);
-    CHECK(summary.output.find("batch_tanh in Inductor 2.6's schedule: attempted at 4 nodes, fires at 0") != std::string::npos);
+    CHECK(summary.output.find("batch_tanh in Inductor 2.") != std::string::npos);
+    CHECK(summary.output.find("'s schedule: attempted at 4 nodes, fires at 0") != std::string::npos);
     CHECK(summary.output.find("%tanh: candidate group of 4 < min_fuse_set_size 5") != std::string::npos);
 
     RunResult unavailable = runPass("explain " + demoModel() + " --pattern group_linear");
