@@ -7,7 +7,7 @@
 //   squeeze(x, [-1])            -> squeeze.dim(x, 2)
 //   reshape(x, [-1, 4])         -> reshape(x, [8, 4])   (the static output shape)
 //   clamp(x, min=0.0)           -> clamp(x, 0.0, None)
-// PyTorch also rewrites detach; in the ATen IR detach has a single form already.
+//   x.detach()                  -> torch.detach(x)       (the same ATen call, re-created as a function)
 // Fires only when the call changes, so repeated application reaches a fixed point.
 
 #include "SplitCatPatterns.h"
@@ -27,6 +27,7 @@ struct Plan {
     std::string op;
     std::string overload;
     std::vector<Arg> args;
+    bool respelled = false; // a method call re-created as the function (x.detach() -> torch.detach(x))
 };
 
 std::string callText(const Graph &graph, std::string_view op, std::string_view overload,
@@ -51,10 +52,11 @@ public:
     NormalizationPass()
         : PlannedPattern("normalization_pass", PassStage::PreGrad, 100,
                          {"aten::split", "aten::split_with_sizes", "aten::unbind", "aten::cat", "aten::concat",
-                          "aten::stack", "aten::squeeze", "aten::reshape", "aten::clamp"},
+                          "aten::stack", "aten::squeeze", "aten::reshape", "aten::clamp", "aten::detach"},
                          "Rewrites split/unbind/cat/stack/squeeze/reshape/clamp into one positional form: "
                          "splits become split_with_sizes with the explicit list of sections, dims become "
-                         "non-negative, reshape takes the static output shape.")
+                         "non-negative, reshape takes the static output shape; x.detach() becomes "
+                         "torch.detach(x).")
     {
     }
 
@@ -78,12 +80,14 @@ protected:
             ok = canonicalSqueeze(graph, n, trace, plan);
         else if (isOp(n, "aten::reshape"))
             ok = canonicalReshape(graph, n, trace, plan);
+        else if (isOp(n, "aten::detach"))
+            ok = canonicalDetach(graph, n, trace, plan);
         else
             ok = canonicalClamp(graph, n, trace, plan);
         if (!ok)
             return std::nullopt;
 
-        const bool changes = plan.op != n.op || plan.overload != n.overload || plan.args != n.args()
+        const bool changes = plan.respelled || plan.op != n.op || plan.overload != n.overload || plan.args != n.args()
                              || !n.kwargs().empty();
         if (!require(trace, changes, "the call is not in canonical form yet",
                      [&] {
@@ -95,8 +99,8 @@ protected:
         return plan;
     }
 
-    /// 2.6 counts normalization_pass for splits, unbinds, cats and stacks
-    /// only (squeeze, reshape and clamp are normalized without a count).
+    /// Inductor counts normalization_pass for splits, unbinds, cats and stacks
+    /// only (squeeze, reshape, clamp and detach are normalized without a count).
     InductorCounts countsOf(const Graph &graph, const Plan &plan) const override
     {
         InductorCounts counts;
@@ -113,7 +117,7 @@ protected:
         static const std::set<std::string, std::less<>> kMatched = {
             "torch.split",   "torch.functional.split", "Tensor.split",   "torch.unbind",
             "Tensor.unbind", "torch.cat",              "torch.stack",    "Tensor.squeeze",
-            "Tensor.reshape", "Tensor.clamp",          "torch.clamp"};
+            "Tensor.reshape", "Tensor.clamp",          "torch.clamp",    "Tensor.detach"};
         InductorCounts counts;
         const Node &n = *graph.node(anchor);
         const std::string &spelling = n.provenance.originalSpelling;
@@ -352,6 +356,33 @@ private:
                      {n.id()}))
             return false;
         plan.args = {*self, intList(*shape)};
+        return true;
+    }
+
+    /// normalize_detach_default matches the method form only, and re-creates
+    /// it as torch.detach once the node's metadata is known: after it the
+    /// pre-grad batch_detach of 2.6 (which matches torch.detach alone) sees it.
+    static bool canonicalDetach(const Graph &graph, const Node &n, MatchTrace &trace, Plan &plan)
+    {
+        const Arg *self = argAt(n, 0, "self");
+        if (!require(trace, self != nullptr, "detach has its input",
+                     [&] { return nodeRef(graph, n.id()) + " has no input"; }, {n.id()}))
+            return false;
+        const std::string &spelling = n.provenance.originalSpelling;
+        if (!require(trace, spelling == "Tensor.detach", "detach is called as the method x.detach()",
+                     [&] {
+                         return nodeRef(graph, n.id()) + " is called as "
+                                + (spelling.empty() ? std::string("aten::detach (an ATen-level graph)") : spelling);
+                     },
+                     {n.id()}))
+            return false;
+        if (!require(trace, n.meta.rank() >= 0, "detach's output metadata is known",
+                     [&] { return nodeRef(graph, n.id()) + " has no shape metadata"; }, {n.id()}))
+            return false;
+        plan.op = n.op;
+        plan.overload = n.overload;
+        plan.args = {*self};
+        plan.respelled = true;
         return true;
     }
 

@@ -8,6 +8,11 @@
 // Kept inputs of a stack are stacked beside, then everything is cat on the
 // stack dim.
 //
+// As in PyTorch, the unbind's dim may be negative (batch fusions create such
+// unbinds after normalization_pass ran), and the cat's permute is there
+// whenever the two dims are written differently, even where it is the
+// identity (unbind dim -2 and cat dim 1 of a rank-3 input).
+//
 // Unlike PyTorch: the whole-input case also needs the indices in order; the
 // permutation is movedim's (PyTorch swaps the two dims, which is only right
 // for adjacent dims); stretches of an unbind are sliced like a split's
@@ -44,7 +49,7 @@ protected:
         SliceRunsRule rule = sliceRunsRule();
         rule.isParent = [](const Node &n) { return isOp(n, kUnbind); };
         rule.readRun = [&](const InputRun &run) {
-            auto unbind = readNormalizedUnbind(graph, run.parent, trace);
+            auto unbind = readNormalizedUnbind(graph, run.parent, trace, UnbindDims::AsWritten);
             if (!unbind || !readGetItems(graph, run.parent, trace, "unbind", unbind->count))
                 return RunReading::fail();
             const Node &in = *graph.node(unbind->input);
@@ -79,6 +84,9 @@ protected:
     void apply(PatternRewriter &rewriter, const Plan &plan) const override
     {
         const int64_t dim = plan.ownerDim;
+        // reshape_cat_node compares the dims as written: get_arg_value(cat, 1, "dim") against the unbind's.
+        const Arg *catDimArg = argAt(*rewriter.graph().node(plan.owner), 1, "dim");
+        const int64_t writtenCatDim = catDimArg && catDimArg->asInt() ? *catDimArg->asInt() : dim;
         RunRewrite how;
         how.catDim = dim;
         how.stackKept = isStack();
@@ -88,7 +96,7 @@ protected:
             NodeId value = unbind.input;
             if (part.kind == RunPart::Kind::Slice)
                 value = build.slice(value, unbind.dim, part.first, part.last + 1);
-            if (unbind.dim != dim)
+            if (isStack() ? unbind.dim != dim : unbind.writtenDim != writtenCatDim)
                 value = build.permute(value, movedimPermutation(int64_t(input.size()), unbind.dim, dim));
             if (!isStack()) {
                 Shape catForm = input;

@@ -92,6 +92,27 @@ TEST_CASE("normalization_pass computes sections with a smaller last one and fill
     CHECK(g.node(g.outputValues()[1])->kwargs().empty());
 }
 
+TEST_CASE("normalization_pass re-creates x.detach() as torch.detach(x), uncounted", "[patterns]")
+{
+    // split_cat.py normalize_detach_default: the method form only; the batch
+    // fusions that match torch.detach alone (2.6) then see it.
+    ShapedGraph b;
+    GraphBuilder build(b.g);
+    NodeId x = b.input("x", {4, 8});
+    NodeId method = b.op("aten::detach", {x}, {4, 8}, "method");
+    build.node(method).provenance.originalSpelling = "Tensor.detach";
+    NodeId function = b.op("aten::detach", {x}, {4, 8}, "function");
+    build.node(function).provenance.originalSpelling = "torch.detach";
+    Graph g = b.finish({method, function});
+
+    CHECK(applyRule(g, "normalization_pass") == 1);
+    CHECK(g.node(g.outputValues()[0])->provenance.originalSpelling.empty());
+    CHECK(g.node(g.outputValues()[0])->meta.shapeString() == "[4, 8]");
+    Check f = failureAt(g, "normalization_pass", "function");
+    CHECK(f.description == "detach is called as the method x.detach()");
+    CHECK(f.actual == "%function is called as torch.detach");
+}
+
 TEST_CASE("normalization_pass explains why it does not apply", "[patterns]")
 {
     SECTION("the call is already canonical")

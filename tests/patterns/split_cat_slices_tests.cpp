@@ -85,6 +85,19 @@ TEST_CASE("unbind_cat_to_view_pass turns runs of an unbind into permute + reshap
     CHECK(outputShape(g, 1) == "[4, 9]");
 }
 
+TEST_CASE("unbind_cat_to_view_pass takes a negative unbind dim and compares the dims as written", "[patterns]")
+{
+    // What batch_layernorm leaves after normalization_pass ran: unbind(x, -2).
+    // Inductor 2.6's reshape_cat_node swaps permute_list[-2] and [1] since
+    // -2 != 1: the identity permute, then the reshape.
+    ShapedGraph b;
+    auto u = b.unbind(b.input("x", {4, 3, 5}), -2, "unbind", "u");
+    Graph g = b.finish({b.cat(u, 1, {4, 15}, "cat")});
+    CHECK(applyRule(g, "unbind_cat_to_view_pass") == 1);
+    CHECK(outputs(g) == std::vector<std::string>{"reshape(permute(x, [0, 1, 2]), [4, 15])"});
+    CHECK(outputShape(g, 0) == "[4, 15]");
+}
+
 TEST_CASE("unbind_cat_to_view_pass explains why it does not apply", "[patterns]")
 {
     SECTION("the unbind input has a symbolic dim")
