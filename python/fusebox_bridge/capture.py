@@ -273,6 +273,7 @@ def _counters_on_live_graphs(dynamo_gm, aot_gm, inputs, configs):
         cfg = json.loads(text)
         pre = dict(cfg.get("pre_grad_fusion_options") or {})
         post = dict(cfg.get("post_grad_fusion_options") or {})
+        inductor.check_pass_names(pre, post)
         counters.clear()
         with config.patch(pre_grad_fusion_options=pre, post_grad_fusion_options=post), torch.no_grad():
             if pre:

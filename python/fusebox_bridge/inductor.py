@@ -55,12 +55,19 @@ def _check_names(options, known, section):
             raise BridgeError("%s: Inductor %s has no pass %r" % (section, torch.__version__, name))
 
 
+def check_pass_names(pre, post):
+    """Raises BridgeError naming the first pass this torch's Inductor does not have."""
+    from torch._inductor.fx_passes.group_batch_fusion import POST_GRAD_FUSIONS, PRE_GRAD_FUSIONS
+    from torch._inductor.fx_passes.split_cat import POST_GRAD_PATTERNS, PRE_GRAD_PATTERNS
+
+    _check_names(pre, set(PRE_GRAD_FUSIONS) | set(PRE_GRAD_PATTERNS), "pre_grad_fusion_options")
+    _check_names(post, set(POST_GRAD_FUSIONS) | set(POST_GRAD_PATTERNS), "post_grad_fusion_options")
+
+
 def run_inductor(args):
     from torch._dynamo.utils import counters
     from torch._inductor import config
-    from torch._inductor.fx_passes.group_batch_fusion import POST_GRAD_FUSIONS, PRE_GRAD_FUSIONS
     from torch._inductor.fx_passes.pre_grad import pre_grad_passes
-    from torch._inductor.fx_passes.split_cat import POST_GRAD_PATTERNS, PRE_GRAD_PATTERNS
 
     progress("rebuilding the graph", 0.1)
     gm = fxgraph.build(args["graph"], args.get("source_name", "graph.py"))
@@ -76,8 +83,7 @@ def run_inductor(args):
         raise BridgeError("the pass config is not a JSON object")
     pre = dict(cfg.get("pre_grad_fusion_options") or {})
     post = dict(cfg.get("post_grad_fusion_options") or {})
-    _check_names(pre, set(PRE_GRAD_FUSIONS) | set(PRE_GRAD_PATTERNS), "pre_grad_fusion_options")
-    _check_names(post, set(POST_GRAD_FUSIONS) | set(POST_GRAD_PATTERNS), "post_grad_fusion_options")
+    check_pass_names(pre, post)
     before = fxgraph.histogram(gm)
     nodes_before = len(gm.graph.nodes)
 

@@ -5,6 +5,7 @@
 
 #include "CaptureCache.h"
 #include "core/pt2/Pt2Bridge.h"
+#include "patterns/InductorProfile.h"
 #include "torch/RunPass.h"
 
 #include <catch.hpp>
@@ -13,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -28,6 +30,42 @@ inline pt2::Pt2Bridge &pt2Bridge()
         return std::move(*found);
     }();
     return *bridge;
+}
+
+/// The Inductor profile of the bridge's torch: the one Fusebox follows by default.
+inline const ChosenProfile &bridgeProfile()
+{
+    static const ChosenProfile chosen = [] {
+        auto info = pt2Bridge().check();
+        REQUIRE(info.hasValue());
+        auto found = chooseInductorProfile(info->torch);
+        INFO("torch " << info->torch << (found ? "" : ": " + found.error().message));
+        REQUIRE(found.hasValue());
+        return *found;
+    }();
+    return chosen;
+}
+
+/// A pass config as `profile`'s Inductor can take it: the passes that version
+/// lacks (batch_dropout under 2.6) removed, and added to `dropped`. The
+/// passes keep their order, which is the order Inductor runs them in.
+inline std::string configForProfile(const std::string &text, const InductorProfile &profile,
+                                    std::set<std::string> &dropped)
+{
+    nlohmann::ordered_json config = nlohmann::ordered_json::parse(text);
+    for (const char *section : {"pre_grad_fusion_options", "post_grad_fusion_options"}) {
+        if (!config.contains(section))
+            continue;
+        nlohmann::ordered_json kept = nlohmann::ordered_json::object();
+        for (const auto &[name, options] : config[section].items()) {
+            if (profile.find(name))
+                kept[name] = options;
+            else
+                dropped.insert(name);
+        }
+        config[section] = kept;
+    }
+    return config.dump(2);
 }
 
 inline std::string sourcePath(const std::string &relative)

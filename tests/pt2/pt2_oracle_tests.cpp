@@ -53,26 +53,6 @@ std::vector<OracleModel> oracleModels(const std::string &generatorText)
     return models;
 }
 
-/// A config as `profile`'s Inductor can take it: the passes that version
-/// lacks (batch_dropout under 2.6) removed, and listed in `dropped`.
-std::string configForProfile(const std::string &text, const InductorProfile &profile, std::set<std::string> &dropped)
-{
-    nlohmann::json config = nlohmann::json::parse(text);
-    for (const char *section : {"pre_grad_fusion_options", "post_grad_fusion_options"}) {
-        if (!config.contains(section))
-            continue;
-        nlohmann::json kept = nlohmann::json::object();
-        for (const auto &[name, options] : config[section].items()) {
-            if (profile.find(name))
-                kept[name] = options;
-            else
-                dropped.insert(name);
-        }
-        config[section] = kept;
-    }
-    return config.dump(2);
-}
-
 nlohmann::json countersJson(const pt2::Counters &counters)
 {
     nlohmann::json out = nlohmann::json::object();
