@@ -34,7 +34,10 @@ struct OracleConfig {
 const OracleConfig kOracleConfigs[] = {{"tests/pt2/configs/pre_grad_all.json", "dynamo.py"},
                                        {"tests/pt2/configs/pre_grad_batch_small.json", "dynamo.py"},
                                        {"tests/pt2/configs/pre_grad_split_cat.json", "dynamo.py"},
-                                       {"tests/pt2/configs/post_grad_all.json", "aot_forward.py"}};
+                                       {"tests/pt2/configs/post_grad_all.json", "aot_forward.py"},
+                                       // pre_grad_all's passes in another order: Inductor runs them in the
+                                       // config's order, and so must Fusebox.
+                                       {"tests/pt2/configs/pre_grad_all_sorted.json", "dynamo.py"}};
 
 struct OracleModel {
     std::string name;
