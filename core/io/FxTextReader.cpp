@@ -5,6 +5,7 @@
 #include "core/ir/DType.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <limits>
 
@@ -472,6 +473,19 @@ std::string Builder::sanitize(const std::string &path)
     return s.empty() ? std::string("_attr") : s;
 }
 
+namespace {
+
+/// A line or column number: 0 (unknown) when it does not fit an int, as in
+/// a damaged "# File:" comment, which must not stop the graph from loading.
+int digitsOrZero(std::string_view digits)
+{
+    int value = 0;
+    const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+    return error == std::errc() && end == digits.data() + digits.size() ? value : 0;
+}
+
+} // namespace
+
 SourceLocation parseFileComment(std::string_view text)
 {
     // "path:line[:column][ in fn, code: ...]": the first ":<digits>" that ends
@@ -491,13 +505,13 @@ SourceLocation parseFileComment(std::string_view text)
             while (cEnd < rest.size() && std::isdigit(static_cast<unsigned char>(rest[cEnd])))
                 ++cEnd;
             if (cEnd > 1 && (cEnd == rest.size() || rest.substr(cEnd).starts_with(" in "))) {
-                column = std::stoi(std::string(rest.substr(1, cEnd - 1)));
+                column = digitsOrZero(rest.substr(1, cEnd - 1));
                 rest = rest.substr(cEnd);
             }
         }
         if (!rest.empty() && !rest.starts_with(" in "))
             continue;
-        loc.line = std::stoi(std::string(text.substr(colon + 1, end - colon - 1)));
+        loc.line = digitsOrZero(text.substr(colon + 1, end - colon - 1));
         loc.column = column;
         return loc;
     }

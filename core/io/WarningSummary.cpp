@@ -1,5 +1,6 @@
 #include "WarningSummary.h"
 
+#include <charconv>
 #include <cctype>
 
 namespace fusebox {
@@ -34,7 +35,10 @@ WarningParts splitWarning(std::string_view warning)
         if (end > colon + 1 && warning.substr(end, 2) == ": ") {
             WarningParts parts;
             parts.file = std::string(warning.substr(0, colon));
-            parts.line = std::stoi(std::string(warning.substr(colon + 1, end - colon - 1)));
+            // A number too long for an int (damaged input) reads as line 0.
+            const std::string_view digits = warning.substr(colon + 1, end - colon - 1);
+            if (std::from_chars(digits.data(), digits.data() + digits.size(), parts.line).ec != std::errc())
+                parts.line = 0;
             parts.message = std::string(warning.substr(end + 2));
             return parts;
         }

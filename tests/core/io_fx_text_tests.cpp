@@ -1,3 +1,4 @@
+#include "core/io/FxTextReader.h"
 #include "core/ir/GraphBuilder.h"
 #include "FxTestSupport.h"
 
@@ -531,4 +532,14 @@ TEST_CASE("FX text: a long body parses in two halves with the graph and the erro
     auto first = readFxText(twoErrors, {.schemas = nullptr, .sourceName = "long.py"});
     REQUIRE_FALSE(first.hasValue());
     CHECK(first.error().message == "long.py:102:31: expected end of line, found ')'");
+}
+
+TEST_CASE("FX text: a # File: comment with a line number too long for an int still reads", "[io][fx]")
+{
+    // Found by the fx_text fuzzer: std::stoi threw out_of_range on it.
+    const SourceLocation loc = fx::parseFileComment("/m/custom_ops.py:6415555555555555555555 in __call__, code: x");
+    CHECK(loc.file == "/m/custom_ops.py");
+    CHECK(loc.line == 0);
+    CHECK(fx::parseFileComment("/m/model.py:23:7 in forward").line == 23);
+    CHECK(fx::parseFileComment("/m/model.py:23:7 in forward").column == 7);
 }
