@@ -48,6 +48,13 @@ struct ScalarParam {
     /// A value that acts as the default does (nan_to_num's nan=0.0 is its
     /// nan=None), or "".
     const char *sameAsFallback = "";
+
+    /// The node's argument for this parameter, by position, name or altName; null when absent.
+    const Arg *in(const Node &n) const
+    {
+        const Arg *a = argAt(n, index, name);
+        return a || !*altName ? a : n.kwarg(altName);
+    }
 };
 
 struct MathInfo {
@@ -223,9 +230,7 @@ std::optional<std::string> BatchMathOpsPreGradFusion::key(const Graph &graph, No
         return std::nullopt;
     const Node &n = *graph.node(node);
     for (const ScalarParam &p : info.params) {
-        const Arg *a = argAt(n, p.index, p.name);
-        if (!a && *p.altName)
-            a = n.kwarg(p.altName);
+        const Arg *a = p.in(n);
         if (!checkLiteral(graph, node, a, p.name, argText(graph, p.fallback), trace))
             return std::nullopt;
     }
@@ -240,9 +245,7 @@ std::optional<std::string> BatchMathOpsPreGradFusion::key(const Graph &graph, No
     } else {
         // An ATen-level graph: its fitted arguments, by name.
         for (const ScalarParam &p : info.params) {
-            const Arg *a = argAt(n, p.index, p.name);
-            if (!a && *p.altName)
-                a = n.kwarg(p.altName);
+            const Arg *a = p.in(n);
             items.push_back(std::string(p.name) + "=" + argText(graph, a ? *a : p.fallback));
         }
     }
@@ -303,9 +306,7 @@ LogicalResult BatchMathOpsPreGradFusion::fuse(PatternRewriter &rewriter, const s
     const bool keepsPositional = follows(behaviour::kMathPositionalArgs) || first.provenance.originalSpelling.empty();
     std::vector<Arg> args;
     for (const ScalarParam &p : info.params) {
-        const Arg *a = argAt(first, p.index, p.name);
-        if (!a && *p.altName)
-            a = first.kwarg(p.altName);
+        const Arg *a = p.in(first);
         if (!keepsPositional && !passedAsKeyword(p))
             a = nullptr;
         args.push_back(a ? *a : p.fallback);
