@@ -156,10 +156,8 @@ TEST_CASE("The oracle suite: Fusebox's rewrite is Inductor's, graph and counters
     // follows the profile of the torch it runs against, and says which.
     auto info = pt2Bridge().check();
     REQUIRE(info.hasValue());
-    auto chosen = chooseInductorProfile(info->torch);
-    INFO("torch " << info->torch << (chosen ? "" : ": " + chosen.error().message));
-    REQUIRE(chosen.hasValue());
-    const InductorProfile &profile = *chosen->profile;
+    const ChosenProfile &chosen = bridgeProfile();
+    const InductorProfile &profile = *chosen.profile;
 
     // Models and passes of a newer Inductor than this one's are left out, and said.
     auto position = [](std::string_view version) {
@@ -224,7 +222,7 @@ TEST_CASE("The oracle suite: Fusebox's rewrite is Inductor's, graph and counters
     for (const std::string &p : droppedPasses)
         passesLeftOut += (passesLeftOut.empty() ? "" : ", ") + p;
     WARN("Oracle suite under " << profile.label() << " (torch " << info->torch << ")"
-                               << (chosen->note.empty() ? "" : "; " + chosen->note)
+                               << (chosen.note.empty() ? "" : "; " + chosen.note)
                                << (leftOut.empty() ? "" : "; models of newer Inductors left out: " + leftOut)
                                << (passesLeftOut.empty() ? "" : "; passes it lacks left out of the configs: " + passesLeftOut)
                                << ": " << models.size() << " models x " << std::size(kOracleConfigs) << " configs = " << runs
