@@ -93,7 +93,24 @@ Arg Builder::tensorIndex(const Arg &object, const Arg &index, const std::string 
                             {}, stepName, line, true));
         ++dim;
     }
+    markSubscript(value.node(), object, index);
     return value;
+}
+
+/// Marks the nodes one Python subscript became as `operator.getitem`, and
+/// the last one with the index as written: Inductor's batch_linear keys on a
+/// getitem's parent (the subscripted value), which subscriptParent() finds
+/// again from these marks.
+void Builder::markSubscript(NodeId last, const Arg &object, const Arg &index)
+{
+    auto nodeText = [this](NodeId id) { return "%" + m_build.node(id).name; };
+    for (NodeId id = last; id.isValid() && !(object.isNode() && id == object.node());) {
+        Node &n = m_build.node(id);
+        n.provenance.originalSpelling = "operator.getitem";
+        if (id == last)
+            n.provenance.writtenArgs = index.toString(nodeText);
+        id = n.args().empty() || !n.args()[0].isNode() ? NodeId() : n.args()[0].node();
+    }
 }
 
 // --- calls -------------------------------------------------------------------

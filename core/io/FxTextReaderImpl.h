@@ -118,6 +118,7 @@ private:
     /// imports of a model agree (written back as torch.ops calls). Other indices (None, Ellipsis, tensors) stay
     /// one opaque operator.getitem node.
     Arg tensorIndex(const Arg &object, const Arg &index, const std::string &name, int line);
+    void markSubscript(NodeId last, const Arg &object, const Arg &index);
     /// The evaluated positional and keyword arguments of a call.
     CallArgs callArgs(const Expr &call);
     /// A call: device(...), slice(...), getattr(self, ...), a module, function or method call.

@@ -5,6 +5,7 @@
 #include "FxAnnotation.h"
 #include "FxFunctionalSignatures.h"
 #include "FxSubgraphs.h"
+#include "FxSubscripts.h"
 #include "FxTargets.h"
 #include "FxText.h"
 #include "core/ir/ParallelFor.h"
@@ -16,6 +17,7 @@
 #include <deque>
 #include <optional>
 #include <set>
+#include <unordered_map>
 #include <unordered_set>
 
 namespace fusebox {
@@ -267,6 +269,13 @@ private:
             const Node &n = *m_graph.node(id);
             if (n.kind() == NodeKind::Op || n.kind() == NodeKind::Constant)
                 body.push_back(&n);
+            // A subscript the reader lowered is written back as one, as
+            // Dynamo printed it; its inner steps are not written.
+            if (auto sub = fx::loweredSubscript(m_graph, id)) {
+                for (NodeId step : sub->steps)
+                    m_subscriptSteps.insert(step);
+                m_subscripts.emplace(id, std::move(*sub));
+            }
         }
         if (!m_options.parallel || body.size() < kParallelBodyNodes) {
             for (const Node *n : body)
@@ -296,6 +305,8 @@ private:
 
     void writeNode(const Node &n)
     {
+        if (m_subscriptSteps.contains(n.id()))
+            return;
         directives(n, "        ");
         std::string ann;
         std::string typeComment;
@@ -314,6 +325,8 @@ private:
     /// The call as the reader maps it back to n's op and overload.
     std::string expression(const Node &n) const
     {
+        if (auto sub = m_subscripts.find(n.id()); sub != m_subscripts.end())
+            return name(sub->second.object) + "[" + sub->second.index + "]";
         const std::string &spelling = n.provenance.originalSpelling;
         const auto &args = n.args();
         const bool firstIsNode = !args.empty() && args[0].isNode();
@@ -435,6 +448,10 @@ private:
     /// Per node id: the node's own name, or one in m_renamed.
     std::vector<const std::string *> m_names;
     std::deque<std::string> m_renamed;
+    /// Lowered subscripts written back as one (by their last node), and
+    /// their inner steps, which are not written.
+    std::unordered_map<NodeId, fx::LoweredSubscript> m_subscripts;
+    std::unordered_set<NodeId> m_subscriptSteps;
     std::string m_out;
     std::string m_scope;
     SourceLocation m_source;

@@ -1,6 +1,7 @@
 #include "core/pt2/InductorComparison.h"
 
 #include "core/io/FxText.h"
+#include "core/ir/ShapeInference.h"
 #include "core/pt2/InductorInput.h"
 #include "core/rewrite/CanonicalCalls.h"
 
@@ -30,6 +31,9 @@ Expected<InductorComparison> compareWithInductor(Pt2Bridge &bridge, const Graph 
     auto graph = readFxText(inductor->graphText, {&schemas, "Inductor's result"});
     if (!graph)
         return Error{"cannot read Inductor's result back: " + graph.error().message};
+    // The printed graph annotates named values only; the steps a subscript
+    // becomes get their shapes as on Fusebox's side, where loading infers them.
+    inferShapes(graph->graph);
     InductorComparison out;
     out.difference = firstCanonicalDifference(fuseboxResult, graph->graph, schemas);
     out.inductor = std::move(*inductor);

@@ -62,6 +62,26 @@ bool isOp(const Node &node, std::string_view op)
     return node.kind() == NodeKind::Op && node.op == op;
 }
 
+NodeId subscriptParent(const Graph &graph, NodeId id)
+{
+    const Node *n = graph.node(id);
+    if (!n || !n->isOp() || n->args().empty() || !n->args()[0].isNode())
+        return {};
+    if (n->op == ops::kGetItem || n->op == "operator.getitem")
+        return n->args()[0].node();
+    // A lowered subscript: its last node holds the index as written; the
+    // steps before it are marked but hold none.
+    if (n->provenance.originalSpelling != "operator.getitem" || n->provenance.writtenArgs.empty())
+        return {};
+    NodeId parent = n->args()[0].node();
+    for (const Node *step = graph.node(parent);
+         step && step->isOp() && step->provenance.originalSpelling == "operator.getitem"
+         && step->provenance.writtenArgs.empty() && !step->args().empty() && step->args()[0].isNode();
+         step = graph.node(parent))
+        parent = step->args()[0].node();
+    return parent;
+}
+
 bool isGetItem(const Graph &graph, NodeId id, NodeId *source, int64_t *index)
 {
     if (!graph.hasOp(id, ops::kGetItem))

@@ -30,6 +30,12 @@ std::optional<std::vector<NodeId>> nodeListArgAt(const Node &node, size_t index,
 bool isOp(const Node &node, std::string_view op);
 /// True when the node is getitem(x, i); then sets source and index.
 bool isGetItem(const Graph &graph, NodeId id, NodeId *source = nullptr, int64_t *index = nullptr);
+/// The value a Python subscript reads from, as FX's operator.getitem node has
+/// it in args[0]: for getitem(x, i), an opaque operator.getitem call, and the
+/// aten::slice/select chain the FX reader makes of `x[:, :8]` (marked
+/// operator.getitem), x. Invalid for any other node, and for a chain whose
+/// marks a rewrite or a format without them (TorchScript) did not keep.
+NodeId subscriptParent(const Graph &graph, NodeId id);
 
 /// dim made non-negative for a tensor of `rank`; nullopt when out of range.
 std::optional<int64_t> normalizeDim(int64_t dim, int rank);

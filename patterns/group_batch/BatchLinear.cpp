@@ -102,8 +102,9 @@ std::optional<std::string> PreGradBatchLinearFusion::key(const Graph &graph, Nod
     if (!l)
         return std::nullopt;
     std::string key = "input " + formatInts(l->inputShape);
-    NodeId source;
-    if (isGetItem(graph, l->input, &source))
+    // Inductor keys on a getitem input's parent (_getitem_args): linears on
+    // slices of different tensors stay apart.
+    if (NodeId source = subscriptParent(graph, l->input); source.isValid())
         key += " (getitem of " + nodeRef(graph, source) + ")";
     key += std::string(kKeySep) + "weight " + formatInts(l->weightShape);
     key += std::string(kKeySep) + (l->bias.isValid() ? "bias" : "no bias");

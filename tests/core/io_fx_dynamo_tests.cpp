@@ -7,6 +7,7 @@
 
 #include "core/io/GraphNetMeta.h"
 #include "core/io/WarningSummary.h"
+#include "core/rewrite/MatchUtils.h"
 
 #include <filesystem>
 #include <fstream>
@@ -146,6 +147,38 @@ TEST_CASE("Dynamo: Ellipsis, dicts, slices and devices", "[io][fx][dynamo]")
     CHECK(node(g, "cols").op == "aten::slice");
     CHECK(args(g, node(g, "cuda")).find("device(type='cuda', index=0)") != std::string::npos);
     CHECK(args(g, node(g, "kw")).find("kwargs={'in_ptr0': x, 'out_ptr0': last}") != std::string::npos);
+}
+
+TEST_CASE("Dynamo: a tensor subscript reads as slice/select steps and writes back as one getitem", "[io][fx][dynamo]")
+{
+    const std::string text = R"FX(class GraphModule(torch.nn.Module):
+    def forward(self, x: "f32[2, 8, 4]"):
+        h = x[(slice(None, None, None), slice(None, 4, None))]
+        r = x[(0, slice(2, None, None), -1)]
+        again = h[(slice(1, None, None),)]
+        return (h, r, again)
+)FX";
+    LoadedModel m = readClean(text);
+    const Graph &g = m.graph;
+    // x[:, :4]: two slices; the last is named and holds the index as written.
+    const Node &h = node(g, "h");
+    CHECK(h.op == "aten::slice");
+    CHECK(args(g, h).starts_with("slice_1, 1, 0, 4"));
+    CHECK(h.provenance.originalSpelling == "operator.getitem");
+    CHECK_FALSE(h.provenance.writtenArgs.empty());
+    // The subscripted value is x for h and r, and h for `again` (a second subscript).
+    CHECK(subscriptParent(g, h.id()) == g.findByName("x"));
+    CHECK(subscriptParent(g, node(g, "r").id()) == g.findByName("x"));
+    CHECK(subscriptParent(g, node(g, "again").id()) == h.id());
+    CHECK_FALSE(subscriptParent(g, g.findByName("slice_1")).isValid());
+    // Written back as Dynamo wrote it, one line per subscript.
+    const std::string written = writeFxText(g);
+    INFO(written);
+    CHECK(written.find("h = x[:, :4]") != std::string::npos);
+    CHECK(written.find(" = x[0, 2:, -1]") != std::string::npos);
+    CHECK(written.find(" = h[1:]") != std::string::npos);
+    CHECK(written.find("aten.slice") == std::string::npos);
+    checkRoundTrip(text);
 }
 
 TEST_CASE("Dynamo: context and runtime calls stay nodes, in order, without warnings", "[io][fx][dynamo]")

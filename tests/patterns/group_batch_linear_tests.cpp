@@ -104,6 +104,36 @@ TEST_CASE("batch_linear keys getitem inputs by their source and users on request
     REQUIRE(keyOf(g, pattern, lin) == "input [4, 8] (getitem of %split) · weight [6, 8] · no bias · users aten::relu");
 }
 
+TEST_CASE("batch_linear keys a sliced input by the tensor it slices, as Inductor's _getitem_args", "[patterns]")
+{
+    // x[:, :8] as the FX reader lowers it: the slices marked operator.getitem,
+    // the last one with the index as written.
+    Graph g;
+    GraphBuilder build(g);
+    std::vector<NodeId> linears;
+    for (const char *source : {"x", "y"}) {
+        NodeId t = input(g, source, {4, 16});
+        for (int64_t start : {0, 8}) {
+            NodeId whole = op(g, "aten::slice", "Tensor", {t, int64_t(0), int64_t(0), INT64_MAX, int64_t(1)}, {4, 16});
+            NodeId half = op(g, "aten::slice", "Tensor", {whole, int64_t(1), start, start + 8, int64_t(1)}, {4, 8});
+            build.node(whole).provenance.originalSpelling = "operator.getitem";
+            build.node(half).provenance.originalSpelling = "operator.getitem";
+            build.node(half).provenance.writtenArgs = "(slice(None, None, None), slice(0, 8, None))";
+            NodeId w = weight(g, std::string(source) + "w" + std::to_string(start), {6, 8}, 1);
+            linears.push_back(op(g, "aten::linear", "", {half, w, NoneArg{}}, {4, 6}));
+        }
+    }
+    build.setOutputs(std::vector<Arg>(linears.begin(), linears.end()));
+    PreGradBatchLinearFusion pattern;
+    CHECK(keyOf(g, pattern, linears[0]) == "input [4, 8] (getitem of %x) · weight [6, 8] · no bias");
+    CHECK(keyOf(g, pattern, linears[3]) == "input [4, 8] (getitem of %y) · weight [6, 8] · no bias");
+    pattern.options().set("min_fuse_set_size", int64_t(2));
+    HorizontalSearchResult result = searchHorizontal(g, pattern);
+    REQUIRE(result.groups.size() == 2);
+    CHECK(result.groups[0].members.size() == 2);
+    CHECK(result.groups[1].members.size() == 2);
+}
+
 TEST_CASE("batch_linear explains each failed condition", "[patterns]")
 {
     PreGradBatchLinearFusion pattern;
