@@ -32,7 +32,10 @@ protected:
                                       offsets[plan.group.indices.back() + 1]);
         }
         rewriter.replaceAllUsesWith(plan.cat, replacement);
-        rewriter.eraseIfDead(plan.cat);
+        // The cat alone: mutate_cat_node erases only it, and the split and
+        // getitems it read stay in the graph, dead, for the passes after it
+        // to see (Inductor's pre-grad passes run no dead code elimination).
+        rewriter.erase(plan.cat);
     }
 };
 

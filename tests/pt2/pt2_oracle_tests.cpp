@@ -37,7 +37,10 @@ const OracleConfig kOracleConfigs[] = {{"tests/pt2/configs/pre_grad_all.json", "
                                        {"tests/pt2/configs/post_grad_all.json", "aot_forward.py"},
                                        // pre_grad_all's passes in another order: Inductor runs them in the
                                        // config's order, and so must Fusebox.
-                                       {"tests/pt2/configs/pre_grad_all_sorted.json", "dynamo.py"}};
+                                       {"tests/pt2/configs/pre_grad_all_sorted.json", "dynamo.py"},
+                                       // The cat rewrites without the split/cat passes that run before
+                                       // them in pre_grad_all and take their matches.
+                                       {"tests/pt2/configs/pre_grad_cat_rewrites.json", "dynamo.py"}};
 
 struct OracleModel {
     std::string name;

@@ -13,13 +13,14 @@ Families (each model's name starts with its family's prefix):
                (batch_tanh, batch_sigmoid, split rules).
 * split_*      split/unbind chains: split of split, getitems re-concatenated
                in order and out of order, unbind -> stack, split -> stack,
-               size-one split, split -> cat of partial ranges,
+               size-one split, split -> cat of partial ranges and of every
+               section (the dead split Inductor leaves),
                stack -> tanh -> unbind (merge_splits, merge_getitem_cat,
                mutate_cat, unbind_stack, split_stack_to_cats,
                remove_split_with_size_one, split_cat, unbind_cat_to_view).
 * mixed_*      mixed shapes: linears of different in/out dims sharing inputs,
-               layer norms with different normalized_shape / eps (fusion keys
-               must separate them).
+               layer norms with different normalized_shape / eps, linears on
+               slices of different tensors (fusion keys must separate them).
 * embbag_*     nn.EmbeddingBag towers with offsets (mode sum / mean), then
                Linear layers.
 * batch_*      batch size variants: the same models as above at batch 1, 3
@@ -316,6 +317,16 @@ class UnbindCat(nn.Module):
         return torch.cat([items[0], items[1], items[2]], dim=1) * 2
 
 
+class SplitCatAllSections(nn.Module):
+    """A cat of every section of a split, read by a reduction:
+    mutate_cat_pass makes it the split's input and leaves the split and its
+    getitems in the graph, dead (Inductor erases only the cat)."""
+
+    def forward(self, x):
+        a, b, c = torch.split(x, [8, 8, 16], dim=1)
+        return torch.cat([a, b, c], dim=1).sum(1)
+
+
 @_register("split_of_split")
 def split_of_split():
     return _seeded(lambda: (SplitOfSplit(), (torch.randn(8, 64),)))
@@ -354,6 +365,11 @@ def split_cat_partial():
 @_register("split_stack_tanh_unbind")
 def split_stack_tanh_unbind():
     return _seeded(lambda: (StackTanhUnbind(), (torch.randn(8, 32),)))
+
+
+@_register("split_cat_all_sections")
+def split_cat_all_sections():
+    return _seeded(lambda: (SplitCatAllSections(), (torch.randn(4, 32),)))
 
 
 @_register("split_unbind_cat")
@@ -405,9 +421,28 @@ class MixedNormShapes(nn.Module):
         return outs
 
 
+class MixedSliceParents(nn.Module):
+    """Same-shape linears on Python slices of two tensors (x[:, :16]):
+    Dynamo records each slice as one operator.getitem, and batch_linear
+    keys on its parent, so the x linears and the y linears are two groups."""
+
+    def __init__(self):
+        super().__init__()
+        self.l = nn.ModuleList(nn.Linear(16, 8) for _ in range(4))
+
+    def forward(self, x, y):
+        return (self.l[0](x[:, :16]), self.l[1](x[:, 16:]),
+                self.l[2](y[:, :16]), self.l[3](y[:, 16:]))
+
+
 @_register("mixed_linear_dims")
 def mixed_linear_dims():
     return _seeded(lambda: (MixedLinearDims(), (torch.randn(8, 32), torch.randn(8, 16))))
+
+
+@_register("mixed_slice_parents")
+def mixed_slice_parents():
+    return _seeded(lambda: (MixedSliceParents(), (torch.randn(8, 32), torch.randn(8, 32))))
 
 
 @_register("mixed_layernorm_eps")
