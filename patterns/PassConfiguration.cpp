@@ -7,6 +7,7 @@
 
 #include "core/ir/Spelling.h"
 
+#include <cctype>
 #include <set>
 
 namespace fusebox {
@@ -139,6 +140,79 @@ Status applySection(PatternSet &patterns, const std::map<std::string, std::map<s
     return Status::ok();
 }
 
+/// The GraphTransformObserver name Inductor 2.14 runs a pass under, which
+/// config.disabled_passes is matched against; empty for a pass it runs
+/// without one (pre-grad pattern passes, the fuse_fx rules), which
+/// disabled_passes cannot stop.
+std::string observedPassName(const Pattern &p)
+{
+    const bool fusion = p.family() == PatternFamily::Horizontal;
+    if (p.stage() == PassStage::PreGrad)
+        return fusion ? "group_batch_fusion_passes" : std::string();
+    return fusion ? "post_grad_custom_pre_pass" : p.name();
+}
+
+std::string upper(std::string s)
+{
+    for (char &c : s)
+        c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    return s;
+}
+
+/// config.disabled_passes: 2.14's GraphTransformObserver skips a pass whose
+/// name, upper-cased, is a substring of it (_check_disable_pass).
+Status applyDisabledPasses(PatternSet &patterns, const PassConfig &config, const InductorProfile &profile,
+                           std::set<std::string> &enabled, std::vector<std::string> &notes)
+{
+    if (!config.disabledPasses)
+        return Status::ok();
+    if (!profile.disabledPasses)
+        return Error{"disabled_passes: a setting of Inductor 2.14 (torch._inductor.config.disabled_passes), which "
+                     + profile.label() + " does not have (choose --inductor-version 2.14 or newer, or leave it out)"};
+    const std::string disabled = upper(*config.disabledPasses);
+    for (const Pattern *p : patterns.all()) {
+        if (!enabled.count(p->name()))
+            continue;
+        const std::string observed = observedPassName(*p);
+        if (!observed.empty() && disabled.find(upper(observed)) != std::string::npos) {
+            enabled.erase(p->name());
+            notes.push_back("disabled_passes: " + p->name() + " does not run: " + profile.label() + " runs it as "
+                            + observed + ", which disabled_passes names");
+        } else if (observed.empty() && disabled.find(upper(p->name())) != std::string::npos) {
+            notes.push_back("disabled_passes: names " + p->name() + ", which still runs: " + profile.label()
+                            + " runs pre-grad pattern passes outside GraphTransformObserver, where disabled_passes "
+                              "is read (group/batch fusions stop with group_batch_fusion_passes)");
+        }
+    }
+    return Status::ok();
+}
+
+/// The per-pass `devices` option: 2.14 drops a pre-grad pass by the graph's
+/// input devices (InductorScheduleDriver reads Pattern::requiredDevices) and
+/// ignores it after grad; 2.6 ignores it everywhere.
+void applyDevices(PatternSet &patterns, const PassConfig &config, const InductorProfile &profile,
+                  const std::set<std::string> &enabled, std::vector<std::string> &notes)
+{
+    for (const Pattern *p : patterns.all())
+        patterns.find(p->name())->setRequiredDevices({});
+    for (const auto &[stage, devices] : {std::pair{PassStage::PreGrad, &config.preGradDevices},
+                                         std::pair{PassStage::PostGrad, &config.postGradDevices}})
+        for (const auto &[rule, types] : *devices) {
+            Pattern *p = patterns.find(rule);
+            if (!p || !enabled.count(rule))
+                continue;
+            const std::string where = std::string(toString(stage)) + "_fusion_options/" + rule + "/devices";
+            if (!profile.perPassDevices)
+                notes.push_back(where + ": ignored: " + profile.label()
+                                + " has no per-pass devices option (2.14 added it); the pass runs on every graph");
+            else if (stage == PassStage::PostGrad)
+                notes.push_back(where + ": ignored: " + profile.label()
+                                + " reads devices before grad only; the pass runs on every graph");
+            else
+                p->setRequiredDevices(types);
+        }
+}
+
 } // namespace
 
 Status configurePatterns(PatternSet &patterns, const PassConfig &config, std::vector<std::string> *notes)
@@ -156,6 +230,9 @@ Status configurePatterns(PatternSet &patterns, const PassConfig &config, const I
     if (Status s = applySection(patterns, config.postGradFusionOptions, PassStage::PostGrad, profile, enabled, lines);
         !s)
         return s;
+    if (Status s = applyDisabledPasses(patterns, config, profile, enabled, lines); !s)
+        return s;
+    applyDevices(patterns, config, profile, enabled, lines);
     if (notes)
         *notes = std::move(lines);
     applyInductorProfile(patterns, profile);
@@ -196,6 +273,8 @@ PassConfig passConfigFor(const PatternSet &patterns)
         const bool pre = p->stage() == PassStage::PreGrad;
         auto &section = pre ? config.preGradFusionOptions : config.postGradFusionOptions;
         (pre ? config.preGradOrder : config.postGradOrder).push_back(p->name());
+        if (!p->requiredDevices().empty())
+            (pre ? config.preGradDevices : config.postGradDevices)[p->name()] = p->requiredDevices();
         auto &options = section[p->name()];
         for (const auto &[name, value] : p->options().values())
             std::visit([&](auto v) { options[name] = v; }, value);

@@ -25,7 +25,10 @@ std::optional<DriverResult> runSchedule(const ParsedArgs &args, const std::strin
         std::cerr << "fusebox-pass " << commandName << ": --schedule '" << name << "': expected inductor or greedy\n";
         return std::nullopt;
     }
-    return runPassSchedule(*schedule, patterns, config, graph, std::move(options), nullptr, listener);
+    DriverResult result = runPassSchedule(*schedule, patterns, config, graph, std::move(options), nullptr, listener);
+    for (const std::string &note : result.notes)
+        std::cerr << "note: " << note << "\n";
+    return result;
 }
 
 } // namespace fusebox::cli

@@ -21,7 +21,8 @@ struct ConfigError {
 
 using json_support::describe;
 
-std::map<std::string, std::map<std::string, ConfigValue>> readSection(const json &section, const std::string &path)
+std::map<std::string, std::map<std::string, ConfigValue>> readSection(const json &section, const std::string &path,
+                                                                      std::map<std::string, std::vector<std::string>> &devices)
 {
     if (!section.is_object())
         throw ConfigError{path, "expected an object of rule names, found " + describe(section)};
@@ -32,7 +33,15 @@ std::map<std::string, std::map<std::string, ConfigValue>> readSection(const json
             throw ConfigError{rulePath, "expected an object of options, found " + describe(options)};
         auto &target = rules[rule];
         for (const auto &[name, value] : options.items()) {
-            if (value.is_boolean())
+            if (name == "devices") {
+                const bool strings = value.is_array() && std::all_of(value.begin(), value.end(), [](const json &d) {
+                    return d.is_string();
+                });
+                if (!strings)
+                    throw ConfigError{rulePath + "/devices",
+                                      "expected a list of device types such as [\"cuda\"], found " + describe(value)};
+                devices[rule] = value.get<std::vector<std::string>>();
+            } else if (value.is_boolean())
                 target[name] = value.get<bool>();
             else if (value.is_number_integer())
                 target[name] = value.get<int64_t>();
@@ -46,7 +55,8 @@ std::map<std::string, std::map<std::string, ConfigValue>> readSection(const json
 }
 
 nlohmann::ordered_json writeSection(const std::map<std::string, std::map<std::string, ConfigValue>> &section,
-                                    const std::vector<std::string> &order)
+                                    const std::vector<std::string> &order,
+                                    const std::map<std::string, std::vector<std::string>> &devices)
 {
     // Rules in `order` first, in that order, then any others by name.
     std::vector<std::string> rules;
@@ -66,6 +76,8 @@ nlohmann::ordered_json writeSection(const std::map<std::string, std::map<std::st
             const std::string &name = option.first;
             std::visit([&](auto v) { o[name] = v; }, option.second);
         }
+        if (auto d = devices.find(rule); d != devices.end())
+            o["devices"] = d->second;
         j[rule] = std::move(o);
     }
     return j;
@@ -98,10 +110,16 @@ Expected<PassConfig> readPassConfig(const std::string &text, const std::string &
             throw ConfigError{"", "expected an object, found " + describe(root)};
         for (const auto &[key, value] : root.items()) {
             if (key == "pre_grad_fusion_options")
-                config.preGradFusionOptions = readSection(value, "/" + key);
+                config.preGradFusionOptions = readSection(value, "/" + key, config.preGradDevices);
             else if (key == "post_grad_fusion_options")
-                config.postGradFusionOptions = readSection(value, "/" + key);
-            else if (key == "rejected") {
+                config.postGradFusionOptions = readSection(value, "/" + key, config.postGradDevices);
+            else if (key == "disabled_passes") {
+                if (!value.is_string())
+                    throw ConfigError{"/disabled_passes", "expected a string of comma-separated pass names "
+                                                          "(as torch._inductor.config.disabled_passes), found "
+                                                          + describe(value)};
+                config.disabledPasses = value.get<std::string>();
+            } else if (key == "rejected") {
                 if (!value.is_array())
                     throw ConfigError{"/rejected", "expected an array, found " + describe(value)};
                 for (size_t i = 0; i < value.size(); ++i) {
@@ -129,7 +147,7 @@ Expected<PassConfig> readPassConfig(const std::string &text, const std::string &
                 }
             } else if (key != "format" && key != "version" && key != "comment") {
                 throw ConfigError{"/" + key, "unknown section (expected pre_grad_fusion_options, "
-                                             "post_grad_fusion_options, custom_patterns or rejected)"};
+                                             "post_grad_fusion_options, disabled_passes, custom_patterns or rejected)"};
             }
         }
     } catch (const ConfigError &e) {
@@ -166,8 +184,12 @@ Expected<PassConfig> loadPassConfig(const std::string &path)
 std::string writePassConfig(const PassConfig &config)
 {
     nlohmann::ordered_json root;
-    root["pre_grad_fusion_options"] = writeSection(config.preGradFusionOptions, config.preGradOrder);
-    root["post_grad_fusion_options"] = writeSection(config.postGradFusionOptions, config.postGradOrder);
+    root["pre_grad_fusion_options"] = writeSection(config.preGradFusionOptions, config.preGradOrder,
+                                                   config.preGradDevices);
+    root["post_grad_fusion_options"] = writeSection(config.postGradFusionOptions, config.postGradOrder,
+                                                    config.postGradDevices);
+    if (config.disabledPasses)
+        root["disabled_passes"] = *config.disabledPasses;
     if (!config.customPatterns.empty()) {
         nlohmann::ordered_json custom = nlohmann::ordered_json::array();
         for (const CustomPatternSource &c : config.customPatterns)

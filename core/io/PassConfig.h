@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -38,7 +39,8 @@ struct CustomPatternSource {
 
 /// The production pass's configuration, in Inductor's shape:
 /// {"pre_grad_fusion_options": {"batch_linear": {"min_fuse_set_size": 5}},
-///  "post_grad_fusion_options": {...}, "custom_patterns": [...], "rejected": [...]}.
+///  "post_grad_fusion_options": {...}, "disabled_passes": "...",
+///  "custom_patterns": [...], "rejected": [...]}.
 /// A built-in rule is enabled when its name appears in either section (with
 /// its option overrides), as with torch._inductor.config; every custom
 /// pattern is enabled (a section may still override its options).
@@ -48,6 +50,16 @@ struct PassConfig {
     /// The rules of each section in the file's order, the order Inductor runs
     /// them in (a JSON object's order is Python's dict order).
     std::vector<std::string> preGradOrder, postGradOrder;
+    /// Inductor 2.14's per-pass option `devices` (["cuda"]), per rule of each
+    /// section: kept apart from the rule's options, as Inductor strips it
+    /// before a pass reads them. Before grad, 2.14 drops a pass when no
+    /// example input is on one of these device types; after grad it ignores it.
+    std::map<std::string, std::vector<std::string>> preGradDevices, postGradDevices;
+    /// torch._inductor.config.disabled_passes (2.14; also set by
+    /// TORCHINDUCTOR_DISABLED_PASSES): comma-separated GraphTransformObserver
+    /// pass names, matched case-insensitively; nullopt when the config does
+    /// not set it.
+    std::optional<std::string> disabledPasses;
     /// [{"file": "x.patterns"} | {"text": "pattern p { ... }"}].
     std::vector<CustomPatternSource> customPatterns;
     std::vector<RejectedMatch> rejected;

@@ -78,6 +78,9 @@ struct DriverResult {
     /// match. Filled by InductorScheduleDriver; empty after GreedyDriver.
     std::map<std::string, size_t> inductorCounters;
     std::vector<AppliedRewrite> rewrites;
+    /// Lines for the user about passes the schedule left out or kept while
+    /// unsure (a pass's devices: InductorSchedule.h droppedForDevices).
+    std::vector<std::string> notes;
     std::vector<RoundStats> roundStats;
     size_t nodesBefore = 0, nodesAfter = 0;
     size_t nodesAdded = 0, nodesRemoved = 0;

@@ -217,7 +217,7 @@ std::vector<Explanation> explainInInductorSchedule(const Graph &graph, const Ind
         nodes = rootNodes(graph, pattern);
 
     const GraphStage stage = graphStage(graph);
-    const std::vector<ScheduledPass> schedule = driver.schedule(stage);
+    const std::vector<ScheduledPass> schedule = driver.schedule(stage, &graph);
     auto scheduled = std::find_if(schedule.begin(), schedule.end(),
                                   [&](const ScheduledPass &p) { return p.pattern == pattern.name(); });
     const size_t passIndex = static_cast<size_t>(scheduled - schedule.begin());
@@ -282,6 +282,8 @@ std::vector<Explanation> explainInInductorSchedule(const Graph &graph, const Ind
                 if (!isEnabled)
                     return std::string("the config does not name it; Inductor runs only the passes "
                                        "pre_grad_fusion_options / post_grad_fusion_options name");
+                if (std::string why = droppedForDevices(pattern, graph); !why.empty())
+                    return why;
                 if (pattern.options().getInt("counter", 1) < 1)
                     return "its counter is " + std::to_string(pattern.options().getInt("counter", 1))
                            + ": range(counter) runs it no time";

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <set>
 
 namespace fusebox {
 namespace {
@@ -160,7 +161,53 @@ InductorScheduleDriver::InductorScheduleDriver(const PatternSet &patterns, std::
 {
 }
 
-std::vector<ScheduledPass> InductorScheduleDriver::schedule(GraphStage stage) const
+namespace {
+
+/// The device types of the graph's tensor inputs ("cuda" for "cuda:0"); a
+/// tensor input without a recorded device adds "".
+std::set<std::string> inputDeviceTypes(const Graph &graph)
+{
+    std::set<std::string> types;
+    for (NodeId id : graph.inputs()) {
+        const Node &n = *graph.node(id);
+        if (n.type == "Tensor")
+            types.insert(n.meta.device.substr(0, n.meta.device.find(':')));
+    }
+    return types;
+}
+
+std::string listed(const std::vector<std::string> &items)
+{
+    std::string s;
+    for (const std::string &i : items)
+        s += (s.empty() ? "" : ", ") + i;
+    return "[" + s + "]";
+}
+
+} // namespace
+
+std::string droppedForDevices(const Pattern &pattern, const Graph &graph)
+{
+    const auto &wanted = pattern.requiredDevices();
+    if (wanted.empty())
+        return {};
+    const std::set<std::string> have = inputDeviceTypes(graph);
+    for (const std::string &d : wanted)
+        if (have.count(d))
+            return {};
+    std::string seen;
+    for (const std::string &d : have)
+        if (!d.empty())
+            seen += (seen.empty() ? "" : ", ") + d;
+    if (seen.empty() || have.count(""))
+        return pattern.name() + " kept: its devices are " + listed(wanted) + " and the graph's inputs record "
+               + (seen.empty() ? "no device" : "no device for some (others: " + seen + ")")
+               + ", so Fusebox cannot tell whether Inductor drops it";
+    return pattern.name() + " dropped: its devices are " + listed(wanted) + " and no input of the graph is on one ("
+           + seen + "), as Inductor drops it (_resolve_pre_grad_fusion_options)";
+}
+
+std::vector<ScheduledPass> InductorScheduleDriver::schedule(GraphStage stage, const Graph *graph) const
 {
     std::vector<PassStage> stages;
     if (stage != GraphStage::PostGrad)
@@ -171,10 +218,14 @@ std::vector<ScheduledPass> InductorScheduleDriver::schedule(GraphStage stage) co
     auto anyStage = [&](const std::string &name) {
         return std::find(m_anyStage.begin(), m_anyStage.end(), name) != m_anyStage.end();
     };
+    auto dropped = [&](const std::string &name) {
+        const Pattern *p = m_patterns.find(name);
+        return graph && p && droppedForDevices(*p, *graph).find(" dropped: ") != std::string::npos;
+    };
     for (PassStage s : stages)
         for (ScheduledPass &pass :
              inductorSchedule(m_patterns, s, s == PassStage::PreGrad ? m_preGradOrder : m_postGradOrder))
-            if (!anyStage(pass.pattern))
+            if (!anyStage(pass.pattern) && !dropped(pass.pattern))
                 schedule.push_back(std::move(pass));
     const std::vector<const Pattern *> enabled = m_patterns.enabled();
     for (const std::string &name : m_anyStage) {
@@ -364,7 +415,10 @@ DriverResult InductorScheduleDriver::run(Graph &graph, GraphStage stage, EditLog
                                                          HorizontalSearchMode::GroupsOnly));
     };
 
-    const std::vector<ScheduledPass> schedule = this->schedule(stage);
+    const std::vector<ScheduledPass> schedule = this->schedule(stage, &graph);
+    for (const Pattern *p : m_patterns.enabled())
+        if (std::string why = droppedForDevices(*p, graph); !why.empty())
+            result.notes.push_back(std::move(why));
     {
         for (size_t index = 0; index < schedule.size(); ++index) {
             const ScheduledPass &pass = schedule[index];

@@ -34,6 +34,13 @@ std::string_view toString(GraphStage stage);
 /// pass changes nothing; Fusebox's greedy search still runs Fusebox's rule.
 bool inductorRegistersNoPattern(std::string_view pass);
 
+/// Why Inductor's schedule drops `pattern` on `graph` for its devices
+/// (Pattern::requiredDevices, 2.14's _resolve_pre_grad_fusion_options: no
+/// example input is on one of them), in one line; empty when it runs. A graph
+/// whose inputs record no device keeps the pass and the line says that it
+/// cannot tell (Inductor, which has the example inputs, would know).
+std::string droppedForDevices(const Pattern &pattern, const Graph &graph);
+
 /// One pass of a schedule: a pattern and how many times in a row it runs.
 struct ScheduledPass {
     std::string pattern;
@@ -113,7 +120,9 @@ public:
 
     /// The passes run() runs on a graph of `stage`, in order: the stages'
     /// passes (inductorSchedule), then the any-stage patterns.
-    std::vector<ScheduledPass> schedule(GraphStage stage) const;
+    /// With a graph, the passes its input devices drop are left out
+    /// (droppedForDevices).
+    std::vector<ScheduledPass> schedule(GraphStage stage, const Graph *graph = nullptr) const;
 
     /// Runs the schedule of `stage` (graphStage(graph) when not given).
     DriverResult run(Graph &graph, EditLog *log = nullptr, DriverListener *listener = nullptr) const;

@@ -110,6 +110,12 @@ public:
     void setBehaviours(std::vector<std::string> behaviours) { m_behaviours = std::move(behaviours); }
     const std::vector<std::string> &behaviours() const { return m_behaviours; }
 
+    /// Inductor 2.14's per-pass `devices` option before grad: Inductor's
+    /// schedule runs the pass only on a graph one of whose tensor inputs is
+    /// on one of these device types ("cuda", "cpu"); empty: on any graph.
+    const std::vector<std::string> &requiredDevices() const { return m_requiredDevices; }
+    void setRequiredDevices(std::vector<std::string> devices) { m_requiredDevices = std::move(devices); }
+
 protected:
     Pattern(std::string name, PassStage stage, int benefit, std::vector<std::string> rootOps,
             std::string description);
@@ -125,6 +131,7 @@ private:
     std::string m_unavailable;
     std::string m_inductorSource;
     std::vector<std::string> m_behaviours;
+    std::vector<std::string> m_requiredDevices;
 };
 
 /// What Inductor 2.6 does to counters["inductor"] when it makes one rewrite:

@@ -33,14 +33,19 @@ def _post_grad_optimus(gm):
     from torch._inductor.fx_passes.split_cat import POST_GRAD_PATTERNS
     from torch._inductor.pattern_matcher import stable_topological_sort
 
+    from torch.fx.passes.graph_transform_observer import GraphTransformObserver
+
     post_grad.lazy_init()
-    group_batch_fusion_passes(gm.graph, pre_grad=False)
+    # Under the observers post_grad_passes runs them under, which is where
+    # 2.14 reads config.disabled_passes.
+    GraphTransformObserver(gm, "post_grad_custom_pre_pass").apply_graph_pass(
+        lambda graph: group_batch_fusion_passes(graph, pre_grad=False))
     for pass_name in config.post_grad_fusion_options:
         if pass_name in POST_GRAD_FUSIONS:
             continue
         if pass_name not in POST_GRAD_PATTERNS:
             raise BridgeError("post_grad_fusion_options: Inductor %s has no pass %r" % (torch.__version__, pass_name))
-        POST_GRAD_PATTERNS[pass_name].apply(gm.graph)
+        GraphTransformObserver(gm, pass_name).apply_graph_pass(POST_GRAD_PATTERNS[pass_name].apply)
     # post_grad_passes sorts after its passes too: batch fusions may insert
     # a node before its inputs.
     stable_topological_sort(gm.graph)
@@ -84,12 +89,17 @@ def run_inductor(args):
     pre = dict(cfg.get("pre_grad_fusion_options") or {})
     post = dict(cfg.get("post_grad_fusion_options") or {})
     check_pass_names(pre, post)
+    patch = {"pre_grad_fusion_options": pre, "post_grad_fusion_options": post}
+    if "disabled_passes" in cfg:
+        if not hasattr(config, "disabled_passes"):
+            raise BridgeError("disabled_passes: Inductor %s has no such setting (2.14 added it)" % torch.__version__)
+        patch["disabled_passes"] = str(cfg["disabled_passes"])
     before = fxgraph.histogram(gm)
     nodes_before = len(gm.graph.nodes)
 
     progress("running Inductor's %s passes" % stage.replace("_", "-"), 0.3)
     counters.clear()
-    with config.patch(pre_grad_fusion_options=pre, post_grad_fusion_options=post):
+    with config.patch(patch):
         started = time.monotonic()
         with torch.no_grad():
             if stage == "pre_grad":

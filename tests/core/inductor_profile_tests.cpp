@@ -5,7 +5,9 @@
 #include "core/io/PassConfig.h"
 #include "patterns/Catalog.h"
 #include "patterns/InductorProfile.h"
+#include "patterns/GroupBatchGraphs.h"
 #include "patterns/PassConfiguration.h"
+#include "patterns/PassSchedule.h"
 
 #include <catch.hpp>
 
@@ -137,4 +139,72 @@ TEST_CASE("Inductor profiles: a changed pass Fusebox does not model yet is named
     // The modelled ones are behaviours the rules follow, per version.
     CHECK(v214.behavioursOf("normalization_pass") == std::vector<std::string>{std::string(behaviour::kNormalizeConcat)});
     CHECK(findInductorProfile("2.6")->behavioursOf("normalization_pass").empty());
+}
+
+TEST_CASE("Inductor profiles: devices and disabled_passes act as each version's drivers", "[patterns][profile]")
+{
+    const InductorProfile &v26 = *findInductorProfile("2.6");
+    const InductorProfile &v214 = *findInductorProfile("2.14");
+    // Read and written back; a devices option that is no list is one line.
+    auto read = readPassConfig(R"({"pre_grad_fusion_options": {"batch_linear": {"min_fuse_set_size": 2,
+        "devices": ["cuda"]}}, "disabled_passes": "GROUP_BATCH_FUSION_PASSES"})", "c.json");
+    REQUIRE(read.hasValue());
+    CHECK(read->preGradDevices.at("batch_linear") == std::vector<std::string>{"cuda"});
+    CHECK(read->preGradFusionOptions.at("batch_linear").size() == 1); // devices is no rule option
+    CHECK(read->disabledPasses == std::optional<std::string>("GROUP_BATCH_FUSION_PASSES"));
+    auto again = readPassConfig(writePassConfig(*read), "again.json");
+    REQUIRE(again.hasValue());
+    CHECK(*again == *read);
+    CHECK(readPassConfig(R"({"pre_grad_fusion_options": {"batch_linear": {"devices": "cuda"}}})", "c.json")
+              .error()
+              .message
+          == "c.json: /pre_grad_fusion_options/batch_linear/devices: expected a list of device types such as "
+             "[\"cuda\"], found string \"cuda\"");
+
+    // Five linears on CPU inputs (default min_fuse_set_size 5).
+    const Graph cpuGraph = test::gb::linearGraph(5).graph;
+    auto runWith = [&](const PassConfig &config, const InductorProfile &profile, std::vector<std::string> *notes) {
+        PatternSet set = builtinCatalog();
+        REQUIRE(configurePatterns(set, config, profile, notes).isOk());
+        Graph g = cpuGraph.clone();
+        return runPassSchedule(PassSchedule::Inductor, set, config, g);
+    };
+    PassConfig devices;
+    devices.preGradFusionOptions["batch_linear"] = {};
+    devices.preGradOrder = {"batch_linear"};
+    devices.preGradDevices["batch_linear"] = {"cuda"};
+    std::vector<std::string> notes;
+    // 2.14 drops the pass: no input is on a CUDA device.
+    DriverResult dropped = runWith(devices, v214, &notes);
+    CHECK(notes.empty());
+    CHECK(dropped.rewrites.empty());
+    REQUIRE(dropped.notes.size() == 1);
+    CHECK(dropped.notes[0] == "batch_linear dropped: its devices are [cuda] and no input of the graph is on one "
+                              "(cpu), as Inductor drops it (_resolve_pre_grad_fusion_options)");
+    devices.preGradDevices["batch_linear"] = {"cpu", "cuda"};
+    CHECK(runWith(devices, v214, &notes).rewrites.size() == 1);
+    // 2.6 has no devices option: the pass runs, and the note says why.
+    devices.preGradDevices["batch_linear"] = {"cuda"};
+    CHECK(runWith(devices, v26, &notes).rewrites.size() == 1);
+    CHECK(notes == std::vector<std::string>{"pre_grad_fusion_options/batch_linear/devices: ignored: Inductor 2.6 has "
+                                            "no per-pass devices option (2.14 added it); the pass runs on every graph"});
+
+    // disabled_passes: 2.14 stops the group/batch fusions by their observer's
+    // name; 2.6 has no such setting.
+    PassConfig disabled;
+    disabled.preGradFusionOptions["batch_linear"] = {};
+    disabled.preGradFusionOptions["split_cat_pass"] = {};
+    disabled.disabledPasses = "group_batch_fusion_passes,SPLIT_CAT_PASS";
+    PatternSet set = builtinCatalog();
+    CHECK(configurePatterns(set, disabled, v26).error().message.starts_with(
+        "disabled_passes: a setting of Inductor 2.14 (torch._inductor.config.disabled_passes), which Inductor 2.6 "
+        "does not have"));
+    REQUIRE(configurePatterns(set, disabled, v214, &notes).isOk());
+    CHECK_FALSE(set.isEnabled("batch_linear"));
+    CHECK(set.isEnabled("split_cat_pass")); // a pre-grad pattern pass runs outside the observer
+    REQUIRE(notes.size() == 2);
+    std::sort(notes.begin(), notes.end());
+    CHECK(notes[0] == "disabled_passes: batch_linear does not run: Inductor 2.14 runs it as group_batch_fusion_passes, "
+                      "which disabled_passes names");
+    CHECK(notes[1].starts_with("disabled_passes: names split_cat_pass, which still runs"));
 }

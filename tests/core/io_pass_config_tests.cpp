@@ -55,7 +55,7 @@ TEST_CASE("pass config errors name the JSON path", "[io]")
     REQUIRE_FALSE(section.hasValue());
     CHECK(section.error().message
           == "p.json: /pre_grad_options: unknown section (expected pre_grad_fusion_options, post_grad_fusion_options, "
-             "custom_patterns or rejected)");
+             "disabled_passes, custom_patterns or rejected)");
     auto rejected = readPassConfig(R"({"rejected": [{"pattern": "x"}]})", "p.json");
     REQUIRE_FALSE(rejected.hasValue());
     CHECK(rejected.error().message == "p.json: /rejected/0/signature: missing");

@@ -65,6 +65,11 @@ inline std::string configForProfile(const std::string &text, const InductorProfi
         }
         config[section] = kept;
     }
+    // A setting the version lacks (2.6 has no disabled_passes) goes too.
+    if (!profile.disabledPasses && config.contains("disabled_passes")) {
+        config.erase("disabled_passes");
+        dropped.insert("disabled_passes");
+    }
     return config.dump(2);
 }
 
