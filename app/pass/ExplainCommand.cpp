@@ -153,8 +153,9 @@ Command explainCommand()
             "say why a rule fires or not: a node's check trace, or the near-miss summary",
             "With --node, prints the ordered checks the rule makes at that node, each with\n"
             "pass/fail and the values seen (the same code path the engine runs), and\n"
-            "where each check is made: the PyTorch 2.6 code that applies it, or \"Fusebox\n"
-            "only\" and why for a check Inductor does not make. Without --node, prints the\n"
+            "where each check is made: the Inductor code that applies it (file:line as\n"
+            "PyTorch 2.6.0 has it), or \"Fusebox only\" and why for a check Inductor does\n"
+            "not make. Without --node, prints the\n"
             "near-miss summary: every node where the rule was tried and failed, grouped by\n"
             "the failed check, furthest attempts first.\n"
             "\n"
@@ -165,7 +166,8 @@ Command explainCommand()
             {{"--pattern", "NAME", "the rule to explain (required)"},
              {"--node", "NODE", "the node's name (as `inspect`/the app shows it)"},
              {"--schedule", "inductor|greedy",
-              "whose answer: Inductor 2.6's schedule (the default) or Fusebox's greedy search"},
+              "whose answer: Inductor's schedule, as the --inductor-version profile has it (the default), or "
+              "Fusebox's greedy search"},
              configOption(), inductorVersionOption(),
              patternsOption(),
              {"--json", "", "print as JSON"},
