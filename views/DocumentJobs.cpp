@@ -281,11 +281,14 @@ void DocumentJobs::applyAll()
                                 : r.rounds == 1 ? tr("in 1 round of the greedy search")
                                                 : tr("in %1 rounds of the greedy search").arg(r.rounds);
         const QString count = r.rewrites.size() == 1 ? tr("1 rewrite") : tr("%1 rewrites").arg(r.rewrites.size());
-        const QString summary = tr("%1 %2; %3 → %4 nodes")
-                                    .arg(count, how)
-                                    .arg(r.nodesBefore)
-                                    .arg(r.nodesAfter)
-                                + (r.converged ? QString() : QStringLiteral(" (%1)").arg(qs(r.message)));
+        QString summary = tr("%1 %2; %3 → %4 nodes")
+                              .arg(count, how)
+                              .arg(r.nodesBefore)
+                              .arg(r.nodesAfter)
+                          + (r.converged ? QString() : QStringLiteral(" (%1)").arg(qs(r.message)));
+        // Passes the schedule left out for this graph (a pass's devices).
+        for (const std::string &note : r.notes)
+            summary += QStringLiteral("; ") + qs(note);
         if (!applied.empty()) {
             DocumentHistory &history = m_document.history();
             history.replaceGraph(std::move(outcome->graph));
