@@ -32,6 +32,13 @@ RewriteReport rewriteReport(const std::string &model, const DriverResult &result
         e.nodesAdded = r.nodesAdded;
         report.rewrites.push_back(std::move(e));
     }
+    for (const UndecidedAttempt &u : result.undecided) {
+        ReportEntry e;
+        e.pattern = u.pattern;
+        e.anchor = u.nodeName;
+        e.status = ReportStatus::Pending;
+        report.undecided.push_back(std::move(e));
+    }
     return report;
 }
 
@@ -94,6 +101,10 @@ nlohmann::json reportJson(const RewriteReport &report)
     for (const ReportEntry &u : report.undone)
         undone.push_back({{"pattern", u.pattern}, {"anchor", u.anchor}, {"reason", u.verification}});
     j["undone"] = undone;
+    nlohmann::json undecided = nlohmann::json::array();
+    for (const ReportEntry &u : report.undecided)
+        undecided.push_back({{"pattern", u.pattern}, {"anchor", u.anchor}});
+    j["undecided"] = undecided;
     if (report.matches) {
         nlohmann::json matches = nlohmann::json::array();
         for (const ReportEntry &e : *report.matches)
@@ -117,6 +128,10 @@ std::string reportMarkdown(const RewriteReport &report)
     md += "\n\n";
     for (const std::string &note : report.notes)
         md += note + "\n\n";
+    if (!report.undecided.empty())
+        md += "**" + n(report.undecided.size()) + (report.undecided.size() == 1 ? " attempt" : " attempts")
+              + " could not be decided: the answer depends on a shape Fusebox does not know** (listed under "
+                "Undecided; give the inputs' shapes, or see `fusebox-pass explain`).\n\n";
     // Closed cycles are rare (a fusion an earlier rewrite made cyclic): a
     // column only when there are some.
     const bool cycles = std::any_of(report.counters.begin(), report.counters.end(),
@@ -137,7 +152,7 @@ std::string reportMarkdown(const RewriteReport &report)
             md += "- `" + e->pattern + "` at `%" + e->anchor + "`";
             if (e->status == ReportStatus::Applied)
                 md += ": \u2212" + n(e->nodesRemoved) + " +" + n(e->nodesAdded) + " nodes";
-            else if (report.matches)
+            else if (report.matches && e->nodes > 0)
                 md += ": " + n(e->nodes) + " nodes, benefit " + std::to_string(e->benefit);
             if (!e->verification.empty())
                 md += " \u2014 " + e->verification;
@@ -155,6 +170,8 @@ std::string reportMarkdown(const RewriteReport &report)
     if (!report.matches) {
         section("Applied", pointers(report.rewrites));
         section("Failed verification", pointers(report.undone));
+        if (!report.undecided.empty())
+            section("Undecided (unknown shape)", pointers(report.undecided));
         return md;
     }
     const std::pair<ReportStatus, const char *> sections[] = {{ReportStatus::Applied, "Applied"},
@@ -168,6 +185,8 @@ std::string reportMarkdown(const RewriteReport &report)
                 entries.push_back(&e);
         section(title, entries);
     }
+    if (!report.undecided.empty())
+        section("Undecided (unknown shape)", pointers(report.undecided));
     return md;
 }
 

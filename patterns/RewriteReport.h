@@ -76,6 +76,9 @@ struct RewriteReport {
     std::vector<ReportEntry> rewrites;
     /// The rewrites undone because they failed verification, in order.
     std::vector<ReportEntry> undone;
+    /// Attempts whose answer depends on a shape Fusebox does not know
+    /// (DriverResult::undecided): pattern and node, in the order met.
+    std::vector<ReportEntry> undecided;
     /// The IDE's review: every match with its status (candidates on the
     /// current graph, rejections, failed verifications, then what was
     /// applied); absent for a run, which decides nothing.
@@ -94,7 +97,8 @@ RewriteReport rewriteReport(const std::string &model, const DriverResult &result
 /// The report as JSON: model, nodes_before, nodes_after, counters (per
 /// pattern: matched, applied, rejected, failed_verification, closed_cycle),
 /// rewrites (label, pattern, anchor, nodes_removed, nodes_added,
-/// verification), undone (pattern, anchor, reason), and when present
+/// verification), undone (pattern, anchor, reason), undecided (pattern,
+/// anchor: the answer depends on an unknown shape), and when present
 /// matches (pattern, anchor, status, nodes, benefit, signature,
 /// verification, found/note, nodes_removed/nodes_added) and
 /// verify_each_apply. The CLI adds its own sections (verification of the

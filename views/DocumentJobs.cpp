@@ -289,6 +289,10 @@ void DocumentJobs::applyAll()
         // Passes the schedule left out for this graph (a pass's devices).
         for (const std::string &note : r.notes)
             summary += QStringLiteral("; ") + qs(note);
+        if (!r.undecided.empty())
+            summary += tr("; %n attempt(s) undecided: a value's shape is unknown (first: %1 at %2; Why Not shows "
+                          "which)", nullptr, int(r.undecided.size()))
+                           .arg(qs(r.undecided.front().pattern), QStringLiteral("%") + qs(r.undecided.front().nodeName));
         if (!applied.empty()) {
             DocumentHistory &history = m_document.history();
             history.replaceGraph(std::move(outcome->graph));

@@ -278,6 +278,19 @@ int runRun(const ParsedArgs &args)
     }
 
     int exitCode = kExitOk;
+    // No silent wrong answer: a rule a missing shape stopped is neither a
+    // match nor a refusal, and the answer says so where the user looks.
+    if (!result.undecided.empty()) {
+        const UndecidedAttempt &first = result.undecided.front();
+        std::cerr << "fusebox-pass run: " << (args.has("--strict") ? "error: " : "warning: ")
+                  << result.undecided.size() << (result.undecided.size() == 1 ? " attempt" : " attempts")
+                  << " could not be decided because a value's shape is unknown (first: " << first.pattern << " at %"
+                  << first.nodeName << "; `fusebox-pass explain " << args.positionals[0] << " --pattern " << first.pattern << " --node "
+                  << first.nodeName << "` shows which); the result may miss rewrites Inductor makes"
+                  << (args.has("--strict") ? "" : " (--strict makes this an error)") << "\n";
+        if (args.has("--strict"))
+            exitCode = kExitFailure;
+    }
     if (verify) {
         auto final = verifier->check(graph);
         if (!final) {
@@ -494,6 +507,9 @@ Command runCommand()
              configOption(), inductorVersionOption(),
              patternsOption(),
              {"--verify", "", "verify every rewrite numerically (Inductor's fx_passes_numeric_check)"},
+             {"--strict", "",
+              "exit 1 when any rule's answer depends on a shape Fusebox does not know (the model is still "
+              "written; the report lists them under undecided)"},
              {"--precision", "P", "verification tolerance, absolute and relative (default 1e-4)"},
              {"--measure", "", "time the original and the rewritten graph on the same inputs (medians and spread)"},
              {"--keep-faster", "", "PT2 graphs: keep a rewrite only when torch.compile runs the graph faster with it"},

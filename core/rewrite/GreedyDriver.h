@@ -66,6 +66,15 @@ struct RoundStats {
 };
 
 /// The outcome of a run.
+/// A rule's attempt at a node that a check needing an unknown shape stopped
+/// (MatchTrace::requireShape): neither a match nor a refusal, since the
+/// answer depends on that shape.
+struct UndecidedAttempt {
+    std::string pattern;
+    NodeId node;
+    std::string nodeName;
+};
+
 struct DriverResult {
     bool converged = false;
     int rounds = 0;
@@ -81,6 +90,11 @@ struct DriverResult {
     /// Lines for the user about passes the schedule left out or kept while
     /// unsure (a pass's devices: InductorSchedule.h droppedForDevices).
     std::vector<std::string> notes;
+    /// Attempts whose answer depends on a shape Fusebox does not know, in the
+    /// order the passes met them (InductorScheduleDriver: each vertical
+    /// rule's failed matches, each horizontal rule's unkeyed root ops as the
+    /// pass meets the graph).
+    std::vector<UndecidedAttempt> undecided;
     std::vector<RoundStats> roundStats;
     size_t nodesBefore = 0, nodesAfter = 0;
     size_t nodesAdded = 0, nodesRemoved = 0;

@@ -264,6 +264,10 @@ DriverResult InductorScheduleDriver::run(Graph &graph, GraphStage stage, EditLog
         return acyclic;
     };
 
+    auto noteUndecided = [&](const Pattern &pattern, NodeId id) {
+        result.undecided.push_back({pattern.name(), id, graph.node(id)->name});
+    };
+
     auto addCounts = [&](const InductorCounts &counts) {
         for (const auto &[name, n] : counts.added)
             result.inductorCounters[name] += n;
@@ -306,6 +310,8 @@ DriverResult InductorScheduleDriver::run(Graph &graph, GraphStage stage, EditLog
             MatchTrace trace;
             auto match = pattern.match(graph, id, trace);
             if (!match) {
+                if (trace.dependsOnUnknownShape())
+                    noteUndecided(pattern, id);
                 addCounts(pattern.inductorCountsWithoutRewrite(graph, id));
                 continue;
             }
@@ -392,6 +398,14 @@ DriverResult InductorScheduleDriver::run(Graph &graph, GraphStage stage, EditLog
     // pass's start finds them, are fused one at a time, checked. The
     // listener hears the pass once it stays.
     auto horizontalPass = [&](const HorizontalPattern &pattern) {
+        // The root ops the rule cannot key for an unknown shape, as the pass
+        // meets the graph (the search keeps no trace of why a node has no key).
+        for (const std::string &op : pattern.rootOps())
+            for (NodeId id : graph.nodesWithOp(op)) {
+                MatchTrace trace;
+                if (!pattern.key(graph, id, trace) && trace.dependsOnUnknownShape())
+                    noteUndecided(pattern, id);
+            }
         const size_t passStart = edits.appliedCount();
         const DriverResult saved = result;
         const RewriteApplier::Memory memory = applier.memory();

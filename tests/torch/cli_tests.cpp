@@ -221,6 +221,39 @@ TEST_CASE("fusebox-pass run honours the config and its rejected matches", "[torc
     CHECK(old.output.find("torch 2.3 is older than 2.4") != std::string::npos);
 }
 
+TEST_CASE("fusebox-pass run flags answers that depend on an unknown shape, and --strict fails on them",
+          "[torch][cli]")
+{
+    // Two linears whose inputs record no shape and have none to infer from:
+    // batch_linear cannot key them, so whether Inductor would fuse them is open.
+    const std::string model = outPath("cli_unknown_shapes.py");
+    std::ofstream(model) << R"(class GraphModule(torch.nn.Module):
+    def forward(self, x, y, w0: "f32[6, 8]", w1: "f32[6, 8]"):
+        linear = torch._C._nn.linear(x, w0)
+        linear_1 = torch._C._nn.linear(y, w1)
+        return (linear, linear_1)
+)";
+    const std::string config = outPath("cli_unknown_shapes.json");
+    std::ofstream(config) << R"({"pre_grad_fusion_options": {"batch_linear": {"min_fuse_set_size": 2}}})";
+    const std::string report = outPath("cli_unknown_shapes_report.json");
+    const std::string common = "run " + model + " --config " + config + " --shapes fusebox --inductor-version 2.14 -o "
+                               + outPath("cli_unknown_shapes_out.py");
+    RunResult r = runPass(common + " --report " + report);
+    INFO(r.output);
+    CHECK(r.exitCode == 0);
+    CHECK(r.output.find("warning: 2 attempts could not be decided because a value's shape is unknown (first: "
+                        "batch_linear at %linear")
+          != std::string::npos);
+    nlohmann::json j = readJson(report);
+    REQUIRE(j.at("undecided").size() == 2);
+    CHECK(j.at("undecided")[0].at("pattern") == "batch_linear");
+    CHECK(j.at("rewrites").empty());
+    RunResult strict = runPass(common + " --strict");
+    INFO(strict.output);
+    CHECK(strict.exitCode == 1);
+    CHECK(strict.output.find("error: 2 attempts could not be decided") != std::string::npos);
+}
+
 TEST_CASE("fusebox-pass run --report report.md writes the review report's Markdown", "[torch][cli]")
 {
     // The same report model, and so the same table and sections, as the
