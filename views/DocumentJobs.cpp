@@ -290,9 +290,9 @@ void DocumentJobs::applyAll()
         for (const std::string &note : r.notes)
             summary += QStringLiteral("; ") + qs(note);
         if (!r.undecided.empty())
-            summary += tr("; %n attempt(s) undecided: a value's shape is unknown (first: %1 at %2; Why Not shows "
-                          "which)", nullptr, int(r.undecided.size()))
-                           .arg(qs(r.undecided.front().pattern), QStringLiteral("%") + qs(r.undecided.front().nodeName));
+            summary += (r.undecided.size() == 1 ? tr("; 1 attempt undecided") : tr("; %1 attempts undecided").arg(r.undecided.size()))
+                       + tr(": a value's shape is unknown (first: %1 at %2; Why Not shows which)")
+                             .arg(qs(r.undecided.front().pattern), QStringLiteral("%") + qs(r.undecided.front().nodeName));
         if (!applied.empty()) {
             DocumentHistory &history = m_document.history();
             history.replaceGraph(std::move(outcome->graph));
