@@ -26,7 +26,6 @@ void addSplitCatPatterns(PatternSet &set)
     set.add(makePermuteLinearFusion());
     set.add(makePermuteMatmulFusion());
     set.add(makeLinearPermuteFusion());
-    set.add(makeEinsumToPointwisePass());
     set.add(makeUnbindStackAtenPass());
 }
 
