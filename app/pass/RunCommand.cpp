@@ -75,6 +75,24 @@ std::string spreadText(const LatencyResult &r)
            + ms(r.minMs) + "-" + ms(r.maxMs) + " ms";
 }
 
+/// No silent wrong answer: a rule a missing shape stopped is neither a match
+/// nor a refusal, and the answer says so where the user looks. False when
+/// --strict makes that an error.
+bool reportUndecided(const ParsedArgs &args, const DriverResult &result)
+{
+    if (result.undecided.empty())
+        return true;
+    const bool strict = args.has("--strict");
+    const UndecidedAttempt &first = result.undecided.front();
+    std::cerr << "fusebox-pass run: " << (strict ? "error: " : "warning: ") << result.undecided.size()
+              << (result.undecided.size() == 1 ? " attempt" : " attempts")
+              << " could not be decided because a value's shape is unknown (first: " << first.pattern << " at %"
+              << first.nodeName << "; `fusebox-pass explain " << args.positionals[0] << " --pattern " << first.pattern
+              << " --node " << first.nodeName << "` shows which); the result may miss rewrites Inductor makes"
+              << (strict ? "" : " (--strict makes this an error)") << "\n";
+    return !strict;
+}
+
 int runRun(const ParsedArgs &args)
 {
     if (args.positionals.size() != 1) {
@@ -278,19 +296,8 @@ int runRun(const ParsedArgs &args)
     }
 
     int exitCode = kExitOk;
-    // No silent wrong answer: a rule a missing shape stopped is neither a
-    // match nor a refusal, and the answer says so where the user looks.
-    if (!result.undecided.empty()) {
-        const UndecidedAttempt &first = result.undecided.front();
-        std::cerr << "fusebox-pass run: " << (args.has("--strict") ? "error: " : "warning: ")
-                  << result.undecided.size() << (result.undecided.size() == 1 ? " attempt" : " attempts")
-                  << " could not be decided because a value's shape is unknown (first: " << first.pattern << " at %"
-                  << first.nodeName << "; `fusebox-pass explain " << args.positionals[0] << " --pattern " << first.pattern << " --node "
-                  << first.nodeName << "` shows which); the result may miss rewrites Inductor makes"
-                  << (args.has("--strict") ? "" : " (--strict makes this an error)") << "\n";
-        if (args.has("--strict"))
-            exitCode = kExitFailure;
-    }
+    if (!reportUndecided(args, result))
+        exitCode = kExitFailure;
     if (verify) {
         auto final = verifier->check(graph);
         if (!final) {
