@@ -328,6 +328,11 @@ NodeId Builder::addNode(CanonicalTarget t, const std::string &spelling, std::vec
                     kw.name = "split_sizes";
         }
     }
+    if (t.op == "aten::einsum" && args.size() > 2 && !spelling.starts_with("torch.ops."))
+        // torch.einsum(equation, *operands), as Dynamo records it: a Python
+        // varargs call that no ATen schema takes. Kept as written, silently:
+        // it is the node Inductor's pre-grad passes see (einsum_to_pointwise_pass).
+        t.mapped = false;
     std::string written;
     if ((spelling.starts_with("torch.") && !spelling.starts_with("torch.ops.")) || spelling.starts_with("Tensor.")) {
         auto nodeText = [this](NodeId id) { return "%" + m_build.node(id).name; };
@@ -405,6 +410,9 @@ std::string Builder::implicitName(const std::string &op)
 std::string Builder::nodeType(NodeId id) const
 {
     const Node *n = m_graph.node(id);
+    for (const Builder *b = this; b; b = b->m_parent)
+        if (b->m_annotatedTensors.contains(id))
+            return "Tensor";
     if (!n || (n->type == "Tensor" && !n->meta.isKnown()))
         return {};
     return n->type;

@@ -217,12 +217,14 @@ std::optional<CallArgs> fitOne(const OpSchema &schema, const CallArgs &call,
 namespace {
 
 /// Prefixes of torch-level calls that are not ATen ops (isTorchLevelCall).
-constexpr std::array<std::string_view, 24> kTorchLevelPrefixes = {
+constexpr std::array<std::string_view, 26> kTorchLevelPrefixes = {
     "torch._C._set_grad_enabled", "torch._C._log_api_usage_once", "torch._C._functorch.", "torch._functorch.",
     "torch.amp.", "torch.autocast", "torch.cuda.", "torch._C._autograd.", "torch.autograd.", "torch._dynamo.",
     "torch._check", "torch.sym_", "torch._sym_", "torch._C._cuda_", "torch.fx.", "math.", "builtins.",
     "operator.getitem", "torch._assert", "torch.distributed.", "torch._C._distributed", "torch._utils.",
     "torch._C._nn._parse_to", "torch.Size",
+    // torch.einsum(equation, *operands): Python varargs, kept as written.
+    "torch.functional.einsum", "torch.einsum",
 };
 
 bool hasTorchLevelPrefix(std::string_view dotted)

@@ -137,6 +137,8 @@ void Builder::addInput(const std::string &name, const std::optional<Annotation> 
     if (ann)
         parsed = annotation(*ann);
     NodeId id = m_build.addInput(writableName(name, line), parsed.meta, parsed.type);
+    if (ann && parsed.type == "Tensor")
+        m_annotatedTensors.insert(id);
     noteLine(id, line);
     Node &n = m_build.node(id);
     n.provenance.scope = m_scope;

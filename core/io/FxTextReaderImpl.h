@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace fusebox::fx {
@@ -210,6 +211,11 @@ private:
     std::unordered_map<std::string, std::string> *m_subgraphs = &m_ownSubgraphs;
     std::string m_file;
     absl::flat_hash_map<std::string, Binding> m_env;
+    /// Inputs annotated as tensors (torch.Tensor, Parameter, "f32[4]"): a
+    /// tensor even before its shape is known, so a schema's Tensor[]
+    /// parameter cannot take one (einsum("i,j->ij", t, w) is not
+    /// aten::einsum(equation, tensors=t, path=w)).
+    std::unordered_set<NodeId> m_annotatedTensors;
     std::unordered_map<std::string, Annotation> m_pending;
     /// Annotations parsed so far, by text: a large dump repeats a few hundred
     /// of them ("f32[16][1]cpu") on every node.

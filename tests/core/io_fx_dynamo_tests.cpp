@@ -269,6 +269,27 @@ TEST_CASE("Dynamo: torch.nn.functional calls map to ATen with the Python signatu
     checkRoundTrip(text, &schemas);
 }
 
+TEST_CASE("Dynamo: torch.einsum(equation, *operands) is kept as written, silently", "[io][fx][dynamo]")
+{
+    // Python varargs: no ATen schema takes them (aten::einsum wants a list).
+    // Inductor 2.14's einsum_to_pointwise_pass matches torch.functional.einsum
+    // itself, so the node keeps that name, shaped or not, and nothing warns.
+    OpSchemaRegistry schemas = testSchemas();
+    schemas.add(schema("aten::einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor"));
+    for (const char *annotation : {"torch.Tensor", "\"f32[19]\""}) {
+        INFO(annotation);
+        const std::string text = std::string(R"FX(class GraphModule(torch.nn.Module):
+    def forward(self, t: )FX") + annotation + ", w: " + annotation + R"FX():
+        freqs = torch.functional.einsum("i,j->ij", t, w)
+        return (freqs,)
+)FX";
+        LoadedModel m = readClean(text, &schemas);
+        CHECK(node(m.graph, "freqs").op == "torch.functional.einsum");
+        CHECK(args(m.graph, node(m.graph, "freqs")) == "'i,j->ij', t, w");
+        checkRoundTrip(text, &schemas);
+    }
+}
+
 TEST_CASE("Dump wrappers: lambda classes, bare defs, nested classes, headers", "[io][fx][dynamo]")
 {
     // 2023-24 depyf: a bare module-level def after a __future__ import.
