@@ -341,7 +341,7 @@ bool Pt2Controller::compareWithInductor()
                 return;
             }
             const std::string config = writePassConfig(pt2::passesInductorHas(o->config, *passes, &o->leftOut));
-            o->compared = pt2::compareWithInductor(bridge, o->original, {}, o->current, config, torchSchemas(), control);
+            o->compared = pt2::compareWithInductor(bridge, o->original, {}, o->current, config, pt2GraphSchemas().registry, control);
         },
         [this, o, applied, name, title] {
             const Expected<pt2::InductorComparison> &compared = *o->compared;

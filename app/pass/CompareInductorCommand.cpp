@@ -81,7 +81,7 @@ int runCompare(const ParsedArgs &args)
     const DriverResult &fused = *ran;
     const bool inductorSchedule = args.value("--schedule").value_or("inductor") == "inductor";
 
-    auto compared = pt2::compareWithInductor(*bridge, model->graph, path, fusebox, *configText, torchSchemas(),
+    auto compared = pt2::compareWithInductor(*bridge, model->graph, path, fusebox, *configText, pt2GraphSchemas().registry,
                                              *control);
     if (!compared) {
         std::cerr << "fusebox-pass compare-inductor: " << compared.error().message << "\n";

@@ -27,7 +27,10 @@ struct InductorComparison {
 /// back and compares it with fuseboxResult. configJson travels as text so that
 /// Inductor runs the passes in its order. Errors start "Inductor: " (the
 /// bridge's or Inductor's own failure) or "cannot read Inductor's result
-/// back: " (its FX text did not read).
+/// back: " (its FX text did not read). `schemas` must be those `original`
+/// was read with (pt2GraphSchemas()): with libtorch 1.13's alone, an op 1.13
+/// lacks (scaled_dot_product_attention) reads back under its Python spelling
+/// and the two sides differ in name only.
 Expected<InductorComparison> compareWithInductor(Pt2Bridge &bridge, const Graph &original,
                                                  const std::string &originalPath, const Graph &fuseboxResult,
                                                  const std::string &configJson, const OpSchemaRegistry &schemas,

@@ -106,7 +106,7 @@ OracleRun compareOne(const std::string &model, const OracleConfig &config, const
     options.isRejected = rejectionFilter(*passConfig);
     const DriverResult fused = runPassSchedule(PassSchedule::Inductor, patterns, *passConfig, fusebox, options);
     auto compared = pt2::compareWithInductor(pt2Bridge(), loaded->graph, graphPath, fusebox, configText,
-                                             torchSchemas());
+                                             pt2GraphSchemas().registry);
     INFO(model << " under " << config.file << (compared ? "" : ": " + compared.error().message));
     REQUIRE(compared.hasValue());
 
