@@ -90,7 +90,10 @@ GraphStage graphStage(const Graph &graph)
         return GraphStage::Both;
     for (NodeId id : graph.nodeIds()) {
         const Node &n = *graph.node(id);
-        if (n.isOp() && isTorchLevelSpelling(n.provenance.originalSpelling))
+        // A torch-level call: spelled so, or kept as written (an einsum whose
+        // arguments fit no ATen schema stays a torch.functional.einsum node).
+        const bool torchOp = n.op.starts_with("torch.") || n.op.starts_with("Tensor.");
+        if (n.isOp() && (isTorchLevelSpelling(n.provenance.originalSpelling) || torchOp))
             return GraphStage::PreGrad;
     }
     return GraphStage::PostGrad;

@@ -26,6 +26,7 @@ void addSplitCatPatterns(PatternSet &set)
     set.add(makePermuteLinearFusion());
     set.add(makePermuteMatmulFusion());
     set.add(makeLinearPermuteFusion());
+    set.add(makeEinsumToPointwisePass());
     set.add(makeUnbindStackAtenPass());
 }
 

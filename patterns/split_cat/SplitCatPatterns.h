@@ -43,5 +43,7 @@ std::unique_ptr<VerticalPattern> makePermuteMatmulFusion();
 std::unique_ptr<VerticalPattern> makeLinearPermuteFusion();
 /// unbind_stack_aten_pass (post-grad).
 std::unique_ptr<VerticalPattern> makeUnbindStackAtenPass();
+/// einsum_to_pointwise_pass (Inductor 2.14): an "abc,abcd->abd" einsum a + reads, as a multiply and a sum.
+std::unique_ptr<VerticalPattern> makeEinsumToPointwisePass();
 
 } // namespace fusebox::splitcat

@@ -410,3 +410,33 @@ TEST_CASE("merge_splits_pass explains why it does not apply", "[patterns]")
         CHECK(failure(g).actual == "split %split2 is not normalized (sections unknown): run normalization_pass first");
     }
 }
+
+TEST_CASE("einsum_to_pointwise_pass turns an abc,abcd->abd einsum a + reads into a multiply and a sum",
+          "[patterns]")
+{
+    // As Dynamo records it: torch.functional.einsum kept as written, `+` as operator.add.
+    ShapedGraph b;
+    NodeId x = b.input("x", {4, 3, 8});
+    NodeId w = b.input("w", {4, 3, 8, 5});
+    NodeId bias = b.input("b", {4, 3, 5});
+    auto einsum = [&](const std::string &equation, const std::string &name) {
+        return b.op("torch.functional.einsum", {Arg(equation), x, w}, {4, 3, 5}, name);
+    };
+    auto plus = [&](NodeId a, const std::string &name) {
+        NodeId id = b.op("aten::add", {a, bias}, {4, 3, 5}, name, "Tensor");
+        GraphBuilder(b.g).node(id).provenance.originalSpelling = "operator.add";
+        return id;
+    };
+    NodeId added = plus(einsum("bij,bijk->bik", "e1"), "add1");
+    NodeId other = plus(einsum("bij,bijk->bki", "e2"), "add2");
+    NodeId alone = b.op("aten::relu", {einsum("bij, bijk -> bik", "e3")}, {4, 3, 5}, "relu");
+    Graph g = b.finish({added, other, alone});
+
+    CHECK(failureAt(g, "einsum_to_pointwise_pass", "e2").description
+          == "the equation is \"abc,abcd->abd\" in form (match_einsum_strings)");
+    CHECK(failureAt(g, "einsum_to_pointwise_pass", "e3").description == "some user is a + (operator.add or x.add)");
+    CHECK(applyRule(g, "einsum_to_pointwise_pass") == 1);
+    CHECK(outputs(g)[0] == "add.Tensor(sum.dim_IntList(mul.Tensor(unsqueeze(x, -1), w), [-2]), b)");
+    CHECK(outputShape(g, 0) == "[4, 3, 5]");
+    CHECK(countOps(g, "torch.functional.einsum") == 2);
+}

@@ -29,6 +29,8 @@ Families (each model's name starts with its family's prefix):
 * pointwise_*  parallel relu / tanh / sigmoid / add / mul on same-shape
                tensors, in torch.*, F.* and method (x.relu()) spellings;
                relus batched twice (a later root sees the batched ones).
+* einsum_*     einsums of einsum_to_pointwise_pass's form and others
+               (2.14's pass; under 2.6 the configs leave it out).
 * std_*        standard models on which no Optimus pass should fire: a small
                conv-bn-relu CNN, a sequential MLP, a tiny attention block.
 
@@ -591,6 +593,32 @@ class PointwiseFusedAgain(nn.Module):
 @_register("pointwise_fused_again")
 def pointwise_fused_again():
     return _pointwise(PointwiseFusedAgain, n=4)
+
+
+# ------------------------------------------------------------ einsum
+
+
+class EinsumHeads(nn.Module):
+    """Per-head projections as einsums: one "bij,bijk->bik" read by a +
+    (2.14's einsum_to_pointwise_pass makes it a multiply and a sum), one of
+    the same form that nothing adds to, and one of another form: both stay."""
+
+    def __init__(self):
+        super().__init__()
+        self.w = nn.Parameter(torch.randn(4, 3, 8, 5))
+        self.b = nn.Parameter(torch.randn(4, 3, 5))
+        self.v = nn.Parameter(torch.randn(8, 5))
+
+    def forward(self, x):
+        added = torch.einsum("bij,bijk->bik", x, self.w) + self.b
+        alone = torch.einsum("bij,bijk->bik", x * 2, self.w).relu()
+        other = torch.einsum("bij,jk->bik", x, self.v) + 1
+        return added, alone, other
+
+
+@_register("einsum_heads")
+def einsum_heads():
+    return _seeded(lambda: (EinsumHeads(), (torch.randn(4, 3, 8),)))
 
 
 # -------------------------------------------- standard (nothing fires)
