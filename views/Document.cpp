@@ -102,6 +102,8 @@ void Document::graphChanged()
 const PatternSet &Document::patterns() const { return m_patterns->patterns(); }
 
 void Document::setPatternEnabled(const QString &name, bool enabled) { m_patterns->setPatternEnabled(name, enabled); }
+void Document::setInductorProfile(const InductorProfile &profile) { m_patterns->setInductorProfile(profile); }
+const InductorProfile &Document::inductorProfile() const { return m_patterns->inductorProfile(); }
 
 Status Document::setPatternOption(const QString &pattern, const QString &option, const OptionValue &value)
 {

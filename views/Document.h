@@ -33,6 +33,7 @@ class DocumentPatterns;
 class DocumentPersistence;
 class DocumentPt2;
 class DocumentReview;
+struct InductorProfile;
 
 /// Counts the patterns panel shows for one pattern.
 struct PatternTally {
@@ -114,6 +115,9 @@ public:
 
     // ---- patterns -----------------------------------------------------------
     const PatternSet &patterns() const;
+    /// The Inductor version whose answers the rules give (DocumentPatterns::setInductorProfile).
+    void setInductorProfile(const InductorProfile &profile);
+    const InductorProfile &inductorProfile() const;
     void setPatternEnabled(const QString &name, bool enabled);
     /// Sets one option of a pattern (an Inductor knob); an Error for unknown names.
     Status setPatternOption(const QString &pattern, const QString &option, const OptionValue &value);

@@ -19,6 +19,19 @@ namespace fusebox {
 
 DocumentPatterns::DocumentPatterns(Document &document) : m_document(document), m_patterns(builtinCatalog()) {}
 
+void DocumentPatterns::setInductorProfile(const InductorProfile &profile)
+{
+    if (&profile == m_profile)
+        return;
+    m_document.jobs().waitForPatternsIdle();
+    for (const Pattern *rule : m_patterns.all())
+        if (!m_profile->find(rule->name()) && profile.find(rule->name()))
+            m_patterns.setEnabled(rule->name(), true); // the older version had no such pass
+    applyInductorProfile(m_patterns, profile);
+    m_profile = &profile;
+    patternsEdited();
+}
+
 void DocumentPatterns::setPatternEnabled(const QString &name, bool enabled)
 {
     if (!m_patterns.find(name.toStdString()) || m_patterns.isEnabled(name.toStdString()) == enabled)

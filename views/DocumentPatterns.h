@@ -3,6 +3,7 @@
 #include "core/io/PassConfig.h"
 #include "core/io/PatternFile.h"
 #include "core/rewrite/PatternSet.h"
+#include "patterns/InductorProfile.h"
 
 #include <QString>
 
@@ -26,6 +27,13 @@ public:
     DocumentPatterns &operator=(const DocumentPatterns &) = delete;
 
     const PatternSet &patterns() const { return m_patterns; }
+    /// The Inductor whose answers the rules give (Settings ▸ Inductor
+    /// Version): its passes' behaviours; the passes it lacks are disabled,
+    /// those it has that an older choice disabled enabled again. A pass
+    /// config applied later is read as this version reads it. Waits for the
+    /// jobs that read the set and searches again.
+    void setInductorProfile(const InductorProfile &profile);
+    const InductorProfile &inductorProfile() const { return *m_profile; }
     void setPatternEnabled(const QString &name, bool enabled);
     Status setPatternOption(const QString &pattern, const QString &option, const OptionValue &value);
     Status addPatternFile(const QString &path);
@@ -62,6 +70,7 @@ private:
 
     Document &m_document;
     PatternSet m_patterns;
+    const InductorProfile *m_profile = &newestInductorProfile(); // builtinCatalog()'s
     std::vector<std::string> m_customNames;
     std::vector<std::string> m_configNotes;
     std::map<std::string, std::string> m_customOrigin;

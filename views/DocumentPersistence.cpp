@@ -92,9 +92,8 @@ Status DocumentPersistence::applyPassConfig(const PassConfig &config, const std:
     if (!added)
         return added.error();
     std::vector<std::string> notes;
-    // The IDE's catalog has every rule of the newest Inductor Fusebox knows
-    // (its pass files name them all), so it reads configs as that version.
-    if (Status s = configurePatterns(fresh, config, newestInductorProfile(), &notes); !s)
+    // Read as the Inductor the session follows (Settings ▸ Inductor Version).
+    if (Status s = configurePatterns(fresh, config, m_document.patternSet().inductorProfile(), &notes); !s)
         return Error{sourceName + ": " + s.error().message};
     for (const std::string &name : *added)
         fresh.setEnabled(name, true); // a custom pattern runs whenever it is given

@@ -88,11 +88,11 @@ MainWindow::MainWindow(QWidget *parent)
     connect(m_rewrite, &RewriteController::statusMessage, this,
             [this](const QString &line) { statusBar()->showMessage(line, 10000); });
     m_pt2 = new Pt2Controller(this, m_rewrite);
-    m_pt2->install(m_fileMenu, m_rewrite->rewriteMenu());
-    installHelpMenu(this);
     connect(m_pt2, &Pt2Controller::logLine, this, &MainWindow::log);
     connect(m_pt2, &Pt2Controller::statusMessage, this,
             [this](const QString &line) { statusBar()->showMessage(line, 10000); });
+    m_pt2->install(m_fileMenu, m_rewrite->rewriteMenu()); // logs the Inductor version followed
+    installHelpMenu(this);
     connect(m_document, &Document::graphRewritten, this, [this] {
         m_searchHits.clear();
         m_legend->setGraph(m_document->graph());

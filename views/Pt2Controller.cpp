@@ -2,6 +2,7 @@
 
 #include "DiffView.h"
 #include "Document.h"
+#include "InductorVersionSetting.h"
 #include "MainWindow.h"
 #include "RewriteController.h"
 
@@ -61,6 +62,8 @@ Pt2Controller::Pt2Controller(MainWindow *window, RewriteController *rewrite)
     m_settings = new QAction(tr("PyTorch 2 &Python…"), this);
     m_settings->setToolTip(tr("The Python with torch >= 2.4 that captures scripts and runs Inductor's passes"));
     connect(m_settings, &QAction::triggered, this, &Pt2Controller::showPythonDialog);
+    m_inductorVersion = new InductorVersionSetting(m_window->document(), this);
+    connect(m_inductorVersion, &InductorVersionSetting::logLine, this, &Pt2Controller::logLine);
 
     m_capture = new QAction(tr("&Capture from Python Script…"), this);
     m_capture->setToolTip(tr("Run a model script in PyTorch 2 and open the graph Dynamo captures, with its shapes"));
@@ -90,6 +93,10 @@ void Pt2Controller::install(QMenu *fileMenu, QMenu *rewriteMenu)
     rewriteMenu->addAction(m_compare);
     QMenu *settings = m_window->menuBar()->addMenu(tr("&Settings"));
     settings->addAction(m_settings);
+    QMenu *version = m_inductorVersion->menu();
+    version->setParent(settings, version->windowFlags());
+    settings->addMenu(version);
+    m_inductorVersion->refresh(pythonCommand());
 }
 
 QString Pt2Controller::pythonCommand() { return QSettings().value(kPythonKey).toString().trimmed(); }
@@ -100,6 +107,7 @@ void Pt2Controller::setPythonCommand(const QString &command)
         QSettings().remove(kPythonKey);
     else
         QSettings().setValue(kPythonKey, command.trimmed());
+    m_inductorVersion->refresh(pythonCommand());
     checkPython();
 }
 
@@ -222,6 +230,7 @@ bool Pt2Controller::checkPython()
                                      .arg(qs(info->torch), qs(info->python), qs(info->command.text()));
             emit logLine(line);
             emit statusMessage(line);
+            m_inductorVersion->refresh(pythonCommand(), qs(info->torch));
             emit checkFinished(true, line);
         });
     if (!error.isEmpty()) {

@@ -16,6 +16,7 @@ class QMenu;
 namespace fusebox {
 
 class DiffView;
+class InductorVersionSetting;
 class MainWindow;
 class RewriteController;
 
@@ -78,6 +79,8 @@ public:
 
     /// Settings ▸ PyTorch 2 Python…, File ▸ Capture from Python Script…, Rewrite ▸ Compare with Inductor.
     QAction *settingsAction() const { return m_settings; }
+    /// Settings ▸ Inductor Version (follows the Python chosen here).
+    InductorVersionSetting *inductorVersion() const { return m_inductorVersion; }
     QAction *captureAction() const { return m_capture; }
     QAction *compareAction() const { return m_compare; }
 
@@ -110,6 +113,7 @@ private:
     MainWindow *m_window;
     RewriteController *m_rewrite;
     QAction *m_settings = nullptr;
+    InductorVersionSetting *m_inductorVersion = nullptr;
     QAction *m_capture = nullptr;
     QAction *m_compare = nullptr;
     DiffView *m_comparison = nullptr;

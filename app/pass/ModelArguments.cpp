@@ -149,9 +149,8 @@ std::optional<ChosenProfile> inductorProfileForCommand(const ParsedArgs &args, c
     std::string from = "--inductor-version";
     if (version.empty()) {
         if (auto command = pt2::findPythonCommand(args.value("--python").value_or(""))) {
-            std::string recorded;
-            if (pt2::cachedSchemas(*command, &recorded)) {
-                version = recorded; // what its schema dump recorded: no Python starts
+            if (auto recorded = pt2::cachedTorchVersion(*command)) {
+                version = *recorded; // what its schema dump recorded: no Python starts
             } else if (auto bridge = pt2::Pt2Bridge::find(args.value("--python").value_or(""))) {
                 if (auto info = (*bridge)->check())
                     version = info->torch;

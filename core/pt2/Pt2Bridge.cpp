@@ -190,7 +190,7 @@ void recordCommandVersion(const PythonCommand &command, const std::string &versi
 
 } // namespace
 
-std::optional<OpSchemaRegistry> cachedSchemas(const PythonCommand &command, std::string *torchVersion)
+std::optional<std::string> cachedTorchVersion(const PythonCommand &command)
 {
     auto text = json_support::readTextFile(commandIndexFile());
     if (!text)
@@ -198,15 +198,22 @@ std::optional<OpSchemaRegistry> cachedSchemas(const PythonCommand &command, std:
     nlohmann::json index = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
     if (!index.is_object() || !index.contains(command.text()) || !index[command.text()].is_string())
         return std::nullopt;
-    const std::string version = index[command.text()].get<std::string>();
-    auto cached = json_support::readTextFile(schemaCacheFile(version));
+    return index[command.text()].get<std::string>();
+}
+
+std::optional<OpSchemaRegistry> cachedSchemas(const PythonCommand &command, std::string *torchVersion)
+{
+    const auto version = cachedTorchVersion(command);
+    if (!version)
+        return std::nullopt;
+    auto cached = json_support::readTextFile(schemaCacheFile(*version));
     if (!cached)
         return std::nullopt;
     nlohmann::json dump = nlohmann::json::parse(*cached, nullptr, /*allow_exceptions=*/false);
     if (!dump.is_object() || !dump.contains("schemas"))
         return std::nullopt;
     if (torchVersion)
-        *torchVersion = version;
+        *torchVersion = *version;
     return schemasFromJson(dump["schemas"]);
 }
 

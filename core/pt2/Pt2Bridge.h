@@ -156,6 +156,11 @@ std::string schemaCacheDir();
 /// command never gave any. `torchVersion` receives the version ("2.6.0+debian").
 std::optional<OpSchemaRegistry> cachedSchemas(const PythonCommand &command, std::string *torchVersion = nullptr);
 
+/// The torch version ("2.14.1+debian") the bridge `command` reported on an
+/// earlier schemas() call, read from schemaCacheDir()/commands.json without
+/// starting its Python or reading the schemas; nullopt when it never did.
+std::optional<std::string> cachedTorchVersion(const PythonCommand &command);
+
 /// Schemas in the bridge's JSON form ([{name, overload, arguments, returns, mutable}]) as a registry.
 OpSchemaRegistry schemasFromJson(const nlohmann::json &schemas);
 

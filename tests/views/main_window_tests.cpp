@@ -6,6 +6,8 @@
 #include "views/InspectorPanel.h"
 #include "views/MainWindow.h"
 #include "views/HelpMenu.h"
+#include "views/InductorVersionSetting.h"
+#include "patterns/InductorProfile.h"
 #include "views/NodeItem.h"
 
 #include <catch.hpp>
@@ -24,8 +26,10 @@
 #include <QTableWidget>
 #include <QRegularExpression>
 #include <QUndoStack>
+#include <QSettings>
 
 #include <functional>
+#include <map>
 
 using namespace fusebox;
 using namespace fusebox::viewtest;
@@ -284,4 +288,50 @@ TEST_CASE("Help lists every shortcut from the menus themselves, and says what Fu
     CHECK(about.contains(QStringLiteral("Fusebox 0.1.0")));
     CHECK(about.contains(QStringLiteral("libtorch 1.13")));
     CHECK(about.contains(QStringLiteral("docs/ide.md")));
+}
+
+TEST_CASE("Settings > Inductor Version chooses whose answers the session gives, and the log names it", "[views]")
+{
+    MainWindow w;
+    w.setErrorDialogsEnabled(false);
+    QMenu *settings = nullptr;
+    for (QAction *top : w.menuBar()->actions())
+        if (top->text() == QStringLiteral("&Settings"))
+            settings = top->menu();
+    REQUIRE(settings);
+    QMenu *version = nullptr;
+    for (QAction *a : settings->actions())
+        if (a->menu() && a->text() == QStringLiteral("&Inductor Version"))
+            version = a->menu();
+    REQUIRE(version);
+    std::map<QString, QAction *> items; // by profile version; "" for Automatic
+    for (QAction *a : version->actions())
+        if (!a->isSeparator())
+            items[a->data().toString()] = a;
+    REQUIRE(items.size() == 3);
+    REQUIRE(items.count(QStringLiteral("2.6")));
+    REQUIRE(items.count(QStringLiteral("2.14")));
+    CHECK(items[QString()]->text().startsWith(QStringLiteral("&Automatic (Inductor 2.")));
+    auto *log = w.findChild<QPlainTextEdit *>(QStringLiteral("log"));
+    REQUIRE(log);
+    // Automatic logs what it resolved to when the window starts.
+    CHECK(log->toPlainText().contains(QStringLiteral("Answers follow Inductor 2.")));
+
+    items[QStringLiteral("2.6")]->trigger();
+    CHECK(items[QStringLiteral("2.6")]->isChecked());
+    CHECK(w.document()->inductorProfile().version == "2.6");
+    CHECK(w.document()->patterns().inductorLabel() == "Inductor 2.6");
+    CHECK_FALSE(w.document()->patterns().isEnabled("einsum_to_pointwise_pass")); // 2.14's
+    CHECK(log->toPlainText().contains(
+        QStringLiteral("Answers follow Inductor 2.6 (chosen in Settings ▸ Inductor Version)")));
+    CHECK(QSettings().value(InductorVersionSetting::kKey).toString() == QStringLiteral("2.6"));
+
+    items[QStringLiteral("2.14")]->trigger();
+    CHECK(w.document()->inductorProfile().version == "2.14");
+    CHECK(w.document()->patterns().inductorLabel() == "Inductor 2.14");
+    CHECK(w.document()->patterns().isEnabled("einsum_to_pointwise_pass")); // enabled again
+
+    items[QString()]->trigger();
+    CHECK(items[QString()]->isChecked());
+    CHECK_FALSE(QSettings().contains(InductorVersionSetting::kKey));
 }
