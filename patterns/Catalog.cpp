@@ -9,7 +9,6 @@ PatternSet builtinCatalog()
     PatternSet set;
     addSplitCatPatterns(set);
     addGroupBatchPatterns(set);
-    setInductorSources(set);
     applyInductorProfile(set, newestInductorProfile());
     return set;
 }

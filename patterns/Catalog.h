@@ -2,6 +2,8 @@
 
 #include "core/rewrite/PatternSet.h"
 
+#include <string_view>
+
 namespace fusebox {
 
 /// Every built-in Optimus rule under Inductor's name, with Inductor's default
@@ -15,8 +17,9 @@ PatternSet builtinCatalog();
 void addSplitCatPatterns(PatternSet &set);
 /// Adds the horizontal group/batch fusions (patterns/group_batch/).
 void addGroupBatchPatterns(PatternSet &set);
-/// Names, on every built-in rule of `set`, the PyTorch 2.6 code it follows
+/// Names, on every built-in rule of `set`, the code of Inductor `version`
+/// ("2.6", "2.14") it follows, with that version's line numbers
 /// (Pattern::inductorSource; patterns/InductorSources.cpp).
-void setInductorSources(PatternSet &set);
+void setInductorSources(PatternSet &set, std::string_view version);
 
 } // namespace fusebox

@@ -1,5 +1,7 @@
 #include "InductorProfile.h"
 
+#include "Catalog.h"
+
 #include <algorithm>
 #include <charconv>
 
@@ -130,6 +132,7 @@ void applyInductorProfile(PatternSet &set, const InductorProfile &profile)
         if (inSomeProfile && !profile.find(rule->name()))
             set.setEnabled(rule->name(), false);
     }
+    setInductorSources(set, profile.version);
     set.setInductorLabel(profile.label());
 }
 

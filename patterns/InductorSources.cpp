@@ -1,10 +1,14 @@
-// Where each built-in rule lives in PyTorch 2.6 (line numbers are 2.6.0's;
-// docs/inductor-2.6-passes.md is the longer reference). An explanation names
-// this code as the one that applies the rule's checks.
+// Where each built-in rule lives in PyTorch's sources (docs/inductor-2.6-passes.md
+// is the longer reference). An explanation names this code as the one that
+// applies the rule's checks. The table is written with torch 2.6.0's line
+// numbers; kLines214 moves each to the same code in torch 2.14.1 (the same
+// def, or the same class's match; found in Debian testing's root by the
+// enclosing name, since 2.14 rewrote the type hints).
 
 #include "patterns/Catalog.h"
 
 #include <map>
+#include <regex>
 #include <string_view>
 
 namespace fusebox {
@@ -63,14 +67,67 @@ const std::map<std::string_view, std::string> &sources()
     return table;
 }
 
+/// "file.py:LINE" of torch 2.6.0 -> the line of the same code in torch 2.14.1.
+const std::map<std::string_view, int> kLines214 = {
+        {"group_batch_fusion.py:1002", 1260},
+        {"group_batch_fusion.py:1058", 1320},
+        {"group_batch_fusion.py:118", 114},
+        {"group_batch_fusion.py:196", 193},
+        {"group_batch_fusion.py:334", 331},
+        {"group_batch_fusion.py:414", 412},
+        {"group_batch_fusion.py:502", 500},
+        {"group_batch_fusion.py:604", 619},
+        {"group_batch_fusion.py:634", 649},
+        {"group_batch_fusion.py:751", 1003},
+        {"group_batch_fusion.py:923", 1180},
+        {"pre_grad.py:618", 778},
+        {"pre_grad.py:669", 841},
+        {"pre_grad.py:710", 882},
+        {"pre_grad.py:744", 916},
+        {"split_cat.py:1255", 1307},
+        {"split_cat.py:1324", 1373},
+        {"split_cat.py:1473", 1523},
+        {"split_cat.py:1579", 1630},
+        {"split_cat.py:1695", 2013},
+        {"split_cat.py:2051", 2369},
+        {"split_cat.py:206", 221},
+        {"split_cat.py:2134", 2452},
+        {"split_cat.py:226", 241},
+        {"split_cat.py:2304", 2626},
+        {"split_cat.py:2377", 2699},
+        {"split_cat.py:2477", 2797},
+        {"split_cat.py:52", 55},
+        {"split_cat.py:577", 599}
+
+};
+
+/// `source` with each "file.py:LINE" moved to `version`'s line; 2.6's as written.
+std::string forVersion(const std::string &source, std::string_view version)
+{
+    if (version == "2.6")
+        return source;
+    static const std::regex ref(R"((\w+\.py):(\d+))");
+    std::string out;
+    auto last = source.cbegin();
+    for (std::sregex_iterator it(source.begin(), source.end(), ref), end; it != end; ++it) {
+        const auto &m = *it;
+        out.append(last, m[0].first);
+        auto moved = kLines214.find(m.str(0));
+        out += moved == kLines214.end() ? m.str(0) : m.str(1) + ":" + std::to_string(moved->second);
+        last = m[0].second;
+    }
+    out.append(last, source.cend());
+    return out;
+}
+
 } // namespace
 
-void setInductorSources(PatternSet &set)
+void setInductorSources(PatternSet &set, std::string_view version)
 {
     for (const Pattern *p : set.all()) {
         auto it = sources().find(p->name());
         if (it != sources().end())
-            set.find(p->name())->setInductorSource(it->second);
+            set.find(p->name())->setInductorSource(forVersion(it->second, version));
     }
 }
 

@@ -208,3 +208,19 @@ TEST_CASE("Inductor profiles: devices and disabled_passes act as each version's 
                       "which disabled_passes names");
     CHECK(notes[1].starts_with("disabled_passes: names split_cat_pass, which still runs"));
 }
+
+TEST_CASE("Inductor profiles: a rule's source names the lines of the chosen version's code", "[patterns][profile]")
+{
+    // Read by hand in each root's torch/_inductor/fx_passes/: 2.6.0's
+    // PreGradBatchLinearFusion.match is at group_batch_fusion.py:634, 2.14.1's at :649.
+    PatternSet set = builtinCatalog(); // the newest profile's
+    CHECK(set.find("batch_linear")->inductorSource()
+          == "group_batch_fusion.py:649 PreGradBatchLinearFusion.match (is_linear_node_can_be_fused, "
+             "group_batch_fusion.py:619)");
+    CHECK(set.find("unbind_stack_aten_pass")->inductorSource() == "split_cat.py:2013 merge_unbind_stack_aten");
+    applyInductorProfile(set, *findInductorProfile("2.6"));
+    CHECK(set.find("batch_linear")->inductorSource()
+          == "group_batch_fusion.py:634 PreGradBatchLinearFusion.match (is_linear_node_can_be_fused, "
+             "group_batch_fusion.py:604)");
+    CHECK(set.find("unbind_stack_aten_pass")->inductorSource() == "split_cat.py:1695 merge_unbind_stack_aten");
+}
