@@ -210,7 +210,7 @@ TEST_CASE("why not: the failed check, its values and its nodes", "[views][rewrit
     CHECK(text.contains(QStringLiteral("does not fire at %cat")));
     CHECK(text.contains(QStringLiteral("✓ the node is still there when merge_getitem_cat_pass runs")));
     CHECK(text.contains(QStringLiteral("✗ not met: the getitems read a split — the getitems read %unbind_3 (aten::unbind), not a "
-                                       "split (%unbind_3: made by batch_layernorm#1) [split_cat.py:1473 merge_getitem_cat]")));
+                                       "split (%unbind_3: made by batch_layernorm#1) [split_cat.py:1523 merge_getitem_cat]")));
 
     screenshot(w, "why_not_inductor");
 
