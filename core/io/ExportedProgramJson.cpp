@@ -91,6 +91,7 @@ Graph ProgramBuilder::build(const Cursor &root)
     readOutputs(graph, signature);
 
     m_graph.metadata["source.format"] = "torch.export";
+    m_graph.metadata["source.stage"] = "post_grad"; // ATen calls only; isPreGradGraph
     return std::move(m_graph);
 }
 

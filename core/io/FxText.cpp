@@ -4,6 +4,8 @@
 #include "FxTextReader.h"
 #include "JsonSupport.h"
 
+#include "core/ir/GraphSource.h"
+
 namespace fusebox {
 namespace {
 
@@ -66,10 +68,15 @@ Expected<LoadedModel> readFxText(std::string_view text, const FxReadOptions &opt
     LoadedModel model;
     if (Status built = fx::buildGraph(*parsed, options, model); !built)
         return oneLine(built.error());
+    // A graph Fusebox wrote carries its metadata, the stage it was read at
+    // included; for any other dump the stage is recorded once, as read: it
+    // decides which of Inductor's passes see the graph, and rewrites (whose
+    // nodes are ATen calls) must not move a Dynamo graph to the post-grad ones.
     if (!readMetadataComments(text.substr(0, start->offset), model.graph)) {
         model.graph.metadata["source.format"] = start->graphForm ? "fx-graph" : "fx-text";
         if (!options.sourceName.empty())
             model.graph.metadata["source.path"] = options.sourceName;
+        model.graph.metadata["source.stage"] = hasTorchLevelCalls(model.graph) ? "pre_grad" : "post_grad";
     }
     return model;
 }

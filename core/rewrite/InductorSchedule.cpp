@@ -3,6 +3,7 @@
 #include "HorizontalSearch.h"
 #include "RewriteApplier.h"
 
+#include "core/ir/GraphSource.h"
 #include "core/ir/Traversal.h"
 
 #include <algorithm>
@@ -26,11 +27,6 @@ bool isFuseFxRule(std::string_view name)
     return std::find(kFuseFxRules.begin(), kFuseFxRules.end(), name) != kFuseFxRules.end();
 }
 
-bool isTorchLevelSpelling(const std::string &spelling)
-{
-    return !spelling.empty() && !spelling.starts_with("torch.ops.") && !spelling.starts_with("operator.")
-           && !spelling.starts_with("_operator.");
-}
 
 /// Keeps what a driver listener hears during a pass that may yet be taken
 /// back, to pass it on once the pass stays.
@@ -88,15 +84,7 @@ GraphStage graphStage(const Graph &graph)
     const bool pt2 = f == "fx-text" || f == "fx-graph" || f == "torch.export" || f.starts_with("pt2");
     if (!pt2)
         return GraphStage::Both;
-    for (NodeId id : graph.nodeIds()) {
-        const Node &n = *graph.node(id);
-        // A torch-level call: spelled so, or kept as written (an einsum whose
-        // arguments fit no ATen schema stays a torch.functional.einsum node).
-        const bool torchOp = n.op.starts_with("torch.") || n.op.starts_with("Tensor.");
-        if (n.isOp() && (isTorchLevelSpelling(n.provenance.originalSpelling) || torchOp))
-            return GraphStage::PreGrad;
-    }
-    return GraphStage::PostGrad;
+    return isPreGradGraph(graph) ? GraphStage::PreGrad : GraphStage::PostGrad;
 }
 
 std::string_view toString(GraphStage stage)
