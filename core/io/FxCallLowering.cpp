@@ -34,6 +34,16 @@ bool isModuleRoot(std::string_view name)
     return false;
 }
 
+
+/// A torch.ops.aten cat or split_with_sizes call that names its dim by
+/// keyword, as Inductor's normalization_aten_pass writes it.
+bool keepsDimKeyword(const std::string &op, const std::string &spelling, const std::vector<NamedArg> &kwargs)
+{
+    if (!spelling.starts_with("torch.ops.aten.") || (op != "aten::cat" && op != "aten::split_with_sizes"))
+        return false;
+    return std::any_of(kwargs.begin(), kwargs.end(), [](const NamedArg &kw) { return kw.name == "dim"; });
+}
+
 } // namespace
 
 // --- indexing ----------------------------------------------------------------
@@ -366,8 +376,15 @@ NodeId Builder::addNode(CanonicalTarget t, const std::string &spelling, std::vec
                                       [this](NodeId id) { return nodeType(id); });
             if (fit.fitted) {
                 overload = fit.overload;
+                const bool dimByKeyword = keepsDimKeyword(t.op, spelling, kwargs);
                 args = std::move(fit.call.args);
                 kwargs = std::move(fit.call.kwargs);
+                if (dimByKeyword) {
+                    // Inductor's post-grad cat rules match a keyword dim only
+                    // (normalization_aten_pass writes it so): keep the form.
+                    kwargs.insert(kwargs.begin(), NamedArg{"dim", args.back()});
+                    args.pop_back();
+                }
             } else {
                 m_warnings.push_back(where(line) + ": " + fit.message + "; arguments kept as written");
                 // A torch-level call's arguments are in Python's order, not
