@@ -159,10 +159,14 @@ const std::vector<InductorProfile> &inductorProfiles()
             {"batch_dropout", kMathPositionalArgs, "new: keys on and keeps positional arguments, as 2.14's "
                                                    "nan_to_num and clamp", true},
             {"normalization_pass", kNormalizeConcat, "it rewrites torch.concat to torch.cat", true},
-            {"normalization_aten_pass", {}, "it also rewrites aten.split.Tensor to split_with_sizes"},
+            {"normalization_aten_pass", kNormalizeAtenSplits,
+             "it also rewrites aten.split.Tensor and split_with_sizes to split_with_sizes(input, sizes, dim=d)", true},
             {"decompose_mm_pass", {}, "new CPU thresholds and options"},
-            {"split_cat_to_slices_pass", {}, "its counters"},
-            {"unbind_stack_aten_pass", {}, "its counters"},
+            // Counters only: 2.14 counts in counters[TORCHINDUCTOR_PATTERN_MATCH_BACKEND],
+            // "inductor" unless that is set, where Fusebox reports them and
+            // the bridge reads them.
+            {"split_cat_to_slices_pass", {}, "its counters go to counters[TORCHINDUCTOR_PATTERN_MATCH_BACKEND]", true},
+            {"unbind_stack_aten_pass", {}, "its counters go to counters[TORCHINDUCTOR_PATTERN_MATCH_BACKEND]", true},
         };
         return std::vector<InductorProfile>{v26, v214};
     }();

@@ -37,6 +37,9 @@ inline constexpr std::string_view kDetachMethodForm = "batch_detach.method_form"
 inline constexpr std::string_view kMathPositionalArgs = "batch_math.positional_args";
 /// normalization_pass rewrites torch.concat to torch.cat.
 inline constexpr std::string_view kNormalizeConcat = "normalization_pass.concat";
+/// normalization_aten_pass also rewrites aten.split.Tensor and
+/// split_with_sizes to split_with_sizes(input, sizes, dim=d).
+inline constexpr std::string_view kNormalizeAtenSplits = "normalization_aten_pass.splits";
 } // namespace behaviour
 
 /// A pass whose behaviour this version changed from the one before (or a new

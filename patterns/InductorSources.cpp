@@ -58,6 +58,10 @@ const std::map<std::string_view, std::string> &sources()
         {"unbind_stack_to_slices_pass", "split_cat.py:2377 unbind_stack_to_slices"},
         {"move_reshape_out_of_split_stack_pass", "split_cat.py:2477 move_reshape_out_of_split_stack"},
         {"unbind_stack_aten_pass", "split_cat.py:1695 merge_unbind_stack_aten"},
+        {"normalization_aten_pass", "split_cat.py:1643 normalize_cat_default_aten (2.14 adds "
+                                    "normalize_split_default_aten, normalize_split_with_size_default_aten)"},
+        {"split_cat_aten_pass", "not in 2.6: Inductor 2.14's split_cat.py:1803 merge_split_cat_aten"},
+        {"select_cat_aten_pass", "not in 2.6: Inductor 2.14's split_cat.py:1907 merge_select_cat_aten"},
         // fuse_fx's graph transforms (pre_grad.py).
         {"sink_cat_after_pointwise", "pre_grad.py:618 sink_cat_after_pointwise"},
         {"linear_permute_fusion", "pre_grad.py:669 linear_permute_fusion"},
@@ -93,6 +97,7 @@ const std::map<std::string_view, int> kLines214 = {
         {"split_cat.py:206", 221},
         {"split_cat.py:2134", 2452},
         {"split_cat.py:226", 241},
+        {"split_cat.py:1643", 1959},
         {"split_cat.py:2304", 2626},
         {"split_cat.py:2377", 2699},
         {"split_cat.py:2477", 2797},

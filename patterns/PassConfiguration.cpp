@@ -20,7 +20,6 @@ struct UnmodelledPass {
     const char *why;
 };
 constexpr UnmodelledPass kUnmodelledPostGrad[] = {
-    {"normalization_aten_pass", "it rewrites every aten.cat to cat(tensors, dim=d) with d non-negative"},
     {"decompose_mm_pass", "it decomposes memory-bound mm/bmm/addmm by device-specific size thresholds, and 2.6 "
                           "registers it only when PyTorch has MKL-DNN"},
     {"pad_aten_mm_pass", "it pads mm/bmm/addmm operands to aligned sizes by a benchmark-driven choice"},

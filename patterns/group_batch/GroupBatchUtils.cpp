@@ -227,6 +227,14 @@ NodeId emit(PatternRewriter &rewriter, NodeId before, NewOp spec, NodeId scopeOf
     return id;
 }
 
+void markPacketTarget(PatternRewriter &rewriter, NodeId id)
+{
+    rewriter.modify(id, [](Node &n) {
+        n.provenance.originalSpelling = "torch.ops." + n.op.substr(0, n.op.find("::")) + "."
+                                        + n.op.substr(n.op.find("::") + 2);
+    });
+}
+
 NodeId emitStack(PatternRewriter &rewriter, NodeId before, const std::vector<NodeId> &items, int64_t dim,
                  const std::vector<int64_t> &itemShape, DType dtype, const std::string &device)
 {
@@ -249,9 +257,14 @@ NodeId emitDecomposedStack(PatternRewriter &rewriter, NodeId before, const std::
                                   {"aten::unsqueeze", "", {item, int64_t(0)}, tensorMeta(dtype, one, device)}, before));
     std::vector<int64_t> shape = itemShape;
     shape.insert(shape.begin(), static_cast<int64_t>(items.size()));
-    return emit(rewriter, before,
-                {"aten::cat", "", {nodeList(unsqueezed), int64_t(0)}, tensorMeta(dtype, shape, device)},
-                before);
+    const NodeId cat = emit(rewriter, before,
+                            {"aten::cat", "", {nodeList(unsqueezed), int64_t(0)}, tensorMeta(dtype, shape, device)},
+                            before);
+    // decompose_stack calls the packets aten.unsqueeze and aten.cat.
+    for (NodeId u : unsqueezed)
+        markPacketTarget(rewriter, u);
+    markPacketTarget(rewriter, cat);
+    return cat;
 }
 
 void emitListAndReplace(PatternRewriter &rewriter, NodeId before, NewOp listOp, const std::vector<NodeId> &group,

@@ -104,6 +104,12 @@ struct NewOp {
 /// Creates `spec` before `before`; the node's scope is that of `scopeOf` when valid.
 NodeId emit(PatternRewriter &rewriter, NodeId before, NewOp spec, NodeId scopeOf = {});
 
+/// Records that Inductor's fusion calls the packet (torch.ops.aten.select),
+/// not an overload: passes that look up an overload (aten.select.int,
+/// aten.cat.default) do not see such a node, and Fusebox's models of them
+/// ask isPacketCall (SplitCatUtils.h).
+void markPacketTarget(PatternRewriter &rewriter, NodeId id);
+
 /// aten::stack(items, dim) of tensors whose common shape is `itemShape`.
 NodeId emitStack(PatternRewriter &rewriter, NodeId before, const std::vector<NodeId> &items, int64_t dim,
                  const std::vector<int64_t> &itemShape, DType dtype, const std::string &device);

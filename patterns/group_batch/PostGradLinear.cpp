@@ -128,6 +128,7 @@ LogicalResult PostGradBatchLinearFusion::fuse(PatternRewriter &rewriter, const s
         NodeId r = emit(rewriter, before,
                         {"aten::select", "int", {y, int64_t(0), static_cast<int64_t>(i)}, tensorMeta(dtype, {m, n}, device)},
                         group[i]);
+        markPacketTarget(rewriter, r); // graph.call_function(aten.select, ...)
         if (NodeId bias = members[i].bias; bias.isValid()) {
             if (broadcast)
                 bias = emit(rewriter, before,

@@ -47,11 +47,13 @@ std::vector<NodeId> selects(PatternRewriter &rewriter, NodeId before, NodeId bat
                             const std::vector<int64_t> &shape, DType dtype, const std::string &device)
 {
     std::vector<NodeId> out;
-    for (size_t i = 0; i < group.size(); ++i)
+    for (size_t i = 0; i < group.size(); ++i) {
         out.push_back(emit(rewriter, before,
                            {"aten::select", "int", {batched, int64_t(0), static_cast<int64_t>(i)},
                             tensorMeta(dtype, shape, device)},
                            group[i]));
+        markPacketTarget(rewriter, out.back()); // graph.call_function(aten.select, ...)
+    }
     return out;
 }
 

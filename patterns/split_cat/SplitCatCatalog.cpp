@@ -28,6 +28,9 @@ void addSplitCatPatterns(PatternSet &set)
     set.add(makeLinearPermuteFusion());
     set.add(makeEinsumToPointwisePass());
     set.add(makeUnbindStackAtenPass());
+    set.add(makeNormalizationAtenPass());
+    set.add(makeSplitCatAtenPass());
+    set.add(makeSelectCatAtenPass());
 }
 
 } // namespace fusebox

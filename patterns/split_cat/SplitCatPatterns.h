@@ -43,6 +43,12 @@ std::unique_ptr<VerticalPattern> makePermuteMatmulFusion();
 std::unique_ptr<VerticalPattern> makeLinearPermuteFusion();
 /// unbind_stack_aten_pass (post-grad).
 std::unique_ptr<VerticalPattern> makeUnbindStackAtenPass();
+/// normalization_aten_pass (post-grad): cat(tensors, dim=d), split_with_sizes(x, sizes, dim=d).
+std::unique_ptr<VerticalPattern> makeNormalizationAtenPass();
+/// split_cat_aten_pass (Inductor 2.14, post-grad): getitem runs of a split in a cat -> input or slice.
+std::unique_ptr<VerticalPattern> makeSplitCatAtenPass();
+/// select_cat_aten_pass (Inductor 2.14, post-grad): cat of every select of x -> x.view.
+std::unique_ptr<VerticalPattern> makeSelectCatAtenPass();
 /// einsum_to_pointwise_pass (Inductor 2.14): an "abc,abcd->abd" einsum a + reads, as a multiply and a sum.
 std::unique_ptr<VerticalPattern> makeEinsumToPointwisePass();
 

@@ -1,5 +1,7 @@
 #include "SplitCatUtils.h"
 
+#include "core/ir/GraphSource.h"
+
 #include <algorithm>
 #include <numeric>
 #include <set>
@@ -180,6 +182,20 @@ std::optional<int64_t> dimArg(const Node &node, size_t index, int rank)
     if (rank < 0 || *d + rank < 0)
         return std::nullopt;
     return *d + rank;
+}
+
+bool isPostGradAtenCall(const Graph &graph, const Node &node)
+{
+    if (!isPt2Graph(graph) || isPreGradGraph(graph))
+        return false;
+    const std::string &spelling = node.provenance.originalSpelling;
+    return node.isOp() && !node.op.starts_with("torch.") && (spelling.empty() || spelling.starts_with("torch.ops."));
+}
+
+bool isPacketCall(const Node &node)
+{
+    const std::string &s = node.provenance.originalSpelling;
+    return s.starts_with("torch.ops.") && std::count(s.begin(), s.end(), '.') == 3;
 }
 
 int catRank(const Graph &graph, const Node &cat)

@@ -50,6 +50,17 @@ inline constexpr std::string_view kSqueeze = "aten::squeeze";
 /// True for aten::split (any overload) and aten::split_with_sizes.
 bool isSplitOp(const Node &node);
 
+/// A call as Inductor's post-grad passes see one: an ATen overload of a PT2
+/// graph (torch.ops.aten.cat.default, or a node a rewrite made there), not a
+/// torch-level call of a Dynamo graph (torch.cat, whose target is another
+/// function) nor a node of a TorchScript model.
+bool isPostGradAtenCall(const Graph &graph, const Node &node);
+
+/// True for a call of an overload packet ("torch.ops.aten.select", as
+/// Inductor's batch fusions write their selects and decompose_stack its cat),
+/// which a pattern on an overload (aten.select.int) does not match.
+bool isPacketCall(const Node &node);
+
 // --- formatting ----------------------------------------------------------------
 /// "[%a, %b]".
 std::string formatNodes(const Graph &graph, const std::vector<NodeId> &ids);

@@ -10,6 +10,8 @@
 #include "SplitCatPatterns.h"
 #include "SplitCatUtils.h"
 
+#include "core/ir/GraphSource.h"
+
 namespace fusebox::splitcat {
 namespace {
 
@@ -51,6 +53,18 @@ protected:
                                     + (s ? opText(*s) : std::string("nothing")) + "), not a select";
                          },
                          {in}))
+                return std::nullopt;
+            // merge_unbind_stack_aten asks `target is torch.ops.aten.select`:
+            // the packet a batch fusion calls, not select.int as a dump spells it.
+            if (!require(trace, !isPt2Graph(graph) || isPacketCall(*s),
+                         "every select calls the packet aten.select (as a batch fusion writes it)",
+                         [&] {
+                             return nodeRef(graph, select) + " is "
+                                    + (s->provenance.originalSpelling.empty() ? opText(*s)
+                                                                              : s->provenance.originalSpelling)
+                                    + ", which merge_unbind_stack_aten's `target is torch.ops.aten.select` refuses";
+                         },
+                         {select}))
                 return std::nullopt;
             selects.push_back(select);
         }

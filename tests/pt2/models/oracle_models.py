@@ -15,9 +15,11 @@ Families (each model's name starts with its family's prefix):
                in order and out of order, unbind -> stack, split -> stack,
                size-one split, split -> cat of partial ranges and of every
                section (the dead split Inductor leaves),
-               stack -> tanh -> unbind (merge_splits, merge_getitem_cat,
-               mutate_cat, unbind_stack, split_stack_to_cats,
-               remove_split_with_size_one, split_cat, unbind_cat_to_view).
+               stack -> tanh -> unbind, rows selected and re-joined
+               (merge_splits, merge_getitem_cat, mutate_cat, unbind_stack,
+               split_stack_to_cats, remove_split_with_size_one, split_cat,
+               unbind_cat_to_view; after grad normalization_aten and 2.14's
+               split_cat_aten and select_cat_aten).
 * mixed_*      mixed shapes: linears of different in/out dims sharing inputs,
                layer norms with different normalized_shape / eps, linears on
                slices of different tensors (fusion keys must separate them).
@@ -377,6 +379,22 @@ def split_cat_all_sections():
 @_register("split_unbind_cat")
 def split_unbind_cat():
     return _seeded(lambda: (UnbindCat(), (torch.randn(8, 3, 16),)))
+
+
+class SelectCat(nn.Module):
+    """Rows of x re-joined: x[:, i] for every i, cat on dim 1 (after grad,
+    2.14's select_cat_aten_pass makes it x.view), beside a cat of two of
+    them (which it leaves)."""
+
+    def forward(self, x, y):
+        whole = torch.cat([x[:, 0], x[:, 1], x[:, 2]], dim=1)
+        part = torch.cat([y[:, 0], y[:, 2]], dim=1)
+        return whole.relu(), part.tanh()
+
+
+@_register("split_select_cat")
+def split_select_cat():
+    return _seeded(lambda: (SelectCat(), (torch.randn(4, 3, 8), torch.randn(4, 3, 8))))
 
 
 # ----------------------------------------------------------- mixed shapes
