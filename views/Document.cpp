@@ -40,9 +40,10 @@ const Graph &Document::graph() const { return m_history->graph(); }
 
 bool Document::isLoading() const { return m_jobs->isLoading(); }
 
-void Document::open(const QString &path, const LoadOptions &options, const QString &displayName)
+void Document::open(const QString &path, const LoadOptions &options, const QString &displayName,
+                    bool requirePytorchShapes)
 {
-    m_jobs->open(path, options, displayName);
+    m_jobs->open(path, options, displayName, requirePytorchShapes);
 }
 
 void Document::setGraph(Graph graph, const QString &displayName, const QStringList &warnings,

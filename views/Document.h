@@ -101,7 +101,11 @@ public:
 
     /// Starts reading a model file in the background: emits loadStarted(),
     /// then graphLoaded() or loadFailed(). The current graph stays until then.
-    void open(const QString &path, const LoadOptions &options = {}, const QString &displayName = {});
+    /// With requirePytorchShapes, the values the C++ shape rules leave
+    /// without a shape must get one from PyTorch 2 (fake tensors; Infer
+    /// Shapes): if it cannot run, the load fails with its reason.
+    void open(const QString &path, const LoadOptions &options = {}, const QString &displayName = {},
+              bool requirePytorchShapes = false);
     /// The options the graph was opened with (the input shapes the user gave;
     /// sessions and recent files keep them).
     const LoadOptions &loadOptions() const { return m_loadOptions; }

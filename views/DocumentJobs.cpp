@@ -40,7 +40,8 @@ DocumentJobs::DocumentJobs(Document &document) : m_document(document) {}
 
 // ---- loading -------------------------------------------------------------------
 
-void DocumentJobs::open(const QString &path, const LoadOptions &options, const QString &displayName)
+void DocumentJobs::open(const QString &path, const LoadOptions &options, const QString &displayName,
+                        bool requirePytorchShapes)
 {
     const quint64 generation = ++m_generation;
     m_loading = true;
@@ -56,7 +57,7 @@ void DocumentJobs::open(const QString &path, const LoadOptions &options, const Q
                          watcher->deleteLater();
                          finishLoad(generation, path, displayName, watcher->result());
                      });
-    watcher->setFuture(QtConcurrent::run([file, options, python] {
+    watcher->setFuture(QtConcurrent::run([file, options, python, requirePytorchShapes] {
         // The loader reports errors as values; anything else escaping it must
         // not take the GUI down.
         try {
@@ -64,8 +65,16 @@ void DocumentJobs::open(const QString &path, const LoadOptions &options, const Q
             // An FX dump's values the C++ rules left without a shape: PyTorch 2
             // on fake tensors, when one is set up (cached per file; its
             // problems and what stays unknown become the load's warnings).
-            if (*loaded)
-                (void)pt2::completeShapes(**loaded, file, python, pt2::ShapeSource::Auto);
+            // Infer Shapes asks for PyTorch 2's answer: its failure is the
+            // error the user sees, and the graph shown stays.
+            if (*loaded) {
+                auto shaped = pt2::completeShapes(**loaded, file, python,
+                                                  requirePytorchShapes ? pt2::ShapeSource::Pytorch
+                                                                       : pt2::ShapeSource::Auto);
+                if (!shaped)
+                    return std::make_shared<Expected<LoadedModel>>(
+                        Error{"cannot infer its shapes in PyTorch 2: " + shaped.error().message});
+            }
             return loaded;
         } catch (const std::exception &e) {
             return std::make_shared<Expected<LoadedModel>>(Error{file + ": " + e.what()});

@@ -35,7 +35,8 @@ public:
 
     // ---- loading
     /// Reads a model file in the background (Document::open).
-    void open(const QString &path, const LoadOptions &options, const QString &displayName);
+    void open(const QString &path, const LoadOptions &options, const QString &displayName,
+              bool requirePytorchShapes = false);
     /// A graph set directly supersedes a pending load.
     void supersedeLoad();
     bool isLoading() const { return m_loading; }

@@ -14,6 +14,9 @@
 #include "RewriteController.h"
 #include "SessionFile.h"
 
+#include "core/ir/GraphSource.h"
+#include "core/ir/ShapeInference.h"
+
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
@@ -147,6 +150,9 @@ void MainWindow::createActions()
     file->addAction(tr("Open &Demo Model"), this, [this] { openDemoModel(); });
     QAction *shapes = file->addAction(tr("&Input Shapes…"), this, [this] { setInputShapes(); });
     shapes->setObjectName(QStringLiteral("inputShapesAction"));
+    m_inferShapesAction = file->addAction(tr("Infer S&hapes in PyTorch 2"), this, [this] { inferShapes(); });
+    m_inferShapesAction->setObjectName(QStringLiteral("inferShapesAction"));
+    m_inferShapesAction->setEnabled(false);
     shapes->setToolTip(tr("Set the shapes of the model's tensor inputs and open it again with them"));
     file->addSeparator();
     QAction *saveSessionAction = file->addAction(tr("&Save Session"), this, [this] { saveSessionInteractive(); });
@@ -341,6 +347,11 @@ void MainWindow::createStatusBar()
     m_shapesButton->hide();
     connect(m_shapesButton, &QPushButton::clicked, this, [this] { setInputShapes(); });
     statusBar()->addPermanentWidget(m_shapesButton);
+    m_inferShapesButton = new QPushButton(tr("Infer Shapes"), this);
+    m_inferShapesButton->setObjectName(QStringLiteral("inferShapesButton"));
+    m_inferShapesButton->hide();
+    connect(m_inferShapesButton, &QPushButton::clicked, this, [this] { inferShapes(); });
+    statusBar()->addPermanentWidget(m_inferShapesButton);
     statusBar()->addPermanentWidget(m_countsLabel);
     statusBar()->addPermanentWidget(m_zoomLabel);
     statusBar()->addPermanentWidget(m_fileLabel);
@@ -561,7 +572,37 @@ void MainWindow::updateStatus()
         return;
     }
     const Graph &graph = m_document->graph();
-    m_countsLabel->setText(tr("%1 nodes · %2 edges").arg(graph.size()).arg(graph.edgeCount()));
+    // Values without a shape are where rules cannot decide: counted where
+    // the user looks, with the offer to infer them.
+    const ShapeCounts shapes = countShapes(graph);
+    const bool offerInference = shapes.unknown > 0 && isPt2Graph(graph) && m_document->inputsWithoutShape().empty()
+                                && !isDemoOpen();
+    m_inferShapesButton->setVisible(offerInference);
+    m_inferShapesAction->setEnabled(offerInference);
+    if (shapes.unknown == 0) {
+        m_countsLabel->setText(tr("%1 nodes · %2 edges").arg(graph.size()).arg(graph.edgeCount()));
+        m_countsLabel->setToolTip({});
+    } else {
+        m_countsLabel->setText(tr("%1 nodes · %2 edges · %3 of %4 values without a shape")
+                                   .arg(graph.size())
+                                   .arg(graph.edgeCount())
+                                   .arg(shapes.unknown)
+                                   .arg(shapes.known + shapes.unknown));
+        const Node *first = graph.node(shapes.firstUnknown);
+        const QString why = tr("Rules that read a value without a shape cannot decide there (Why Not says so).");
+        m_countsLabel->setToolTip(
+            first ? tr("%1 The first is %%2 (%3). %4")
+                        .arg(why, QString::fromStdString(first->name), QString::fromStdString(first->qualifiedOp()),
+                             offerInference ? tr("Infer Shapes asks PyTorch 2 for them.")
+                                            : tr("Set the inputs' shapes first (File ▸ Input Shapes…)."))
+                  : why);
+        m_inferShapesButton->setToolTip(
+            tr("Opens the model again with its %1 values without a shape inferred in PyTorch 2 (%2) on fake "
+               "tensors; decisions not saved are lost")
+                .arg(shapes.unknown)
+                .arg(Pt2Controller::pythonCommand().isEmpty() ? tr("the one Fusebox finds")
+                                                              : Pt2Controller::pythonCommand()));
+    }
     const CollapsedGraph &shown = m_scene->visibleGraph();
     QStringList parts;
     const size_t groups = shown.groupCount();

@@ -80,6 +80,12 @@ public:
     /// Who answers Input Shapes… (a dialog; tests set their own: a null
     /// string is Cancel).
     void setInputShapesPrompt(std::function<QString(const QString &current)> ask) { m_askInputShapes = std::move(ask); }
+    /// File ▸ Infer Shapes: opens a PT2 graph again with the values its C++
+    /// shape rules left without a shape inferred in PyTorch 2 (fake tensors,
+    /// whatever device it was recorded on). False when there is nothing to
+    /// infer or the user keeps unsaved decisions; a PyTorch 2 that cannot run
+    /// is an error, and the graph shown stays.
+    bool inferShapes();
     /// Opens the embedded demo model; false (and an error) when it is not embedded.
     bool openDemoModel(const LoadOptions *options = nullptr);
     /// Opens subgraph `name` of the higher-order op `node` (cond's branch,
@@ -171,6 +177,9 @@ private:
     std::function<QString(const QString &)> m_chooseSavePath;
     std::function<QString(const QString &)> m_askInputShapes;
     QPushButton *m_shapesButton = nullptr;
+    /// Shown while op values of a PT2 graph whose inputs are shaped have none.
+    QPushButton *m_inferShapesButton = nullptr;
+    QAction *m_inferShapesAction = nullptr;
     QMenu *m_recentMenu = nullptr;
     QMenu *m_viewMenu = nullptr;
     QMenu *m_fileMenu = nullptr;

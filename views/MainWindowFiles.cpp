@@ -163,6 +163,18 @@ void MainWindow::openFile(const QString &path, const LoadOptions &options)
     m_document->open(path, options);
 }
 
+bool MainWindow::inferShapes()
+{
+    if (!m_document->hasGraph() || !m_inferShapesAction->isEnabled())
+        return false;
+    if (m_errorDialogs && !m_rewrite->maybeSave())
+        return false;
+    log(tr("opening %1 again, its values without a shape inferred in PyTorch 2").arg(m_document->displayName()));
+    m_sessionPath.clear(); // a new review, as for any open
+    m_document->open(m_document->filePath(), m_document->loadOptions(), {}, /*requirePytorchShapes=*/true);
+    return true;
+}
+
 bool MainWindow::setInputShapes()
 {
     if (!m_document->hasGraph())

@@ -20,6 +20,7 @@
 #include <QDir>
 #include <QFile>
 #include <QPlainTextEdit>
+#include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -276,4 +277,80 @@ TEST_CASE("PyTorch 2 workflow: capture a script, compare with Inductor, a bad Py
     REQUIRE(compared.count() == 1);
     CHECK(compared.first().at(1).toString() == QString::fromStdString(pt2::noPythonMessage()));
     CHECK(logText(w).contains(QString::fromStdString(pt2::noPythonMessage())));
+}
+
+TEST_CASE("the window counts the values without a shape and infers them in PyTorch 2 when asked", "[views][pt2]")
+{
+    SettingsGuard guard;
+    QTemporaryDir dir;
+    const QString model = dir.filePath(QStringLiteral("shuffle.py"));
+    {
+        // pixel_shuffle has no C++ shape rule: it and the relu reading it
+        // stay without a shape until PyTorch 2 answers.
+        QFile f(model);
+        REQUIRE(f.open(QIODevice::WriteOnly));
+        f.write(R"PY(import torch
+
+class GraphModule(torch.nn.Module):
+    def forward(self, L_x_: "f32[1, 8, 3, 3]"):
+        l_x_ = L_x_
+        shuffled = torch.nn.functional.pixel_shuffle(l_x_, 2);  l_x_ = None
+        relu = torch.relu(shuffled);  shuffled = None
+        return (relu,)
+)PY");
+    }
+    MainWindow w;
+    w.setErrorDialogsEnabled(false);
+    w.resize(1600, 1000);
+    w.show();
+    auto *button = w.findChild<QPushButton *>(QStringLiteral("inferShapesButton"));
+    auto *action = w.findChild<QAction *>(QStringLiteral("inferShapesAction"));
+    REQUIRE(button);
+    REQUIRE(action);
+
+    // A PyTorch 2 that cannot run: the load still opens, the status bar
+    // says how many values lack a shape and offers to infer them.
+    QSettings().setValue(Pt2Controller::kPythonKey, QStringLiteral("/nonexistent/python"));
+    {
+        QSignalSpy shown(&w, &MainWindow::graphShown);
+        w.openFile(model);
+        REQUIRE(shown.wait(kBridgeTimeoutMs));
+    }
+    const Graph &before = w.document()->graph();
+    CHECK(w.countsText()
+          == QStringLiteral("%1 nodes · %2 edges · 2 of 2 values without a shape")
+                 .arg(before.size())
+                 .arg(before.edgeCount()));
+    CHECK_FALSE(button->isHidden());
+    CHECK(action->isEnabled());
+
+    // Asked with that Python, the answer is its error; the graph stays.
+    const size_t nodes = before.size();
+    {
+        QSignalSpy failed(w.document(), &Document::loadFailed);
+        REQUIRE(w.inferShapes());
+        REQUIRE(failed.wait(kBridgeTimeoutMs));
+        const QString error = failed.first().at(1).toString();
+        CHECK(error.contains(QStringLiteral("cannot infer its shapes in PyTorch 2")));
+        CHECK(error.contains(QStringLiteral("/nonexistent/python")));
+        CHECK_FALSE(error.contains(QLatin1Char('\n')));
+    }
+    CHECK(w.document()->graph().size() == nodes);
+    CHECK_FALSE(button->isHidden());
+
+    // The PyTorch 2 Fusebox finds (the reference roots): every value shaped,
+    // pixel_shuffle's [1, 2, 6, 6] as torch computes it.
+    QSettings().remove(Pt2Controller::kPythonKey);
+    {
+        QSignalSpy shown(&w, &MainWindow::graphShown);
+        QTest::mouseClick(button, Qt::LeftButton);
+        REQUIRE(shown.wait(kBridgeTimeoutMs));
+    }
+    const Graph &after = w.document()->graph();
+    CHECK(w.countsText() == QStringLiteral("%1 nodes · %2 edges").arg(after.size()).arg(after.edgeCount()));
+    CHECK(button->isHidden());
+    CHECK_FALSE(action->isEnabled());
+    const Node *out = after.node(after.findByName("relu"));
+    REQUIRE(out);
+    CHECK(out->meta.toString() == "f32[1, 2, 6, 6]");
 }
