@@ -149,7 +149,9 @@ std::optional<ChosenProfile> inductorProfileForCommand(const ParsedArgs &args, c
     std::string from = "--inductor-version";
     if (version.empty()) {
         if (auto command = pt2::findPythonCommand(args.value("--python").value_or(""))) {
-            if (auto recorded = pt2::cachedTorchVersion(*command)) {
+            if (auto installed = pt2::installedTorchVersion(*command)) {
+                version = *installed; // its package metadata: torch is not imported
+            } else if (auto recorded = pt2::cachedTorchVersion(*command)) {
                 version = *recorded; // what its schema dump recorded: no Python starts
             } else if (auto bridge = pt2::Pt2Bridge::find(args.value("--python").value_or(""))) {
                 if (auto info = (*bridge)->check())

@@ -4,7 +4,10 @@
 #include <csignal>
 #include <cstring>
 
+#include <chrono>
+
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -99,6 +102,57 @@ Expected<ChildProcess> spawnChild(const std::vector<std::string> &argv, const st
     for (int fd : {in[1], out[0], err[0]})
         ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
     return ChildProcess{pid, in[1], out[0], err[0]};
+}
+
+Expected<std::string> runToEnd(const std::vector<std::string> &argv, int timeoutMs)
+{
+    const std::string display = argv.empty() ? std::string() : argv.front();
+    auto child = spawnChild(argv, display);
+    if (!child)
+        return child.error();
+    ::close(child->stdinFd);
+    std::string out;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeoutMs);
+    bool timedOut = false;
+    pollfd fds[2] = {{child->stdoutFd, POLLIN, 0}, {child->stderrFd, POLLIN, 0}};
+    int open = 2;
+    while (open > 0) {
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+        if (left.count() <= 0) {
+            timedOut = true;
+            break;
+        }
+        if (::poll(fds, 2, static_cast<int>(left.count())) < 0) {
+            if (errno == EINTR)
+                continue;
+            break;
+        }
+        for (pollfd &p : fds) {
+            if (p.fd < 0 || !(p.revents & (POLLIN | POLLHUP | POLLERR)))
+                continue;
+            char buffer[4096];
+            const ssize_t n = ::read(p.fd, buffer, sizeof buffer);
+            if (n > 0) {
+                if (p.fd == child->stdoutFd)
+                    out.append(buffer, static_cast<size_t>(n));
+            } else if (n == 0 || errno != EAGAIN) {
+                p.fd = -1;
+                --open;
+            }
+        }
+    }
+    if (timedOut)
+        ::kill(-child->pid, SIGKILL);
+    ::close(child->stdoutFd);
+    ::close(child->stderrFd);
+    int status = 0;
+    while (::waitpid(child->pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (timedOut)
+        return Error{"`" + display + "` did not finish within " + std::to_string(timeoutMs / 1000) + " s"};
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        return Error{"`" + display + "` failed"};
+    return out;
 }
 
 } // namespace fusebox::pt2

@@ -23,4 +23,9 @@ struct ChildProcess {
 /// Error: "cannot start `DISPLAY`: strerror" when fork or exec fails.
 Expected<ChildProcess> spawnChild(const std::vector<std::string> &argv, const std::string &display);
 
+/// Runs argv to its end with no input and returns what it wrote to stdout;
+/// stderr is dropped. Killed (its whole group) after `timeoutMs`. Error when
+/// it cannot start, times out or exits other than with 0.
+Expected<std::string> runToEnd(const std::vector<std::string> &argv, int timeoutMs);
+
 } // namespace fusebox::pt2

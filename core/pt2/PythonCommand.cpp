@@ -1,5 +1,8 @@
 #include "PythonCommand.h"
 
+#include "ChildProcess.h"
+
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 
@@ -109,6 +112,22 @@ std::string noPythonMessage()
 {
     return "no PyTorch 2 found: run `bash scripts/setup-pt2.sh` (Debian testing and Debian 13 roots with their "
            "torch), or set FUSEBOX_PYTHON to a Python with torch >= 2.4";
+}
+
+std::optional<std::string> installedTorchVersion(const PythonCommand &command)
+{
+    std::vector<std::string> argv = command.argv;
+    argv.insert(argv.end(), {"-c", "import importlib.metadata as m; print(m.version('torch'))"});
+    auto out = runToEnd(argv, 30000);
+    if (!out)
+        return std::nullopt;
+    std::string version = *out;
+    while (!version.empty() && (version.back() == '\n' || version.back() == '\r' || version.back() == ' '))
+        version.pop_back();
+    // One line that starts like a version ("2.14.1+debian"), nothing else.
+    if (version.empty() || version.find('\n') != std::string::npos || !std::isdigit(static_cast<unsigned char>(version[0])))
+        return std::nullopt;
+    return version;
 }
 
 } // namespace fusebox::pt2

@@ -54,4 +54,11 @@ std::optional<PythonCommand> findPythonCommand(const std::string &explicitComman
 /// The one line to show when findPythonCommand() finds nothing.
 std::string noPythonMessage();
 
+/// The torch version `command`'s Python has installed ("2.14.1+debian"),
+/// read from its package metadata (importlib.metadata): about 0.1 s, where
+/// importing torch to ask torch.__version__ takes seconds. Always what is
+/// installed now, unlike a cache. nullopt when that Python cannot say (no
+/// metadata, no torch, it does not run): ask the bridge then.
+std::optional<std::string> installedTorchVersion(const PythonCommand &command);
+
 } // namespace fusebox::pt2

@@ -1,6 +1,8 @@
 // PyTorch 2's op schemas through the bridge.
 #include "Pt2TestSupport.h"
 
+#include "core/pt2/PythonCommand.h"
+
 using namespace fusebox;
 using namespace fusebox::testing;
 
@@ -24,4 +26,21 @@ TEST_CASE("the bridge knows PyTorch 2's ops, with their signatures as PyTorch pr
     CHECK(relu_->isMutable);
     for (const char *hop : {"cond", "while_loop", "auto_functionalized"})
         CHECK(std::find(higherOrder.begin(), higherOrder.end(), hop) != higherOrder.end());
+}
+
+TEST_CASE("the installed torch's version is read from its metadata, as torch.__version__ says", "[pt2][schemas]")
+{
+    // What fusebox-pass chooses its Inductor profile from without importing
+    // torch (seconds saved on every command): the same string the bridge
+    // reports from torch.__version__.
+    auto command = pt2::findPythonCommand();
+    REQUIRE(command.has_value());
+    auto info = pt2Bridge().check();
+    REQUIRE(info.hasValue());
+    const auto installed = pt2::installedTorchVersion(*command);
+    REQUIRE(installed.has_value());
+    CHECK(*installed == info->torch);
+    // A command that is no Python says nothing; the caller asks the bridge.
+    CHECK_FALSE(pt2::installedTorchVersion(pt2::PythonCommand{{"false"}, "test"}).has_value());
+    CHECK_FALSE(pt2::installedTorchVersion(pt2::PythonCommand{{"/nonexistent/python3"}, "test"}).has_value());
 }
