@@ -17,11 +17,23 @@
 #include <deque>
 #include <optional>
 #include <set>
+#include <algorithm>
 #include <unordered_map>
 #include <unordered_set>
 
 namespace fusebox {
 namespace {
+
+/// The torch memory formats and layouts an argument names (the reader keeps
+/// them as their dotted name).
+bool isTorchConstantName(std::string_view s)
+{
+    static constexpr std::string_view kNames[] = {
+        "torch.contiguous_format", "torch.preserve_format", "torch.channels_last", "torch.channels_last_3d",
+        "torch.strided",           "torch.sparse_coo",      "torch.sparse_csr",    "torch.sparse_csc",
+        "torch.sparse_bsr",        "torch.sparse_bsc",      "torch._mkldnn",       "torch.jagged"};
+    return std::find(std::begin(kNames), std::end(kNames), s) != std::end(kNames);
+}
 
 /// A Python string literal ('...'), escaping what the reader decodes.
 std::string pyString(std::string_view s, char quote = '\'')
@@ -114,8 +126,13 @@ private:
     {
         if (const auto *id = std::get_if<NodeId>(&a.value))
             return name(*id);
-        if (const auto *s = std::get_if<std::string>(&a.value))
+        if (const auto *s = std::get_if<std::string>(&a.value)) {
+            // torch.contiguous_format and the like, which the reader keeps by
+            // name: written as the value, not as a string PyTorch would refuse.
+            if (isTorchConstantName(*s))
+                return *s;
             return of ? referenceOrString(*s, *of) : pyString(*s);
+        }
         if (const auto *list = std::get_if<ArgList>(&a.value)) {
             std::string s;
             for (size_t i = 0; i < list->items.size(); ++i)

@@ -543,3 +543,27 @@ TEST_CASE("FX text: a # File: comment with a line number too long for an int sti
     CHECK(fx::parseFileComment("/m/model.py:23:7 in forward").line == 23);
     CHECK(fx::parseFileComment("/m/model.py:23:7 in forward").column == 7);
 }
+
+TEST_CASE("FX text: a memory format argument is written as torch's value, not as a string", "[io][fx]")
+{
+    // AOT graphs are full of clone(x, memory_format = torch.contiguous_format):
+    // written as the string 'torch.contiguous_format', PyTorch refused the
+    // graph Fusebox handed it (verification, export).
+    const char *const text = R"(class GraphModule(torch.nn.Module):
+    def forward(self, arg0_1: "f32[4, 8]"):
+        clone = torch.ops.aten.clone.default(arg0_1, memory_format = torch.contiguous_format)
+        empty = torch.ops.aten.empty.memory_format([4], dtype = torch.float32, layout = torch.strided, device = device(type='cpu'), pin_memory = False)
+        return (clone, empty)
+)";
+    auto read = readFxText(text);
+    if (!read)
+        FAIL(read.error().message);
+    const std::string written = writeFxText(read->graph);
+    INFO(written);
+    CHECK(written.find("memory_format = torch.contiguous_format") != std::string::npos);
+    CHECK(written.find("layout = torch.strided") != std::string::npos);
+    CHECK(written.find("'torch.") == std::string::npos);
+    auto back = readFxText(written);
+    REQUIRE(back.hasValue());
+    CHECK_FALSE(firstDifference(read->graph, back->graph).has_value());
+}
