@@ -54,8 +54,11 @@ std::vector<std::string> closestMatches(std::string_view word, const std::vector
             return undoubles(x.second);
         return lengthGap(x.second) < lengthGap(y.second);
     });
+    // A second guess only when it is about as close as the first: one edit
+    // away beside a four-edit one ("batch_lienar": batch_linear, not also
+    // cat_linear) only muddies the answer.
     std::vector<std::string> best;
-    for (size_t i = 0; i < scored.size() && i < limit; ++i)
+    for (size_t i = 0; i < scored.size() && i < limit && scored[i].first <= scored[0].first + 1; ++i)
         best.push_back(scored[i].second);
     return best;
 }

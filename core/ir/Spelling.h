@@ -11,7 +11,8 @@ namespace fusebox {
 size_t editDistance(std::string_view a, std::string_view b);
 
 /// Up to `limit` candidates closest to `word` (edit distance at most a third
-/// of the word's length, at least 2), closest first; for "did you mean" hints.
+/// of the word's length, at least 2, and at most one more than the closest
+/// one's), closest first; for "did you mean" hints.
 std::vector<std::string> closestMatches(std::string_view word, const std::vector<std::string> &candidates,
                                         size_t limit = 3);
 

@@ -143,8 +143,13 @@ TEST_CASE("pass configs are accepted as Inductor 2.6 accepts them, and refused w
 TEST_CASE("spelling suggestions", "[ir]")
 {
     CHECK(editDistance("kitten", "sitting") == 3);
+    // A second guess only when about as close as the first: bilinear is
+    // three edits from "lienar", linear one.
     CHECK(closestMatches("aten::lienar", {"aten::linear", "aten::bilinear", "aten::relu"})
-          == std::vector<std::string>{"aten::linear", "aten::bilinear"});
+          == std::vector<std::string>{"aten::linear"});
+    CHECK(closestMatches("aten::rlu", {"aten::relu", "aten::elu", "aten::selu"})
+          == std::vector<std::string>{"aten::elu", "aten::relu", "aten::selu"});
+    CHECK(didYouMean("batch_lienar", {"batch_linear", "cat_linear"}) == " (did you mean 'batch_linear'?)");
     CHECK(didYouMean("zzz", {"aten::relu"}).empty());
     // A swap of adjacent letters is one edit, and a same-length candidate
     // comes before one that drops a letter at the same distance.
