@@ -1,5 +1,6 @@
 #include "BatchLayerNorm.h"
 #include "BatchLinear.h"
+#include "CatLinear.h"
 #include "BatchPointwisePreGrad.h"
 #include "PostGradLinear.h"
 #include "PostGradPointwise.h"
@@ -21,6 +22,7 @@ void addGroupBatchPatterns(PatternSet &set)
     // Pre-grad (Torch level).
     set.add(std::make_unique<PreGradBatchLinearFusion>());
     set.add(std::make_unique<BatchLinearLHSFusion>());
+    set.add(std::make_unique<CatLinearFusion>()); // Inductor 2.14's
     set.add(std::make_unique<BatchLayernormFusion>());
     for (Unary op : {Unary::Tanh, Unary::Sigmoid, Unary::Relu})
         set.add(std::make_unique<BatchPointwiseOpsPreGradFusion>(op));
