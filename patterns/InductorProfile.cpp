@@ -161,7 +161,7 @@ const std::vector<InductorProfile> &inductorProfiles()
             {"normalization_pass", kNormalizeConcat, "it rewrites torch.concat to torch.cat", true},
             {"normalization_aten_pass", kNormalizeAtenSplits,
              "it also rewrites aten.split.Tensor and split_with_sizes to split_with_sizes(input, sizes, dim=d)", true},
-            {"decompose_mm_pass", {}, "new CPU thresholds and options"},
+            {"decompose_mm_pass", kDecomposeMmCpuOptions, "new CPU thresholds and options, and XPU as CUDA", true},
             // Counters only: 2.14 counts in counters[TORCHINDUCTOR_PATTERN_MATCH_BACKEND],
             // "inductor" unless that is set, where Fusebox reports them and
             // the bridge reads them.

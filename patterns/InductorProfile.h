@@ -40,6 +40,11 @@ inline constexpr std::string_view kNormalizeConcat = "normalization_pass.concat"
 /// normalization_aten_pass also rewrites aten.split.Tensor and
 /// split_with_sizes to split_with_sizes(input, sizes, dim=d).
 inline constexpr std::string_view kNormalizeAtenSplits = "normalization_aten_pass.splits";
+/// decompose_mm_pass's CPU thresholds are options (cpu_max_first/other_
+/// dimension_decomposition: mm when a has <= 1 row and b's dims are <= 2048;
+/// bmm when both batches are <= 1), and XPU is treated as CUDA; 2.6 decomposes
+/// a CPU mm only when a has 1 row and b is at most [64, 16].
+inline constexpr std::string_view kDecomposeMmCpuOptions = "decompose_mm_pass.cpu_options";
 } // namespace behaviour
 
 /// A pass whose behaviour this version changed from the one before (or a new

@@ -31,6 +31,7 @@ const std::map<std::string_view, std::string> &sources()
         {"batch_clamp", "group_batch_fusion.py:1058 BatchMathOpsPreGradFusion.match"},
         {"einsum_to_pointwise_pass", "not in 2.6: Inductor 2.14's split_cat.py replace_einsum_to_pointwise "
                                      "(match_einsum_strings)"},
+        {"decompose_mm_pass", "decompose_mem_bound_mm.py should_decompose_mm / should_decompose_bmm"},
         {"cat_linear", "not in 2.6: Inductor 2.14's group_batch_fusion.py:805 match_cat_linear "
                        "(CatLinearFusion.match :906)"},
         {"batch_dropout", "not in 2.6: PRE_GRAD_FUSIONS (group_batch_fusion.py:118) has no batch_dropout; "

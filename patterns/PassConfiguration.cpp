@@ -13,17 +13,28 @@
 namespace fusebox {
 namespace {
 
-/// Passes of Inductor 2.6 (split_cat.py post_grad_pass_names) that Fusebox
-/// does not model: a config may name them, as 2.6 accepts them.
+/// Post-grad pass names Inductor accepts (split_cat.py post_grad_pass_names)
+/// that Fusebox has no rule for, and why that leaves the answer right or not.
 struct UnmodelledPass {
     const char *name;
     const char *why;
+    /// True when Inductor's pass cannot change the graph either, so the
+    /// answer is Inductor's; false when Fusebox's answer may differ.
+    bool inductorChangesNothing;
 };
 constexpr UnmodelledPass kUnmodelledPostGrad[] = {
-    {"decompose_mm_pass", "it decomposes memory-bound mm/bmm/addmm by device-specific size thresholds, and 2.6 "
-                          "registers it only when PyTorch has MKL-DNN"},
-    {"pad_aten_mm_pass", "it pads mm/bmm/addmm operands to aligned sizes by a benchmark-driven choice"},
-    {"shape_padding_multiplier", "it sets pad_aten_mm_pass's alignment"},
+    {"pad_aten_mm_pass",
+     "it registers no pattern; its k_threshold_to_pad steers pad_mm, the joint-graph padding of mm operands that "
+     "a benchmark decides on GPU, outside the Optimus passes",
+     true},
+    {"shape_padding_multiplier",
+     "it registers no pattern; its value is the speed-up pad_mm's benchmark must show (pad_mm.py "
+     "is_padded_faster), outside the Optimus passes",
+     true},
+    {"move_view_after_cat_aten_pass",
+     "it matches aten.reshape.default, which an AOT graph does not hold (reshape is decomposed to view before "
+     "the post-grad passes run); Fusebox does not model it for graphs that do",
+     false},
 };
 
 const UnmodelledPass *unmodelledPass(const std::string &rule, PassStage stage)
@@ -69,9 +80,13 @@ Status applySection(PatternSet &patterns, const std::map<std::string, std::map<s
             const ProfilePass *known = profile.find(rule);
             if (known && known->stage == stage) {
                 const UnmodelledPass *u = unmodelledPass(rule, stage);
-                notes.push_back(where + ": a pass of " + inductor + " that Fusebox does not model ("
-                                + (u ? std::string(u->why) : "new in " + std::string(known->since))
-                                + "); Inductor runs it, Fusebox leaves the graph as it is");
+                if (u && u->inductorChangesNothing)
+                    notes.push_back(where + ": a pass of " + inductor + " that changes no graph (" + u->why
+                                    + "); Fusebox leaves the graph as it is too");
+                else
+                    notes.push_back(where + ": a pass of " + inductor + " that Fusebox does not model ("
+                                    + (u ? std::string(u->why) : "new in " + std::string(known->since))
+                                    + "); Inductor runs it, Fusebox leaves the graph as it is");
                 continue;
             }
             if (const InductorProfile *newer = newerProfileWith(rule, profile))

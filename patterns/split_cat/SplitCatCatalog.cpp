@@ -31,6 +31,7 @@ void addSplitCatPatterns(PatternSet &set)
     set.add(makeNormalizationAtenPass());
     set.add(makeSplitCatAtenPass());
     set.add(makeSelectCatAtenPass());
+    set.add(makeDecomposeMmPass());
 }
 
 } // namespace fusebox

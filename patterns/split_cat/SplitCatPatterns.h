@@ -49,6 +49,9 @@ std::unique_ptr<VerticalPattern> makeNormalizationAtenPass();
 std::unique_ptr<VerticalPattern> makeSplitCatAtenPass();
 /// select_cat_aten_pass (Inductor 2.14, post-grad): cat of every select of x -> x.view.
 std::unique_ptr<VerticalPattern> makeSelectCatAtenPass();
+/// decompose_mm_pass (post-grad): a memory-bound mm/addmm/bmm, by the
+/// device's size thresholds, becomes sum(a.unsqueeze * b.unsqueeze, [-2]).
+std::unique_ptr<VerticalPattern> makeDecomposeMmPass();
 /// einsum_to_pointwise_pass (Inductor 2.14): an "abc,abcd->abd" einsum a + reads, as a multiply and a sum.
 std::unique_ptr<VerticalPattern> makeEinsumToPointwisePass();
 

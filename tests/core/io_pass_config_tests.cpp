@@ -103,7 +103,7 @@ TEST_CASE("pass configs are accepted as Inductor 2.6 accepts them, and refused w
     auto config = readPassConfig(R"({
       "pre_grad_fusion_options": {"batch_linear": {"counter": 2}, "split_cat_pass": {"counter": 0}},
       "post_grad_fusion_options": {"group_linear": {"require_fbgemm": true}, "batch_aten_add": {"require_fbgemm": false},
-                                   "decompose_mm_pass": {}, "normalization_aten_pass": {}}})",
+                                   "pad_aten_mm_pass": {}, "normalization_aten_pass": {}}})",
                                  "p.json");
     REQUIRE(config.hasValue());
     std::vector<std::string> notes;
@@ -119,16 +119,18 @@ TEST_CASE("pass configs are accepted as Inductor 2.6 accepts them, and refused w
     CHECK(notes[1]
           == "pre_grad_fusion_options/split_cat_pass/counter: 0: the pass never runs (range(counter) is empty), as in "
              "Inductor 2.6");
-    CHECK(notes[2].starts_with("post_grad_fusion_options/decompose_mm_pass: a pass of Inductor 2.6 that Fusebox "
-                               "does not model ("));
-    CHECK(notes[3]
+    CHECK(notes[2]
           == "post_grad_fusion_options/group_linear: requires fbgemm, which open-source PyTorch lacks: Inductor 2.6 "
              "drops the fusion (group_batch_fusion.py has_fbgemm), and so does Fusebox");
+    CHECK(notes[3].starts_with("post_grad_fusion_options/pad_aten_mm_pass: a pass of Inductor 2.6 that changes "
+                               "no graph (it registers no pattern;"));
 
     // What 2.6 refuses (a KeyError, a TypeError) stays refused.
     for (const auto &[text, message] : std::vector<std::pair<std::string, std::string>>{
+             {R"({"pre_grad_fusion_options": {"pad_aten_mm_pass": {}}})",
+              "pre_grad_fusion_options/pad_aten_mm_pass: unknown rule"},
              {R"({"pre_grad_fusion_options": {"decompose_mm_pass": {}}})",
-              "pre_grad_fusion_options/decompose_mm_pass: unknown rule"},
+              "pre_grad_fusion_options/decompose_mm_pass: is a post_grad rule; list it under post_grad_fusion_options"},
              {R"({"pre_grad_fusion_options": {"merge_splits_pass": {"counter": 1.5}}})",
               "pre_grad_fusion_options/merge_splits_pass/counter: expected an integer (Inductor runs the pass "
               "range(counter) times)"}}) {

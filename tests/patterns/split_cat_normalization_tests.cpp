@@ -33,6 +33,7 @@ TEST_CASE("the split/cat catalog lists PyTorch's rules in PyTorch's order", "[pa
         {"normalization_aten_pass", 49},
         {"split_cat_aten_pass", 48}, // Inductor 2.14's
         {"select_cat_aten_pass", 47}, // Inductor 2.14's
+        {"decompose_mm_pass", 46},
     };
     const size_t firstPostGrad = 18; // unbind_stack_aten_pass
     const auto all = splitCatSet().all();

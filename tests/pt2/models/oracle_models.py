@@ -27,7 +27,8 @@ Families (each model's name starts with its family's prefix):
                Linear layers.
 * batch_*      batch size variants: the same models as above at batch 1, 3
                and odd sizes (captured with dynamic=False, so each size is
-               its own static graph).
+               its own static graph), and one-row linears and a batch-1 bmm
+               (after grad, decompose_mm_pass).
 * pointwise_*  parallel relu / tanh / sigmoid / add / mul on same-shape
                tensors, in torch.*, F.* and method (x.relu()) spellings;
                relus batched twice (a later root sees the batched ones).
@@ -395,6 +396,28 @@ class SelectCat(nn.Module):
 @_register("split_select_cat")
 def split_select_cat():
     return _seeded(lambda: (SelectCat(), (torch.randn(4, 3, 8), torch.randn(4, 3, 8))))
+
+
+class OneRowHeads(nn.Module):
+    """Linears on one row (a batch of 1), as at serving time, and a bmm of
+    batch 1: after grad, decompose_mm_pass turns the memory-bound ones into
+    a broadcast multiply and a sum (2.14 up to [2048, 2048] weights, 2.6 up
+    to [64, 16]); the 4-row linear stays an addmm."""
+
+    def __init__(self):
+        super().__init__()
+        self.small = nn.Linear(16, 8)
+        self.wide = nn.Linear(128, 32)
+        self.rows = nn.Linear(16, 8)
+
+    def forward(self, x, y, a, b):
+        return self.small(x).relu(), self.wide(y), torch.bmm(a, b), self.rows(a[0])
+
+
+@_register("batch_one_row_heads")
+def batch_one_row_heads():
+    return _seeded(lambda: (OneRowHeads(), (torch.randn(1, 16), torch.randn(1, 128), torch.randn(1, 4, 16),
+                                            torch.randn(1, 16, 8))))
 
 
 # ----------------------------------------------------------- mixed shapes
