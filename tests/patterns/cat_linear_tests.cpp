@@ -5,21 +5,17 @@
 // `fusebox-pass compare-inductor`, SAME graph and cat_linear 1 (the first) and
 // 3 (the second, whose two linears on one weight share its slices).
 
-#include "core/io/FxText.h"
-#include "core/io/PassConfig.h"
-#include "core/ir/ShapeInference.h"
+#include "InductorRunSupport.h"
+#include "SplitCatTestSupport.h"
+
 #include "core/rewrite/MatchUtils.h"
-#include "patterns/Catalog.h"
-#include "patterns/InductorProfile.h"
-#include "patterns/PassConfiguration.h"
-#include "patterns/PassSchedule.h"
 #include "../core/FxTestSchemas.h"
 
-#include <catch.hpp>
-
-#include <map>
-
 using namespace fusebox;
+using fusebox::test::callText;
+using fusebox::test::runInductorSchedule;
+using fusebox::test::ScheduleRun;
+using fusebox::test::sc::countOps;
 
 namespace {
 
@@ -72,46 +68,10 @@ const char *const kSeveral = R"(class GraphModule(torch.nn.Module):
         return (add, linear_2, linear_3, cat_4)
 )";
 
-struct Run {
-    Graph graph;
-    std::map<std::string, size_t> counters;
-};
-
-Run run(const char *text, std::string_view version)
+ScheduleRun run(const char *text, std::string_view version)
 {
-    auto config = readPassConfig(R"({"pre_grad_fusion_options": {"cat_linear": {}}})", "cat_linear.json");
-    REQUIRE(config.hasValue());
-    PatternSet set = builtinCatalog();
-    REQUIRE(configurePatterns(set, *config, *findInductorProfile(version)).isOk());
-    auto loaded = readFxText(text, {&schemas(), "dynamo.py"});
-    INFO((loaded ? "" : loaded.error().message));
-    REQUIRE(loaded.hasValue());
-    inferShapes(loaded->graph);
-    Run r{std::move(loaded->graph), {}};
-    const DriverResult result = runPassSchedule(PassSchedule::Inductor, set, *config, r.graph);
-    for (const auto &[name, n] : result.inductorCounters)
-        if (n)
-            r.counters[name] = n;
-    return r;
-}
-
-size_t count(const Graph &g, std::string_view op)
-{
-    size_t n = 0;
-    for (NodeId id : g.nodeIds())
-        n += g.node(id)->isOp() && g.node(id)->op == op;
-    return n;
-}
-
-std::string expr(const Graph &g, NodeId id)
-{
-    const Node &n = *g.node(id);
-    std::string s = n.op + "(";
-    for (size_t i = 0; i < n.args().size(); ++i)
-        s += (i ? ", " : "") + n.args()[i].toString([&g](NodeId a) { return g.node(a)->name; });
-    for (const NamedArg &kw : n.kwargs())
-        s += ", " + kw.name + "=" + kw.value.toString([&g](NodeId a) { return g.node(a)->name; });
-    return s + ")";
+    return runInductorSchedule(text, schemas(), R"({"pre_grad_fusion_options": {"cat_linear": {}}})", version,
+                               "dynamo.py");
 }
 
 } // namespace
@@ -119,21 +79,21 @@ std::string expr(const Graph &g, NodeId id)
 TEST_CASE("cat_linear splits a linear of a wide last-dim cat into one linear per part, summed",
           "[patterns][cat_linear]")
 {
-    Run r = run(kOne, "2.14");
+    ScheduleRun r = run(kOne, "2.14");
     CHECK(r.counters == std::map<std::string, size_t>{{"cat_linear", 1}});
     const Graph &g = r.graph;
     // Two weight slices, each made contiguous, hoisted above every call.
-    CHECK(count(g, "aten::slice") == 2);
-    CHECK(count(g, "aten::clone") == 2);
-    CHECK(count(g, "aten::linear") == 2);
-    CHECK(count(g, "aten::add") == 1);
+    CHECK(countOps(g, "aten::slice") == 2);
+    CHECK(countOps(g, "aten::clone") == 2);
+    CHECK(countOps(g, "aten::linear") == 2);
+    CHECK(countOps(g, "aten::add") == 1);
     // The cat stays, dead: pre-grad passes eliminate no dead code.
-    CHECK(count(g, "aten::cat") == 1);
+    CHECK(countOps(g, "aten::cat") == 1);
     CHECK(g.users(g.nodesWithOp("aten::cat").front()).empty());
     std::vector<std::string> calls;
     for (NodeId id : g.nodeIds())
         if (g.node(id)->isOp() && g.node(id)->op != "aten::cat")
-            calls.push_back(expr(g, id));
+            calls.push_back(callText(g, id));
     // The order Inductor's graph has them in, up to names.
     // The order Inductor's graph has them in, up to names: each piece is
     // inserted right after the last input, so the second part's slice comes
@@ -161,18 +121,18 @@ TEST_CASE("cat_linear splits a linear of a wide last-dim cat into one linear per
 
 TEST_CASE("cat_linear shares a weight's slices, takes three parts, and keeps to its gates", "[patterns][cat_linear]")
 {
-    Run r = run(kSeveral, "2.14");
+    ScheduleRun r = run(kSeveral, "2.14");
     CHECK(r.counters == std::map<std::string, size_t>{{"cat_linear", 3}});
     const Graph &g = r.graph;
     // Inductor 2.14: 36 nodes; 5 slices and clones (2 for l_w_, shared by
     // linear and linear_1, 3 for l_w3_), 8 linears, 5 adds (the model's own
     // and 4 partial sums), every cat kept.
     CHECK(g.size() == 36);
-    CHECK(count(g, "aten::slice") == 5);
-    CHECK(count(g, "aten::clone") == 5);
-    CHECK(count(g, "aten::linear") == 8);
-    CHECK(count(g, "aten::add") == 5);
-    CHECK(count(g, "aten::cat") == 5);
+    CHECK(countOps(g, "aten::slice") == 5);
+    CHECK(countOps(g, "aten::clone") == 5);
+    CHECK(countOps(g, "aten::linear") == 8);
+    CHECK(countOps(g, "aten::add") == 5);
+    CHECK(countOps(g, "aten::cat") == 5);
     // linear_3 (128 out-features) is left as it was.
     const NodeId wide = g.findByName("linear_3");
     REQUIRE(wide.isValid());

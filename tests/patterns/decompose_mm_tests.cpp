@@ -3,20 +3,18 @@
 // with {"post_grad_fusion_options": {"decompose_mm_pass": {}}}, by
 // `fusebox-pass compare-inductor` (SAME) in both reference roots.
 
-#include "core/io/FxText.h"
-#include "core/io/PassConfig.h"
-#include "core/ir/ShapeInference.h"
-#include "patterns/Catalog.h"
-#include "patterns/InductorProfile.h"
-#include "patterns/PassConfiguration.h"
-#include "patterns/PassSchedule.h"
+#include "InductorRunSupport.h"
+#include "SplitCatTestSupport.h"
+
 #include "../core/FxTestSchemas.h"
 
-#include <catch.hpp>
-
-#include <map>
+#include <algorithm>
 
 using namespace fusebox;
+using fusebox::test::callText;
+using fusebox::test::runInductorSchedule;
+using fusebox::test::ScheduleRun;
+using fusebox::test::sc::countOps;
 
 namespace {
 
@@ -47,44 +45,10 @@ const char *const kProducts = R"(class GraphModule(torch.nn.Module):
         return (relu, addmm, bmm, mm_1, mm_2)
 )";
 
-struct Run {
-    Graph graph;
-    std::map<std::string, size_t> counters;
-};
-
-Run run(std::string_view version)
+ScheduleRun run(std::string_view version)
 {
-    auto config = readPassConfig(R"({"post_grad_fusion_options": {"decompose_mm_pass": {}}})", "post.json");
-    REQUIRE(config.hasValue());
-    PatternSet set = builtinCatalog();
-    REQUIRE(configurePatterns(set, *config, *findInductorProfile(version)).isOk());
-    auto loaded = readFxText(kProducts, {&schemas(), "aot_forward.py"});
-    INFO((loaded ? "" : loaded.error().message));
-    REQUIRE(loaded.hasValue());
-    inferShapes(loaded->graph);
-    Run r{std::move(loaded->graph), {}};
-    const DriverResult result = runPassSchedule(PassSchedule::Inductor, set, *config, r.graph);
-    for (const auto &[name, n] : result.inductorCounters)
-        if (n)
-            r.counters[name] = n;
-    return r;
-}
-
-size_t count(const Graph &g, std::string_view op)
-{
-    size_t n = 0;
-    for (NodeId id : g.nodeIds())
-        n += g.node(id)->isOp() && g.node(id)->op == op;
-    return n;
-}
-
-std::string expr(const Graph &g, NodeId id)
-{
-    const Node &n = *g.node(id);
-    std::string s = n.op + "(";
-    for (size_t i = 0; i < n.args().size(); ++i)
-        s += (i ? ", " : "") + n.args()[i].toString([&g](NodeId a) { return g.node(a)->name; });
-    return s + ")";
+    return runInductorSchedule(kProducts, schemas(), R"({"post_grad_fusion_options": {"decompose_mm_pass": {}}})",
+                               version, "aot_forward.py");
 }
 
 } // namespace
@@ -93,24 +57,24 @@ TEST_CASE("decompose_mm_pass turns memory-bound products into a broadcast multip
           "[patterns][post_grad]")
 {
     // Inductor 2.14: mm_2 ([1, 128] x [128, 32]) is within 2.14's CPU limits.
-    Run v214 = run("2.14");
+    ScheduleRun v214 = run("2.14");
     CHECK(v214.counters == std::map<std::string, size_t>{{"decompose_addmm", 1},
                                                          {"decompose_bmm", 1},
                                                          {"decompose_mm", 2},
                                                          {"pattern_matcher_count", 5},
                                                          {"pattern_matcher_nodes", 5}});
-    CHECK(count(v214.graph, "aten::mm") == 1); // mm_1: 4 rows
-    CHECK(count(v214.graph, "aten::addmm") == 0);
-    CHECK(count(v214.graph, "aten::bmm") == 0);
-    CHECK(count(v214.graph, "aten::unsqueeze") == 8);
-    CHECK(count(v214.graph, "aten::mul") == 4);
-    CHECK(count(v214.graph, "aten::sum") == 4);
-    CHECK(count(v214.graph, "aten::add") == 1);
+    CHECK(countOps(v214.graph, "aten::mm") == 1); // mm_1: 4 rows
+    CHECK(countOps(v214.graph, "aten::addmm") == 0);
+    CHECK(countOps(v214.graph, "aten::bmm") == 0);
+    CHECK(countOps(v214.graph, "aten::unsqueeze") == 8);
+    CHECK(countOps(v214.graph, "aten::mul") == 4);
+    CHECK(countOps(v214.graph, "aten::sum") == 4);
+    CHECK(countOps(v214.graph, "aten::add") == 1);
     // mm(a, b) -> sum(a.unsqueeze(2) * b.unsqueeze(0), [-2]); bmm with 3 and 1.
     std::vector<std::string> calls;
     for (NodeId id : v214.graph.nodeIds())
         if (v214.graph.node(id)->isOp())
-            calls.push_back(expr(v214.graph, id));
+            calls.push_back(callText(v214.graph, id));
     auto has = [&](const std::string &c) { return std::find(calls.begin(), calls.end(), c) != calls.end(); };
     CHECK(has("aten::unsqueeze(arg0_1, 2)"));
     CHECK(has("aten::unsqueeze(arg1_1, 0)"));
@@ -119,15 +83,15 @@ TEST_CASE("decompose_mm_pass turns memory-bound products into a broadcast multip
     const Node &relu = *v214.graph.node(v214.graph.findByName("relu"));
     const Node &sum = *v214.graph.node(relu.args()[0].node());
     CHECK(sum.op == "aten::sum");
-    CHECK(expr(v214.graph, sum.id()).ends_with(", [-2])"));
+    CHECK(callText(v214.graph, sum.id()).ends_with(", [-2])"));
     CHECK(sum.meta.toString() == "f32[1, 8]");
 
     // Inductor 2.6 decomposes a CPU mm only up to b = [64, 16]: mm_2 stays.
-    Run v26 = run("2.6");
+    ScheduleRun v26 = run("2.6");
     CHECK(v26.counters == std::map<std::string, size_t>{{"decompose_addmm", 1},
                                                         {"decompose_bmm", 1},
                                                         {"decompose_mm", 1},
                                                         {"pattern_matcher_count", 5},
                                                         {"pattern_matcher_nodes", 5}});
-    CHECK(count(v26.graph, "aten::mm") == 2);
+    CHECK(countOps(v26.graph, "aten::mm") == 2);
 }

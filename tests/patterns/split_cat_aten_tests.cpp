@@ -5,6 +5,7 @@
 // run through the bridge's post-grad Optimus (python/fusebox_bridge/inductor.py)
 // with the same config; the oracle suite checks the same through the bridge.
 
+#include "InductorRunSupport.h"
 #include "SplitCatTestSupport.h"
 
 #include "core/io/FxText.h"
@@ -69,23 +70,11 @@ const char *const kSelectCat = R"(class GraphModule(torch.nn.Module):
         return (relu,)
 )";
 
-struct Run {
-    Graph graph;
-    std::map<std::string, size_t> counters;
-};
+using test::ScheduleRun;
 
-Run runPostGrad(const std::string &text, const std::string &configJson, std::string_view version)
+ScheduleRun runPostGrad(const std::string &text, const std::string &configJson, std::string_view version)
 {
-    auto config = readPassConfig(configJson, "post.json");
-    REQUIRE(config.hasValue());
-    PatternSet set = builtinCatalog();
-    REQUIRE(configurePatterns(set, *config, *findInductorProfile(version)).isOk());
-    Run run{readAot(text), {}};
-    const DriverResult result = runPassSchedule(PassSchedule::Inductor, set, *config, run.graph);
-    for (const auto &[name, n] : result.inductorCounters)
-        if (n)
-            run.counters[name] = n;
-    return run;
+    return test::runInductorSchedule(text, atenSchemas(), configJson, version, "aot_forward.py");
 }
 
 const Node &only(const Graph &g, std::string_view op)
@@ -104,7 +93,7 @@ TEST_CASE("normalization_aten_pass writes every cat's dim, and under 2.14 every 
 {
     const std::string config = R"({"post_grad_fusion_options": {"normalization_aten_pass": {}}})";
     // Inductor 2.14: {'normalization_aten_pass': 3, 'pattern_matcher_count': 3, 'pattern_matcher_nodes': 3}.
-    Run v214 = runPostGrad(kSplitCat, config, "2.14");
+    ScheduleRun v214 = runPostGrad(kSplitCat, config, "2.14");
     CHECK(v214.counters == std::map<std::string, size_t>{
                                {"normalization_aten_pass", 3}, {"pattern_matcher_count", 3}, {"pattern_matcher_nodes", 3}});
     const Node &split = only(v214.graph, "aten::split_with_sizes");
@@ -115,7 +104,7 @@ TEST_CASE("normalization_aten_pass writes every cat's dim, and under 2.14 every 
         CHECK(v214.graph.node(id)->kwarg("dim")->asInt() == 1);
     }
     // Inductor 2.6 normalizes the cats alone (2 and 2, 2).
-    Run v26 = runPostGrad(kSplitCat, config, "2.6");
+    ScheduleRun v26 = runPostGrad(kSplitCat, config, "2.6");
     CHECK(v26.counters == std::map<std::string, size_t>{
                               {"normalization_aten_pass", 2}, {"pattern_matcher_count", 2}, {"pattern_matcher_nodes", 2}});
     CHECK(countOps(v26.graph, "aten::split") == 1);
@@ -143,7 +132,7 @@ TEST_CASE("split_cat_aten_pass merges runs of a split's getitems in cats whose d
         "split_cat_aten_pass": {"threshold_to_cat": 2}}})";
     // Inductor 2.14: {'normalization_aten_pass': 3, 'pattern_matcher_count': 4, 'pattern_matcher_nodes': 6,
     // 'split_cat_aten_pass': 2}; cat([arg0_1], dim=1) and cat([slice(arg0_1, 1, 4, 12), getitem, getitem_3], dim=1).
-    Run run = runPostGrad(kSplitCat, config, "2.14");
+    ScheduleRun run = runPostGrad(kSplitCat, config, "2.14");
     CHECK(run.counters == std::map<std::string, size_t>{{"normalization_aten_pass", 3},
                                                         {"pattern_matcher_count", 4},
                                                         {"pattern_matcher_nodes", 6},
@@ -174,7 +163,7 @@ TEST_CASE("select_cat_aten_pass turns a cat of every select of x into a view of 
         R"({"post_grad_fusion_options": {"normalization_aten_pass": {}, "select_cat_aten_pass": {}}})";
     // Inductor 2.14: {'normalization_aten_pass': 1, 'pattern_matcher_count': 2, 'pattern_matcher_nodes': 3,
     // 'select_cat_aten_pass': 1}; relu(view(arg0_1, (2, 15))).
-    Run run = runPostGrad(kSelectCat, config, "2.14");
+    ScheduleRun run = runPostGrad(kSelectCat, config, "2.14");
     CHECK(run.counters == std::map<std::string, size_t>{{"normalization_aten_pass", 1},
                                                         {"pattern_matcher_count", 2},
                                                         {"pattern_matcher_nodes", 3},
@@ -195,7 +184,7 @@ TEST_CASE("select_cat_aten_pass turns a cat of every select of x into a view of 
         relu = torch.ops.aten.relu.default(cat)
         return (relu, select_2)
 )";
-    Run refused = runPostGrad(other, config, "2.14");
+    ScheduleRun refused = runPostGrad(other, config, "2.14");
     CHECK(countOps(refused.graph, "aten::view") == 0);
 }
 
