@@ -80,11 +80,14 @@ protected:
         Plan plan;
         plan.nodes = {anchor};
         plan.kind = isOp(n, "aten::addmm") ? Product::Addmm : isOp(n, "aten::bmm") ? Product::Bmm : Product::Mm;
-        const size_t first = plan.kind == Product::Addmm ? 1 : 0;
-        plan.a = nodeArgAt(n, first, first ? "mat1" : (plan.kind == Product::Bmm ? "self" : "self"));
-        plan.b = nodeArgAt(n, first + 1, first ? "mat2" : "mat2");
-        if (plan.kind == Product::Addmm)
+        // mm(self, mat2), bmm(self, mat2), addmm(self, mat1, mat2): self is addmm's bias.
+        if (plan.kind == Product::Addmm) {
             plan.bias = nodeArgAt(n, 0, "self");
+            plan.a = nodeArgAt(n, 1, "mat1");
+        } else {
+            plan.a = nodeArgAt(n, 0, "self");
+        }
+        plan.b = nodeArgAt(n, plan.kind == Product::Addmm ? 2 : 1, "mat2");
         const Node *a = graph.node(plan.a), *b = graph.node(plan.b);
         // should_decompose_*: both operands have metadata (meta["val"]).
         if (!require(trace, a && b && !a->inductorMeta.missing && !b->inductorMeta.missing,
