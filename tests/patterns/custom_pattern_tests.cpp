@@ -17,7 +17,7 @@ using namespace fusebox::test::sc;
 
 namespace {
 
-const std::string kDir = FUSEBOX_SOURCE_DIR "/resources/patterns/";
+const std::string kDir = std::string(FUSEBOX_SOURCE_DIR) + "/resources/patterns/";
 
 PatternSet loadSet(const std::string &file, const OpSchemaRegistry *schemas = nullptr)
 {

@@ -23,7 +23,7 @@ using namespace fusebox;
 
 namespace {
 
-const std::string kDir = FUSEBOX_SOURCE_DIR "/resources/patterns/";
+const std::string kDir = std::string(FUSEBOX_SOURCE_DIR) + "/resources/patterns/";
 
 PatternFile load(const std::string &name)
 {

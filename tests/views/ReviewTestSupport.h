@@ -24,7 +24,7 @@
 
 namespace fusebox::viewtest {
 
-inline const QString kDemo = QStringLiteral(FUSEBOX_FIXTURE_DIR "/recsys_demo.pt");
+inline const QString kDemo = (QString::fromUtf8(FUSEBOX_FIXTURE_DIR) + QStringLiteral("/recsys_demo.pt"));
 
 /// Waits for the document to settle: no search, no Apply All, no layout.
 inline bool settle(MainWindow &w)

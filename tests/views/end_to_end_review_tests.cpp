@@ -170,7 +170,7 @@ QString tracedModel(const QTemporaryDir &dir)
     const QString out = dir.filePath(QStringLiteral("traced_recsys.pt"));
     QProcess python;
     python.start(QStringLiteral("/usr/bin/python3"),
-                 {QStringLiteral(FUSEBOX_SOURCE_DIR "/tests/views/models/traced_recsys.py"), out});
+                 {(QString::fromUtf8(FUSEBOX_SOURCE_DIR) + QStringLiteral("/tests/views/models/traced_recsys.py")), out});
     REQUIRE(python.waitForFinished(120000));
     INFO(python.readAllStandardError().toStdString());
     REQUIRE(python.exitCode() == 0);

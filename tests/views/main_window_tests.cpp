@@ -113,7 +113,7 @@ TEST_CASE("MainWindow reports a file it cannot open and keeps going", "[views]")
 
     // The fixtures come with the build (tests/fixtures/make_fixtures.py): a
     // missing one is a failure, not a skip.
-    const QString garbage = QStringLiteral(FUSEBOX_FIXTURE_DIR "/garbage.pt");
+    const QString garbage = (QString::fromUtf8(FUSEBOX_FIXTURE_DIR) + QStringLiteral("/garbage.pt"));
     REQUIRE(QFile::exists(garbage));
     failed.clear();
     w.openFile(garbage);
@@ -130,7 +130,7 @@ TEST_CASE("MainWindow opens a TorchScript model and the demo model", "[views]")
     QSignalSpy shown(&w, &MainWindow::graphShown);
     QSignalSpy failed(&w, &MainWindow::openFailed);
 
-    const QString resnet = QStringLiteral(FUSEBOX_FIXTURE_DIR "/resnet18.pt");
+    const QString resnet = (QString::fromUtf8(FUSEBOX_FIXTURE_DIR) + QStringLiteral("/resnet18.pt"));
     REQUIRE(QFile::exists(resnet)); // built with the fixtures
     w.openFile(resnet);
     REQUIRE(shown.wait(120000));
@@ -157,7 +157,7 @@ TEST_CASE("MainWindow opens a TorchScript model and the demo model", "[views]")
     CHECK(w.windowTitle().contains(QStringLiteral("recsys_demo")));
 
     // The demo model as a file (the fixtures carry a copy).
-    const QString demo = QStringLiteral(FUSEBOX_FIXTURE_DIR "/recsys_demo.pt");
+    const QString demo = (QString::fromUtf8(FUSEBOX_FIXTURE_DIR) + QStringLiteral("/recsys_demo.pt"));
     REQUIRE(QFile::exists(demo));
     shown.clear();
     w.openFile(demo);
@@ -182,7 +182,7 @@ TEST_CASE("MainWindow opens PT2 graphs: an FX dump by File > Open, a torch.expor
     QSignalSpy shown(&w, &MainWindow::graphShown);
     QSignalSpy failed(&w, &MainWindow::openFailed);
 
-    const QString fx = QStringLiteral(FUSEBOX_FIXTURE_DIR "/demo_fx_readable.py");
+    const QString fx = (QString::fromUtf8(FUSEBOX_FIXTURE_DIR) + QStringLiteral("/demo_fx_readable.py"));
     REQUIRE(QFile::exists(fx));
     w.openFile(fx);
     REQUIRE(shown.wait(120000));
@@ -194,7 +194,7 @@ TEST_CASE("MainWindow opens PT2 graphs: an FX dump by File > Open, a torch.expor
     CHECK(w.scene()->nodeItemCount() + w.scene()->groupItemCount() > 10);
 
     // Drop a torch.export JSON on the window, as a file manager would.
-    const QString pt2 = QStringLiteral(FUSEBOX_SOURCE_DIR "/tests/fixtures/pt2/split_cat_linear.json");
+    const QString pt2 = (QString::fromUtf8(FUSEBOX_SOURCE_DIR) + QStringLiteral("/tests/fixtures/pt2/split_cat_linear.json"));
     REQUIRE(QFile::exists(pt2));
     shown.clear();
     QMimeData mime;

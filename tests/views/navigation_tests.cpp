@@ -23,7 +23,7 @@ namespace {
 /// Opens the demo model (the fixtures' copy) in a 1600x1000 window and waits until it is drawn.
 void openDemoIn(MainWindow &w)
 {
-    const QString demo = QStringLiteral(FUSEBOX_FIXTURE_DIR "/recsys_demo.pt");
+    const QString demo = (QString::fromUtf8(FUSEBOX_FIXTURE_DIR) + QStringLiteral("/recsys_demo.pt"));
     w.setErrorDialogsEnabled(false);
     w.resize(1600, 1000);
     w.show();

@@ -32,7 +32,7 @@ using namespace fusebox::viewtest;
 namespace {
 
 constexpr int kBridgeTimeoutMs = 180000;
-const char *kTowers = FUSEBOX_SOURCE_DIR "/tests/pt2/models/recsys_towers.py";
+const std::string kTowers = std::string(FUSEBOX_SOURCE_DIR) + "/tests/pt2/models/recsys_towers.py";
 
 QString logText(MainWindow &w) { return w.findChild<QPlainTextEdit *>(QStringLiteral("log"))->toPlainText(); }
 

@@ -102,7 +102,7 @@ TEST_CASE("Export Model writes Fusebox's own ops as ATen ops in a .pt", "[views]
     auto window = openDemo();
     MainWindow &w = *window;
     Document &doc = *w.document();
-    REQUIRE(doc.addPatternFile(QStringLiteral(FUSEBOX_SOURCE_DIR "/resources/patterns/linear_relu_fusion.patterns")));
+    REQUIRE(doc.addPatternFile((QString::fromUtf8(FUSEBOX_SOURCE_DIR) + QStringLiteral("/resources/patterns/linear_relu_fusion.patterns"))));
     findMatches(w);
     const int row = firstRow(doc, "linear_relu_fusion", MatchStatus::Pending);
     REQUIRE(row >= 0);

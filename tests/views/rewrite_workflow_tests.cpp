@@ -321,7 +321,7 @@ TEST_CASE("the pass file carries the rules, custom patterns and rejections, and 
         Document &doc = *w.document();
         doc.setPatternEnabled(QStringLiteral("batch_aten_relu"), false);
         REQUIRE(doc.setPatternOption(QStringLiteral("batch_linear"), QStringLiteral("min_fuse_set_size"), OptionValue{int64_t(3)}));
-        REQUIRE(doc.addPatternFile(QStringLiteral(FUSEBOX_SOURCE_DIR "/resources/patterns/linear_relu_fusion.patterns")));
+        REQUIRE(doc.addPatternFile((QString::fromUtf8(FUSEBOX_SOURCE_DIR) + QStringLiteral("/resources/patterns/linear_relu_fusion.patterns"))));
         w.rewrite()->findMatchesAction()->trigger();
         REQUIRE(QTest::qWaitFor([&] { return doc.hasMatchResults() && !doc.isSearching(); }, 60000));
         const int row = firstRow(doc, "batch_layernorm", MatchStatus::Pending);
