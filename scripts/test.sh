@@ -18,11 +18,23 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bash "$root/scripts/setup.sh"
-bash "$root/scripts/setup-pt2.sh"
+# The PyTorch 2 roots are made (or checked) while the build compiles: making
+# them is downloads and unpacking, minutes on a cold machine, that need no
+# core the compiler could use. Their lines are printed when both are done.
+pt2_log="$(mktemp)"
+bash "$root/scripts/setup-pt2.sh" >"$pt2_log" 2>&1 &
+pt2_setup=$!
+trap 'kill "$pt2_setup" 2>/dev/null || true; rm -f "$pt2_log"' EXIT
 # What the tests run (the four test binaries, fusebox-pass and its fixtures)
 # and the app; the benchmarks are built by build.sh alone.
 bash "$root/scripts/build.sh" --target fusebox_core_tests fusebox_torch_tests fusebox_pt2_tests fusebox_views_tests \
   fusebox fusebox-pass
+if ! wait "$pt2_setup"; then
+  cat "$pt2_log" >&2
+  echo "test: scripts/setup-pt2.sh failed (above); the PyTorch 2 tests need its roots" >&2
+  exit 1
+fi
+cat "$pt2_log"
 cd "${FUSEBOX_BUILD_DIR:-$root/build}"
 # Two tests at a time on the reference machine's two cores: a PyTorch 2 test
 # waits on its Python much of the time. The tests that share files take
