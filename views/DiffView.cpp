@@ -4,6 +4,7 @@
 #include "GraphScene.h"
 #include "GraphView.h"
 #include "NodeItem.h"
+#include "QtStrings.h"
 
 #include <QLabel>
 #include <QSplitter>
@@ -17,8 +18,6 @@ namespace {
 const QColor kRemoved(0xd0, 0x20, 0x20);
 const QColor kAdded(0x1e, 0x9a, 0x3a);
 const QColor kChanged(0xe0, 0x8a, 0x00);
-
-QString qs(const std::string &s) { return QString::fromStdString(s); }
 
 QWidget *pane(QLabel *label, GraphView *view, QWidget *parent)
 {

@@ -8,7 +8,9 @@
 #include "DocumentPatterns.h"
 #include "DocumentPt2.h"
 #include "DocumentReview.h"
+#include "DocumentTr.h"
 #include "Pt2Controller.h"
+#include "QtStrings.h"
 
 #include "core/pt2/PytorchShapes.h"
 #include "core/rewrite/Explainer.h"
@@ -26,13 +28,7 @@ namespace fusebox {
 
 namespace {
 
-QString qs(const std::string &s) { return QString::fromStdString(s); }
-
-// The strings keep Document's translation context.
-QString tr(const char *text, const char *disambiguation = nullptr, int n = -1)
-{
-    return Document::tr(text, disambiguation, n);
-}
+using document_tr::tr;
 
 } // namespace
 

@@ -6,6 +6,8 @@
 #include "DocumentJobs.h"
 #include "DocumentPatterns.h"
 #include "DocumentReview.h"
+#include "DocumentTr.h"
+#include "QtStrings.h"
 
 #include "core/torch/TorchSchemas.h"
 #include "patterns/Catalog.h"
@@ -22,13 +24,7 @@ namespace fusebox {
 
 namespace {
 
-QString qs(const std::string &s) { return QString::fromStdString(s); }
-
-// The strings keep Document's translation context.
-QString tr(const char *text, const char *disambiguation = nullptr, int n = -1)
-{
-    return Document::tr(text, disambiguation, n);
-}
+using document_tr::tr;
 
 } // namespace
 

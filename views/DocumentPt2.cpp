@@ -7,7 +7,9 @@
 #include "DocumentJobs.h"
 #include "DocumentPatterns.h"
 #include "DocumentReview.h"
+#include "DocumentTr.h"
 #include "Pt2Controller.h"
+#include "QtStrings.h"
 
 #include "core/ir/GraphSource.h"
 #include "core/pt2/PythonCommand.h"
@@ -22,12 +24,7 @@ namespace fusebox {
 
 namespace {
 
-QString qs(const std::string &s) { return QString::fromStdString(s); }
-
-QString tr(const char *text, const char *disambiguation = nullptr, int n = -1)
-{
-    return Document::tr(text, disambiguation, n);
-}
+using document_tr::tr;
 
 /// "1.5e-06", as the verifier's messages write differences.
 std::string sci(double value)

@@ -8,6 +8,8 @@
 #include "DocumentJobs.h"
 #include "DocumentPatterns.h"
 #include "DocumentPt2.h"
+#include "DocumentTr.h"
+#include "QtStrings.h"
 
 #include "core/rewrite/EditDiff.h"
 #include "core/rewrite/GreedyDriver.h"
@@ -33,13 +35,7 @@ QString toString(MatchStatus status)
 
 namespace {
 
-QString qs(const std::string &s) { return QString::fromStdString(s); }
-
-// The strings keep Document's translation context.
-QString tr(const char *text, const char *disambiguation = nullptr, int n = -1)
-{
-    return Document::tr(text, disambiguation, n);
-}
+using document_tr::tr;
 
 } // namespace
 

@@ -2,6 +2,7 @@
 #include "InductorVersionSetting.h"
 
 #include "Document.h"
+#include "QtStrings.h"
 
 #include "core/pt2/Pt2Bridge.h"
 #include "core/pt2/PythonCommand.h"
@@ -13,10 +14,6 @@
 #include <QSettings>
 
 namespace fusebox {
-
-namespace {
-QString qs(std::string_view s) { return QString::fromUtf8(s.data(), qsizetype(s.size())); }
-} // namespace
 
 InductorVersionSetting::InductorVersionSetting(Document *document, QObject *parent)
     : QObject(parent), m_document(document)

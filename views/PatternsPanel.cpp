@@ -2,6 +2,7 @@
 
 #include "Document.h"
 #include "PatternColors.h"
+#include "QtStrings.h"
 #include "patterns/Catalog.h"
 
 #include <QHeaderView>
@@ -20,8 +21,6 @@ namespace {
 
 constexpr int kPatternRole = Qt::UserRole + 1;
 constexpr int kOptionRole = Qt::UserRole + 2;
-
-QString qs(const std::string &s) { return QString::fromStdString(s); }
 
 /// Inductor's defaults: the options of a fresh catalog.
 const PatternSet &defaults()

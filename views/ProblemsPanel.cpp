@@ -1,6 +1,7 @@
 #include "ProblemsPanel.h"
 
 #include "Document.h"
+#include "QtStrings.h"
 #include "core/io/WarningSummary.h"
 
 #include <QFileInfo>
@@ -18,8 +19,6 @@ constexpr int kLineRole = Qt::UserRole + 1;
 constexpr int kOpRole = Qt::UserRole + 2;
 /// Up to this many entries in all, every kind starts open.
 constexpr int kExpandAllLimit = 40;
-
-QString qs(const std::string &s) { return QString::fromStdString(s); }
 
 /// "model.py:28" for "/long/path/model.py" and 28 ("" without a file).
 QString shortLocation(const std::string &file, int line)

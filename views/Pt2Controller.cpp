@@ -4,6 +4,7 @@
 #include "Document.h"
 #include "InductorVersionSetting.h"
 #include "MainWindow.h"
+#include "QtStrings.h"
 #include "RewriteController.h"
 
 #include "core/io/FxText.h"
@@ -35,8 +36,6 @@ namespace fusebox {
 
 namespace {
 const char *kScriptDirKey = "pt2/lastScriptDir";
-
-QString qs(const std::string &s) { return QString::fromStdString(s); }
 
 QString countersText(const pt2::Counters &counters)
 {

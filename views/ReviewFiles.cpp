@@ -1,5 +1,6 @@
 #include "ReviewFiles.h"
 
+#include "QtStrings.h"
 #include "core/rewrite/FuseboxOpDecomposition.h"
 
 #include "Document.h"
@@ -22,10 +23,6 @@
 #include <cmath>
 
 namespace fusebox {
-
-namespace {
-QString qs(const std::string &s) { return QString::fromStdString(s); }
-} // namespace
 
 ReviewFiles::ReviewFiles(Document *document, GraphScene *scene, GraphView *view, QObject *parent)
     : QObject(parent), m_document(document), m_scene(scene), m_view(view)

@@ -1,14 +1,15 @@
 #include "RewriteController.h"
 
 #include "DiffView.h"
-#include "LatencyDialog.h"
 #include "Document.h"
 #include "GraphScene.h"
 #include "GraphView.h"
+#include "LatencyDialog.h"
 #include "MatchesPanel.h"
 #include "PatternColors.h"
 #include "PatternEditor.h"
 #include "PatternsPanel.h"
+#include "QtStrings.h"
 #include "ReviewFiles.h"
 #include "WhyNotPanel.h"
 
@@ -36,7 +37,6 @@
 namespace fusebox {
 
 namespace {
-QString qs(const std::string &s) { return QString::fromStdString(s); }
 const QColor kFailColor(0xd0, 0x20, 0x20);
 const QColor kPassColor(0x2a, 0x9a, 0x3a);
 const QColor kEditorColor(0xe0, 0x8a, 0x00);

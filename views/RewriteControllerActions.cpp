@@ -10,6 +10,7 @@
 #include "MatchesPanel.h"
 #include "PatternEditor.h"
 #include "PatternsPanel.h"
+#include "QtStrings.h"
 #include "ReviewFiles.h"
 #include "WhyNotPanel.h"
 
@@ -29,11 +30,6 @@
 #include <QUndoStack>
 
 namespace fusebox {
-
-namespace {
-QString qs(const std::string &s) { return QString::fromStdString(s); }
-} // namespace
-
 
 void RewriteController::createActions()
 {

@@ -1,6 +1,7 @@
 #include "WhyNotPanel.h"
 
 #include "Document.h"
+#include "QtStrings.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -15,7 +16,6 @@
 namespace fusebox {
 
 namespace {
-QString qs(const std::string &s) { return QString::fromStdString(s); }
 constexpr int kNodeRole = Qt::UserRole + 1;
 const QColor kFailColor(0xc0, 0x20, 0x20);
 const QColor kPassColor(0x2a, 0x8a, 0x3a);
