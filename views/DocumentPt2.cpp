@@ -177,33 +177,43 @@ bool DocumentPt2::applyInBackground(std::vector<MatchEntry> chosen)
             outcome->error = cancel->load() ? "cancelled" : verifier.error().message;
             return;
         }
-        const GreedyDriver driver(patterns);
         const size_t total = outcome->chosen.size();
         for (size_t i = 0; i < total && !cancel->load(); ++i) {
             MatchEntry e = outcome->chosen[i];
+            // PyTorch 2's check is the verifier of the one apply path
+            // (applyOneMatch): a rewrite it objects to is undone there.
+            double maxAbsDiff = 0;
+            DriverOptions options;
+            options.verifyRewrite = [&](const Graph &g) -> std::optional<std::string> {
+                setProgress("verifying " + e.match.pattern + " at %" + e.anchorName.toStdString() + " in "
+                            + (*verifier)->engine()
+                            + (total > 1 ? " (" + std::to_string(i + 1) + " of " + std::to_string(total) + ")" : ""));
+                auto checked = (*verifier)->check(g, control);
+                if (!checked)
+                    return checked.error().message;
+                if (!checked->passed)
+                    return checked->message;
+                maxAbsDiff = checked->maxAbsDiff;
+                return std::nullopt;
+            };
             EditLog log;
-            if (!driver.apply(outcome->graph, e.match, &log)) {
-                ++outcome->stale; // an earlier rewrite of this batch changed it
-                continue;
-            }
-            std::vector<EditGroup> mine(log.groups().begin(), log.groups().end());
-            setProgress("verifying " + e.match.pattern + " at %" + e.anchorName.toStdString() + " in "
-                        + (*verifier)->engine()
-                        + (total > 1 ? " (" + std::to_string(i + 1) + " of " + std::to_string(total) + ")" : ""));
-            auto checked = (*verifier)->check(outcome->graph, control);
+            const ApplyOutcome applied = applyOneMatch(outcome->graph, patterns, e.match, log, options);
             if (cancel->load())
-                return;
-            if (!checked || !checked->passed) {
-                for (auto g = mine.rbegin(); g != mine.rend(); ++g)
-                    for (auto edit = g->edits.rbegin(); edit != g->edits.rend(); ++edit)
-                        revertEdit(outcome->graph, *edit);
+                return; // the outcome is dropped whole: the copy's state does not matter
+            if (applied.kind == ApplyOutcome::Kind::FailedVerification) {
                 e.status = MatchStatus::FailedVerification;
-                e.verification = qs(checked ? checked->message : checked.error().message);
+                e.verification = qs(applied.message);
                 outcome->failed.push_back(std::move(e));
                 continue;
             }
-            e.verification = qs("passed in " + (*verifier)->engine() + " (max |diff| " + sci(checked->maxAbsDiff) + ")");
+            if (applied.kind != ApplyOutcome::Kind::Applied) {
+                ++outcome->stale; // an earlier rewrite of this batch changed it
+                continue;
+            }
+            e.verification = qs("passed in " + (*verifier)->engine() + " (max |diff| " + sci(maxAbsDiff) + ")");
             e.status = MatchStatus::Applied;
+            const std::vector<EditGroup> mine(log.groups().begin(),
+                                              log.groups().begin() + std::ptrdiff_t(log.appliedCount()));
             for (const EditGroup &g : mine)
                 countEdits(g, e);
             outcome->groups.insert(outcome->groups.end(), mine.begin(), mine.end());

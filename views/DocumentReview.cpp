@@ -226,34 +226,41 @@ int DocumentReview::applyMatches(const std::vector<int> &rows, QString *error)
         }
         return 0;
     }
-    const GreedyDriver driver(m_document.patternSet().patterns());
+    // Verification is the check inside the one apply path (applyOneMatch,
+    // as both drivers apply): a rewrite the verifier objects to is undone there.
+    DriverOptions options;
+    QString verification;
+    if (jobs.verifyApplies()) {
+        QString whyNot;
+        if (const RewriteVerifier *v = jobs.verifier(&whyNot)) {
+            options.verifyRewrite = [v](const Graph &g) { return (*v)(g); };
+            verification = tr("passed in %1 (within %2)").arg(qs(v->engine())).arg(v->precision());
+        } else {
+            verification = tr("not verified: %1").arg(whyNot);
+        }
+    }
+    const PatternSet &patterns = m_document.patternSet().patterns();
     std::vector<EditGroup> groups;
     std::vector<MatchEntry> applied;
     int stale = 0;
     for (MatchEntry e : chosen) {
         EditLog log;
-        if (!driver.apply(history.graphToRewrite(), e.match, &log)) {
+        const ApplyOutcome outcome = applyOneMatch(history.graphToRewrite(), patterns, e.match, log, options);
+        if (outcome.kind == ApplyOutcome::Kind::FailedVerification) {
+            m_document.graphChanged(); // rewritten and taken back
+            e.status = MatchStatus::FailedVerification;
+            e.verification = qs(outcome.message);
+            recordFailure(std::move(e));
+            continue;
+        }
+        if (outcome.kind != ApplyOutcome::Kind::Applied) {
             ++stale; // an earlier rewrite of this batch changed it
             continue;
         }
-        std::vector<EditGroup> mine(log.groups().begin(), log.groups().end());
-        if (jobs.verifyApplies()) {
-            QString whyNot;
-            if (const RewriteVerifier *v = jobs.verifier(&whyNot)) {
-                if (auto failure = (*v)(history.graph())) {
-                    history.revertEdits(mine);
-                    m_document.graphChanged();
-                    e.status = MatchStatus::FailedVerification;
-                    e.verification = qs(*failure);
-                    recordFailure(std::move(e));
-                    continue;
-                }
-                e.verification = tr("passed in %1 (within %2)").arg(qs(v->engine())).arg(v->precision());
-            } else {
-                e.verification = tr("not verified: %1").arg(whyNot);
-            }
-        }
+        e.verification = verification;
         e.status = MatchStatus::Applied;
+        const std::vector<EditGroup> mine(log.groups().begin(),
+                                          log.groups().begin() + std::ptrdiff_t(log.appliedCount()));
         for (const EditGroup &g : mine)
             countEdits(g, e);
         groups.insert(groups.end(), mine.begin(), mine.end());

@@ -208,37 +208,8 @@ std::vector<Match> GreedyDriver::findMatchesIn(const Graph &graph, const std::ve
 
 bool GreedyDriver::apply(Graph &graph, const Match &match, EditLog *log) const
 {
-    const Pattern *p = m_patterns.find(match.pattern);
-    if (!p)
-        return false;
-    for (NodeId id : match.nodes)
-        if (!graph.contains(id))
-            return false;
-    Match fresh = match;
-    if (p->family() == PatternFamily::Vertical) {
-        MatchTrace trace;
-        auto again = static_cast<const VerticalPattern &>(*p).match(graph, match.anchor, trace);
-        if (!again)
-            return false;
-        fresh = std::move(*again);
-    }
     EditLog local;
-    EditLog &edits = log ? *log : local;
-    const size_t appliedBefore = edits.appliedCount();
-    const std::string label = match.pattern + "@" + graph.node(match.anchor)->name;
-    edits.beginGroup(label);
-    PatternRewriter rewriter(graph, &edits);
-    rewriter.setCreatedBy(label);
-    const LogicalResult rewritten = rewriteMatch(*p, rewriter, fresh);
-    const bool acyclic = succeeded(rewritten) && rewriter.restoreTopologicalOrder();
-    edits.endGroup();
-    if (!acyclic && edits.appliedCount() > appliedBefore) {
-        // A group found before other rewrites may no longer be independent:
-        // fusing it closed a cycle. Or the pattern failed after an edit,
-        // against its contract. Either way, take the rewrite back.
-        edits.undo(graph);
-    }
-    return acyclic;
+    return applyOneMatch(graph, m_patterns, match, log ? *log : local, m_options).kind == ApplyOutcome::Kind::Applied;
 }
 
 /// Where a round searches, and what it remembers between rounds: round 1

@@ -120,6 +120,33 @@ struct DriverOptions {
     unsigned searchThreads = 0;
 };
 
+/// What applying one match came to (applyOneMatch).
+struct ApplyOutcome {
+    enum class Kind {
+        Applied,            ///< rewritten, and kept
+        Stale,              ///< no longer matches (a node is gone, or the pattern reports failure): nothing changed
+        Rejected,           ///< DriverOptions::isRejected: nothing changed
+        ClosedCycle,        ///< the rewrite would close a cycle: undone
+        FailedVerification, ///< DriverOptions::verifyRewrite objected: undone
+    };
+    Kind kind = Kind::Stale;
+    /// FailedVerification: the verifier's message; ClosedCycle: why.
+    std::string message;
+    /// Applied: the nodes the rewrite removed and added, net.
+    size_t nodesRemoved = 0, nodesAdded = 0;
+};
+
+/// Applies one match found earlier on `graph` (the IDE's Apply, row by row) by
+/// the path both drivers take (RewriteApplier): the reviewer's rejection,
+/// one edit group in `edits` labelled "pattern@anchor", the rewriter, the
+/// cycle check, options.verifyRewrite with undo, then topological order. A
+/// vertical match is matched again at its anchor first (an earlier apply may
+/// have changed its nodes). Nothing is left changed unless the outcome is
+/// Applied; an undone rewrite's group stays in `edits` as undone
+/// (edits.appliedCount()).
+ApplyOutcome applyOneMatch(Graph &graph, const PatternSet &patterns, const Match &match, EditLog &edits,
+                           const DriverOptions &options = {});
+
 /// Applies a pattern set to a fixed point, greedily (MLIR's
 /// GreedyPatternRewriteDriver, with Optimus's horizontal search inside).
 ///
@@ -149,12 +176,8 @@ public:
     /// first round would consider, in the order it would consider them.
     std::vector<Match> findMatches(const Graph &graph) const;
 
-    /// Applies one match (found by findMatches on this graph) as one edit group
-    /// and restores topological order. Returns false when it no longer matches
-    /// (the pattern reports failure; nothing is recorded), or when rewriting it
-    /// would create a cycle (a horizontal group that later
-    /// rewrites made dependent): the rewrite is then undone, the graph is as
-    /// before, and the group stays in the log as undone (log->appliedCount()).
+    /// applyOneMatch() under this driver's patterns and options: true when
+    /// the match was applied and stayed applied.
     bool apply(Graph &graph, const Match &match, EditLog *log = nullptr) const;
 
 private:

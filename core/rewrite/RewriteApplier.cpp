@@ -1,6 +1,11 @@
 #include "RewriteApplier.h"
 
+#include "MatchTrace.h"
+#include "RewriteContract.h"
+
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 
 #include <absl/container/flat_hash_set.h>
 
@@ -132,7 +137,8 @@ bool RewriteApplier::apply(const Match &candidate, TouchTracker &tracker)
     }
 
     const std::string anchorName = m_graph.node(candidate.anchor)->name;
-    const std::string label = candidate.pattern + "#" + std::to_string(m_labelCounts[candidate.pattern] + 1);
+    const std::string label = m_anchorLabels ? candidate.pattern + "@" + anchorName
+                                             : candidate.pattern + "#" + std::to_string(m_labelCounts[candidate.pattern] + 1);
     tracker.beginRewrite();
     const size_t insertedBefore = tracker.inserted, erasedBefore = tracker.erased;
     // A horizontal fusion is checked for a cycle after it (unless the driver
@@ -151,15 +157,23 @@ bool RewriteApplier::apply(const Match &candidate, TouchTracker &tracker)
     rewriter.setCreatedBy(label);
     rewriter.setInductorMetadata(m_inductorMetadata);
     const LogicalResult rewritten = rewriteMatch(*p, rewriter, candidate);
-    const bool closedCycle = succeeded(rewritten) && horizontal && insertedNodesCloseCycle(edits->groups().back());
+    bool closedCycle = succeeded(rewritten) && horizontal && insertedNodesCloseCycle(edits->groups().back());
     if (succeeded(rewritten) && !closedCycle) {
         for (NodeId id : candidate.nodes)
             tracker.mark(id);
-        if (m_options.verifyRewrite)
-            rewriter.restoreTopologicalOrder(); // the verifier executes the graph
+        // The verifier executes the graph; a single apply leaves it in order.
+        // No order means a cycle: a rewrite that made one is taken back.
+        if ((m_options.verifyRewrite || m_restoreOrder) && !rewriter.restoreTopologicalOrder() && edits)
+            closedCycle = true;
     }
     if (edits)
         edits->endGroup();
+    // The contract: a success changed the graph (endGroup() dropped an empty group).
+    if (succeeded(rewritten) && edits && edits->appliedCount() == appliedBefore && rewriteContractChecks()) {
+        std::fprintf(stderr, "fusebox: rewrite contract broken: %s reported success at %%%s but changed nothing\n",
+                     candidate.pattern.c_str(), anchorName.c_str());
+        std::abort();
+    }
 
     if (failed(rewritten)) {
         // The match no longer held: nothing changed and nothing is counted.
@@ -200,6 +214,62 @@ bool RewriteApplier::apply(const Match &candidate, TouchTracker &tracker)
     if (m_listener)
         m_listener->rewriteApplied(m_graph, candidate, m_edits->groups()[m_edits->appliedCount() - 1]);
     return true;
+}
+
+namespace {
+
+/// Hears why applyOneMatch's rewrite was undone.
+class UndoneReason final : public DriverListener {
+public:
+    std::string why;
+    void rewriteUndone(const Graph &, const Match &, const std::string &reason) override { why = reason; }
+};
+
+} // namespace
+
+ApplyOutcome applyOneMatch(Graph &graph, const PatternSet &patterns, const Match &match, EditLog &edits,
+                           const DriverOptions &options)
+{
+    ApplyOutcome outcome; // Stale until shown otherwise
+    const Pattern *p = patterns.find(match.pattern);
+    if (!p || !graph.contains(match.anchor))
+        return outcome;
+    for (NodeId id : match.nodes)
+        if (!graph.contains(id))
+            return outcome;
+    Match fresh = match;
+    if (p->family() == PatternFamily::Vertical) {
+        MatchTrace trace;
+        auto again = static_cast<const VerticalPattern &>(*p).match(graph, match.anchor, trace);
+        if (!again)
+            return outcome;
+        fresh = std::move(*again);
+        fresh.pattern = match.pattern;
+        fresh.benefit = match.benefit;
+    }
+    DriverResult result;
+    UndoneReason undone;
+    RewriteApplier applier(graph, patterns, options, &edits, &undone, result);
+    applier.setAnchorLabels(true);
+    applier.setRestoreOrder(true);
+    TouchTracker tracker;
+    if (applier.apply(fresh, tracker)) {
+        outcome.kind = ApplyOutcome::Kind::Applied;
+        outcome.nodesRemoved = result.rewrites.back().nodesRemoved;
+        outcome.nodesAdded = result.rewrites.back().nodesAdded;
+        return outcome;
+    }
+    const PatternCounters &counters = result.counters[match.pattern];
+    if (counters.rejected) {
+        outcome.kind = ApplyOutcome::Kind::Rejected;
+    } else if (counters.failedVerification) {
+        outcome.kind = ApplyOutcome::Kind::FailedVerification;
+        outcome.message = undone.why;
+    } else if (counters.closedCycle) {
+        outcome.kind = ApplyOutcome::Kind::ClosedCycle;
+        outcome.message = undone.why;
+    }
+    return outcome;
 }
 
 } // namespace fusebox

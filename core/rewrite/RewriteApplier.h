@@ -79,6 +79,15 @@ public:
     /// a whole pass live, as 2.6 does, and checks the order once after.
     void setUndoCycles(bool on) { m_undoCycles = on; }
 
+    /// Labels each rewrite "pattern@anchor" (the IDE's single applies) rather
+    /// than "pattern#N" (a driver run's); off by default.
+    void setAnchorLabels(bool on) { m_anchorLabels = on; }
+    /// Restores topological order after each rewrite that stays (always when
+    /// verifying: the verifier executes the graph); a rewrite after which the
+    /// order cannot be restored made a cycle and is undone like a fusion that
+    /// closes one. Off by default: the drivers sort once a round or a pass.
+    void setRestoreOrder(bool on) { m_restoreOrder = on; }
+
     /// Who hears the matches and rewrites from now on (may be null).
     void setListener(DriverListener *listener) { m_listener = listener; }
     /// Where the edits go from now on; null under the constructor's terms.
@@ -119,6 +128,8 @@ private:
     DriverListener *m_listener;
     bool m_inductorMetadata = false;
     bool m_undoCycles = true;
+    bool m_anchorLabels = false;
+    bool m_restoreOrder = false;
     DriverResult &m_result;
     std::map<std::string, size_t> m_labelCounts;
     // Matches already rejected or failed: reported once, never retried.

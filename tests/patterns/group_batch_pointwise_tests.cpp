@@ -277,3 +277,80 @@ TEST_CASE("applying a horizontal group that later edits made dependent is refuse
     CHECK(verify(r.graph).empty());
     CHECK(log.appliedCount() == 0);
 }
+
+TEST_CASE("applyOneMatch: the IDE's single apply takes the drivers' path, with each outcome named", "[patterns]")
+{
+    PatternSet set;
+    const Pattern &pattern = set.add(std::make_unique<BatchPointwiseOpsPreGradFusion>(Unary::Relu));
+    auto matchOf = [&](GroupGraph &r) {
+        const FusionGroup group = singleGroup(r.graph, static_cast<const HorizontalPattern &>(pattern));
+        REQUIRE(group.members.size() == 5);
+        Match match;
+        match.pattern = pattern.name();
+        match.anchor = group.members.front();
+        match.nodes = group.members;
+        return match;
+    };
+
+    SECTION("applied: one group labelled pattern@anchor, the graph in order")
+    {
+        GroupGraph r = unaryGraph("aten::relu", 5);
+        const Match match = matchOf(r);
+        const std::string anchor = r.graph.node(match.anchor)->name;
+        EditLog log;
+        const ApplyOutcome outcome = applyOneMatch(r.graph, set, match, log);
+        CHECK(outcome.kind == ApplyOutcome::Kind::Applied);
+        REQUIRE(log.appliedCount() == 1);
+        CHECK(log.groups().front().label == pattern.name() + "@" + anchor);
+        CHECK(outcome.nodesRemoved >= 5); // the five relus, net of temporaries
+        CHECK(outcome.nodesAdded > 0);
+        CHECK(verify(r.graph).empty());
+    }
+    SECTION("a verifier's objection undoes the rewrite and is the outcome's message")
+    {
+        GroupGraph r = unaryGraph("aten::relu", 5);
+        const Match match = matchOf(r);
+        const std::string before = writeGraphJson(r.graph);
+        DriverOptions options;
+        int checks = 0;
+        options.verifyRewrite = [&](const Graph &) -> std::optional<std::string> {
+            ++checks;
+            return std::string("output 0 differs at element 3");
+        };
+        EditLog log;
+        const ApplyOutcome outcome = applyOneMatch(r.graph, set, match, log, options);
+        CHECK(outcome.kind == ApplyOutcome::Kind::FailedVerification);
+        CHECK(outcome.message == "output 0 differs at element 3");
+        CHECK(checks == 1);
+        CHECK(writeGraphJson(r.graph) == before);
+        CHECK(log.appliedCount() == 0);
+    }
+    SECTION("a rejected match and a stale one change nothing")
+    {
+        GroupGraph r = unaryGraph("aten::relu", 5);
+        const Match match = matchOf(r);
+        const std::string before = writeGraphJson(r.graph);
+        DriverOptions options;
+        options.isRejected = [](const Graph &, const Match &) { return true; };
+        EditLog log;
+        CHECK(applyOneMatch(r.graph, set, match, log, options).kind == ApplyOutcome::Kind::Rejected);
+        Match gone = match;
+        gone.nodes.push_back(NodeId{uint32_t(r.graph.idBound() + 7)}); // a node no longer in the graph
+        CHECK(applyOneMatch(r.graph, set, gone, log).kind == ApplyOutcome::Kind::Stale);
+        CHECK(writeGraphJson(r.graph) == before);
+        CHECK(log.appliedCount() == 0);
+    }
+    SECTION("a fusion that would close a cycle is undone, and says so")
+    {
+        GroupGraph r = unaryGraph("aten::relu", 5);
+        const Match match = matchOf(r);
+        PatternRewriter rewriter(r.graph);
+        rewriter.setArgs(r.members[1], {Arg(r.members[0])});
+        const std::string before = writeGraphJson(r.graph);
+        EditLog log;
+        const ApplyOutcome outcome = applyOneMatch(r.graph, set, match, log);
+        CHECK(outcome.kind == ApplyOutcome::Kind::ClosedCycle);
+        CHECK(outcome.message.find("cycle") != std::string::npos);
+        CHECK(writeGraphJson(r.graph) == before);
+    }
+}

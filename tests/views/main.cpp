@@ -4,6 +4,8 @@
 #define CATCH_CONFIG_RUNNER
 #include <catch.hpp>
 
+#include "core/rewrite/RewriteContract.h"
+
 #include <QApplication>
 #include <QSettings>
 #include <QStandardPaths>
@@ -20,6 +22,7 @@ int main(int argc, char *argv[])
     QTemporaryDir settings;
     if (settings.isValid())
         QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, settings.path());
+    fusebox::setRewriteContractChecks(true);
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("FuseboxTests"));
     QApplication::setApplicationName(QStringLiteral("fusebox_views_tests"));
