@@ -4,6 +4,7 @@
 #include "core/rewrite/InductorSchedule.h"
 #include "patterns/Catalog.h"
 
+#include <algorithm>
 #include <set>
 
 namespace fusebox {
@@ -48,6 +49,26 @@ InductorScheduleDriver inductorDriver(const PatternSet &patterns, const PassConf
 }
 
 } // namespace
+
+std::string whyScheduleSkips(PassSchedule schedule, const PatternSet &patterns, const PassConfig &config,
+                             const Graph &graph, const Pattern &pattern)
+{
+    if (schedule == PassSchedule::Greedy)
+        return {};
+    const GraphStage stage = graphStage(graph);
+    const std::vector<ScheduledPass> passes = inductorDriver(patterns, config, {}).schedule(stage, &graph);
+    if (std::any_of(passes.begin(), passes.end(), [&](const ScheduledPass &p) { return p.pattern == pattern.name(); }))
+        return {};
+    const std::string passStage(toString(pattern.stage()));
+    if (stage != GraphStage::Both && (pattern.stage() == PassStage::PreGrad) != (stage == GraphStage::PreGrad))
+        return "a " + passStage + " pass: Inductor's schedule runs only " + std::string(toString(stage))
+               + " passes on this " + (stage == GraphStage::PreGrad ? "Dynamo (torch-level)" : "ATen") + " graph";
+    if (inductorRegistersNoPattern(pattern.name()))
+        return "Inductor registers no pattern for " + pattern.name() + ": its pass changes nothing";
+    if (std::string why = droppedForDevices(pattern, graph); !why.empty())
+        return why;
+    return "not in Inductor's " + std::string(toString(stage)) + " schedule under this pass config";
+}
 
 DriverResult runPassSchedule(PassSchedule schedule, const PatternSet &patterns, const PassConfig &config,
                              Graph &graph, DriverOptions options, EditLog *log, DriverListener *listener)

@@ -32,6 +32,14 @@ DriverResult runPassSchedule(PassSchedule schedule, const PatternSet &patterns, 
                              Graph &graph, DriverOptions options = {}, EditLog *log = nullptr,
                              DriverListener *listener = nullptr);
 
+/// Why `schedule` leaves `pattern` out on `graph`, in one line; empty when it
+/// runs it. The greedy search runs every enabled pattern; Inductor's schedule
+/// runs a stage's passes only on a graph of that stage, only those the config
+/// names and the graph's devices keep, and custom patterns on any graph.
+/// Find Matches marks a candidate with it: Apply All will not apply it.
+std::string whyScheduleSkips(PassSchedule schedule, const PatternSet &patterns, const PassConfig &config,
+                             const Graph &graph, const Pattern &pattern);
+
 /// Explains `pattern` at `nodes` (every node with one of its root ops when
 /// empty) for `schedule`: Inductor's answers in the state its schedule meets
 /// the graph in (explainInInductorSchedule), or the greedy search's on the

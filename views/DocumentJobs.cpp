@@ -218,6 +218,13 @@ void DocumentJobs::applyAll()
     outcome->graph = m_document.history().graph().clone();
     outcome->schedule = m_schedule;
     outcome->config = m_document.passConfig();
+    // Listed candidates the schedule will not apply on this graph: the
+    // summary says so, rather than leave the rows pending without a word.
+    int offSchedule = 0;
+    QString firstOffSchedule;
+    for (const MatchEntry &e : m_document.matches())
+        if (e.offSchedule && e.status == MatchStatus::Pending && offSchedule++ == 0)
+            firstOffSchedule = qs(e.match.pattern) + QStringLiteral(": ") + e.note;
     m_stopApplyAll = std::make_shared<std::atomic<bool>>(false);
     m_applyAllProgress = std::make_shared<std::atomic<int>>(0);
     DriverOptions options;
@@ -254,6 +261,7 @@ void DocumentJobs::applyAll()
     }
     auto *watcher = new QFutureWatcher<void>(&m_document);
     QObject::connect(watcher, &QFutureWatcherBase::finished, &m_document, [this, watcher, version, outcome, engine,
+                                                                           offSchedule, firstOffSchedule,
                                                                            verified = bool(options.verifyRewrite)] {
         watcher->deleteLater();
         m_applyingAll = false;
@@ -294,6 +302,9 @@ void DocumentJobs::applyAll()
         // Passes the schedule left out for this graph (a pass's devices).
         for (const std::string &note : r.notes)
             summary += QStringLiteral("; ") + qs(note);
+        if (offSchedule)
+            summary += (offSchedule == 1 ? tr("; 1 listed candidate left pending") : tr("; %1 listed candidates left pending").arg(offSchedule))
+                       + tr(" (first: %1)").arg(firstOffSchedule);
         if (!r.undecided.empty())
             summary += (r.undecided.size() == 1 ? tr("; 1 attempt undecided") : tr("; %1 attempts undecided").arg(r.undecided.size()))
                        + tr(": a value's shape is unknown (first: %1 at %2; Why Not shows which)")

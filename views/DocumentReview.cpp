@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <map>
 #include <set>
 #include <utility>
 
@@ -149,6 +150,18 @@ void DocumentReview::rebuildMatchList(std::vector<MatchEntry> candidates)
     m_matches.clear();
     m_matches.reserve(m_candidates.size() + m_failures.size() + m_rejected.size());
     std::set<std::string> found; // the rejections the candidates re-identify
+    // Why the schedule Apply All runs leaves a pattern out on this graph, per pattern.
+    std::map<std::string, std::string> skipped;
+    const PassSchedule schedule = m_document.jobs().schedule();
+    const PassConfig config = m_document.passConfig();
+    auto whySkipped = [&](const std::string &name) -> const std::string & {
+        auto it = skipped.find(name);
+        if (it == skipped.end()) {
+            const Pattern *p = patterns.find(name);
+            it = skipped.emplace(name, p ? whyScheduleSkips(schedule, patterns, config, graph, *p) : std::string()).first;
+        }
+        return it->second;
+    };
     for (const MatchEntry &c : m_candidates) {
         if (!patterns.isEnabled(c.match.pattern))
             continue;
@@ -159,10 +172,16 @@ void DocumentReview::rebuildMatchList(std::vector<MatchEntry> candidates)
         m_matches.push_back(c);
         MatchEntry &e = m_matches.back();
         e.status = MatchStatus::Pending;
+        const std::string &why = whySkipped(c.match.pattern);
+        e.offSchedule = !why.empty();
+        if (e.offSchedule)
+            e.note = tr("Apply All leaves it (%1): %2").arg(qs(passScheduleName(schedule)), qs(why));
         if (const MatchEntry *r = rejectionOf(m_rejected, c.match, c.signature)) {
             if (r->match.nodes.empty()) // read from a pass file: now it has nodes
                 m_rejected[r->signature].match = c.match;
             e.status = MatchStatus::Rejected;
+            e.offSchedule = false; // a decision, whatever the schedule would do
+            e.note.clear();
             // The row stands for the rejection: restoring it removes that one.
             e.signature = r->signature;
             found.insert(r->signature);

@@ -36,6 +36,10 @@ struct MatchEntry {
     /// the tallies (as rejected, not as a candidate) and the pass file, and
     /// `note` says why it is not on the graph.
     bool notFound = false;
+    /// A pending candidate that the chosen schedule will not apply (Inductor's
+    /// runs a pre-grad pass only on a Dynamo graph, …): Apply All leaves it,
+    /// and `note` says why (whyScheduleSkips). Apply still applies it.
+    bool offSchedule = false;
     QString note;
 };
 

@@ -80,9 +80,11 @@ QVariant MatchTableModel::data(const QModelIndex &index, int role) const
         case Status:
             if (e.notFound)
                 return role == Qt::ToolTipRole ? e.note : tr("rejected · not found");
+            if (e.offSchedule && e.status == MatchStatus::Pending)
+                return role == Qt::ToolTipRole ? e.note : tr("pending · not in schedule");
             return toString(e.status);
         case Verification:
-            if (e.notFound)
+            if (e.notFound || (e.offSchedule && e.status == MatchStatus::Pending && e.verification.isEmpty()))
                 return e.note;
             if (role == Qt::ToolTipRole && !e.match.key.empty())
                 return e.verification + QStringLiteral("\nkey: ") + QString::fromStdString(e.match.key);
@@ -92,7 +94,8 @@ QVariant MatchTableModel::data(const QModelIndex &index, int role) const
     if (role == Qt::DecorationRole && index.column() == Pattern)
         return PatternColors::colorFor(e.match.pattern);
     if (role == Qt::ForegroundRole) {
-        if (e.status == MatchStatus::Rejected || e.status == MatchStatus::Applied)
+        if (e.status == MatchStatus::Rejected || e.status == MatchStatus::Applied
+            || (e.offSchedule && e.status == MatchStatus::Pending))
             return QBrush(QColor(0x80, 0x80, 0x80));
         if (e.status == MatchStatus::FailedVerification)
             return QBrush(QColor(0xc0, 0x20, 0x20));

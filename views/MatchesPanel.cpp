@@ -167,7 +167,20 @@ void MatchesPanel::updateSummary()
         return;
     }
     if (!m_document->hasMatchResults()) {
-        m_summary->setText(tr("Press F5 (Rewrite → Find Matches) to run the engine's search."));
+        // Apply All before any search lists what it applied: the header counts
+        // those rows instead of reading as if the list were empty.
+        int applied = 0, failed = 0;
+        for (const MatchEntry &e : m_document->matches()) {
+            applied += e.status == MatchStatus::Applied;
+            failed += e.status == MatchStatus::FailedVerification;
+        }
+        if (applied == 0 && failed == 0)
+            m_summary->setText(tr("Press F5 (Rewrite → Find Matches) to run the engine's search."));
+        else
+            m_summary->setText(tr("%1 applied · %2 failed verification · press F5 (Rewrite → Find Matches) to list "
+                                  "the candidates left")
+                                   .arg(applied)
+                                   .arg(failed));
         return;
     }
     int candidates = 0, rejected = 0, applied = 0, failed = 0;

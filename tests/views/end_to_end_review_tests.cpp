@@ -110,10 +110,16 @@ void checkReadouts(MainWindow &w, const Expected &x, const QString &step)
         CHECK(item->text(PatternsPanel::Rejected) == QString::number(t.rejected));
     }
     // Matches header and rows.
-    const QString header = doc.hasMatchResults()
-                               ? plural(candidates, "candidate", "candidates")
-                                     + QStringLiteral(" · %1 rejected · %2 applied").arg(rejected).arg(applied)
-                               : QStringLiteral("Press F5 (Rewrite → Find Matches) to run the engine's search.");
+    const QString header =
+        doc.hasMatchResults()
+            ? plural(candidates, "candidate", "candidates")
+                  + QStringLiteral(" · %1 rejected · %2 applied").arg(rejected).arg(applied)
+        : applied + failed == 0
+            ? QStringLiteral("Press F5 (Rewrite → Find Matches) to run the engine's search.")
+            : QStringLiteral("%1 applied · %2 failed verification · press F5 (Rewrite → Find Matches) to list the "
+                             "candidates left")
+                  .arg(applied)
+                  .arg(failed);
     CHECK(rc.matchesPanel()->summaryText() == header);
     MatchTableModel *model = rc.matchesPanel()->model();
     REQUIRE(model->rowCount() == int(doc.matches().size()));
@@ -122,7 +128,10 @@ void checkReadouts(MainWindow &w, const Expected &x, const QString &step)
         INFO("row " << row);
         CHECK(model->index(row, MatchTableModel::Pattern).data().toString() == QString::fromStdString(e.match.pattern));
         CHECK(model->index(row, MatchTableModel::Anchor).data().toString() == QStringLiteral("%") + e.anchorName);
-        const QString status = e.notFound ? QStringLiteral("rejected · not found") : toString(e.status);
+        const QString status = e.notFound ? QStringLiteral("rejected · not found")
+                               : e.offSchedule && e.status == MatchStatus::Pending
+                                   ? QStringLiteral("pending · not in schedule")
+                                   : toString(e.status);
         CHECK(model->index(row, MatchTableModel::Status).data().toString() == status);
     }
 
