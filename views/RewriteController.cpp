@@ -270,11 +270,17 @@ void RewriteController::updateActions()
     const bool busy = m_document->isApplyingAll() || m_document->isApplying();
     m_findMatches->setEnabled(have && !busy);
     m_applyAll->setEnabled(have && !busy);
-    // Deciding needs candidates: not before the first search (F5).
-    const bool found = have && m_document->hasMatchResults();
-    m_apply->setEnabled(found && !busy);
-    m_reject->setEnabled(found && !busy);
-    m_restore->setEnabled(found && !busy);
+    // Deciding needs a candidate to decide: not before the first search (F5),
+    // nor when none is pending (Apply, Reject) or rejected (Restore).
+    bool pending = false, rejected = false;
+    if (have && m_document->hasMatchResults())
+        for (const MatchEntry &e : m_document->matches()) {
+            pending = pending || e.status == MatchStatus::Pending;
+            rejected = rejected || e.status == MatchStatus::Rejected;
+        }
+    m_apply->setEnabled(pending && !busy);
+    m_reject->setEnabled(pending && !busy);
+    m_restore->setEnabled(rejected && !busy);
     m_whyNotAction->setEnabled(have);
     m_fromSelection->setEnabled(have);
     m_diffAction->setEnabled(have);

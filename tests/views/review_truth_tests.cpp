@@ -527,7 +527,7 @@ TEST_CASE("the open diff agrees with the Matches table after every apply and und
     checkDiffAgreesWithRows(w, "redo all");
 }
 
-TEST_CASE("Apply and Reject wait for the first search", "[views][review]")
+TEST_CASE("Apply and Reject wait for a pending candidate, Restore for a rejected one", "[views][review]")
 {
     auto window = openDemo();
     MainWindow &w = *window;
@@ -539,4 +539,40 @@ TEST_CASE("Apply and Reject wait for the first search", "[views][review]")
     findMatches(w);
     CHECK(rc.applyAction()->isEnabled());
     CHECK(rc.rejectAction()->isEnabled());
+    CHECK_FALSE(rc.restoreAction()->isEnabled());
+    // With every candidate rejected there is nothing to apply or reject, only to restore.
+    Document &doc = *w.document();
+    auto firstPending = [&doc] {
+        for (size_t row = 0; row < doc.matches().size(); ++row)
+            if (doc.matches()[row].status == MatchStatus::Pending)
+                return int(row);
+        return -1;
+    };
+    for (int row = firstPending(); row >= 0; row = firstPending())
+        REQUIRE(doc.rejectMatch(row));
+    CHECK_FALSE(rc.applyAction()->isEnabled());
+    CHECK_FALSE(rc.rejectAction()->isEnabled());
+    CHECK(rc.restoreAction()->isEnabled());
+}
+
+TEST_CASE("Apply All before any search: the Matches header counts what it applied", "[views][review]")
+{
+    // The header said "Press F5 … to run the engine's search" over the rows
+    // Apply All had just applied (issue 36).
+    auto window = openDemo();
+    MainWindow &w = *window;
+    Document &doc = *w.document();
+    RewriteController &rc = *w.rewrite();
+    REQUIRE_FALSE(doc.hasMatchResults());
+    QSignalSpy allDone(&doc, &Document::applyAllFinished);
+    rc.applyAllAction()->trigger();
+    REQUIRE((allDone.count() > 0 || allDone.wait(60000)));
+    REQUIRE(settle(w));
+    const int applied = allDone.first().at(0).toInt();
+    REQUIRE(applied > 0);
+    if (!doc.hasMatchResults()) {
+        CHECK(rc.matchesPanel()->summaryText().startsWith(QStringLiteral("%1 applied · ").arg(applied)));
+        CHECK(rc.matchesPanel()->summaryText().contains(QStringLiteral("to list the candidates left")));
+    }
+    CHECK_FALSE(rc.matchesPanel()->summaryText().contains(QStringLiteral("to run the engine's search")));
 }
