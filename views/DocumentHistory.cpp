@@ -107,4 +107,15 @@ void DocumentHistory::markSaved()
     emit m_document.saved();
 }
 
+void DocumentHistory::markDecisionsSaved()
+{
+    // Rejections are undo steps too, and a pass file holds them: with no
+    // applied step on the stack, the pass file holds the whole review.
+    if (sessionSteps().empty()) {
+        markSaved();
+        return;
+    }
+    m_decisionsDirty = false;
+}
+
 } // namespace fusebox

@@ -53,7 +53,13 @@ public:
     bool isModified() const;
     /// A decision outside the stack (patterns, options) is unsaved.
     void markDirty() { m_decisionsDirty = true; }
+    /// Everything is saved (a session holds the decisions and the applied steps).
     void markSaved();
+    /// The decisions are saved (a pass file holds patterns, options and
+    /// rejections) but not the applied steps: those stay unsaved until a
+    /// session is saved, so that quitting still asks. With no applied step on
+    /// the stack, everything is saved (markSaved()).
+    void markDecisionsSaved();
     /// Deletes the stack quietly (Document's destructor): its clear() would
     /// tell windows that then read a half-destroyed document.
     void deleteUndoStack();

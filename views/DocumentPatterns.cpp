@@ -14,6 +14,7 @@
 #include <QFileInfo>
 
 #include <algorithm>
+#include <set>
 
 namespace fusebox {
 
@@ -82,11 +83,58 @@ Expected<std::vector<std::string>> DocumentPatterns::addPatternText(const QStrin
     return adoptPatterns(*file, std::move(source));
 }
 
+namespace {
+
+/// The names of the patterns a source defines; empty when it no longer reads
+/// (a file removed since): such a source is kept as it was.
+std::vector<std::string> patternNamesOf(const CustomPatternSource &source)
+{
+    PatternFileReadOptions options;
+    auto file = source.text.empty() ? readPatternFile(source.resolvedFile, options)
+                                    : parsePatternFile(source.text, options);
+    std::vector<std::string> names;
+    if (file)
+        for (const auto &decl : file->patterns)
+            names.push_back(decl.name);
+    return names;
+}
+
+/// A source as the refusal below names it.
+std::string describeSource(const CustomPatternSource &source)
+{
+    return source.text.empty() ? source.file : Document::tr("the Pattern Editor's text").toStdString();
+}
+
+} // namespace
+
 Expected<std::vector<std::string>> DocumentPatterns::adoptPatterns(const PatternFile &file, CustomPatternSource source)
 {
     auto compiled = compilePatterns(file, &torchSchemas());
     if (!compiled)
         return compiled.error();
+    // Each pattern is defined by one source, so that the pass file the review
+    // exports defines it once (fusebox-pass refuses a name defined twice). A
+    // source whose every pattern the new one redefines is replaced by it; one
+    // that would keep others beside a redefined one is a conflict to settle
+    // by hand, refused before anything changes.
+    std::set<std::string> incoming;
+    for (const auto &p : *compiled)
+        incoming.insert(p->name());
+    std::vector<size_t> replaced;
+    for (size_t i = 0; i < m_customSources.size(); ++i) {
+        std::vector<std::string> shared, kept;
+        for (const std::string &name : patternNamesOf(m_customSources[i]))
+            (incoming.count(name) ? shared : kept).push_back(name);
+        if (shared.empty())
+            continue;
+        if (!kept.empty())
+            return Error{"pattern '" + shared.front() + "' is already defined in " + describeSource(m_customSources[i])
+                         + ", together with '" + kept.front() + "', which this source does not define: "
+                         + "put the patterns of one source in one file"};
+        replaced.push_back(i);
+    }
+    for (auto i = replaced.rbegin(); i != replaced.rend(); ++i)
+        m_customSources.erase(m_customSources.begin() + std::ptrdiff_t(*i));
     ensureFuseboxOpsRegistered(); // rewrites to fusebox:: ops must run to verify
     m_document.jobs().waitForPatternsIdle();
     const std::string origin = source.file.empty()

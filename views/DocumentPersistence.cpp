@@ -65,7 +65,8 @@ Status DocumentPersistence::savePassFile(const QString &path)
 {
     if (Status s = savePassConfig(passConfig(), path.toStdString()); !s)
         return s;
-    m_document.markSaved();
+    // A pass file holds no applied step: those stay unsaved.
+    m_document.history().markDecisionsSaved();
     return {};
 }
 
@@ -76,7 +77,7 @@ Status DocumentPersistence::loadPassFile(const QString &path)
         return config.error();
     if (Status s = applyPassConfig(*config, path.toStdString()); !s)
         return s;
-    m_document.markSaved();
+    m_document.history().markDecisionsSaved();
     return {};
 }
 

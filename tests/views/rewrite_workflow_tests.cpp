@@ -7,6 +7,9 @@
 
 #include "core/ir/GraphCompare.h"
 #include "core/torch/ModelLoader.h"
+#include "core/torch/TorchSchemas.h"
+#include "patterns/Catalog.h"
+#include "patterns/PassConfiguration.h"
 #include "views/DiffView.h"
 #include "views/Document.h"
 #include "views/GraphScene.h"
@@ -419,6 +422,10 @@ TEST_CASE("a session saves the decisions and reopens them, the model and the vie
         rewrittenSize = doc.graph().size();
         CHECK(doc.isModified());
         QString error;
+        // A pass file holds the rejection but not the applied step: quitting
+        // must still ask (issue 36: Export Pass File cleared the mark).
+        REQUIRE(w.rewrite()->files()->exportPassFile(dir.filePath(QStringLiteral("review.json")), &error));
+        CHECK(doc.isModified());
         REQUIRE(w.saveSession(sessionPath, &error));
         CHECK_FALSE(doc.isModified());
 
@@ -504,4 +511,36 @@ TEST_CASE("a rewrite that changes the outputs fails verification, is undone and 
     auto *log = w.findChild<QPlainTextEdit *>(QStringLiteral("log"));
     REQUIRE(log);
     CHECK(log->toPlainText().contains(QStringLiteral("failed numeric verification and was undone")));
+}
+
+TEST_CASE("a custom pattern used from the editor and then loaded from its file is exported once", "[views][rewrite]")
+{
+    auto window = openDemo();
+    Document &doc = *window->document();
+    const QString path = QString::fromUtf8(FUSEBOX_SOURCE_DIR) + QStringLiteral("/resources/patterns/linear_relu_fusion.patterns");
+    QFile file(path);
+    REQUIRE(file.open(QIODevice::ReadOnly));
+    const QString text = QString::fromUtf8(file.readAll());
+    // Use in Document from the Pattern Editor, then Load Pattern File of the same file.
+    REQUIRE(doc.addPatternText(text, QStringLiteral("editor")).hasValue());
+    REQUIRE(doc.addPatternFile(path).isOk());
+    const PassConfig config = doc.passConfig();
+    REQUIRE(config.customPatterns.size() == 1);
+    CHECK(config.customPatterns.front().text.empty()); // the file replaced the editor's text
+    // fusebox-pass reads the exported config: each pattern is defined once.
+    PatternSet set = builtinCatalog();
+    auto added = addCustomPatterns(set, config, "review.json", &torchSchemas());
+    INFO((added ? "" : added.error().message));
+    REQUIRE(added.hasValue());
+    CHECK(added->size() == 2);
+
+    // A source that redefines one of the file's two patterns but not the
+    // other would leave two definitions: refused, and nothing changes.
+    const QString onlyRelu = text.left(text.indexOf(QStringLiteral("pattern linear_gelu_fusion")));
+    REQUIRE(onlyRelu.contains(QStringLiteral("pattern linear_relu_fusion")));
+    auto refused = doc.addPatternText(onlyRelu, QStringLiteral("editor"));
+    REQUIRE_FALSE(refused.hasValue());
+    CHECK(refused.error().message.find("already defined in") != std::string::npos);
+    CHECK(refused.error().message.find("linear_gelu_fusion") != std::string::npos);
+    CHECK(doc.passConfig().customPatterns == config.customPatterns);
 }
