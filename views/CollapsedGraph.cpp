@@ -1,5 +1,7 @@
 #include "CollapsedGraph.h"
 
+#include "core/ir/LiftedParameters.h"
+
 #include <map>
 
 namespace fusebox {
@@ -9,7 +11,8 @@ bool isFiltered(const Node &node, const CollapsedGraph::Options &options)
 {
     if (options.onlyNodes && !options.onlyNodes->count(node.id().value))
         return true;
-    return !options.showConstants && node.kind() == NodeKind::Constant;
+    // Dynamo's lifted parameters and buffers are weights too (LiftedParameters.h).
+    return !options.showConstants && (node.kind() == NodeKind::Constant || isLiftedParameter(node));
 }
 } // namespace
 
@@ -48,6 +51,8 @@ CollapsedGraph::CollapsedGraph(const Graph &graph, const ScopeTree &tree,
         const Node &node = *graph.node(id);
         if (isFiltered(node, options)) {
             ++m_hiddenNodes;
+            if (options.onlyNodes && !options.onlyNodes->count(id.value))
+                ++m_outsideFocus;
             continue;
         }
         ++m_visibleNodes;

@@ -71,8 +71,12 @@ public:
     size_t groupCount() const { return m_groupCount; }
     /// Visible (not filtered out) nodes, whether shown as themselves or in groups.
     size_t visibleNodeCount() const { return m_visibleNodes; }
-    /// Nodes left out by the options (constants when hidden).
+    /// Nodes left out by the options: outside the focus, and constants when hidden.
     size_t hiddenNodeCount() const { return m_hiddenNodes; }
+    /// The hidden nodes that are outside the focus (Options::onlyNodes).
+    size_t outsideFocusCount() const { return m_outsideFocus; }
+    /// The hidden nodes that are constants inside the focus (or with no focus).
+    size_t hiddenConstantCount() const { return m_hiddenNodes - m_outsideFocus; }
 
     /// The number of items shown when every scope is expanded: the visible nodes.
     static size_t fullyExpandedItemCount(const Graph &graph, Options options);
@@ -85,6 +89,7 @@ private:
     size_t m_groupCount = 0;
     size_t m_visibleNodes = 0;
     size_t m_hiddenNodes = 0;
+    size_t m_outsideFocus = 0;
 };
 
 } // namespace fusebox

@@ -6,6 +6,7 @@
 #include "NodeItem.h"
 #include "ScopeFrameItem.h"
 #include "SceneStyle.h"
+#include "core/ir/LiftedParameters.h"
 #include "core/layout/DotLayout.h"
 
 #include <QFutureWatcher>
@@ -231,7 +232,7 @@ void GraphScene::selectNode(NodeId id)
         return;
     }
     const Node &node = *graph.node(id);
-    if (node.kind() == NodeKind::Constant && !m_options.showConstants) {
+    if ((node.kind() == NodeKind::Constant || isLiftedParameter(node)) && !m_options.showConstants) {
         // Hidden by the filter: tell the inspector, leave the drawing alone.
         clearSelection();
         m_selectedNode = id;

@@ -611,8 +611,11 @@ void MainWindow::updateStatus()
         parts << tr("showing %1 nodes + %2 collapsed groups (double-click to expand)").arg(nodes).arg(groups);
     else
         parts << tr("showing all %1 nodes").arg(nodes);
-    if (shown.hiddenNodeCount())
-        parts << tr("%1 constants hidden (View ▸ Show Constants)").arg(shown.hiddenNodeCount());
+    // Focus mode hides the nodes away from the focus, not only constants: each is named for what it is.
+    if (shown.outsideFocusCount())
+        parts << tr("%1 nodes outside the focus (View ▸ Show Whole Graph)").arg(shown.outsideFocusCount());
+    if (shown.hiddenConstantCount())
+        parts << tr("%1 constants hidden (View ▸ Show Constants)").arg(shown.hiddenConstantCount());
     m_viewLabel->setText(parts.join(QStringLiteral(" · ")));
 }
 

@@ -3,6 +3,8 @@
 #include "OpPalette.h"
 #include "SceneStyle.h"
 
+#include "core/ir/LiftedParameters.h"
+
 #include <QFontMetricsF>
 #include <QPainter>
 #include <QStyleOptionGraphicsItem>
@@ -40,6 +42,10 @@ NodeItem::Label NodeItem::labelFor(const Node &node)
     const QString name = QString::fromStdString(node.name);
     switch (node.kind()) {
     case NodeKind::Input:
+        // A weight Dynamo lifted into an input is drawn as the weight it is.
+        if (isLiftedParameter(node))
+            return {name, typeText(node),
+                    node.name.find("_buffers_") != std::string::npos ? QStringLiteral("buffer") : QStringLiteral("parameter")};
         return {name, typeText(node), QStringLiteral("input")};
     case NodeKind::Constant:
         return {name, typeText(node), QStringLiteral("constant")};

@@ -1,5 +1,7 @@
 #include "ScopeTree.h"
 
+#include "core/ir/LiftedParameters.h"
+
 #include <algorithm>
 
 namespace fusebox {
@@ -19,8 +21,10 @@ ScopeTree::ScopeTree(const Graph &graph, size_t maxChildren)
     m_scopeOfNode.assign(graph.idBound(), -1);
     maxChildren = std::max<size_t>(maxChildren, 2);
 
+    // A Dynamo graph records no scopes: its lifted parameters' names give them.
+    const std::vector<std::string> derived = derivedModuleScopes(graph);
     for (NodeId id : graph.nodeIds()) {
-        const std::string &scopePath = graph.node(id)->provenance.scope;
+        const std::string &scopePath = derived.empty() ? graph.node(id)->provenance.scope : derived[id.value];
         int current = 0;
         size_t start = 0;
         while (start < scopePath.size()) {

@@ -6,6 +6,9 @@
 
 #include <catch.hpp>
 
+#include <memory>
+#include <unordered_set>
+
 #include <algorithm>
 
 using namespace fusebox;
@@ -158,5 +161,54 @@ TEST_CASE("CollapsedGraph maps nodes to visible items and aggregates edges", "[v
         CHECK(uses == g.edgeCount() - 2);
         CHECK(CollapsedGraph::fullyExpandedItemCount(g, withoutConstants()) == g.size() - 2);
         CHECK(CollapsedGraph::fullyExpandedItemCount(g, CollapsedGraph::Options{}) == g.size());
+        CHECK(cg.hiddenConstantCount() == 2);
+        CHECK(cg.outsideFocusCount() == 0);
     }
+    SECTION("a focus hides the nodes outside it, counted apart from the constants")
+    {
+        // The status bar called every node a focus hid a "constant" (issue 36).
+        CollapsedGraph::Options focus = withoutConstants();
+        auto only = std::make_shared<std::unordered_set<uint32_t>>();
+        for (const char *name : {"fc1", "w", "act"})
+            only->insert(g.findByName(name).value);
+        focus.onlyNodes = only;
+        CollapsedGraph cg(g, tree, {"enc", "enc.fc1", "enc.act", "enc.fc2", "head"}, focus);
+        CHECK(cg.items().size() == 2); // fc1 and act; the weight w is a hidden constant
+        CHECK(cg.hiddenConstantCount() == 1);
+        CHECK(cg.outsideFocusCount() == g.size() - 3);
+        CHECK(cg.hiddenNodeCount() == g.size() - 2);
+    }
+}
+
+TEST_CASE("a Dynamo graph: lifted parameters are weights, grouped by the module their names give", "[views]")
+{
+    // Dynamo records no scopes and lifts weights into inputs (issue 36: GraphNet
+    // gpt2 drew 150 input boxes, and Show Constants did not hide them).
+    Graph g;
+    GraphBuilder build(g);
+    const NodeId x = build.addInput("L_x_", f32({4, 16}, "cpu"));
+    const NodeId w1 = build.addInput("L_self_modules_fc1_parameters_weight_", f32({16, 16}, "cpu"));
+    const NodeId b1 = build.addInput("L_self_modules_fc1_parameters_bias_", f32({16}, "cpu"));
+    const NodeId w2 = build.addInput("L_self_modules_fc2_parameters_weight_", f32({16, 16}, "cpu"));
+    const NodeId fc1 = build.addOp("aten::linear", {x, w1, b1}, {}, "linear");
+    const NodeId act = build.addOp("aten::relu", {fc1}, {}, "relu");
+    const NodeId fc2 = build.addOp("aten::linear", {act, w2, NoneArg{}}, {}, "linear_1");
+    build.setOutputs({fc2});
+
+    const ScopeTree tree(g);
+    const int fc1Scope = tree.find("fc1");
+    REQUIRE(fc1Scope > 0);
+    CHECK(tree.scopeOf(fc1) == fc1Scope);
+    CHECK(tree.scopeOf(act) == fc1Scope);
+    CHECK(tree.scopeOf(w1) == fc1Scope);
+    CHECK(tree.scopeOf(fc2) == tree.find("fc2"));
+    CHECK(tree.scopeOf(x) == tree.root());
+
+    // Without constants shown, the three weights are hidden as constants are.
+    CollapsedGraph hidden(g, tree, {"fc1", "fc2"}, withoutConstants());
+    CHECK(hidden.hiddenConstantCount() == 3);
+    CHECK_FALSE(hidden.itemOf(w1).has_value());
+    CHECK(hidden.itemOf(x).has_value());
+    CollapsedGraph shown(g, tree, {"fc1", "fc2"}, {});
+    CHECK(shown.hiddenNodeCount() == 0);
 }
