@@ -27,10 +27,12 @@
 #include <QSettings>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include <algorithm>
 #include <atomic>
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 
 namespace fusebox {
 
@@ -335,7 +337,7 @@ bool Pt2Controller::compareWithInductor()
     o->current = document->graph().clone();
     // The document's pass config is what Fusebox runs: the enabled rules with their options.
     o->config = document->passConfig();
-    std::map<std::string, int> applied;
+    std::map<std::string, int64_t> applied;
     for (const MatchEntry &e : document->matches())
         if (e.status == MatchStatus::Applied)
             ++applied[e.match.pattern];
@@ -363,8 +365,21 @@ bool Pt2Controller::compareWithInductor()
             const Graph &theirs = compared->inductorGraph;
             const std::optional<StructuralDifference> &difference = compared->difference;
             m_lastCounters = inductor->counters;
-            const QString headline = difference ? tr("Differs from Inductor: %1").arg(qs(difference->description))
-                                                   : tr("Same as Inductor (up to node names)");
+            // The same graph can come of other counts (a pass that fires twice
+            // on one node): "Same" is said only when the counts agree too.
+            std::set<std::string> passesRun;
+            for (const auto *section : {&o->config.preGradFusionOptions, &o->config.postGradFusionOptions})
+                for (const auto &[pass, options] : *section)
+                    if (std::find(o->leftOut.begin(), o->leftOut.end(), pass) == o->leftOut.end())
+                        passesRun.insert(pass);
+            QStringList counts;
+            for (const pt2::CountDifference &d : pt2::countDifferences(applied, inductor->counters, passesRun))
+                counts << tr("%1 %2 here, %3 in Inductor").arg(qs(d.pass)).arg(d.fusebox).arg(d.inductor);
+            const QString headline =
+                difference       ? tr("Differs from Inductor: %1").arg(qs(difference->description))
+                : counts.isEmpty() ? tr("Same as Inductor (up to node names)")
+                                   : tr("Same graph as Inductor (up to node names), but not the same counts: %1")
+                                         .arg(counts.join(QStringLiteral(", ")));
             QStringList fusebox;
             for (const auto &[pattern, n] : applied)
                 fusebox << QStringLiteral("%1 %2").arg(qs(pattern)).arg(n);

@@ -5,6 +5,8 @@
 #include "core/pt2/InductorInput.h"
 #include "core/rewrite/CanonicalCalls.h"
 
+#include <algorithm>
+
 namespace fusebox::pt2 {
 
 std::optional<StructuralDifference> firstCanonicalDifference(const Graph &a, const Graph &b,
@@ -39,6 +41,24 @@ Expected<InductorComparison> compareWithInductor(Pt2Bridge &bridge, const Graph 
     out.inductor = std::move(*inductor);
     out.inductorGraph = std::move(graph->graph);
     return out;
+}
+
+std::vector<CountDifference> countDifferences(const std::map<std::string, int64_t> &fuseboxCounts,
+                                              const Counters &inductorCounters,
+                                              const std::set<std::string> &passesRun)
+{
+    std::vector<CountDifference> differences;
+    for (const auto &[counter, theirs] : inductorCounters) {
+        if (!passesRun.count(counter))
+            continue;
+        auto ours = fuseboxCounts.find(counter);
+        const int64_t mine = ours == fuseboxCounts.end() ? 0 : ours->second;
+        if (mine != theirs)
+            differences.push_back({counter, mine, theirs});
+    }
+    std::sort(differences.begin(), differences.end(),
+              [](const CountDifference &a, const CountDifference &b) { return a.pass < b.pass; });
+    return differences;
 }
 
 } // namespace fusebox::pt2

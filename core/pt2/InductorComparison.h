@@ -7,8 +7,11 @@
 #include "core/ir/OpSchema.h"
 #include "core/pt2/Pt2Bridge.h"
 
+#include <map>
 #include <optional>
+#include <set>
 #include <string>
+#include <vector>
 
 namespace fusebox::pt2 {
 
@@ -35,6 +38,21 @@ Expected<InductorComparison> compareWithInductor(Pt2Bridge &bridge, const Graph 
                                                  const std::string &originalPath, const Graph &fuseboxResult,
                                                  const std::string &configJson, const OpSchemaRegistry &schemas,
                                                  const RequestControl &control = {});
+
+/// One pass's count on each side, where they differ.
+struct CountDifference {
+    std::string pass;
+    int64_t fusebox = 0, inductor = 0;
+};
+
+/// The passes whose count differs although the graphs may be the same (a
+/// pass that fires twice on one node): for each pass in `passesRun` that
+/// Inductor counts under its own name, Fusebox's count (`fuseboxCounts`,
+/// missing = 0) beside Inductor's. Passes Inductor counts under other names
+/// (split_cat_pass's scmerge_* counters) are not compared. Sorted by pass.
+std::vector<CountDifference> countDifferences(const std::map<std::string, int64_t> &fuseboxCounts,
+                                              const Counters &inductorCounters,
+                                              const std::set<std::string> &passesRun);
 
 /// firstStructuralDifference(a, b) after canonicaliseCalls and
 /// forgetListMetadata on copies: Fusebox's rewrites pass every argument

@@ -172,3 +172,24 @@ TEST_CASE("compare-inductor on a standard model where nothing fires: both sides 
     CHECK(r.exitCode == 0);
     CHECK(r.output.find("SAME: Fusebox's result is Inductor's") != std::string::npos);
 }
+
+TEST_CASE("the same graph of other counts is not called the same: countDifferences", "[pt2][inductor]")
+{
+    // The defect Compare with Inductor had: normalization_pass 1 here, 2 in
+    // Inductor, and the headline said "Same".
+    const pt2::Counters inductor = {{"batch_linear", 2}, {"normalization_pass", 2}, {"pattern_matcher_count", 7},
+                                    {"scmerge_split_removed", 1}, {"unbind_stack_pass", 1}};
+    const std::set<std::string> ran = {"batch_linear", "normalization_pass", "split_cat_pass", "unbind_stack_pass"};
+    const auto differences = pt2::countDifferences({{"batch_linear", 2}, {"normalization_pass", 1}, {"split_cat_pass", 1}},
+                                                   inductor, ran);
+    // batch_linear agrees; split_cat_pass is counted under scmerge_* names and
+    // pattern_matcher_count is no pass: neither is compared.
+    REQUIRE(differences.size() == 2);
+    CHECK(differences[0].pass == "normalization_pass");
+    CHECK(differences[0].fusebox == 1);
+    CHECK(differences[0].inductor == 2);
+    CHECK(differences[1].pass == "unbind_stack_pass");
+    CHECK(differences[1].fusebox == 0);
+    CHECK(differences[1].inductor == 1);
+    CHECK(pt2::countDifferences({{"batch_linear", 2}}, {{"batch_linear", 2}}, ran).empty());
+}
