@@ -47,11 +47,10 @@ WhyNotPanel::WhyNotPanel(Document *document, QWidget *parent)
     m_checks->setTextElideMode(Qt::ElideNone);
     m_checks->setUniformRowHeights(false);
     m_checks->header()->setStretchLastSection(false);
-    m_checks->header()->setSectionResizeMode(0, QHeaderView::Interactive);
-    m_checks->header()->setSectionResizeMode(1, QHeaderView::Stretch);
-    m_checks->header()->setSectionResizeMode(2, QHeaderView::Interactive);
-    m_checks->header()->resizeSection(0, 260);
-    m_checks->header()->resizeSection(2, 220);
+    // A third of the width each: fixed widths for Check and Where left the
+    // Actual column, the values the user came for, 3 characters wide in a
+    // docked panel.
+    m_checks->header()->setSectionResizeMode(QHeaderView::Stretch);
     // Row heights follow the columns' widths.
     connect(m_checks->header(), &QHeaderView::sectionResized, m_checks, [this] { m_checks->doItemsLayout(); });
     m_nearMisses->setHeaderLabels({tr("Failed check / node"), tr("Checks passed")});

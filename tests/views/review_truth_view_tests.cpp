@@ -26,6 +26,7 @@
 
 #include <QAction>
 #include <QDockWidget>
+#include <QHeaderView>
 #include <QFile>
 #include <QFileInfo>
 #include <QDateTime>
@@ -176,6 +177,17 @@ TEST_CASE("why not: a failed check reads as what failed, rings every node it con
     }
     CHECK(sawFailed);
     CHECK(checks->textElideMode() == Qt::ElideNone);
+    // In a panel as narrow as a docked one, the values keep a column of their own.
+    QDockWidget *dock = dockOf(&panel);
+    REQUIRE(dock);
+    dock->show();
+    dock->setFloating(true);
+    dock->resize(480, 500);
+    REQUIRE(settle(w));
+    INFO("columns " << checks->header()->sectionSize(0) << ", " << checks->header()->sectionSize(1) << ", "
+                    << checks->header()->sectionSize(2) << " of " << checks->viewport()->width());
+    CHECK(checks->header()->sectionSize(1) >= checks->viewport()->width() / 4);
+    CHECK(checks->header()->sectionSize(1) >= 16 * checks->fontMetrics().averageCharWidth());
 }
 
 TEST_CASE("why not: selecting a node explains the pattern that concerns it", "[views][review]")
