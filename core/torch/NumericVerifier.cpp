@@ -163,7 +163,8 @@ VerificationResult compareOutputs(const std::vector<HostTensor> &expected, const
     if (result.worstOutput >= 0 && static_cast<size_t>(result.worstOutput) < names.size())
         result.worstOutputName = names[result.worstOutput];
     if (result.passed)
-        result.message = std::to_string(expected.size()) + " outputs match within " + sci(precision) + " + "
+        result.message = std::to_string(expected.size()) + (expected.size() == 1 ? " output matches" : " outputs match")
+                         + " within " + sci(precision) + " + "
                          + sci(precision) + "*|expected| (max |diff| " + sci(result.maxAbsDiff) + ")";
     return result;
 }

@@ -119,8 +119,9 @@ def compare_outputs(expected, actual, names, precision):
     if 0 <= result["worst_output"] < len(names):
         result["worst_output_name"] = names[result["worst_output"]]
     if result["passed"]:
-        result["message"] = "%d outputs match within %s + %s*|expected| (max |diff| %s)" % (
-            len(expected), _sci(precision), _sci(precision), _sci(result["max_abs_diff"]))
+        result["message"] = "%d %s within %s + %s*|expected| (max |diff| %s)" % (
+            len(expected), "output matches" if len(expected) == 1 else "outputs match",
+            _sci(precision), _sci(precision), _sci(result["max_abs_diff"]))
     return result
 
 

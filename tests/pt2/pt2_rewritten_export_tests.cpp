@@ -32,7 +32,7 @@ TEST_CASE("run -o OUT.pt2: the rewritten Dynamo graph runs in stock PyTorch 2 wi
     REQUIRE(r.exitCode == 0);
     // Verified in PyTorch 2 (a PT2 graph), rewrite by rewrite and at the end.
     CHECK(r.output.find("verification (PyTorch 2.") != std::string::npos);
-    CHECK(r.output.find("loaded back in PyTorch 2 and run against the original: 1 outputs match") != std::string::npos);
+    CHECK(r.output.find("loaded back in PyTorch 2 and run against the original: 1 output matches") != std::string::npos);
     auto report = nlohmann::json::parse(readFile(out("towers-export.json")));
     CHECK(report["verification"]["passed"] == true);
     CHECK(report["export"]["passed"] == true);

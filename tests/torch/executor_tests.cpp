@@ -198,7 +198,7 @@ TEST_CASE("verifyEquivalent passes a graph against itself and against a semantic
     CHECK(self->passed);
     CHECK(self->maxAbsDiff == 0);
     CHECK(self->worstOutput == 0);
-    CHECK(self->message == "1 outputs match within 1e-04 + 1e-04*|expected| (max |diff| 0) on 2 input sets");
+    CHECK(self->message == "1 output matches within 1e-04 + 1e-04*|expected| (max |diff| 0) on 2 input sets");
 
     // relu(x) -> clamp_min(x, 0) on the interaction layer.
     LoadedModel after = load(fixture("recsys_demo.pt"));
