@@ -113,6 +113,8 @@ void GraphView::focusOn(const QRectF &rect)
     const qreal fit = std::min(viewport.width() / target.width(), viewport.height() / target.height());
     if (fit < zoom())
         setZoom(std::max(fit, std::min(zoom(), kReadableZoom)));
+    else if (zoom() < kReadableZoom) // too far out to read what was found: zoom in as far as it fits
+        setZoom(std::min(fit, kReadableZoom));
     const qreal visibleHeight = viewport.height() / zoom();
     if (target.height() <= visibleHeight)
         centerOn(target.center());

@@ -34,7 +34,8 @@ public:
     /// The view for a freshly laid out graph: everything when that is
     /// readable, else the top of the graph at a readable zoom.
     void showReadable();
-    /// Brings rect into view, zooming out only as far as stays readable.
+    /// Brings rect into view, zooming out only as far as stays readable, and
+    /// in to a readable zoom (or as far as rect fits) from further out.
     void focusOn(const QRectF &rect);
 
 signals:

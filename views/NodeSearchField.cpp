@@ -1,5 +1,7 @@
 #include "NodeSearchField.h"
 
+#include "NodeItem.h"
+
 #include "core/ir/Graph.h"
 
 #include <QCompleter>
@@ -57,7 +59,10 @@ std::vector<NodeId> NodeSearchField::findAll(const Graph &graph, const QString &
         if (id == exact)
             continue;
         const Node &n = *graph.node(id);
+        // What the box says ("cat" for aten::cat) as well as what the node is
+        // called: "^cat$" finds the boxes that read "cat".
         if (re.match(QString::fromStdString(n.name)).hasMatch() || re.match(QString::fromStdString(n.op)).hasMatch()
+            || re.match(NodeItem::labelFor(n).title).hasMatch()
             || re.match(QString::fromStdString(n.meta.toString())).hasMatch())
             hits.push_back(id);
     }

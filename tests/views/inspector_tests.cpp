@@ -80,6 +80,8 @@ TEST_CASE("NodeSearchField finds nodes by name, then by substring of name or op"
     CHECK(NodeSearchField::find(g, QStringLiteral("fc2")) == g.findByName("fc2"));
     CHECK(NodeSearchField::find(g, QStringLiteral("RESID")) == g.findByName("residual"));
     CHECK(NodeSearchField::find(g, QStringLiteral("aten::mul")) == g.findByName("square"));
+    // The box's own label: "mul" is what the box of aten::mul reads.
+    CHECK(NodeSearchField::findAll(g, QStringLiteral("^mul$")) == std::vector<NodeId>{g.findByName("square")});
     CHECK_FALSE(NodeSearchField::find(g, QStringLiteral("nothing-like-this")).isValid());
 
     NodeSearchField field;

@@ -178,3 +178,20 @@ TEST_CASE("Focus, Show Whole Graph, Collapse All and Expand All show the new lay
     expand->trigger();
     shownAsOpened("Expand All");
 }
+
+TEST_CASE("Find at 3 % zoom zooms in to its hit", "[views]")
+{
+    // It centred the hit at 3 % and left it unreadable (issue 36).
+    MainWindow w;
+    openDemoIn(w);
+    GraphView &view = *w.view();
+    REQUIRE(waitForLayout(*w.scene()));
+    view.setZoom(0.03);
+    QApplication::processEvents();
+    const QRectF node(0, 0, 120, 40); // a box's size, anywhere
+    view.focusOn(node);
+    const QRectF port = view.viewport()->rect();
+    const qreal fit = std::min(port.width() / (node.width() + 60), port.height() / (node.height() + 60));
+    CHECK(view.zoom() == Approx(std::min(fit, GraphView::kReadableZoom)));
+    CHECK(view.mapToScene(view.viewport()->rect()).boundingRect().contains(node.center()));
+}
