@@ -76,7 +76,9 @@ def module_source(gm, stem, source_name, has_weights, input_specs):
         '"""%s.py: the graph of %s as Fusebox rewrote it, as a torch.nn.Module for stock PyTorch 2.' % (stem, source_name),
         "",
         "    import %s" % stem,
-        "    model = %s.load()          # its constants from %s, beside this file" % (stem, weights),
+        ("    model = %s.load()          # its constants from %s, beside this file" % (stem, weights)
+         if has_weights else
+         "    model = %s.load()          # no constants: the graph's weights are its inputs" % stem),
         "    outputs = model(*inputs)   # INPUTS: each input's name, shape and dtype",
         "",
         "Written by Fusebox; Fusebox's own fused ops are written as the ATen ops they are defined by.",
