@@ -35,14 +35,6 @@ def test_docstring_names_the_weights_file_only_when_written():
 
 
 if __name__ == "__main__":
-    tests = [(name, test) for name, test in sorted(globals().items()) if name.startswith("test_") and callable(test)]
-    failures = 0
-    for name, test in tests:
-        try:
-            test()
-            print("PASS", name)
-        except Exception as exc:  # report every test, then the count
-            failures += 1
-            print("FAIL %s: %s: %s" % (name, type(exc).__name__, exc))
-    print("%d of %d passed" % (len(tests) - failures, len(tests)))
-    sys.exit(1 if failures else 0)
+    from _runner import run  # noqa: E402
+
+    run(globals())
