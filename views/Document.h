@@ -200,11 +200,12 @@ public:
     bool restoreMatch(int row);
     bool isRejected(const std::string &signature) const;
 
-    /// Verify each apply numerically (default on).
-    /// Which driver Apply All runs: Inductor 2.6's schedule (the default, as
-    /// fusebox-pass run) or Fusebox's own benefit-ordered search.
+    /// Which driver Apply All runs: Inductor's schedule, as the chosen
+    /// profile has it (the default, as fusebox-pass run), or Fusebox's own
+    /// benefit-ordered search.
     void setSchedule(PassSchedule schedule);
     PassSchedule schedule() const;
+    /// Verify each apply numerically (default on).
     void setVerifyApplies(bool on);
     bool verifyApplies() const;
 

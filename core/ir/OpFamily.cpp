@@ -1,5 +1,6 @@
 #include "OpFamily.h"
 
+#include "LiftedParameters.h"
 #include "Node.h"
 
 #include <array>
@@ -79,7 +80,7 @@ OpFamily opFamily(std::string_view op)
 OpFamily opFamily(const Node &node)
 {
     switch (node.kind()) {
-    case NodeKind::Input: return OpFamily::Input;
+    case NodeKind::Input: return isLiftedParameter(node) ? OpFamily::Constant : OpFamily::Input;
     case NodeKind::Output: return OpFamily::Output;
     case NodeKind::Constant: return OpFamily::Constant;
     case NodeKind::Op: break;

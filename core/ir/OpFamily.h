@@ -25,7 +25,9 @@ enum class OpFamily {
 
 /// The family of an op name ("aten::relu" -> Activation).
 OpFamily opFamily(std::string_view op);
-/// The family of a node (inputs, constants and the output by kind, ops by name).
+/// The family of a node (inputs, constants and the output by kind, ops by
+/// name). A weight Dynamo lifted into an input (LiftedParameters.h) is a
+/// Constant: the views draw, count and hide it as one.
 OpFamily opFamily(const Node &node);
 /// "linear", "norm", "activation", ...
 std::string_view toString(OpFamily family);

@@ -1,8 +1,9 @@
 #pragma once
-// The one path by which a driver applies a match: reviewer rejections, the
-// edit group, the rewriter, verification with undo, counters, the listener.
-// Shared by GreedyDriver (Fusebox's benefit-ordered search) and
-// InductorSchedule (Inductor's pass-by-pass order). Internal to core/rewrite.
+// The one path by which a match is applied: reviewer rejections, the edit
+// group, the rewriter, verification with undo, counters, the listener.
+// Shared by GreedyDriver (Fusebox's benefit-ordered search), InductorSchedule
+// (Inductor's pass-by-pass order) and applyOneMatch() (GreedyDriver.h: the
+// IDE's single applies). Internal to core/rewrite.
 
 #include "GreedyDriver.h"
 #include "PatternRewriter.h"

@@ -2,6 +2,7 @@
 // the module scopes derived from them for a graph that records none.
 #include "core/ir/GraphBuilder.h"
 #include "core/ir/LiftedParameters.h"
+#include "core/ir/OpFamily.h"
 
 #include <catch.hpp>
 
@@ -57,6 +58,9 @@ TEST_CASE("derivedModuleScopes puts each call in the module its inputs share", "
     CHECK(scopes[x.value] == "");
     CHECK(isLiftedParameter(*g.node(w1)));
     CHECK_FALSE(isLiftedParameter(*g.node(x)));
+    // Drawn, counted in the legend and hidden as the constants they are.
+    CHECK(opFamily(*g.node(w1)) == OpFamily::Constant);
+    CHECK(opFamily(*g.node(x)) == OpFamily::Input);
 
     // A graph that records scopes keeps them: nothing is derived.
     build.node(plain).provenance.scope = "head";
