@@ -60,7 +60,7 @@ std::string whyScheduleSkips(PassSchedule schedule, const PatternSet &patterns, 
     if (std::any_of(passes.begin(), passes.end(), [&](const ScheduledPass &p) { return p.pattern == pattern.name(); }))
         return {};
     const std::string passStage(toString(pattern.stage()));
-    if (stage != GraphStage::Both && (pattern.stage() == PassStage::PreGrad) != (stage == GraphStage::PreGrad))
+    if (!runsOnStage(pattern.stage(), stage))
         return "a " + passStage + " pass: Inductor's schedule runs only " + std::string(toString(stage))
                + " passes on this " + (stage == GraphStage::PreGrad ? "Dynamo (torch-level)" : "ATen") + " graph";
     if (inductorRegistersNoPattern(pattern.name()))

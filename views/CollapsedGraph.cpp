@@ -12,7 +12,7 @@ bool isFiltered(const Node &node, const CollapsedGraph::Options &options)
     if (options.onlyNodes && !options.onlyNodes->count(node.id().value))
         return true;
     // Dynamo's lifted parameters and buffers are weights too (LiftedParameters.h).
-    return !options.showConstants && (node.kind() == NodeKind::Constant || isLiftedParameter(node));
+    return !options.showConstants && isWeight(node);
 }
 } // namespace
 

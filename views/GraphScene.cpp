@@ -232,7 +232,7 @@ void GraphScene::selectNode(NodeId id)
         return;
     }
     const Node &node = *graph.node(id);
-    if ((node.kind() == NodeKind::Constant || isLiftedParameter(node)) && !m_options.showConstants) {
+    if (isWeight(node) && !m_options.showConstants) {
         // Hidden by the filter: tell the inspector, leave the drawing alone.
         clearSelection();
         m_selectedNode = id;

@@ -70,6 +70,8 @@ bool isLiftedParameter(const Node &node)
     return node.kind() == NodeKind::Input && liftedModulePath(node.name).has_value();
 }
 
+bool isWeight(const Node &node) { return node.kind() == NodeKind::Constant || isLiftedParameter(node); }
+
 std::vector<std::string> derivedModuleScopes(const Graph &graph)
 {
     bool lifted = false;

@@ -25,6 +25,10 @@ std::optional<std::string> liftedModulePath(std::string_view name);
 /// True for an input node that is a lifted parameter or buffer.
 bool isLiftedParameter(const Node &node);
 
+/// True for a weight: a constant, or a lifted parameter or buffer. What the
+/// views draw, count (opFamily) and hide (Show Constants) as a constant.
+bool isWeight(const Node &node);
+
 /// Module scopes (dotted paths, "" for none) for each node id of a graph
 /// whose nodes record none but whose inputs are lifted parameters; an empty
 /// vector otherwise (scopes recorded, or nothing to derive them from). A

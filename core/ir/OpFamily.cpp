@@ -80,7 +80,7 @@ OpFamily opFamily(std::string_view op)
 OpFamily opFamily(const Node &node)
 {
     switch (node.kind()) {
-    case NodeKind::Input: return isLiftedParameter(node) ? OpFamily::Constant : OpFamily::Input;
+    case NodeKind::Input: return isWeight(node) ? OpFamily::Constant : OpFamily::Input;
     case NodeKind::Output: return OpFamily::Output;
     case NodeKind::Constant: return OpFamily::Constant;
     case NodeKind::Op: break;

@@ -203,11 +203,6 @@ std::string passList(const std::vector<ScheduledPass> &schedule, size_t end)
     return text.empty() ? "none" : text;
 }
 
-bool runsOnStage(PassStage pass, GraphStage graph)
-{
-    return graph == GraphStage::Both || (pass == PassStage::PreGrad) == (graph == GraphStage::PreGrad);
-}
-
 } // namespace
 
 std::vector<Explanation> explainInInductorSchedule(const Graph &graph, const InductorScheduleDriver &driver,

@@ -87,6 +87,11 @@ GraphStage graphStage(const Graph &graph)
     return isPreGradGraph(graph) ? GraphStage::PreGrad : GraphStage::PostGrad;
 }
 
+bool runsOnStage(PassStage pass, GraphStage graph)
+{
+    return graph == GraphStage::Both || (pass == PassStage::PreGrad) == (graph == GraphStage::PreGrad);
+}
+
 std::string_view toString(GraphStage stage)
 {
     switch (stage) {

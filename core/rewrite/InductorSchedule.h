@@ -26,6 +26,10 @@ enum class GraphStage {
 /// rest. Mirrors the bridge's graph_stage (python/fusebox_bridge/inductor.py).
 GraphStage graphStage(const Graph &graph);
 
+/// Whether Inductor runs a pass of stage `pass` on a graph of stage `graph`
+/// (a graph Inductor never sees gets both stages, as Fusebox runs them).
+bool runsOnStage(PassStage pass, GraphStage graph);
+
 /// "pre_grad", "post_grad", "pre_grad+post_grad".
 std::string_view toString(GraphStage stage);
 
