@@ -19,6 +19,9 @@ pt2_archive: archives of both layouts built here from tests/fixtures/pt2 (raw
   listing fuzz/pt2_archive_fuzz.cpp zips itself.
 pass_config: bench/*.json, tests/pt2/configs/*.json and the pass config
   tests' literals.
+torch_trace: the sample TORCH_TRACE logs of ../shared/pt2-samples/trace and
+  the logs the pt2 tests make (build/pt2-traces), each cut after its last
+  whole line within 64 KiB (a cut log is a log: the reader must say so).
 torchscript: the small TorchScript fixtures the torch tests trace
   (tests/fixtures/make_fixtures.py; fuzz/seeds/torchscript holds copies).
 The PT2 captures and traced fixtures are read from the build folder
@@ -222,6 +225,19 @@ def torchscript_seeds():
         yield from (p.read_bytes() for p in sorted(directory.glob("*.pt")) if p.stat().st_size <= MAX_LEN)
 
 
+def cut_log(data):
+    """The log's first whole lines that fit the fuzzers' -max_len."""
+    if len(data) <= MAX_LEN:
+        return data
+    return data[: data.rfind(b"\n", 0, MAX_LEN) + 1]
+
+
+def torch_trace_seeds():
+    for directory in (ROOT.parent / "shared" / "pt2-samples" / "trace", BUILD / "pt2-traces"):
+        if directory.is_dir():
+            yield from (cut_log(p.read_bytes()) for p in sorted(directory.rglob("*.log")) if p.is_file())
+
+
 SEEDS = {
     "fx_text": fx_seeds,
     "pattern_file": pattern_seeds,
@@ -230,6 +246,7 @@ SEEDS = {
     "pt2_archive": pt2_seeds,
     "pass_config": pass_config_seeds,
     "torchscript": torchscript_seeds,
+    "torch_trace": torch_trace_seeds,
 }
 
 

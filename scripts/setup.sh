@@ -15,6 +15,8 @@ PACKAGES=(
   libgraphviz-dev
   # JSON (core/io) and .pt2 archives
   nlohmann-json3-dev libzip-dev
+  # md5 of TORCH_TRACE payloads (core/io)
+  libssl-dev
   # the executables' allocator (mimalloc: a 100k-node run spends a third of its time in glibc malloc)
   libmimalloc-dev
   # hash maps for the importers' and the graph's name tables

@@ -119,4 +119,16 @@ std::optional<StructuralDifference> firstStructuralDifference(const Graph &a, co
     return d;
 }
 
+NamedDifference namedDifference(const Graph &a, const Graph &b)
+{
+    NamedDifference difference;
+    for (NodeId id : a.nodeIds())
+        if (!b.findByName(a.node(id)->name).isValid())
+            difference.onlyInA.push_back(id);
+    for (NodeId id : b.nodeIds())
+        if (!a.findByName(b.node(id)->name).isValid())
+            difference.onlyInB.push_back(id);
+    return difference;
+}
+
 } // namespace fusebox

@@ -27,6 +27,16 @@ struct StructuralDifference {
     std::vector<NodeId> onlyInA, onlyInB;
 };
 
+/// What a pass that keeps the names of the nodes it leaves alone (FX does)
+/// removed and added: the nodes of `a` with no node of the same name in `b`,
+/// and the reverse, in program order. A structural difference marks every
+/// node downstream of a change as well; this marks the replaced nodes only.
+struct NamedDifference {
+    std::vector<NodeId> onlyInA, onlyInB;
+    bool empty() const { return onlyInA.empty() && onlyInB.empty(); }
+};
+NamedDifference namedDifference(const Graph &a, const Graph &b);
+
 /// nullopt when the graphs are the same up to node names: equal multisets of
 /// node signatures and the same outputs in order. Otherwise the first node in
 /// program order (of a, then of b) without a counterpart, and all such nodes.

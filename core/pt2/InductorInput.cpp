@@ -2,6 +2,7 @@
 
 #include "core/io/FxText.h"
 #include "core/io/JsonSupport.h"
+#include "core/io/TorchTraceGraphs.h"
 
 #include <map>
 #include <optional>
@@ -56,7 +57,7 @@ std::string graphTextForInductor(const Graph &graph, const std::string &path)
         if (auto source = graph.metadata.find("source.path"); file.empty() && source != graph.metadata.end())
             file = source->second;
         if (!file.empty())
-            if (auto text = json_support::readTextFile(file))
+            if (auto text = readGraphSourceText(file))
                 return *text;
     }
     return writeFxText(graph);

@@ -3,6 +3,7 @@
 #include "PythonCommand.h"
 #include "core/io/FxAnnotation.h"
 #include "core/io/JsonSupport.h"
+#include "core/io/TorchTraceGraphs.h"
 #include "core/ir/GraphBuilder.h"
 #include "core/ir/ShapeInference.h"
 
@@ -164,7 +165,7 @@ Expected<size_t> askPytorch(LoadedModel &model, const std::string &path, const s
     if (!anyInputShaped(model.graph))
         return Error{"no tensor input of " + path + " has a shape (annotate them, put GraphNet's weight_meta.py / "
                      "input_meta.py beside the dump, or give --input-shape)"};
-    auto text = json_support::readTextFile(path);
+    auto text = readGraphSourceText(path);
     if (!text)
         return text.error();
     auto bridge = Pt2Bridge::find(python);

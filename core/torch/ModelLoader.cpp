@@ -7,6 +7,7 @@
 #include "core/io/GraphJson.h"
 #include "core/io/GraphNetMeta.h"
 #include "core/io/JsonSupport.h"
+#include "core/io/TorchTraceGraphs.h"
 #include "core/ir/GraphBuilder.h"
 #include "core/ir/ShapeInference.h"
 
@@ -102,15 +103,31 @@ FxReadOptions fxOptions(const std::string &path)
     return options;
 }
 
+/// What to say when a whole TORCH_TRACE log is given where one graph is expected.
+std::string traceLogIsNotAGraph(const std::string &path)
+{
+    auto log = cachedTraceIndex(path);
+    if (!log)
+        return log.error().message;
+    const auto graphs = (*log)->graphs();
+    std::string message = path + ": a TORCH_TRACE log with " + std::to_string((*log)->compiles.size())
+                          + " compiles and " + std::to_string(graphs.size()) + " graphs, not one graph";
+    if (!graphs.empty())
+        message += "; name one as " + path + "#" + traceGraphAddress(**log, graphs.front()).str();
+    return message + " (fusebox-pass trace " + path + " lists them)";
+}
+
 } // namespace
 
 std::vector<std::string> supportedModelExtensions()
 {
-    return {"pt", "pth", "torchscript", "zip", "pt2", "json", "py", "txt"};
+    return {"pt", "pth", "torchscript", "zip", "pt2", "json", "py", "txt", "log"};
 }
 
 bool readsWithLibtorch(const std::string &path)
 {
+    if (splitTraceGraphPath(path) || isTorchTracePath(path))
+        return false;
     switch (sniff(path)) {
     case FileKind::Missing:
     case FileKind::Directory:
@@ -128,6 +145,8 @@ bool readsWithLibtorch(const std::string &path)
 
 bool readsAsPt2Graph(const std::string &path)
 {
+    if (splitTraceGraphPath(path))
+        return true;
     switch (sniff(path)) {
     case FileKind::Missing:
     case FileKind::Directory:
@@ -151,6 +170,13 @@ Expected<LoadedModel> loadModel(const std::string &path, const LoadOptions &opti
                                       + " (it records its shapes)");
         return model;
     };
+    if (auto located = locateTraceGraph(path)) {
+        if (!*located)
+            return located->error();
+        return completedFxGraph(readTraceGraph(*(*located)->log, (*located)->graph, fxOptions(path)), path, options);
+    }
+    if (isTorchTracePath(path))
+        return Error{traceLogIsNotAGraph(path)};
     switch (sniff(path)) {
     case FileKind::Missing:
         return Error{path + ": no such file"};
