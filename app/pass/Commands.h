@@ -4,6 +4,7 @@
 #include "CommandLine.h"
 
 #include "core/io/PassConfig.h"
+#include "core/io/TorchTrace.h"
 #include "core/pt2/Pt2Bridge.h"
 #include "core/rewrite/GreedyDriver.h"
 #include "core/rewrite/PatternSet.h"
@@ -41,6 +42,9 @@ Command exportPatternsCommand();
 Command pt2Command();
 Command captureCommand();
 Command compareInductorCommand();
+Command traceCommand();
+/// trace --replay: replays each compile of the log (patterns/TraceReplay.h) and prints the comparison.
+int runTraceReplay(const TraceLog &log, const ParsedArgs &args);
 
 /// --python CMD: the Python with torch >= 2.4 (docs/pt2-bridge.md).
 OptionSpec pythonOption();

@@ -13,7 +13,7 @@ namespace {
 std::vector<Command> allCommands()
 {
     return {inspectCommand(), convertCommand(), matchesCommand(), explainCommand(), runCommand(), patternFromCommand(),
-            exportPatternsCommand(), pt2Command(), captureCommand(), compareInductorCommand()};
+            exportPatternsCommand(), pt2Command(), captureCommand(), compareInductorCommand(), traceCommand()};
 }
 
 void printTopHelp(std::ostream &out)
@@ -22,8 +22,8 @@ void printTopHelp(std::ostream &out)
            "Inspects and rewrites PyTorch model graphs with the Optimus rules, without a\n"
            "GUI. MODEL is a TorchScript .pt archive, a torch.export .pt2 archive or\n"
            "ExportedProgram JSON, an FX text dump (print_readable(), fx_graph_readable.py,\n"
-           "str(graph); .py/.txt) or Fusebox graph JSON; the format is found from the\n"
-           "content.\n\nCommands:\n";
+           "str(graph); .py/.txt), Fusebox graph JSON, or one graph of a TORCH_TRACE log\n"
+           "(LOG#[rank/]compile_id/kind, see `trace`); the format is found from the content.\n\nCommands:\n";
     size_t width = 0;
     for (const Command &c : allCommands())
         width = std::max(width, c.name.size());

@@ -426,6 +426,8 @@ DriverResult InductorScheduleDriver::run(Graph &graph, GraphStage stage, EditLog
     };
 
     const std::vector<ScheduledPass> schedule = this->schedule(stage, &graph);
+    if (m_observer)
+        m_observer->inductorCounters = &result.inductorCounters;
     for (const Pattern *p : m_patterns.enabled())
         if (std::string why = droppedForDevices(*p, graph); !why.empty())
             result.notes.push_back(std::move(why));

@@ -8,6 +8,7 @@
 
 #include "GreedyDriver.h"
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -90,6 +91,12 @@ public:
     /// True once the observer has seen what it needs: the run stops there
     /// (checked after each callback; the result's message says so).
     virtual bool done() const { return false; }
+
+    /// While a run is watched, counters["inductor"] as the run has counted
+    /// them so far (DriverResult::inductorCounters): set by the driver before
+    /// the first callback, null otherwise. Inductor logs a pattern pass's graph
+    /// to TORCH_TRACE only when the counter named after the pass moved.
+    const std::map<std::string, size_t> *inductorCounters = nullptr;
 };
 
 /// Runs patterns pass by pass, as Inductor does, instead of GreedyDriver's

@@ -1,0 +1,129 @@
+// fusebox-pass trace --replay: each compile's Optimus passes replayed by
+// Fusebox and compared with what production Inductor logged (patterns/TraceReplay.h).
+#include "Commands.h"
+
+#include "core/torch/TorchSchemas.h"
+#include "patterns/TraceReplay.h"
+
+#include <nlohmann/json.hpp>
+
+#include <iostream>
+
+namespace fusebox::cli {
+namespace {
+
+nlohmann::json stepJson(const ReplayStep &step)
+{
+    return {{"pass", step.pass},
+            {"artifact", step.artifact},
+            {"address", step.address.empty() ? nlohmann::json(nullptr) : nlohmann::json(step.address)},
+            {"line", step.line},
+            {"production_fired", step.production},
+            {"fusebox_fired", step.fusebox},
+            {"production_nodes", {{"removed", step.productionRemoved}, {"added", step.productionAdded}}},
+            {"fusebox_nodes", {{"removed", step.fuseboxRemoved}, {"added", step.fuseboxAdded}}},
+            {"same", step.same},
+            {"verdict", step.verdict},
+            {"why_not", step.whyNot}};
+}
+
+nlohmann::json replayJson(const CompileReplay &replay)
+{
+    nlohmann::json j{{"compile", replay.compile},
+                     {"replayed", replay.replayed},
+                     {"not_replayed", replay.notReplayed.empty() ? nlohmann::json(nullptr)
+                                                                 : nlohmann::json(replay.notReplayed)},
+                     {"profile", replay.profile},
+                     {"options", replay.optionsSource},
+                     {"same", replay.same},
+                     {"verdict", replay.verdict},
+                     {"post_grad", replay.postGradNote.empty() ? nlohmann::json(nullptr) : nlohmann::json(replay.postGradNote)},
+                     {"first_difference", replay.firstDifference ? nlohmann::json(*replay.firstDifference)
+                                                                 : nlohmann::json(nullptr)}};
+    j["steps"] = nlohmann::json::array();
+    for (const ReplayStep &step : replay.steps)
+        j["steps"].push_back(stepJson(step));
+    return j;
+}
+
+void printReplay(const CompileReplay &replay)
+{
+    std::cout << "[" << replay.compile << "] ";
+    if (!replay.replayed) {
+        std::cout << "not replayed: " << replay.notReplayed << "\n";
+        return;
+    }
+    std::cout << (replay.same ? "same" : "DIFFERS") << " — " << replay.verdict << "\n"
+              << "    answers of " << replay.profile << "; options from " << replay.optionsSource << "\n";
+    if (replay.steps.empty())
+        std::cout << "    no Optimus pass changed the graph, in production or in Fusebox\n";
+    if (!replay.postGradNote.empty())
+        std::cout << "    " << replay.postGradNote << "\n";
+    for (const ReplayStep &step : replay.steps) {
+        std::cout << "    " << (step.same ? "  " : "≠ ") << step.pass << " (" << step.artifact;
+        if (step.line)
+            std::cout << ", line " << step.line;
+        std::cout << "): production " << (step.production ? "−" + std::to_string(step.productionRemoved) + " +"
+                                                                 + std::to_string(step.productionAdded) + " nodes"
+                                                           : "did not fire");
+        std::cout << ", Fusebox " << (step.fusebox ? "−" + std::to_string(step.fuseboxRemoved) + " +"
+                                                         + std::to_string(step.fuseboxAdded) + " nodes"
+                                                   : "did not fire");
+        std::cout << "\n        " << step.verdict << "\n";
+        for (const std::string &line : step.whyNot)
+            std::cout << "        why not " << line << "\n";
+    }
+}
+
+} // namespace
+
+int runTraceReplay(const TraceLog &log, const ParsedArgs &args)
+{
+    std::optional<ChosenProfile> fallback;
+    if (log.torchVersion.empty()) {
+        fallback = inductorProfileForCommand(args, "trace");
+        if (!fallback)
+            return kExitUsage;
+        std::cerr << "note: the log records no torch version: replaying with " << fallback->profile->label() << " ("
+                  << fallback->source << ")\n";
+    }
+    TraceReplayOptions options;
+    options.load = [](const std::string &path) { return loadModel(path); };
+    options.schemas = &pt2GraphSchemas().registry;
+    options.fallbackProfile = fallback ? fallback->profile : nullptr;
+
+    nlohmann::json all = nlohmann::json::array();
+    size_t replayed = 0, same = 0, failed = 0;
+    for (const TraceCompile &compile : log.compiles) {
+        auto replay = replayCompile(log, compile, options);
+        if (!replay) {
+            ++failed;
+            std::cerr << "fusebox-pass trace: [" << compile.label() << "] " << replay.error().message << "\n";
+            all.push_back({{"compile", compile.label()}, {"error", replay.error().message}});
+            continue;
+        }
+        replayed += replay->replayed;
+        same += replay->replayed && replay->same;
+        if (args.has("--json"))
+            all.push_back(replayJson(*replay));
+        else
+            printReplay(*replay);
+    }
+    if (args.has("--json")) {
+        std::cout << nlohmann::json{{"path", log.path},
+                                    {"torch_version", log.torchVersion.empty() ? nlohmann::json(nullptr)
+                                                                               : nlohmann::json(log.torchVersion)},
+                                    {"compiles", all}}
+                         .dump(2)
+                  << "\n";
+    } else {
+        std::cout << replayed << " of " << log.compiles.size() << " compiles replayed; " << same
+                  << " give production's graph";
+        if (failed)
+            std::cout << "; " << failed << " could not be replayed (above)";
+        std::cout << "\n";
+    }
+    return failed ? kExitFailure : kExitOk;
+}
+
+} // namespace fusebox::cli

@@ -1,0 +1,93 @@
+#pragma once
+// Replaying a production compile from its TORCH_TRACE log: Fusebox's Inductor
+// profile runs on the compile's before_pre_grad_graph with the options the
+// compile used, and each Optimus pass's result is compared with the graph
+// production Inductor logged after the same pass. What fusebox-pass trace
+// --replay and the IDE's Compiles panel show.
+
+#include "core/io/LoadedModel.h"
+#include "core/io/PassConfig.h"
+#include "core/io/TorchTrace.h"
+#include "core/ir/OpSchema.h"
+#include "patterns/InductorProfile.h"
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace fusebox {
+
+/// The artifact name Inductor logs a pass's graph under: optimus_<FusionClass>
+/// for a group/batch fusion (group_batch_fusion.py), <pass>_pre_grad or
+/// <pass>_post_grad for a pattern-matcher pass; empty for a pass Inductor
+/// logs no graph for (normalization_pass and fuse_fx's passes run before the
+/// logged ones, their changes show in the first logged graph).
+std::string traceArtifactForPass(std::string_view pass, PassStage stage, bool horizontal);
+
+/// The pass a logged artifact name stands for ("optimus_PreGradBatchLinearFusion"
+/// → "batch_linear"); empty when the name is no pass's.
+std::string passForTraceArtifact(std::string_view artifact);
+
+/// One pass of the replay, where the log or Fusebox (or both) changed the graph.
+struct ReplayStep {
+    std::string pass;        ///< Fusebox's (and the config's) name: "batch_linear"
+    std::string artifact;    ///< what the log calls its graph
+    std::string address;     ///< the log graph, "0/0/optimus_...", when logged
+    int line = 0;            ///< its line in the log (0: not logged)
+    bool production = false; ///< production's pass changed the graph (it logged one)
+    bool fusebox = false;    ///< Fusebox's pass changed the graph
+    /// Nodes production's pass removed and added (against the graph before it).
+    size_t productionRemoved = 0, productionAdded = 0;
+    size_t fuseboxRemoved = 0, fuseboxAdded = 0;
+    /// True when Fusebox's graph after this pass is production's, up to names.
+    bool same = false;
+    /// One line: "same", or what differs ("aten::cat %cat_3 (f32[..]) is in
+    /// Fusebox's graph only"), or why Fusebox cannot compare.
+    std::string verdict;
+    /// Why Not at the nodes production's pass rewrote, where Fusebox's did not
+    /// fire: "linear_3: <first failed check>".
+    std::vector<std::string> whyNot;
+};
+
+/// A compile's replay.
+struct CompileReplay {
+    std::string compile; ///< TraceCompile::label()
+    bool replayed = false;
+    /// Why there is no replay ("served from the FX graph cache: ...", "torch
+    /// 2.6 logs no before_pre_grad_graph ..."), or empty.
+    std::string notReplayed;
+    /// Whose answers these are: "Inductor 2.14 (the log's torch 2.14.1)".
+    std::string profile;
+    /// Where the options came from ("the compile's fx_graph_runnable") and what they were.
+    std::string optionsSource;
+    std::vector<ReplayStep> steps;
+    /// Fusebox's result against after_pre_grad_graph.
+    bool same = false;
+    std::string verdict;
+    /// The first step whose verdict is not "same" (index into steps), if any.
+    std::optional<size_t> firstDifference;
+    /// Set when production logged post-grad Optimus passes: they are listed,
+    /// not replayed, and this says why.
+    std::string postGradNote;
+};
+
+/// How to replay.
+struct TraceReplayOptions {
+    /// Opens "log#address" (loadModel): the graphs as every command reads them.
+    std::function<Expected<LoadedModel>(const std::string &path)> load;
+    /// The schemas graphs were read with (pt2GraphSchemas()), for comparing calls.
+    const OpSchemaRegistry *schemas = nullptr;
+    /// The Inductor profile when the log records no torch version (the user's choice).
+    const InductorProfile *fallbackProfile = nullptr;
+};
+
+/// The pass config a compile ran with, from its fx_graph_runnable payload
+/// (torch._inductor.config.pre_grad_fusion_options = {...}); nullopt when the
+/// log does not record one. An unreadable record is an Error.
+Expected<std::optional<PassConfig>> compileOptions(const TraceLog &log, const TraceCompile &compile);
+
+/// Replays one compile (see the file comment). Errors: a graph that does not open.
+Expected<CompileReplay> replayCompile(const TraceLog &log, const TraceCompile &compile, const TraceReplayOptions &options);
+
+} // namespace fusebox

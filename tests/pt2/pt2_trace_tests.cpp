@@ -1,0 +1,160 @@
+// TORCH_TRACE logs made here, by the reference PyTorch 2 (both roots: 2.6 and
+// the Debian testing one), as a production job leaves them: oracle models
+// compiled by torch.compile under TORCH_TRACE with every Optimus pass of
+// pre_grad_all.json, a compile served from the FX graph cache and a
+// recompile (tests/pt2/scripts/make_trace_log.py). The log is listed, every
+// graph opened as any command opens a file, and each compile's Optimus passes
+// replayed by Fusebox and compared, pass by pass, with the graphs production
+// Inductor logged.
+#include "Pt2TestSupport.h"
+
+#include "TraceLogMaker.h"
+#include "core/io/TorchTraceGraphs.h"
+#include "core/torch/ModelLoader.h"
+#include "core/torch/TorchSchemas.h"
+#include "patterns/TraceReplay.h"
+
+#include <filesystem>
+
+using namespace fusebox;
+using namespace fusebox::testing;
+namespace fs = std::filesystem;
+
+namespace {
+
+/// One model or two of each family of the oracle suite: a full Inductor
+/// compile (code generation included) takes seconds each, twice per test run.
+const std::vector<std::string> kModels = {
+    "towers_4x32",      "towers_5x24_tanh",  "shared_linear_5",        "shared_nobias_4",
+    "gated_halves_5",   "split_of_split",    "split_unbind_stack",     "split_cat_all_sections",
+    "mixed_slice_parents", "mixed_layernorm_eps", "pointwise_add_mul", "math_heads",
+};
+
+/// The log, made once per test process.
+const std::string &oracleLog()
+{
+    static const std::string path = [] {
+        const fs::path dir = fs::path(FUSEBOX_BINARY_DIR) / "pt2-traces" / bridgeProfile().profile->version;
+        // The passes this torch has (2.6 refuses a config naming 2.14's).
+        std::set<std::string> dropped;
+        const std::string config = configForProfile(readFile(sourcePath("tests/pt2/configs/pre_grad_all.json")),
+                                                    *bridgeProfile().profile, dropped);
+        auto made = makeTraceLog(kModels, config, (dir / "dedicated_log_torch_trace_oracle.log").string());
+        INFO((made ? std::string() : made.error().message));
+        REQUIRE(made);
+        return *made;
+    }();
+    return path;
+}
+
+bool runsPreGradPassesAfterCacheLookup()
+{
+    // torch 2.14 logs each Optimus pass and looks the FX graph cache up first;
+    // 2.6 logs neither before_pre_grad_graph nor the passes.
+    return bridgeProfile().profile->version != "2.6";
+}
+
+} // namespace
+
+TEST_CASE("A production TORCH_TRACE log: every compile listed, every graph opened", "[pt2][trace]")
+{
+    const std::string &path = oracleLog();
+    auto log = indexTorchTrace(path);
+    REQUIRE(log);
+    CHECK(log->warnings.empty());
+    // Every model once, the first again (a cache hit) and its recompile.
+    CHECK(log->compiles.size() == kModels.size() + 2);
+    // torch 2.14 records its version in the log; 2.6 does not.
+    if (runsPreGradPassesAfterCacheLookup())
+        CHECK(log->torchVersion.rfind(std::string(bridgeProfile().profile->version), 0) == 0);
+    else
+        CHECK(log->torchVersion.empty());
+    size_t opened = 0;
+    const auto graphs = log->graphs();
+    for (const TraceLog::GraphRef &graph : graphs) {
+        const std::string address = path + "#" + traceGraphAddress(*log, graph).str();
+        auto model = loadModel(address);
+        INFO(address << ": " << (model ? std::string() : model.error().message));
+        CHECK(model);
+        opened += model.hasValue();
+    }
+    // dynamo_output_graph, aot_inference_graph and the post-grad graph of each compile at least.
+    CHECK(graphs.size() >= 3 * kModels.size());
+    CHECK(opened == graphs.size());
+
+    const TraceCompile &recompile = log->compiles.back();
+    CHECK_FALSE(recompile.recompileReason.empty());
+    const TraceCompile &again = log->compiles[log->compiles.size() - 2];
+    CHECK(again.id.str() == "0/0@" + std::to_string(kModels.size() + 1));
+    CHECK(again.fxGraphCacheHit());
+    // 2.6 ran its pre-grad passes before the lookup (and logged none): the
+    // listing must not claim that none ran.
+    CHECK(again.ranNoPreGradPasses() == runsPreGradPassesAfterCacheLookup());
+    if (runsPreGradPassesAfterCacheLookup()) {
+        CHECK_FALSE(std::any_of(again.payloads.begin(), again.payloads.end(),
+                                [](const TracePayload &p) { return p.kind.starts_with("optimus_"); }));
+    }
+
+    // fusebox-pass trace --json: one entry per graph, each opened.
+    const std::string out = (fs::path(FUSEBOX_BINARY_DIR) / "pt2-traces" / "listing.json").string();
+    RunResult r = runCommand(std::string(FUSEBOX_BINARY_DIR) + "/app/fusebox-pass trace '" + path + "' --json > '"
+                             + out + "'");
+    INFO(r.output.substr(0, 2000));
+    REQUIRE(r.exitCode == 0);
+    const auto listing = nlohmann::json::parse(readFile(out));
+    REQUIRE(listing["graphs"].size() == graphs.size());
+    for (const auto &graph : listing["graphs"]) {
+        CHECK(graph["error"].is_null());
+        CHECK(graph["nodes"].get<int>() > 1);
+    }
+    // A graph by its address, to a command that takes a model.
+    RunResult inspect = runCommand(std::string(FUSEBOX_BINARY_DIR) + "/app/fusebox-pass inspect '" + path
+                                   + "#0/0/dynamo_output_graph' --json");
+    INFO(inspect.output.substr(0, 2000));
+    CHECK(inspect.exitCode == 0);
+}
+
+TEST_CASE("Optimus replayed pass by pass agrees with production Inductor on the oracle models", "[pt2][trace]")
+{
+    const std::string &path = oracleLog();
+    auto log = indexTorchTrace(path);
+    REQUIRE(log);
+    TraceReplayOptions options;
+    options.load = [](const std::string &p) { return loadModel(p); };
+    options.schemas = &pt2GraphSchemas().registry;
+    size_t replayed = 0, steps = 0;
+    for (const TraceCompile &compile : log->compiles) {
+        auto replay = replayCompile(*log, compile, options);
+        INFO(compile.label() << ": " << (replay ? std::string() : replay.error().message));
+        REQUIRE(replay);
+        if (!runsPreGradPassesAfterCacheLookup()) {
+            // 2.6 logs no pre-grad stage: the replay says so instead of "nothing fired".
+            CHECK_FALSE(replay->replayed);
+            CHECK(replay->notReplayed.find("no before_pre_grad_graph") != std::string::npos);
+            continue;
+        }
+        if (compile.ranNoPreGradPasses()) {
+            CHECK_FALSE(replay->replayed);
+            CHECK(replay->notReplayed.find("FX graph cache") != std::string::npos);
+            continue;
+        }
+        REQUIRE(replay->replayed);
+        ++replayed;
+        CHECK(replay->profile.find(bridgeProfile().profile->label()) == 0);
+        CHECK(replay->optionsSource.find("fx_graph_runnable") != std::string::npos);
+        for (const ReplayStep &step : replay->steps) {
+            INFO(step.pass << " (" << step.artifact << "): " << step.verdict);
+            CHECK(step.same);
+            CHECK(step.production == step.fusebox);
+            steps += step.production;
+        }
+        INFO(replay->verdict);
+        CHECK(replay->same);
+    }
+    if (runsPreGradPassesAfterCacheLookup()) {
+        // Every model's compile and the recompile.
+        CHECK(replayed == kModels.size() + 1);
+        // Passes production logged and Fusebox replayed the same (counted from the log: 47 for the full suite).
+        CHECK(steps >= kModels.size());
+    }
+}
