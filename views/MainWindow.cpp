@@ -8,7 +8,9 @@
 #include "LegendWidget.h"
 #include "MiniMap.h"
 #include "NodeSearchField.h"
+#include "CompilesPanel.h"
 #include "ProblemsPanel.h"
+#include "TaskService.h"
 #include "Pt2Controller.h"
 #include "HelpMenu.h"
 #include "RewriteController.h"
@@ -58,11 +60,13 @@ constexpr int kFocusHops = 2;
 
 MainWindow::MainWindow(QWidget *parent)
     : QMainWindow(parent)
+    , m_tasks(new TaskService(this))
     , m_document(new Document(this))
     , m_scene(new GraphScene(m_document, this))
     , m_view(new GraphView(m_scene, this))
     , m_inspector(new InspectorPanel(m_document, m_scene, this))
     , m_problems(new ProblemsPanel(m_document, this))
+    , m_compiles(new CompilesPanel(m_tasks, this))
     , m_legend(new LegendWidget(this))
     , m_log(new QPlainTextEdit(this))
     , m_progress(new QProgressBar(this))
@@ -90,6 +94,23 @@ MainWindow::MainWindow(QWidget *parent)
     connect(m_rewrite, &RewriteController::logLine, this, &MainWindow::log);
     connect(m_rewrite, &RewriteController::statusMessage, this,
             [this](const QString &line) { statusBar()->showMessage(line, 10000); });
+    // The task service's jobs show in the one busy display, and Cancel stops them.
+    m_rewrite->addBackgroundWork([this] { return m_tasks->statusText(); }, [this] { m_tasks->cancel(); });
+    connect(m_tasks, &TaskService::changed, m_rewrite, &RewriteController::updateBusy);
+    connect(m_compiles, &CompilesPanel::graphActivated, this, [this](const QString &address) { openFile(address); });
+    connect(m_compiles, &CompilesPanel::logIndexed, this, [this](const QString &path) {
+        addRecentFile(QFileInfo(path).absoluteFilePath());
+        const auto log = m_compiles->log();
+        this->log(tr("%1: %2 compiles, %3 graphs (torch %4); double-click a graph in Compiles to open it")
+                      .arg(path)
+                      .arg(log->compiles.size())
+                      .arg(log->graphs().size())
+                      .arg(log->torchVersion.empty() ? tr("version not recorded") : QString::fromStdString(log->torchVersion)));
+        for (const std::string &warning : log->warnings)
+            this->log(tr("warning: %1").arg(QString::fromStdString(warning)));
+    });
+    connect(m_compiles, &CompilesPanel::indexFailed, this,
+            [this](const QString &message) { reportError(tr("Open TORCH_TRACE Log"), message); });
     m_pt2 = new Pt2Controller(this, m_rewrite);
     connect(m_pt2, &Pt2Controller::logLine, this, &MainWindow::log);
     connect(m_pt2, &Pt2Controller::statusMessage, this,
@@ -298,6 +319,9 @@ void MainWindow::createDocks()
     addDockWidget(Qt::BottomDockWidgetArea, logDock);
     m_problems->setAllowedAreas(Qt::BottomDockWidgetArea | Qt::LeftDockWidgetArea | Qt::RightDockWidgetArea);
     addDockWidget(Qt::BottomDockWidgetArea, m_problems);
+    // Shown when a TORCH_TRACE log is opened.
+    addDockWidget(Qt::LeftDockWidgetArea, m_compiles);
+    m_compiles->hide();
     tabifyDockWidget(logDock, m_problems);
     logDock->raise();
     resizeDocks({logDock}, {110}, Qt::Vertical);
@@ -307,6 +331,7 @@ void MainWindow::createDocks()
     m_viewMenu->addAction(m_inspector->toggleViewAction());
     m_viewMenu->addAction(legendDock->toggleViewAction());
     m_viewMenu->addAction(logDock->toggleViewAction());
+    m_viewMenu->addAction(m_compiles->toggleViewAction());
     // Not the dock's toggleViewAction(): behind the Log's tab the panel counts
     // as open, and the shortcut would close it instead of bringing it up.
     QAction *problems = m_viewMenu->addAction(tr("&Problems"));

@@ -23,6 +23,9 @@ class QPushButton;
 
 namespace fusebox {
 
+class CompilesPanel;
+class TaskService;
+
 class Document;
 class GraphScene;
 class GraphView;
@@ -60,6 +63,11 @@ public:
     RewriteController *rewrite() const { return m_rewrite; }
     /// The PyTorch 2 actions: capture from a script, compare with Inductor, the Python setting.
     Pt2Controller *pt2() const { return m_pt2; }
+    /// Every background task of this window's jobs that it runs through the
+    /// service (the status bar shows the newest; Cancel stops them).
+    TaskService *tasks() const { return m_tasks; }
+    /// The TORCH_TRACE log opened last: its compiles, their graphs and Optimus steps.
+    CompilesPanel *compiles() const { return m_compiles; }
 
     /// Options for files opened from now on (--input-shape).
     void setLoadOptions(const LoadOptions &options) { m_loadOptions = options; }
@@ -165,11 +173,13 @@ private:
     void updateTitle();
     void setBusy(const QString &what);
 
+    TaskService *m_tasks;
     Document *m_document;
     GraphScene *m_scene;
     GraphView *m_view;
     InspectorPanel *m_inspector;
     ProblemsPanel *m_problems;
+    CompilesPanel *m_compiles;
     LegendWidget *m_legend;
     NodeSearchField *m_search = nullptr;
     QPlainTextEdit *m_log;

@@ -2,6 +2,9 @@
 // files, the embedded demo) and review sessions.
 #include "MainWindow.h"
 
+#include "CompilesPanel.h"
+#include "core/io/TorchTrace.h"
+
 #include "Document.h"
 #include "ReviewFiles.h"
 #include "RewriteController.h"
@@ -153,6 +156,17 @@ void MainWindow::openFile(const QString &path, const LoadOptions &options)
 {
     if (path.endsWith(QStringLiteral(".fusebox"), Qt::CaseInsensitive)) {
         openSession(path);
+        return;
+    }
+    // A TORCH_TRACE log (or a directory of rank logs) is many graphs: its
+    // compiles are listed, and each graph opens from there as a document.
+    if (!path.contains(QLatin1Char('#')) && isTorchTracePath(path.toStdString())) {
+        m_compiles->show();
+        m_compiles->raise();
+        // The compiles are what there is to see: most of the left column.
+        resizeDocks({m_compiles}, {480}, Qt::Horizontal);
+        resizeDocks({m_compiles}, {height() * 2 / 3}, Qt::Vertical);
+        m_compiles->openLog(path);
         return;
     }
     if (m_errorDialogs && !m_rewrite->maybeSave())

@@ -1,0 +1,133 @@
+// A TORCH_TRACE log in the real window: opened as a user opens any file, its
+// compiles listed in the Compiles panel, a graph opened as a document, a
+// compile's Optimus steps shown as before/after diffs and replayed. The log
+// is made here by the reference PyTorch 2 (torch.compile of two oracle
+// models under TORCH_TRACE, tests/pt2/TraceLogMaker.h): without PyTorch 2
+// the test fails, it does not skip.
+#include "pt2/TraceLogMaker.h"
+#include "views/CompilesPanel.h"
+#include "views/DiffView.h"
+#include "views/Document.h"
+#include "views/GraphScene.h"
+#include "views/MainWindow.h"
+#include "views/OptimusStepsWindow.h"
+#include "views/TaskService.h"
+
+#include <catch.hpp>
+
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTest>
+#include <QTreeWidget>
+
+using namespace fusebox;
+
+namespace {
+
+constexpr int kTimeoutMs = 300000;
+
+const std::string &towersLog()
+{
+    static const std::string path = [] {
+        auto config = json_support::readTextFile(std::string(FUSEBOX_SOURCE_DIR) + "/tests/pt2/configs/pre_grad_all.json");
+        REQUIRE(config);
+        auto made = testing::makeTraceLog({"towers_6x16", "gated_halves_5"}, *config,
+                                          std::string(FUSEBOX_BINARY_DIR) + "/test-output/views-trace/run.log");
+        INFO((made ? std::string() : made.error().message));
+        REQUIRE(made);
+        return *made;
+    }();
+    return path;
+}
+
+} // namespace
+
+TEST_CASE("A TORCH_TRACE log opens into the Compiles panel; a graph opens as a document", "[views][pt2][trace]")
+{
+    const QString path = QString::fromStdString(towersLog());
+    MainWindow w;
+    w.setErrorDialogsEnabled(false);
+    QSignalSpy indexed(w.compiles(), &CompilesPanel::logIndexed);
+    w.openFile(path);
+    REQUIRE(QTest::qWaitFor([&] { return indexed.count() == 1; }, kTimeoutMs));
+    CompilesPanel *panel = w.compiles();
+    CHECK_FALSE(panel->isHidden());
+    const auto log = panel->log();
+    REQUIRE(log);
+    // Two models, the first again (served from the FX graph cache) and its recompile.
+    REQUIRE(log->compiles.size() == 4);
+    CHECK_FALSE(w.tasks()->isRunning());
+    QTreeWidgetItem *cached = panel->compileItem(2);
+    REQUIRE(cached);
+    CHECK(cached->text(2).contains(QStringLiteral("served from the FX graph cache")));
+    CHECK(panel->compileItem(3)->text(2).contains(QStringLiteral("recompile")));
+
+    // The filter keeps the compiles that logged a pass's graph.
+    panel->filter()->setText(QStringLiteral("optimus_PreGradBatchLinearFusion"));
+    CHECK_FALSE(panel->compileItem(0)->isHidden());
+    CHECK(panel->compileItem(2)->isHidden());
+    panel->filter()->clear();
+    CHECK_FALSE(panel->compileItem(2)->isHidden());
+
+    // Double-click a graph: the window opens it as its document.
+    QTreeWidgetItem *compile = panel->compileItem(0);
+    QTreeWidgetItem *before = nullptr;
+    for (int i = 0; i < compile->childCount(); ++i)
+        if (compile->child(i)->text(0) == QStringLiteral("before_pre_grad_graph"))
+            before = compile->child(i);
+    REQUIRE(before);
+    QSignalSpy loaded(w.document(), &Document::graphLoaded);
+    panel->activate(before);
+    REQUIRE(QTest::qWaitFor([&] { return loaded.count() == 1; }, kTimeoutMs));
+    CHECK(w.document()->filePath() == path + QStringLiteral("#0/0/before_pre_grad_graph"));
+    CHECK(w.document()->graph().size() > 20);
+    REQUIRE(QTest::qWaitFor([&] { return !w.scene()->isLayoutRunning(); }, kTimeoutMs));
+}
+
+TEST_CASE("Optimus, pass by pass: each logged step a diff, replayed by Fusebox", "[views][pt2][trace]")
+{
+    const QString path = QString::fromStdString(towersLog());
+    MainWindow w;
+    w.setErrorDialogsEnabled(false);
+    QSignalSpy indexed(w.compiles(), &CompilesPanel::logIndexed);
+    w.openFile(path);
+    REQUIRE(QTest::qWaitFor([&] { return indexed.count() == 1; }, kTimeoutMs));
+    CompilesPanel *panel = w.compiles();
+
+    // A cache hit has no steps: the panel says why instead of opening nothing.
+    CHECK(panel->showOptimusSteps(2) == nullptr);
+
+    panel->tree()->setCurrentItem(panel->compileItem(0));
+    REQUIRE(panel->optimusButton()->isEnabled());
+    QSignalSpy shown(panel, &CompilesPanel::optimusStepsShown);
+    panel->optimusButton()->click();
+    REQUIRE(shown.count() == 1);
+    auto *window = shown.at(0).at(0).value<OptimusStepsWindow *>();
+    REQUIRE(window);
+    QSignalSpy stepsLoaded(window, &OptimusStepsWindow::stepsLoaded);
+    REQUIRE(QTest::qWaitFor([&] { return stepsLoaded.count() == 1; }, kTimeoutMs));
+    // before_pre_grad_graph, the passes that changed the graph, after_pre_grad_graph.
+    const auto steps = optimusStepsOf(panel->log()->compiles[0]);
+    REQUIRE(steps.size() >= 3);
+    CHECK(window->steps()->count() == static_cast<int>(steps.size()));
+    CHECK(window->steps()->item(0)->text().startsWith(QStringLiteral("before_pre_grad_graph")));
+    CHECK(window->steps()->item(1)->text().startsWith(QStringLiteral("optimus_")));
+    // The first pass's step is shown: its removed and added nodes marked on each side.
+    CHECK(window->steps()->currentRow() == 1);
+    CHECK(window->diff()->isComparison());
+    CHECK(window->diff()->summaryText().contains(QString::fromStdString(steps[1]->kind)));
+
+    QSignalSpy replayed(window, &OptimusStepsWindow::replayed);
+    window->replayButton()->click();
+    REQUIRE(QTest::qWaitFor([&] { return replayed.count() == 1; }, kTimeoutMs));
+    REQUIRE(window->replay());
+    CHECK(window->replay()->replayed);
+    CHECK(window->replay()->same);
+    CHECK(window->header()->text().contains(QStringLiteral("Inductor 2.")));
+    CHECK(window->steps()->item(1)->text().contains(QStringLiteral("✓ same")));
+    CHECK(window->steps()->item(window->steps()->count() - 1)->text().contains(QStringLiteral("Fusebox's result")));
+    window->close();
+}

@@ -1,0 +1,230 @@
+#include "CompilesPanel.h"
+
+#include "OptimusStepsWindow.h"
+#include "QtStrings.h"
+#include "TaskService.h"
+#include "core/io/TorchTraceGraphs.h"
+
+#include <QFileInfo>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QTreeWidget>
+#include <QVBoxLayout>
+
+namespace fusebox {
+namespace {
+
+// Item data: which compile (and payload) a row is.
+constexpr int kCompileRole = Qt::UserRole;
+constexpr int kPayloadRole = Qt::UserRole + 1;
+
+QString compileNotes(const TraceCompile &compile)
+{
+    QStringList notes;
+    if (!compile.failure.empty())
+        notes << QObject::tr("failed: %1").arg(qs(compile.failure));
+    if (!compile.recompileReason.empty())
+        notes << QObject::tr("recompile: %1").arg(qs(compile.recompileReason));
+    if (compile.ranNoPreGradPasses())
+        notes << QObject::tr("served from the FX graph cache: no Optimus pass ran");
+    else if (compile.fxGraphCacheHit())
+        notes << QObject::tr("FX graph cache hit");
+    return notes.join(QStringLiteral(" · "));
+}
+
+} // namespace
+
+CompilesPanel::CompilesPanel(TaskService *tasks, QWidget *parent)
+    : QDockWidget(tr("Compiles"), parent)
+    , m_tasks(tasks)
+    , m_header(new QLabel(tr("Open a TORCH_TRACE log (File ▸ Open) to list its compiles.")))
+    , m_filter(new QLineEdit)
+    , m_tree(new QTreeWidget)
+    , m_optimus(new QPushButton(tr("Optimus, pass by pass")))
+{
+    setObjectName(QStringLiteral("compilesDock"));
+    m_header->setWordWrap(true);
+    m_filter->setPlaceholderText(tr("Filter: compile id, frame, graph or pass name"));
+    m_filter->setClearButtonEnabled(true);
+    m_tree->setColumnCount(3);
+    m_tree->setHeaderLabels({tr("Compile / graph"), tr("Line"), tr("What the log says")});
+    m_tree->header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
+    m_tree->setUniformRowHeights(true);
+    m_optimus->setEnabled(false);
+    m_optimus->setToolTip(tr("The compile's pre-grad graph before Optimus, after each pass that changed it, and "
+                             "after all of them, each step a before/after diff; Replay compares Fusebox's passes "
+                             "with them"));
+    auto *body = new QWidget;
+    auto *layout = new QVBoxLayout(body);
+    layout->setContentsMargins(2, 2, 2, 2);
+    layout->addWidget(m_header);
+    layout->addWidget(m_filter);
+    layout->addWidget(m_tree, 1);
+    layout->addWidget(m_optimus);
+    setWidget(body);
+
+    connect(m_filter, &QLineEdit::textChanged, this, &CompilesPanel::applyFilter);
+    connect(m_tree, &QTreeWidget::itemActivated, this, [this](QTreeWidgetItem *item) { activate(item); });
+    connect(m_tree, &QTreeWidget::currentItemChanged, this, [this] {
+        const int index = currentCompile();
+        m_optimus->setEnabled(index >= 0 && !optimusStepsOf(m_log->compiles[static_cast<size_t>(index)]).empty());
+    });
+    connect(m_optimus, &QPushButton::clicked, this, [this] {
+        if (int index = currentCompile(); index >= 0)
+            showOptimusSteps(index);
+    });
+}
+
+void CompilesPanel::openLog(const QString &path)
+{
+    const quint64 generation = ++m_generation;
+    m_header->setText(tr("Reading %1…").arg(QFileInfo(path).fileName()));
+    auto result = std::make_shared<Expected<TraceLog>>(Error{"not read"});
+    m_tasks->run(tr("Reading %1…").arg(QFileInfo(path).fileName()), QStringLiteral("trace.index"), this,
+                 [path = path.toStdString(), result](TaskControl &control) {
+                     *result = indexTorchTrace(path, [&control](uint64_t done, uint64_t total) {
+                         control.setProgress(static_cast<qint64>(done), static_cast<qint64>(total));
+                         return !control.isCancelled();
+                     });
+                 },
+                 [this, generation, path, result](bool cancelled) {
+                     if (generation != m_generation)
+                         return; // another log was opened meanwhile
+                     if (cancelled || !*result) {
+                         const QString message = cancelled ? tr("%1: reading cancelled").arg(path)
+                                                           : qs(result->error().message);
+                         m_header->setText(message);
+                         emit indexFailed(message);
+                         return;
+                     }
+                     m_log = std::make_shared<const TraceLog>(std::move(result->value()));
+                     // Opening its graphs by address reads this index, not the file again.
+                     rememberTraceIndex(m_log->path, m_log);
+                     fill();
+                     emit logIndexed(path);
+                 });
+}
+
+void CompilesPanel::fill()
+{
+    m_tree->clear();
+    const TraceLog &log = *m_log;
+    const size_t graphs = log.graphs().size();
+    m_header->setText(tr("%1 · %2 compiles · %3 graphs · torch %4%5")
+                          .arg(QFileInfo(qs(log.path)).fileName())
+                          .arg(log.compiles.size())
+                          .arg(graphs)
+                          .arg(log.torchVersion.empty() ? tr("version not recorded") : qs(log.torchVersion))
+                          .arg(log.warnings.empty() ? QString()
+                                                    : tr(" · %1 lines not read (see the log)").arg(log.warnings.size())));
+    std::map<int, QTreeWidgetItem *> ranks;
+    for (size_t i = 0; i < log.compiles.size(); ++i) {
+        const TraceCompile &compile = log.compiles[i];
+        QTreeWidgetItem *parent = nullptr;
+        if (compile.rank) {
+            auto &rank = ranks[*compile.rank];
+            if (!rank) {
+                rank = new QTreeWidgetItem(m_tree, {tr("rank %1").arg(*compile.rank)});
+                rank->setExpanded(true);
+            }
+            parent = rank;
+        }
+        const QStringList columns = {QStringLiteral("[%1] %2").arg(qs(compile.id.str()), qs(compile.frame)), QString(),
+                                     compileNotes(compile)};
+        auto *item = parent ? new QTreeWidgetItem(parent, columns) : new QTreeWidgetItem(m_tree, columns);
+        item->setData(0, kCompileRole, static_cast<int>(i));
+        item->setData(0, kPayloadRole, -1);
+        item->setToolTip(0, columns[0]);
+        item->setToolTip(2, columns[2]);
+        if (!compile.failure.empty())
+            item->setForeground(2, QColor(0xb0, 0x20, 0x20));
+        for (size_t p = 0; p < compile.payloads.size(); ++p) {
+            const TracePayload &payload = compile.payloads[p];
+            QString kind = qs(payload.kind);
+            if (payload.occurrence)
+                kind += QStringLiteral(".%1").arg(payload.occurrence);
+            auto *row = new QTreeWidgetItem(item, {kind, QString::number(payload.line),
+                                                   payload.isGraph ? tr("graph: double-click to open") : QString()});
+            row->setData(0, kCompileRole, static_cast<int>(i));
+            row->setData(0, kPayloadRole, static_cast<int>(p));
+            if (!payload.isGraph)
+                row->setForeground(0, m_tree->palette().color(QPalette::Disabled, QPalette::Text));
+        }
+    }
+    applyFilter(m_filter->text());
+}
+
+void CompilesPanel::applyFilter(const QString &text)
+{
+    if (!m_log)
+        return;
+    for (size_t i = 0; i < m_log->compiles.size(); ++i) {
+        QTreeWidgetItem *item = compileItem(static_cast<int>(i));
+        if (!item)
+            continue;
+        bool show = text.isEmpty() || item->text(0).contains(text, Qt::CaseInsensitive)
+                    || item->text(2).contains(text, Qt::CaseInsensitive);
+        for (int c = 0; c < item->childCount() && !show; ++c)
+            show = item->child(c)->text(0).contains(text, Qt::CaseInsensitive);
+        item->setHidden(!show);
+    }
+}
+
+QTreeWidgetItem *CompilesPanel::compileItem(int index) const
+{
+    for (QTreeWidgetItemIterator it(m_tree); *it; ++it)
+        if ((*it)->data(0, kCompileRole).toInt() == index && (*it)->data(0, kPayloadRole).toInt() == -1
+            && (*it)->data(0, kCompileRole).isValid())
+            return *it;
+    return nullptr;
+}
+
+int CompilesPanel::currentCompile() const
+{
+    const QTreeWidgetItem *item = m_tree->currentItem();
+    if (!item || !m_log || !item->data(0, kCompileRole).isValid())
+        return -1;
+    return item->data(0, kCompileRole).toInt();
+}
+
+void CompilesPanel::activate(QTreeWidgetItem *item)
+{
+    if (!item || !m_log || !item->data(0, kCompileRole).isValid())
+        return;
+    const int payload = item->data(0, kPayloadRole).toInt();
+    if (payload < 0) {
+        item->setExpanded(!item->isExpanded());
+        return;
+    }
+    const TraceCompile &compile = m_log->compiles[static_cast<size_t>(item->data(0, kCompileRole).toInt())];
+    const TracePayload &p = compile.payloads[static_cast<size_t>(payload)];
+    if (!p.isGraph)
+        return;
+    emit graphActivated(qs(m_log->path + "#" + traceGraphAddress(*m_log, {&compile, &p}).str()));
+}
+
+OptimusStepsWindow *CompilesPanel::showOptimusSteps(int index)
+{
+    if (!m_log || index < 0 || static_cast<size_t>(index) >= m_log->compiles.size())
+        return nullptr;
+    const TraceCompile &compile = m_log->compiles[static_cast<size_t>(index)];
+    if (optimusStepsOf(compile).empty()) {
+        m_header->setText(tr("[%1] logged no pre-grad stage: %2")
+                              .arg(qs(compile.id.str()),
+                                   compile.ranNoPreGradPasses()
+                                       ? tr("served from the FX graph cache, it ran no Optimus pass")
+                                       : tr("this torch logs no before_pre_grad_graph (2.6 does not)")));
+        return nullptr;
+    }
+    auto *window = new OptimusStepsWindow(m_log, static_cast<size_t>(index), m_tasks, this);
+    window->setAttribute(Qt::WA_DeleteOnClose);
+    window->setWindowFlag(Qt::Window);
+    window->resize(1400, 800);
+    window->show();
+    emit optimusStepsShown(window);
+    return window;
+}
+
+} // namespace fusebox

@@ -1,0 +1,77 @@
+#pragma once
+
+#include "OptimusStepsWindow.h"
+#include "core/io/TorchTrace.h"
+
+#include <QDockWidget>
+
+#include <memory>
+
+class QLabel;
+class QLineEdit;
+class QPushButton;
+class QTreeWidget;
+class QTreeWidgetItem;
+
+namespace fusebox {
+
+class TaskService;
+
+/// A dock listing a TORCH_TRACE log (docs/torch-trace.md): rank → compile →
+/// its payloads. A compile's row says its frame and what the log says of it
+/// (failed, recompiled, served from the FX graph cache, whether it ran no
+/// Optimus pass); graph payloads can be opened, other payloads are listed
+/// with their kind. The log is indexed in the background through the
+/// TaskService (progress in the status bar, Cancel stops it). The filter
+/// keeps the compiles whose id, frame, or graph/pass names contain its text.
+/// Double-clicking a graph emits graphActivated() with its address
+/// ("run.log#0/0/before_pre_grad_graph"): the window opens it as a document.
+/// "Optimus, pass by pass" opens the selected compile's logged pre-grad
+/// stages in an OptimusStepsWindow.
+class CompilesPanel final : public QDockWidget {
+    Q_OBJECT
+
+public:
+    CompilesPanel(TaskService *tasks, QWidget *parent = nullptr);
+
+    /// Indexes the log (a file, or a directory of rank logs) in the
+    /// background; logIndexed() or indexFailed() tells how it went.
+    void openLog(const QString &path);
+    /// The log shown (null before the first index).
+    std::shared_ptr<const TraceLog> log() const { return m_log; }
+
+    QTreeWidget *tree() const { return m_tree; }
+    QLineEdit *filter() const { return m_filter; }
+    QPushButton *optimusButton() const { return m_optimus; }
+    /// The row of compile `index` of log()->compiles (null when filtered out or none).
+    QTreeWidgetItem *compileItem(int index) const;
+    /// The compile the current row belongs to, or -1.
+    int currentCompile() const;
+    /// Opens the Optimus steps of compile `index` in a window of their own
+    /// (null, and a message in the header, when the compile logged none).
+    OptimusStepsWindow *showOptimusSteps(int index);
+
+    /// Activates a row as a double-click does: a graph row emits graphActivated().
+    void activate(QTreeWidgetItem *item);
+
+signals:
+    void logIndexed(const QString &path);
+    void indexFailed(const QString &message);
+    /// A graph of the log was chosen: open it (its address as a model path).
+    void graphActivated(const QString &address);
+    void optimusStepsShown(OptimusStepsWindow *window);
+
+private:
+    void fill();
+    void applyFilter(const QString &text);
+
+    TaskService *m_tasks;
+    QLabel *m_header;
+    QLineEdit *m_filter;
+    QTreeWidget *m_tree;
+    QPushButton *m_optimus;
+    std::shared_ptr<const TraceLog> m_log;
+    quint64 m_generation = 0;
+};
+
+} // namespace fusebox

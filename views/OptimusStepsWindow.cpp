@@ -1,0 +1,192 @@
+#include "OptimusStepsWindow.h"
+
+#include "DiffView.h"
+#include "QtStrings.h"
+#include "TaskService.h"
+#include "core/io/TorchTraceGraphs.h"
+#include "core/ir/GraphSignature.h"
+#include "core/torch/ModelLoader.h"
+#include "core/torch/TorchSchemas.h"
+
+#include <QLabel>
+#include <QListWidget>
+#include <QPushButton>
+#include <QSplitter>
+#include <QVBoxLayout>
+
+namespace fusebox {
+
+OptimusStepsWindow::OptimusStepsWindow(std::shared_ptr<const TraceLog> log, size_t compile, TaskService *tasks,
+                                       QWidget *parent)
+    : QWidget(parent)
+    , m_log(std::move(log))
+    , m_compile(m_log->compiles.at(compile))
+    , m_tasks(tasks)
+    , m_payloads(optimusStepsOf(m_compile))
+    , m_header(new QLabel)
+    , m_steps(new QListWidget)
+    , m_diff(new DiffView(nullptr))
+    , m_replay(new QPushButton(tr("Replay with Fusebox")))
+{
+    setWindowTitle(tr("Optimus, pass by pass — [%1] %2").arg(qs(m_compile.label()), qs(m_compile.frame)));
+    m_header->setWordWrap(true);
+    m_header->setText(tr("Reading the %1 logged stages…").arg(m_payloads.size()));
+    m_replay->setEnabled(false);
+    m_replay->setToolTip(tr("Runs Fusebox's Inductor profile for the log's torch version on the before-graph, with "
+                            "the options the compile used, and compares each pass with production's"));
+    auto *left = new QWidget;
+    left->setMinimumWidth(360);
+    auto *leftLayout = new QVBoxLayout(left);
+    leftLayout->setContentsMargins(0, 0, 0, 0);
+    leftLayout->addWidget(m_steps, 1);
+    leftLayout->addWidget(m_replay);
+    auto *split = new QSplitter;
+    split->addWidget(left);
+    split->addWidget(m_diff);
+    split->setStretchFactor(1, 4);
+    auto *layout = new QVBoxLayout(this);
+    layout->addWidget(m_header);
+    layout->addWidget(split, 1);
+
+    connect(m_steps, &QListWidget::currentRowChanged, this, &OptimusStepsWindow::showStep);
+    connect(m_replay, &QPushButton::clicked, this, &OptimusStepsWindow::startReplay);
+    loadSteps();
+}
+
+void OptimusStepsWindow::loadSteps()
+{
+    std::vector<std::string> addresses;
+    for (const TracePayload *payload : m_payloads)
+        addresses.push_back(m_log->path + "#" + traceGraphAddress(*m_log, {&m_compile, payload}).str());
+    auto graphs = std::make_shared<std::vector<Graph>>();
+    auto error = std::make_shared<std::string>();
+    m_tasks->run(tr("Reading the Optimus steps of [%1]…").arg(qs(m_compile.label())), QStringLiteral("trace.steps"),
+                 this,
+                 [addresses, graphs, error](TaskControl &control) {
+                     for (size_t i = 0; i < addresses.size() && !control.isCancelled(); ++i) {
+                         control.setProgress(static_cast<qint64>(i), static_cast<qint64>(addresses.size()));
+                         auto model = loadModel(addresses[i]);
+                         if (!model) {
+                             *error = model.error().message;
+                             return;
+                         }
+                         graphs->push_back(std::move(model->graph));
+                     }
+                 },
+                 [this, graphs, error](bool cancelled) {
+                     if (cancelled || !error->empty()) {
+                         const QString message = cancelled ? tr("reading the steps was cancelled") : qs(*error);
+                         m_header->setText(message);
+                         emit failed(message);
+                         return;
+                     }
+                     m_graphs = std::move(*graphs);
+                     for (size_t i = 0; i < m_payloads.size(); ++i) {
+                         QString text = qs(m_payloads[i]->kind);
+                         if (i > 0) {
+                             const NamedDifference difference = namedDifference(m_graphs[i - 1], m_graphs[i]);
+                             text += !difference.empty() ? tr("  −%1 +%2 nodes")
+                                                               .arg(difference.onlyInA.size())
+                                                               .arg(difference.onlyInB.size())
+                                                         : tr("  (no change)");
+                         } else {
+                             text += tr("  %1 nodes").arg(m_graphs[0].size());
+                         }
+                         m_steps->addItem(text);
+                     }
+                     m_header->setText(tr("%1 passes changed the graph in production (torch %2). Select a step to "
+                                          "see what its pass did; Replay compares Fusebox's passes with them.")
+                                           .arg(m_payloads.size() >= 2 ? m_payloads.size() - 2 : 0)
+                                           .arg(m_log->torchVersion.empty() ? tr("version not recorded")
+                                                                            : qs(m_log->torchVersion)));
+                     m_replay->setEnabled(true);
+                     m_steps->setCurrentRow(m_payloads.size() > 1 ? 1 : 0);
+                     emit stepsLoaded();
+                 });
+}
+
+void OptimusStepsWindow::showStep(int row)
+{
+    if (row < 0 || static_cast<size_t>(row) >= m_graphs.size())
+        return;
+    const size_t i = static_cast<size_t>(row);
+    const TracePayload &payload = *m_payloads[i];
+    const size_t from = i == 0 ? 0 : i - 1;
+    const NamedDifference difference = namedDifference(m_graphs[from], m_graphs[i]);
+    QString headline = i == 0 ? tr("%1: the graph Optimus starts from (line %2)").arg(qs(payload.kind)).arg(payload.line)
+                              : tr("%1: the pass removed %2 nodes (outlined on the left) and added %3 (outlined on the right) — line %4")
+                                    .arg(qs(payload.kind))
+                                    .arg(difference.onlyInA.size())
+                                    .arg(difference.onlyInB.size())
+                                    .arg(payload.line);
+    QStringList details;
+    if (m_replayResult) {
+        for (const ReplayStep &step : m_replayResult->steps) {
+            if (step.artifact != payload.kind)
+                continue;
+            details << tr("Fusebox (%1): %2").arg(qs(m_replayResult->profile), qs(step.verdict));
+            for (const std::string &line : step.whyNot)
+                details << tr("why not %1").arg(qs(line));
+        }
+        if (payload.kind == "after_pre_grad_graph")
+            details << tr("Fusebox's result: %1").arg(qs(m_replayResult->verdict));
+    }
+    m_diff->showComparison(m_graphs[from], qs(m_payloads[from]->kind), m_graphs[i], qs(payload.kind),
+                           difference.onlyInA, difference.onlyInB, headline, details);
+}
+
+void OptimusStepsWindow::startReplay()
+{
+    m_replay->setEnabled(false);
+    auto result = std::make_shared<Expected<CompileReplay>>(Error{"not run"});
+    const TraceLog *log = m_log.get();
+    const TraceCompile *compile = &m_compile;
+    auto keep = m_log;
+    m_tasks->run(tr("Replaying [%1] with Fusebox…").arg(qs(m_compile.label())), QStringLiteral("trace.replay"), this,
+                 [log, compile, keep, result](TaskControl &) {
+                     TraceReplayOptions options;
+                     options.load = [](const std::string &path) { return loadModel(path); };
+                     options.schemas = &pt2GraphSchemas().registry;
+                     *result = replayCompile(*log, *compile, options);
+                 },
+                 [this, result](bool) {
+                     m_replay->setEnabled(true);
+                     if (!*result) {
+                         m_header->setText(qs(result->error().message));
+                         emit failed(qs(result->error().message));
+                         return;
+                     }
+                     m_replayResult = std::move(result->value());
+                     markSteps();
+                     emit replayed();
+                 });
+}
+
+void OptimusStepsWindow::markSteps()
+{
+    const CompileReplay &replay = *m_replayResult;
+    m_header->setText(tr("Replayed with %1; options from %2. %3")
+                          .arg(qs(replay.profile), qs(replay.optionsSource),
+                               replay.same ? tr("Fusebox gives production's graph, pass by pass.")
+                                           : tr("Fusebox differs: %1").arg(qs(replay.verdict))));
+    for (size_t i = 0; i < m_payloads.size(); ++i) {
+        QListWidgetItem *item = m_steps->item(static_cast<int>(i));
+        for (const ReplayStep &step : replay.steps) {
+            if (step.artifact != m_payloads[i]->kind)
+                continue;
+            item->setText(item->text() + (step.same ? tr("  ✓ same") : tr("  ≠ differs")));
+            item->setToolTip(qs(step.verdict));
+            if (!step.same)
+                item->setForeground(QColor(0xb0, 0x20, 0x20));
+        }
+        if (m_payloads[i]->kind == "after_pre_grad_graph")
+            item->setText(item->text() + (replay.same ? tr("  ✓ Fusebox's result") : tr("  ≠ Fusebox's result")));
+    }
+    // Passes only Fusebox fired have no logged graph: listed after the steps.
+    for (const ReplayStep &step : replay.steps)
+        if (!step.production && step.fusebox)
+            m_steps->addItem(tr("%1: fired in Fusebox only  ≠").arg(qs(step.pass)));
+    showStep(m_steps->currentRow());
+}
+
+} // namespace fusebox
