@@ -5,6 +5,7 @@
 #include "InductorVersionSetting.h"
 #include "MainWindow.h"
 #include "QtStrings.h"
+#include "TaskService.h"
 #include "RewriteController.h"
 
 #include "core/io/FxText.h"
@@ -48,15 +49,6 @@ QString countersText(const pt2::Counters &counters)
 }
 } // namespace
 
-/// What the GUI and the worker share about the running job.
-struct Pt2Controller::Job {
-    QString what;
-    std::atomic<bool> cancel{false};
-    QElapsedTimer clock;
-    mutable std::mutex mutex;
-    QString progress; ///< the last progress line (guarded by mutex)
-};
-
 Pt2Controller::Pt2Controller(MainWindow *window, RewriteController *rewrite)
     : QObject(window), m_window(window), m_rewrite(rewrite)
 {
@@ -77,14 +69,14 @@ Pt2Controller::Pt2Controller(MainWindow *window, RewriteController *rewrite)
     connect(m_compare, &QAction::triggered, this, &Pt2Controller::compareWithInductor);
 
     connect(m_window->document(), &Document::graphLoaded, this, &Pt2Controller::updateActions);
-    m_rewrite->addBackgroundWork([this] { return busyText(); }, [this] { cancel(); });
+    // Its jobs run through the window's TaskService, whose text the busy label shows.
     updateActions();
 }
 
 Pt2Controller::~Pt2Controller()
 {
     cancel();
-    m_future.waitForFinished();
+    m_window->tasks()->waitForAll();
 }
 
 void Pt2Controller::install(QMenu *fileMenu, QMenu *rewriteMenu)
@@ -118,22 +110,11 @@ QString Pt2Controller::defaultCaptureDir(const QString &scriptPath)
     return script.absoluteDir().filePath(script.completeBaseName() + QStringLiteral("_capture"));
 }
 
-QString Pt2Controller::busyText() const
-{
-    if (!m_job)
-        return {};
-    std::lock_guard lock(m_job->mutex);
-    QString text = m_job->what;
-    if (!m_job->progress.isEmpty())
-        text += QStringLiteral(" — ") + m_job->progress;
-    return text + tr(" (%1 s)…").arg(m_job->clock.elapsed() / 1000);
-}
+bool Pt2Controller::isBusy() const { return m_window->tasks()->isRunning(kTaskKind); }
 
-void Pt2Controller::cancel()
-{
-    if (m_job)
-        m_job->cancel.store(true);
-}
+QString Pt2Controller::busyText() const { return m_window->tasks()->statusText(kTaskKind); }
+
+void Pt2Controller::cancel() { m_window->tasks()->cancel(kTaskKind); }
 
 void Pt2Controller::updateActions()
 {
@@ -157,38 +138,31 @@ void Pt2Controller::fail(const QString &title, const QString &message)
 QString Pt2Controller::startJob(const QString &what, Work work, std::function<void()> done)
 {
     if (isBusy())
-        return tr("a PyTorch 2 job is running (%1); Esc cancels it").arg(m_job->what);
+        return tr("a PyTorch 2 job is running (%1); Esc cancels it").arg(busyText());
     auto found = pt2::Pt2Bridge::find(pythonCommand().toStdString());
     if (!found)
         return qs(found.error().message);
     // The worker owns the bridge (it is not thread-safe) and closes it before it ends.
     std::shared_ptr<pt2::Pt2Bridge> bridge = std::move(*found);
-    auto job = std::make_shared<Job>();
-    job->what = what;
-    job->clock.start();
-    m_job = job;
-    auto *watcher = new QFutureWatcher<void>(this);
-    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, done] {
-        watcher->deleteLater();
-        m_cancelled = m_job->cancel.load();
-        m_job.reset();
-        updateActions();
-        done();
-        m_cancelled = false;
-    });
-    m_future = QtConcurrent::run([bridge, job, work]() mutable {
-        pt2::RequestControl control;
-        control.cancel = &job->cancel;
-        control.progress = [job](const std::string &text, double fraction) {
-            std::lock_guard lock(job->mutex);
-            job->progress = qs(text);
-            if (fraction >= 0)
-                job->progress += QStringLiteral(" %1%").arg(qRound(fraction * 100));
-        };
-        work(*bridge, control);
-        bridge.reset();
-    });
-    watcher->setFuture(m_future);
+    m_window->tasks()->run(
+        what, kTaskKind, this,
+        [bridge, work](TaskControl &task) mutable {
+            pt2::RequestControl control;
+            control.cancel = task.cancelFlag();
+            control.progress = [&task](const std::string &text, double fraction) {
+                task.setStatus(qs(text));
+                if (fraction >= 0)
+                    task.setProgress(qRound(fraction * 100), 100);
+            };
+            work(*bridge, control);
+            bridge.reset();
+        },
+        [this, done](bool cancelled) {
+            m_cancelled = cancelled;
+            updateActions();
+            done();
+            m_cancelled = false;
+        });
     updateActions();
     return {};
 }

@@ -66,7 +66,7 @@ public:
     bool compareWithInductor();
 
     /// True while a job (check, capture, comparison) runs.
-    bool isBusy() const { return m_job != nullptr; }
+    bool isBusy() const;
     /// "PyTorch 2: capturing model.py — tracing the model (3 s)"; "" when idle.
     QString busyText() const;
     /// Cancels the running job: its Python is killed, nothing is written or shown.
@@ -97,7 +97,6 @@ signals:
     void comparisonFinished(bool ok, const QString &message);
 
 private:
-    struct Job;
     using Work = std::function<void(pt2::Pt2Bridge &bridge, const pt2::RequestControl &control)>;
 
     /// Starts `work` on a worker thread with a bridge of its own; `done` runs
@@ -117,8 +116,8 @@ private:
     QAction *m_capture = nullptr;
     QAction *m_compare = nullptr;
     DiffView *m_comparison = nullptr;
-    std::shared_ptr<Job> m_job;
-    QFuture<void> m_future;
+    /// The kind of its jobs in the window's TaskService.
+    static constexpr const char *kTaskKind = "pt2";
     pt2::Counters m_lastCounters;
     bool m_cancelled = false; ///< while a cancelled job's result is handled
 };

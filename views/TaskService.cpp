@@ -15,6 +15,7 @@ struct TaskService::Task {
     QString kind;
     TaskControl control;
     QFuture<void> future;
+    QElapsedTimer clock;
 };
 
 TaskService::TaskService(QObject *parent) : QObject(parent), m_poll(new QTimer(this))
@@ -37,6 +38,7 @@ void TaskService::run(const QString &title, const QString &kind, QObject *contex
     auto task = std::make_shared<Task>();
     task->title = title;
     task->kind = kind;
+    task->clock.start();
     m_tasks.push_back(task);
     auto *watcher = new QFutureWatcher<void>(this);
     QPointer<QObject> owner(context);
@@ -69,18 +71,23 @@ bool TaskService::isRunning(const QString &kind) const
                        [&](const auto &task) { return kind.isEmpty() || task->kind == kind; });
 }
 
-QString TaskService::statusText() const
+QString TaskService::statusText(const QString &kind) const
 {
-    if (m_tasks.empty())
+    auto newest = std::find_if(m_tasks.rbegin(), m_tasks.rend(),
+                               [&](const auto &task) { return kind.isEmpty() || task->kind == kind; });
+    if (newest == m_tasks.rend())
         return {};
-    const Task &task = *m_tasks.back();
+    const Task &task = **newest;
     QString text = task.title;
-    if (task.control.isCancelled())
-        return tr("%1 (cancelling…)").arg(text);
+    if (const QString status = task.control.status(); !status.isEmpty())
+        text += QStringLiteral(" — ") + status;
     const qint64 total = task.control.total();
     if (total > 0)
         text += tr(" %1%").arg(std::clamp<qint64>(task.control.done() * 100 / total, 0, 100));
-    if (m_tasks.size() > 1)
+    text += tr(" (%1 s)…").arg(task.clock.elapsed() / 1000);
+    if (task.control.isCancelled())
+        text += tr(" cancelling");
+    if (kind.isEmpty() && m_tasks.size() > 1)
         text += tr(" (+%1 more)").arg(m_tasks.size() - 1);
     return text;
 }

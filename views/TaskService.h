@@ -5,10 +5,12 @@
 // shows the newest running task and its progress, and the Cancel action
 // cancels what the service holds.
 
+#include <QElapsedTimer>
 #include <QObject>
 #include <QString>
 
 #include <atomic>
+#include <mutex>
 #include <functional>
 #include <memory>
 #include <vector>
@@ -27,17 +29,33 @@ public:
         m_done = done;
         m_total = total;
     }
+    /// What the job is doing now ("tracing the model"), shown after the
+    /// title; any thread.
+    void setStatus(const QString &status)
+    {
+        std::lock_guard lock(m_mutex);
+        m_status = status;
+    }
     /// True once the task was cancelled; the job should return soon.
     bool isCancelled() const { return m_cancelled; }
+    /// The flag itself, for APIs that poll one (pt2::RequestControl::cancel).
+    std::atomic<bool> *cancelFlag() { return &m_cancelled; }
 
     qint64 done() const { return m_done; }
     qint64 total() const { return m_total; }
+    QString status() const
+    {
+        std::lock_guard lock(m_mutex);
+        return m_status;
+    }
     void cancel() { m_cancelled = true; }
 
 private:
     std::atomic<qint64> m_done{0};
     std::atomic<qint64> m_total{0};
     std::atomic<bool> m_cancelled{false};
+    mutable std::mutex m_mutex;
+    QString m_status;
 };
 
 class TaskService final : public QObject {
@@ -59,8 +77,10 @@ public:
     void cancel(const QString &kind = {});
     /// True while a task of `kind` (any task when empty) runs.
     bool isRunning(const QString &kind = {}) const;
-    /// The newest running task as the status bar shows it: "Reading run.log… 42%".
-    QString statusText() const;
+    /// The newest running task as the status bar shows it: its title, what
+    /// it reports doing, its progress and how long it has run ("PyTorch 2:
+    /// capturing model.py — tracing the model 40% (3 s)…").
+    QString statusText(const QString &kind = {}) const;
     /// Blocks until every task has finished (tests, shutdown).
     void waitForAll();
 
