@@ -82,7 +82,7 @@ void CompilesPanel::openLog(const QString &path)
     const quint64 generation = ++m_generation;
     m_header->setText(tr("Reading %1…").arg(QFileInfo(path).fileName()));
     auto result = std::make_shared<Expected<TraceLog>>(Error{"not read"});
-    m_tasks->run(tr("Reading %1…").arg(QFileInfo(path).fileName()), QStringLiteral("trace.index"), this,
+    m_tasks->run(tr("Reading %1").arg(QFileInfo(path).fileName()), QStringLiteral("trace.index"), this,
                  [path = path.toStdString(), result](TaskControl &control) {
                      *result = indexTorchTrace(path, [&control](uint64_t done, uint64_t total) {
                          control.setProgress(static_cast<qint64>(done), static_cast<qint64>(total));

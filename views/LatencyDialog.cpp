@@ -1,5 +1,7 @@
 #include "LatencyDialog.h"
 
+#include "TaskService.h"
+
 #include "Document.h"
 
 #include <QCheckBox>
@@ -13,7 +15,6 @@
 #include <QPushButton>
 #include <QSpinBox>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include <cmath>
 
@@ -128,7 +129,8 @@ void LatencyChart::paintEvent(QPaintEvent *)
     }
 }
 
-LatencyDialog::LatencyDialog(Document *document, QWidget *parent) : QDialog(parent), m_document(document)
+LatencyDialog::LatencyDialog(Document *document, TaskService *tasks, QWidget *parent)
+    : QDialog(parent), m_document(document), m_tasks(tasks)
 {
     setObjectName(QStringLiteral("latencyDialog"));
     setWindowTitle(tr("Measure Latency"));
@@ -188,15 +190,15 @@ LatencyDialog::LatencyDialog(Document *document, QWidget *parent) : QDialog(pare
     layout->addWidget(m_chart, 1);
     layout->addWidget(m_details);
     layout->addWidget(buttons);
-    connect(&m_watcher, &QFutureWatcherBase::finished, this, &LatencyDialog::onFinished);
     updateControls();
 }
 
 LatencyDialog::~LatencyDialog()
 {
-    if (m_cancelFlag)
-        m_cancelFlag->store(true);
-    m_watcher.waitForFinished();
+    // The measurement holds copies of the graphs and guarded pointers to the
+    // labels it reports to: it may end after the dialog, its result dropped.
+    if (m_tasks)
+        m_tasks->cancel(QStringLiteral("latency"));
 }
 
 void LatencyDialog::setRuns(int runs, int warmup)
@@ -205,11 +207,11 @@ void LatencyDialog::setRuns(int runs, int warmup)
     m_warmup->setValue(warmup);
 }
 
-bool LatencyDialog::isRunning() const { return m_watcher.isRunning(); }
+bool LatencyDialog::isRunning() const { return m_tasks && m_tasks->isRunning(QStringLiteral("latency")); }
 
 bool LatencyDialog::start()
 {
-    if (isRunning() || !m_document->hasGraph())
+    if (isRunning() || !m_document->hasGraph() || !m_tasks)
         return false;
     // Copies: the user may apply or undo while it runs; what is timed is what was there at the start.
     auto original = std::make_shared<Graph>(m_document->originalGraph().clone());
@@ -235,8 +237,6 @@ bool LatencyDialog::start()
             },
             Qt::QueuedConnection);
     };
-    m_cancelFlag = std::make_shared<std::atomic<bool>>(false);
-    options.cancel = m_cancelFlag.get();
     QPointer<QProgressBar> bar = m_progress;
     options.progress = [bar](int done, int total) {
         QMetaObject::invokeMethod(
@@ -256,27 +256,40 @@ bool LatencyDialog::start()
     m_comparison.reset();
     m_error.clear();
     m_chart->setComparison(std::nullopt);
-    auto flag = m_cancelFlag;
-    m_watcher.setFuture(QtConcurrent::run([original, current, options, flag, bridge] {
-        return std::make_shared<Expected<LatencyComparison>>(compareLatency(*original, *current, options));
-    }));
+    auto result = std::make_shared<std::shared_ptr<Expected<LatencyComparison>>>();
+    m_tasks->run(
+        tr("Measuring latency"), QStringLiteral("latency"), this,
+        [original, current, options, bridge, result](TaskControl &task) mutable {
+            options.cancel = task.cancelFlag();
+            auto statusTo = options.status;
+            options.status = [statusTo, &task](const std::string &text) {
+                task.setStatus(QString::fromStdString(text));
+                statusTo(text);
+            };
+            auto reportTo = options.progress;
+            options.progress = [reportTo, &task](int done, int total) {
+                task.setProgress(done, total);
+                reportTo(done, total);
+            };
+            *result = std::make_shared<Expected<LatencyComparison>>(compareLatency(*original, *current, options));
+        },
+        [this, result](bool) { onFinished(*result); });
     updateControls();
     return true;
 }
 
 void LatencyDialog::cancel()
 {
-    if (m_cancelFlag && isRunning()) {
-        m_cancelFlag->store(true);
+    if (isRunning()) {
+        m_tasks->cancel(QStringLiteral("latency"));
         m_result->setText(tr("Cancelling…"));
     }
 }
 
 QString LatencyDialog::resultText() const { return m_result->text(); }
 
-void LatencyDialog::onFinished()
+void LatencyDialog::onFinished(const std::shared_ptr<Expected<LatencyComparison>> &result)
 {
-    auto result = m_watcher.result();
     m_progress->setRange(0, 1);
     QString line;
     bool ok = false;

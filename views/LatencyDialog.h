@@ -3,7 +3,7 @@
 #include "core/torch/LatencyComparison.h"
 
 #include <QDialog>
-#include <QFutureWatcher>
+#include <QPointer>
 
 #include <atomic>
 #include <memory>
@@ -17,6 +17,8 @@ class QPushButton;
 class QSpinBox;
 
 namespace fusebox {
+
+class TaskService;
 
 class Document;
 
@@ -51,8 +53,9 @@ class LatencyDialog final : public QDialog {
     Q_OBJECT
 
 public:
-    explicit LatencyDialog(Document *document, QWidget *parent = nullptr);
-    /// Cancels a running measurement and waits for it.
+    /// Measurements run as tasks of kind "latency" in `tasks` (the window's).
+    LatencyDialog(Document *document, TaskService *tasks, QWidget *parent = nullptr);
+    /// Cancels a running measurement (its result is dropped).
     ~LatencyDialog() override;
 
     /// Starts measuring now (the runs and warm-up spin boxes' values); false
@@ -73,7 +76,7 @@ signals:
     void finished(bool ok, const QString &line);
 
 private:
-    void onFinished();
+    void onFinished(const std::shared_ptr<Expected<LatencyComparison>> &result);
     void updateControls();
 
     Document *m_document;
@@ -89,8 +92,8 @@ private:
     QPushButton *m_cancel;
     std::optional<LatencyComparison> m_comparison;
     QString m_error;
-    std::shared_ptr<std::atomic<bool>> m_cancelFlag;
-    QFutureWatcher<std::shared_ptr<Expected<LatencyComparison>>> m_watcher;
+    /// The window's; it may go first when the window closes.
+    QPointer<TaskService> m_tasks;
 };
 
 } // namespace fusebox

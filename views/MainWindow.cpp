@@ -95,6 +95,7 @@ MainWindow::MainWindow(QWidget *parent)
     connect(m_rewrite, &RewriteController::statusMessage, this,
             [this](const QString &line) { statusBar()->showMessage(line, 10000); });
     // The task service's jobs show in the one busy display, and Cancel stops them.
+    m_rewrite->setTaskService(m_tasks);
     m_rewrite->addBackgroundWork([this] { return m_tasks->statusText(); }, [this] { m_tasks->cancel(); });
     connect(m_tasks, &TaskService::changed, m_rewrite, &RewriteController::updateBusy);
     connect(m_compiles, &CompilesPanel::graphActivated, this, [this](const QString &address) { openFile(address); });
@@ -154,7 +155,9 @@ MainWindow::MainWindow(QWidget *parent)
 
 MainWindow::~MainWindow()
 {
-    // A PyTorch 2 job ends (cancelled) before the window it reports to.
+    // Every background task ends (cancelled) before the window its results go to.
+    m_tasks->cancel();
+    m_tasks->waitForAll();
     delete m_pt2;
     // The scene emits selectionChanged while its items are deleted; the
     // controller must not hear it once the panels it updates are going.

@@ -60,7 +60,7 @@ void OptimusStepsWindow::loadSteps()
         addresses.push_back(m_log->path + "#" + traceGraphAddress(*m_log, {&m_compile, payload}).str());
     auto graphs = std::make_shared<std::vector<Graph>>();
     auto error = std::make_shared<std::string>();
-    m_tasks->run(tr("Reading the Optimus steps of [%1]…").arg(qs(m_compile.label())), QStringLiteral("trace.steps"),
+    m_tasks->run(tr("Reading the Optimus steps of [%1]").arg(qs(m_compile.label())), QStringLiteral("trace.steps"),
                  this,
                  [addresses, graphs, error](TaskControl &control) {
                      for (size_t i = 0; i < addresses.size() && !control.isCancelled(); ++i) {
@@ -142,7 +142,7 @@ void OptimusStepsWindow::startReplay()
     const TraceLog *log = m_log.get();
     const TraceCompile *compile = &m_compile;
     auto keep = m_log;
-    m_tasks->run(tr("Replaying [%1] with Fusebox…").arg(qs(m_compile.label())), QStringLiteral("trace.replay"), this,
+    m_tasks->run(tr("Replaying [%1] with Fusebox").arg(qs(m_compile.label())), QStringLiteral("trace.replay"), this,
                  [log, compile, keep, result](TaskControl &) {
                      TraceReplayOptions options;
                      options.load = [](const std::string &path) { return loadModel(path); };

@@ -194,9 +194,8 @@ LatencyDialog *RewriteController::latencyDialog()
 {
     if (m_latency)
         return m_latency;
-    m_latency = new LatencyDialog(m_document, m_window);
-    addBackgroundWork([this] { return m_latency->isRunning() ? tr("Measuring latency…") : QString(); },
-                      [this] { m_latency->cancel(); });
+    // Its measurement is a task of the window's TaskService, which the busy label reads.
+    m_latency = new LatencyDialog(m_document, m_tasks, m_window);
     connect(m_latency, &LatencyDialog::finished, this, [this](bool ok, const QString &line) {
         emit logLine(ok ? tr("latency: %1").arg(line) : tr("latency not measured: %1").arg(line));
         emit statusMessage(ok ? tr("Latency: %1").arg(line) : tr("Latency not measured: %1").arg(line));

@@ -20,6 +20,8 @@ class QToolBar;
 
 namespace fusebox {
 
+class TaskService;
+
 class Document;
 class GraphScene;
 class GraphView;
@@ -71,6 +73,8 @@ public:
     QAction *measureLatencyAction() const { return m_latencyAction; }
     /// Rewrite ▸ Measure Latency's dialog (created on first use).
     LatencyDialog *latencyDialog();
+    /// The window's background tasks (set by the window before any job runs).
+    void setTaskService(TaskService *tasks) { m_tasks = tasks; }
     /// The status bar's "Finding matches… / Applying all: N rewrites" text ("" when idle).
     QString busyText() const;
     /// The before/after window (created on first use).
@@ -144,6 +148,7 @@ private:
     QAction *m_whyNotAction = nullptr;
     QAction *m_latencyAction = nullptr;
     LatencyDialog *m_latency = nullptr;
+    TaskService *m_tasks = nullptr;
     QAction *m_fromSelection = nullptr;
     QAction *m_diffAction = nullptr;
     QAction *m_cancel = nullptr;
