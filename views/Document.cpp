@@ -2,6 +2,8 @@
 // forwarded to the parts that do the work (Document.h lists them).
 #include "Document.h"
 
+#include "TaskService.h"
+
 #include "DocumentHistory.h"
 #include "DocumentJobs.h"
 #include "DocumentPatterns.h"
@@ -14,7 +16,7 @@
 namespace fusebox {
 
 Document::Document(QObject *parent)
-    : QObject(parent), m_history(std::make_unique<DocumentHistory>(*this)),
+    : QObject(parent), m_tasks(new TaskService(this)), m_history(std::make_unique<DocumentHistory>(*this)),
       m_patterns(std::make_unique<DocumentPatterns>(*this)), m_review(std::make_unique<DocumentReview>(*this)),
       m_jobs(std::make_unique<DocumentJobs>(*this)), m_persistence(std::make_unique<DocumentPersistence>(*this)),
       m_pt2(std::make_unique<DocumentPt2>(*this))
@@ -26,8 +28,9 @@ Document::~Document()
     // A PyTorch 2 job reads the patterns; its Python is killed.
     m_pt2->cancel();
     m_pt2->waitForFinished();
-    // A background search or Apply All reads the graph and the patterns.
-    m_jobs->waitForFinished();
+    // A background task (a search, Apply All, a load) reads the graph and the patterns.
+    m_tasks->cancel();
+    m_tasks->waitFor();
     // The undo stack is a child, so QObject would delete it after this object's members are
     // gone, and its clear() emits indexChanged to windows that then read them (a double free
     // of the display name in valgrind). Quiet it and delete it while the members still live.

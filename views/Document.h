@@ -27,6 +27,8 @@ class QUndoStack;
 
 namespace fusebox {
 
+class TaskService;
+
 class DocumentHistory;
 class DocumentJobs;
 class DocumentPatterns;
@@ -246,6 +248,10 @@ public:
     /// step's matches are no longer there.
     bool replaySteps(const std::vector<SessionStep> &steps, QString *error = nullptr);
 
+    /// The document's background tasks (load, find, Apply All) and its
+    /// window's (views/TaskService.h): one list, one status, one Cancel.
+    TaskService *tasks() const { return m_tasks; }
+
 signals:
     void loadStarted(const QString &path);
     void graphLoaded();
@@ -298,6 +304,7 @@ private:
     /// the views, then search again (or relist when nothing was searched).
     void graphChanged();
 
+    TaskService *m_tasks;
     std::unique_ptr<DocumentHistory> m_history;
     std::unique_ptr<DocumentPatterns> m_patterns;
     std::unique_ptr<DocumentReview> m_review;

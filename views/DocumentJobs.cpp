@@ -11,6 +11,7 @@
 #include "DocumentTr.h"
 #include "Pt2Controller.h"
 #include "QtStrings.h"
+#include "TaskService.h"
 
 #include "core/pt2/PytorchShapes.h"
 #include "core/rewrite/Explainer.h"
@@ -19,8 +20,6 @@
 #include "patterns/PassConfiguration.h"
 
 #include <QFileInfo>
-#include <QFutureWatcher>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include <exception>
 
@@ -29,6 +28,11 @@ namespace fusebox {
 namespace {
 
 using document_tr::tr;
+
+// The kinds of the document's own tasks in its TaskService.
+const QString kLoadTask = QStringLiteral("document.load");
+const QString kFindTask = QStringLiteral("document.find");
+const QString kApplyAllTask = QStringLiteral("document.applyAll");
 
 } // namespace
 
@@ -47,37 +51,37 @@ void DocumentJobs::open(const QString &path, const LoadOptions &options, const Q
     const std::string file = path.toStdString();
     // Read here, on the GUI thread: the Python Settings chose for PyTorch 2.
     const std::string python = Pt2Controller::pythonCommand().toStdString();
-    auto *watcher = new QFutureWatcher<std::shared_ptr<Expected<LoadedModel>>>(&m_document);
-    QObject::connect(watcher, &QFutureWatcherBase::finished, &m_document,
-                     [this, watcher, generation, path, displayName] {
-                         watcher->deleteLater();
-                         finishLoad(generation, path, displayName, watcher->result());
-                     });
-    watcher->setFuture(QtConcurrent::run([file, options, python, requirePytorchShapes] {
-        // The loader reports errors as values; anything else escaping it must
-        // not take the GUI down.
-        try {
-            auto loaded = std::make_shared<Expected<LoadedModel>>(loadModel(file, options));
-            // An FX dump's values the C++ rules left without a shape: PyTorch 2
-            // on fake tensors, when one is set up (cached per file; its
-            // problems and what stays unknown become the load's warnings).
-            // Infer Shapes asks for PyTorch 2's answer: its failure is the
-            // error the user sees, and the graph shown stays.
-            if (*loaded) {
-                auto shaped = pt2::completeShapes(**loaded, file, python,
-                                                  requirePytorchShapes ? pt2::ShapeSource::Pytorch
-                                                                       : pt2::ShapeSource::Auto);
-                if (!shaped)
-                    return std::make_shared<Expected<LoadedModel>>(
-                        Error{"cannot infer its shapes in PyTorch 2: " + shaped.error().message});
-            }
-            return loaded;
-        } catch (const std::exception &e) {
-            return std::make_shared<Expected<LoadedModel>>(Error{file + ": " + e.what()});
-        } catch (...) {
-            return std::make_shared<Expected<LoadedModel>>(Error{file + ": unknown error while loading"});
-        }
-    }));
+    auto result = std::make_shared<std::shared_ptr<Expected<LoadedModel>>>();
+    m_document.tasks()->run(
+        tr("Opening %1").arg(displayName.isEmpty() ? QFileInfo(path).fileName() : displayName), kLoadTask, &m_document,
+        [file, options, python, requirePytorchShapes, result](TaskControl &) {
+            *result = [&] {
+                // The loader reports errors as values; anything else escaping it must
+                // not take the GUI down.
+                try {
+                    auto loaded = std::make_shared<Expected<LoadedModel>>(loadModel(file, options));
+                    // An FX dump's values the C++ rules left without a shape: PyTorch 2
+                    // on fake tensors, when one is set up (cached per file; its
+                    // problems and what stays unknown become the load's warnings).
+                    // Infer Shapes asks for PyTorch 2's answer: its failure is the
+                    // error the user sees, and the graph shown stays.
+                    if (*loaded) {
+                        auto shaped = pt2::completeShapes(**loaded, file, python,
+                                                          requirePytorchShapes ? pt2::ShapeSource::Pytorch
+                                                                               : pt2::ShapeSource::Auto);
+                        if (!shaped)
+                            return std::make_shared<Expected<LoadedModel>>(
+                                Error{"cannot infer its shapes in PyTorch 2: " + shaped.error().message});
+                    }
+                    return loaded;
+                } catch (const std::exception &e) {
+                    return std::make_shared<Expected<LoadedModel>>(Error{file + ": " + e.what()});
+                } catch (...) {
+                    return std::make_shared<Expected<LoadedModel>>(Error{file + ": unknown error while loading"});
+                }
+            }();
+        },
+        [this, generation, path, displayName, result](bool) { finishLoad(generation, path, displayName, *result); });
 }
 
 void DocumentJobs::finishLoad(quint64 generation, const QString &path, const QString &displayName,
@@ -103,8 +107,14 @@ void DocumentJobs::finishLoad(quint64 generation, const QString &path, const QSt
 void DocumentJobs::supersedeLoad()
 {
     ++m_generation; // a pending load must not overwrite this graph
-    m_background.waitForFinished();
+    waitForFinished();
     m_loading = false;
+}
+
+void DocumentJobs::waitForFinished()
+{
+    m_document.tasks()->waitFor(kFindTask);
+    m_document.tasks()->waitFor(kApplyAllTask);
 }
 
 // ---- finding matches -------------------------------------------------------------
@@ -114,7 +124,7 @@ void DocumentJobs::waitForPatternsIdle()
     // The background search, Apply All and applies verified in PyTorch 2 read the pattern set.
     waitForSearch();
     if (m_applyingAll)
-        m_background.waitForFinished();
+        m_document.tasks()->waitFor(kApplyAllTask);
     if (m_document.pt2().isApplying())
         m_document.pt2().waitForFinished();
 }
@@ -149,48 +159,46 @@ void DocumentJobs::findMatches()
     const quint64 version = m_graphVersion;
     auto found = std::make_shared<std::vector<MatchEntry>>();
     auto nearMissCounts = std::make_shared<std::map<std::string, int>>();
-    auto *watcher = new QFutureWatcher<void>(&m_document);
-    QObject::connect(watcher, &QFutureWatcherBase::finished, &m_document,
-                     [this, &review, watcher, version, found, nearMissCounts] {
-                         watcher->deleteLater();
-                         m_searching = false;
-                         if (m_searchCancelled) {
-                             m_searchCancelled = false;
-                             m_searchAgain = false;
-                             review.rebuildMatchList({}); // keeps the applied and failed entries
-                             return;
-                         }
-                         if (version == m_graphVersion && !m_searchAgain) {
-                             review.setNearMissCounts(std::move(*nearMissCounts));
-                             review.rebuildMatchList(std::move(*found));
-                             emit m_document.matchSearchFinished();
-                             return;
-                         }
-                         m_searchAgain = false;
-                         if (review.hasMatchResults())
-                             findMatches(); // the graph or the patterns changed meanwhile
-                     });
     // Reads the graph and the patterns: every mutation waits for it first. The
     // signatures are computed here too (a 100k-node graph has thousands).
     const Graph &graph = m_document.history().graph();
     const PatternSet &patterns = m_document.patternSet().patterns();
-    m_background = QtConcurrent::run([&graph, &patterns, found, nearMissCounts] {
-        *found = searchCandidates(graph, patterns);
-        // Near misses explain every attempt: affordable on ordinary models,
-        // left to the Why Not panel (one pattern at a time) on huge graphs.
-        if (graph.size() <= Document::kNearMissNodeLimit)
-            for (const Pattern *p : patterns.enabled()) {
-                const NearMissSummary s = fusebox::nearMisses(graph, *p);
-                (*nearMissCounts)[p->name()] = int(s.attempted - s.matched);
+    m_document.tasks()->run(
+        tr("Finding matches"), kFindTask, &m_document,
+        [&graph, &patterns, found, nearMissCounts](TaskControl &) {
+            *found = searchCandidates(graph, patterns);
+            // Near misses explain every attempt: affordable on ordinary models,
+            // left to the Why Not panel (one pattern at a time) on huge graphs.
+            if (graph.size() <= Document::kNearMissNodeLimit)
+                for (const Pattern *p : patterns.enabled()) {
+                    const NearMissSummary s = fusebox::nearMisses(graph, *p);
+                    (*nearMissCounts)[p->name()] = int(s.attempted - s.matched);
+                }
+        },
+        [this, &review, version, found, nearMissCounts](bool) {
+            m_searching = false;
+            if (m_searchCancelled) {
+                m_searchCancelled = false;
+                m_searchAgain = false;
+                review.rebuildMatchList({}); // keeps the applied and failed entries
+                return;
             }
-    });
-    watcher->setFuture(m_background);
+            if (version == m_graphVersion && !m_searchAgain) {
+                review.setNearMissCounts(std::move(*nearMissCounts));
+                review.rebuildMatchList(std::move(*found));
+                emit m_document.matchSearchFinished();
+                return;
+            }
+            m_searchAgain = false;
+            if (review.hasMatchResults())
+                findMatches(); // the graph or the patterns changed meanwhile
+        });
 }
 
 void DocumentJobs::waitForSearch()
 {
     if (m_searching)
-        m_background.waitForFinished();
+        m_document.tasks()->waitFor(kFindTask);
 }
 
 // ---- Apply All -------------------------------------------------------------------
@@ -259,11 +267,8 @@ void DocumentJobs::applyAll()
             engine = m_verifier->engine();
         }
     }
-    auto *watcher = new QFutureWatcher<void>(&m_document);
-    QObject::connect(watcher, &QFutureWatcherBase::finished, &m_document, [this, watcher, version, outcome, engine,
-                                                                           offSchedule, firstOffSchedule,
-                                                                           verified = bool(options.verifyRewrite)] {
-        watcher->deleteLater();
+    auto finish = [this, version, outcome, engine, offSchedule, firstOffSchedule,
+                   verified = bool(options.verifyRewrite)](bool) {
         m_applyingAll = false;
         const DriverResult &r = outcome->result;
         m_lastCounters = r.counters;
@@ -325,7 +330,7 @@ void DocumentJobs::applyAll()
         m_searchAgain = false;
         emit m_document.applyAllFinished(int(r.rewrites.size()), summary);
         m_document.graphChanged();
-    });
+    };
     class UndoneCollector final : public DriverListener {
     public:
         UndoneCollector(std::vector<MatchEntry> &out, std::atomic<int> &progress) : m_out(out), m_progress(progress) {}
@@ -346,12 +351,15 @@ void DocumentJobs::applyAll()
         std::atomic<int> &m_progress;
     };
     const PatternSet &patterns = m_document.patternSet().patterns();
-    m_background = QtConcurrent::run([&patterns, outcome, options, progress = m_applyAllProgress] {
-        UndoneCollector undone(outcome->undone, *progress);
-        outcome->result = runPassSchedule(outcome->schedule, patterns, outcome->config, outcome->graph, options,
-                                          &outcome->log, &undone);
-    });
-    watcher->setFuture(m_background);
+    m_document.tasks()->run(
+        tr("Applying all"), kApplyAllTask, &m_document,
+        [&patterns, outcome, options, progress = m_applyAllProgress](TaskControl &task) {
+            UndoneCollector undone(outcome->undone, *progress);
+            outcome->result = runPassSchedule(outcome->schedule, patterns, outcome->config, outcome->graph, options,
+                                              &outcome->log, &undone);
+            task.setStatus(tr("%1 rewrites").arg(progress->load()));
+        },
+        std::move(finish));
 }
 
 void DocumentJobs::cancel()

@@ -7,7 +7,6 @@
 #include "core/torch/ModelLoader.h"
 #include "patterns/PassSchedule.h"
 
-#include <QFuture>
 #include <QString>
 
 #include <atomic>
@@ -21,7 +20,8 @@ namespace fusebox {
 class Document;
 class RewriteVerifier;
 
-/// What Document runs on a worker thread (QtConcurrent), with its progress
+/// What Document runs in the background, as tasks of its TaskService
+/// ("document.load", "document.find", "document.applyAll"), with their progress
 /// and cancel: reading a model, finding matches, Apply All; and the numeric
 /// verifier the applies use. A search and Apply All read the graph and the
 /// patterns, so every change of those waits for them first
@@ -53,8 +53,8 @@ public:
     void waitForSearch();
     /// Waits for whatever reads the graph and the patterns (a search, Apply All).
     void waitForPatternsIdle();
-    /// Waits for any background job (a new graph, the document's destructor).
-    void waitForFinished() { m_background.waitForFinished(); }
+    /// Waits for a running search or Apply All (a new graph replaces the one they read).
+    void waitForFinished();
     /// The candidates of `patterns` on `graph` with their signatures (any thread).
     static std::vector<MatchEntry> searchCandidates(const Graph &graph, const PatternSet &patterns);
 
@@ -95,7 +95,6 @@ private:
     std::shared_ptr<std::atomic<bool>> m_stopApplyAll;
     std::shared_ptr<std::atomic<int>> m_applyAllProgress;
     quint64 m_graphVersion = 0;
-    QFuture<void> m_background;
     std::shared_ptr<RewriteVerifier> m_verifier;
     QString m_verifierError;
     bool m_verifierTried = false;

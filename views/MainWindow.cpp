@@ -60,8 +60,8 @@ constexpr int kFocusHops = 2;
 
 MainWindow::MainWindow(QWidget *parent)
     : QMainWindow(parent)
-    , m_tasks(new TaskService(this))
     , m_document(new Document(this))
+    , m_tasks(m_document->tasks())
     , m_scene(new GraphScene(m_document, this))
     , m_view(new GraphView(m_scene, this))
     , m_inspector(new InspectorPanel(m_document, m_scene, this))
@@ -157,7 +157,7 @@ MainWindow::~MainWindow()
 {
     // Every background task ends (cancelled) before the window its results go to.
     m_tasks->cancel();
-    m_tasks->waitForAll();
+    m_tasks->waitFor();
     delete m_pt2;
     // The scene emits selectionChanged while its items are deleted; the
     // controller must not hear it once the panels it updates are going.

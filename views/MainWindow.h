@@ -173,8 +173,9 @@ private:
     void updateTitle();
     void setBusy(const QString &what);
 
-    TaskService *m_tasks;
     Document *m_document;
+    /// The document's: its jobs and the window's share one list and one status.
+    TaskService *m_tasks;
     GraphScene *m_scene;
     GraphView *m_view;
     InspectorPanel *m_inspector;

@@ -76,7 +76,7 @@ Pt2Controller::Pt2Controller(MainWindow *window, RewriteController *rewrite)
 Pt2Controller::~Pt2Controller()
 {
     cancel();
-    m_window->tasks()->waitForAll();
+    m_window->tasks()->waitFor(kTaskKind);
 }
 
 void Pt2Controller::install(QMenu *fileMenu, QMenu *rewriteMenu)

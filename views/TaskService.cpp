@@ -28,8 +28,9 @@ TaskService::TaskService(QObject *parent) : QObject(parent), m_poll(new QTimer(t
 
 TaskService::~TaskService()
 {
+    // No event loop here: the watchers go with this object, and no `done` runs.
     cancel();
-    waitForAll();
+    waitFor();
 }
 
 void TaskService::run(const QString &title, const QString &kind, QObject *context,
@@ -90,6 +91,15 @@ QString TaskService::statusText(const QString &kind) const
     if (kind.isEmpty() && m_tasks.size() > 1)
         text += tr(" (+%1 more)").arg(m_tasks.size() - 1);
     return text;
+}
+
+void TaskService::waitFor(const QString &kind)
+{
+    // Copies: a task leaves m_tasks only from the event loop, not while waiting here.
+    const auto tasks = m_tasks;
+    for (const auto &task : tasks)
+        if (kind.isEmpty() || task->kind == kind)
+            task->future.waitForFinished();
 }
 
 void TaskService::waitForAll()

@@ -81,7 +81,10 @@ public:
     /// it reports doing, its progress and how long it has run ("PyTorch 2:
     /// capturing model.py — tracing the model 40% (3 s)…").
     QString statusText(const QString &kind = {}) const;
-    /// Blocks until every task has finished (tests, shutdown).
+    /// Blocks until the tasks of `kind` (all when empty) have returned from
+    /// their work. Their `done` runs later, from the event loop, as usual.
+    void waitFor(const QString &kind = {});
+    /// Blocks until every task has finished and its `done` has run (tests).
     void waitForAll();
 
 signals:
