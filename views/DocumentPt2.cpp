@@ -2,6 +2,8 @@
 // PT2 graphs, applies verified there in the background, and exports.
 #include "DocumentPt2.h"
 
+#include "TaskService.h"
+
 #include "Document.h"
 #include "DocumentHistory.h"
 #include "DocumentJobs.h"
@@ -15,8 +17,7 @@
 #include "core/pt2/PythonCommand.h"
 #include "core/rewrite/GreedyDriver.h"
 
-#include <QFutureWatcher>
-#include <QtConcurrent/QtConcurrentRun>
+#include <QFileInfo>
 
 #include <cstdio>
 
@@ -34,6 +35,9 @@ std::string sci(double value)
     return text;
 }
 
+/// The kind of the document's PyTorch 2 jobs in its TaskService.
+const QString kPt2Task = QStringLiteral("document.pt2");
+
 } // namespace
 
 DocumentPt2::DocumentPt2(Document &document) : m_document(document) {}
@@ -41,7 +45,7 @@ DocumentPt2::DocumentPt2(Document &document) : m_document(document) {}
 DocumentPt2::~DocumentPt2()
 {
     cancel();
-    m_job.waitForFinished();
+    waitForFinished();
 }
 
 bool DocumentPt2::verifiesInPyTorch2() const
@@ -107,13 +111,9 @@ QString DocumentPt2::progressText() const
     return tr("PyTorch 2: %1…").arg(qs(m_progress));
 }
 
-void DocumentPt2::cancel()
-{
-    if (m_cancel)
-        m_cancel->store(true);
-}
+void DocumentPt2::cancel() { m_document.tasks()->cancel(kPt2Task); }
 
-void DocumentPt2::waitForFinished() { m_job.waitForFinished(); }
+void DocumentPt2::waitForFinished() { m_document.tasks()->waitFor(kPt2Task); }
 
 // ---- applies verified in PyTorch 2 ------------------------------------------------
 
@@ -123,7 +123,6 @@ bool DocumentPt2::applyInBackground(std::vector<MatchEntry> chosen)
         return false;
     bridge(); // made here, on the GUI thread; its Python starts in the worker
     m_applying = true;
-    m_cancel = std::make_shared<std::atomic<bool>>(false);
     setProgress("starting");
     const QString what = chosen.size() == 1
                              ? tr("Apply %1 at %%2").arg(qs(chosen.front().match.pattern), chosen.front().anchorName)
@@ -143,11 +142,8 @@ bool DocumentPt2::applyInBackground(std::vector<MatchEntry> chosen)
     outcome->graph = m_document.history().graph().clone();
     outcome->chosen = std::move(chosen);
     const quint64 version = m_document.jobs().version();
-    auto *watcher = new QFutureWatcher<void>(&m_document);
-    QObject::connect(watcher, &QFutureWatcherBase::finished, &m_document, [this, watcher, outcome, version, what] {
-        watcher->deleteLater();
+    auto finish = [this, outcome, version, what](bool cancelled) {
         m_applying = false;
-        const bool cancelled = m_cancel->load();
         DocumentReview &review = m_document.review();
         if (cancelled || !outcome->error.empty() || version != m_document.jobs().version()) {
             const QString why = cancelled ? tr("cancelled; nothing was applied")
@@ -166,11 +162,12 @@ bool DocumentPt2::applyInBackground(std::vector<MatchEntry> chosen)
         review.commitApplies(std::move(outcome->groups), std::move(outcome->applied), outcome->stale, &error);
         emit m_document.applyFinished(applied, applied ? tr("%1: verified in PyTorch 2").arg(what)
                                                        : tr("%1: %2").arg(what, error));
-    });
+    };
     const PatternSet &patterns = m_document.patternSet().patterns();
-    m_job = QtConcurrent::run([this, &patterns, outcome, cancel = m_cancel] {
+    m_document.tasks()->run(what, kPt2Task, &m_document, [this, &patterns, outcome](TaskControl &task) {
         pt2::RequestControl control;
-        control.cancel = cancel.get();
+        control.cancel = task.cancelFlag();
+        const std::atomic<bool> *cancel = task.cancelFlag();
         control.progress = [this](const std::string &text, double) { setProgress(text); };
         auto verifier = pt2Verifier(control);
         if (!verifier) {
@@ -219,8 +216,7 @@ bool DocumentPt2::applyInBackground(std::vector<MatchEntry> chosen)
             outcome->groups.insert(outcome->groups.end(), mine.begin(), mine.end());
             outcome->applied.push_back(std::move(e));
         }
-    });
-    watcher->setFuture(m_job);
+    }, std::move(finish));
     return true;
 }
 
@@ -241,26 +237,24 @@ bool DocumentPt2::exportInBackground(const QString &path, pt2::Pt2ExportFormat f
         return false;
     }
     m_exporting = true;
-    m_cancel = std::make_shared<std::atomic<bool>>(false);
     setProgress("exporting " + path.toStdString());
     // Copies: the review may go on while PyTorch 2 exports.
     auto graphs = std::make_shared<std::pair<Graph, Graph>>(m_document.graph().clone(),
                                                             m_document.history().original().clone());
     auto result = std::make_shared<Expected<pt2::Pt2ExportResult>>(Error{"not run"});
-    auto *watcher = new QFutureWatcher<void>(&m_document);
-    QObject::connect(watcher, &QFutureWatcherBase::finished, &m_document, [this, watcher, result, done] {
-        watcher->deleteLater();
-        m_exporting = false;
-        done(m_cancel->load() ? Expected<pt2::Pt2ExportResult>(Error{"cancelled; nothing was written"})
-                              : std::move(*result));
-    });
-    m_job = QtConcurrent::run([this, b, graphs, result, path, format, cancel = m_cancel] {
-        pt2::RequestControl control;
-        control.cancel = cancel.get();
-        control.progress = [this](const std::string &text, double) { setProgress(text); };
-        *result = pt2::exportForPyTorch2(*b, graphs->first, graphs->second, path.toStdString(), format, control);
-    });
-    watcher->setFuture(m_job);
+    m_document.tasks()->run(
+        tr("PyTorch 2: exporting %1").arg(QFileInfo(path).fileName()), kPt2Task, &m_document,
+        [this, b, graphs, result, path, format](TaskControl &task) {
+            pt2::RequestControl control;
+            control.cancel = task.cancelFlag();
+            control.progress = [this](const std::string &text, double) { setProgress(text); };
+            *result = pt2::exportForPyTorch2(*b, graphs->first, graphs->second, path.toStdString(), format, control);
+        },
+        [this, result, done](bool cancelled) {
+            m_exporting = false;
+            done(cancelled ? Expected<pt2::Pt2ExportResult>(Error{"cancelled; nothing was written"})
+                           : std::move(*result));
+        });
     return true;
 }
 

@@ -5,7 +5,6 @@
 #include "core/pt2/BridgeVerifier.h"
 #include "core/pt2/Pt2Export.h"
 
-#include <QFuture>
 #include <QString>
 
 #include <atomic>
@@ -92,10 +91,8 @@ private:
     std::shared_ptr<pt2::BridgeVerifier> m_verifier;
     bool m_applying = false;
     bool m_exporting = false;
-    std::shared_ptr<std::atomic<bool>> m_cancel;
     mutable std::mutex m_progressMutex;
     std::string m_progress;
-    QFuture<void> m_job;
 };
 
 } // namespace fusebox
