@@ -268,11 +268,11 @@ void DocumentJobs::applyAll()
         }
     }
     auto finish = [this, version, outcome, engine, offSchedule, firstOffSchedule,
-                   verified = bool(options.verifyRewrite)](bool) {
+                   verified = bool(options.verifyRewrite)](bool cancelled) {
         m_applyingAll = false;
         const DriverResult &r = outcome->result;
         m_lastCounters = r.counters;
-        if (m_stopApplyAll->load()) {
+        if (m_stopApplyAll->load() || cancelled) {
             // It ran on a copy: cancelling leaves the document as it was.
             emit m_document.applyAllFinished(0, tr("cancelled; nothing was applied"));
             return;
@@ -333,8 +333,15 @@ void DocumentJobs::applyAll()
     };
     class UndoneCollector final : public DriverListener {
     public:
-        UndoneCollector(std::vector<MatchEntry> &out, std::atomic<int> &progress) : m_out(out), m_progress(progress) {}
-        void rewriteApplied(const Graph &, const Match &, const EditGroup &) override { ++m_progress; }
+        UndoneCollector(std::vector<MatchEntry> &out, std::atomic<int> &progress, TaskControl &task)
+            : m_out(out), m_progress(progress), m_task(task)
+        {
+        }
+        void rewriteApplied(const Graph &, const Match &, const EditGroup &) override
+        {
+            const int done = ++m_progress;
+            m_task.setStatus(done == 1 ? tr("1 rewrite so far") : tr("%1 rewrites so far").arg(done));
+        }
         void rewriteUndone(const Graph &g, const Match &m, const std::string &reason) override
         {
             MatchEntry e;
@@ -349,15 +356,17 @@ void DocumentJobs::applyAll()
     private:
         std::vector<MatchEntry> &m_out;
         std::atomic<int> &m_progress;
+        TaskControl &m_task;
     };
     const PatternSet &patterns = m_document.patternSet().patterns();
     m_document.tasks()->run(
         tr("Applying all"), kApplyAllTask, &m_document,
-        [&patterns, outcome, options, progress = m_applyAllProgress](TaskControl &task) {
-            UndoneCollector undone(outcome->undone, *progress);
+        [&patterns, outcome, options, progress = m_applyAllProgress](TaskControl &task) mutable {
+            // Stopped by Cancel (the document's flag) or through the service.
+            options.shouldStop = [stop = options.shouldStop, &task] { return stop() || task.isCancelled(); };
+            UndoneCollector undone(outcome->undone, *progress, task);
             outcome->result = runPassSchedule(outcome->schedule, patterns, outcome->config, outcome->graph, options,
                                               &outcome->log, &undone);
-            task.setStatus(tr("%1 rewrites").arg(progress->load()));
         },
         std::move(finish));
 }

@@ -101,6 +101,14 @@ void DocumentPt2::setProgress(const std::string &text)
 {
     std::lock_guard lock(m_progressMutex);
     m_progress = text;
+    if (m_task)
+        m_task->setStatus(qs(text));
+}
+
+void DocumentPt2::reportTo(TaskControl *task)
+{
+    std::lock_guard lock(m_progressMutex);
+    m_task = task;
 }
 
 QString DocumentPt2::progressText() const
@@ -164,7 +172,12 @@ bool DocumentPt2::applyInBackground(std::vector<MatchEntry> chosen)
                                                        : tr("%1: %2").arg(what, error));
     };
     const PatternSet &patterns = m_document.patternSet().patterns();
-    m_document.tasks()->run(what, kPt2Task, &m_document, [this, &patterns, outcome](TaskControl &task) {
+    m_document.tasks()->run(tr("PyTorch 2: %1").arg(what), kPt2Task, &m_document, [this, &patterns, outcome](TaskControl &task) {
+        reportTo(&task);
+        struct Unreport {
+            DocumentPt2 *self;
+            ~Unreport() { self->reportTo(nullptr); }
+        } unreport{this};
         pt2::RequestControl control;
         control.cancel = task.cancelFlag();
         const std::atomic<bool> *cancel = task.cancelFlag();
@@ -245,6 +258,11 @@ bool DocumentPt2::exportInBackground(const QString &path, pt2::Pt2ExportFormat f
     m_document.tasks()->run(
         tr("PyTorch 2: exporting %1").arg(QFileInfo(path).fileName()), kPt2Task, &m_document,
         [this, b, graphs, result, path, format](TaskControl &task) {
+            reportTo(&task);
+            struct Unreport {
+                DocumentPt2 *self;
+                ~Unreport() { self->reportTo(nullptr); }
+            } unreport{this};
             pt2::RequestControl control;
             control.cancel = task.cancelFlag();
             control.progress = [this](const std::string &text, double) { setProgress(text); };

@@ -16,6 +16,8 @@
 
 namespace fusebox {
 
+class TaskControl;
+
 class Document;
 
 /// What the document does in PyTorch 2, through one long-lived bridge of its
@@ -83,6 +85,8 @@ public:
 
 private:
     void setProgress(const std::string &text);
+    /// Where setProgress() also reports while a job runs (its task), or null.
+    void reportTo(TaskControl *task);
 
     Document &m_document;
     std::string m_bridgeCommand; // the command m_bridge was made for
@@ -93,6 +97,7 @@ private:
     bool m_exporting = false;
     mutable std::mutex m_progressMutex;
     std::string m_progress;
+    TaskControl *m_task = nullptr; ///< the running job's task (guarded by m_progressMutex)
 };
 
 } // namespace fusebox

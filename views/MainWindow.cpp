@@ -94,10 +94,6 @@ MainWindow::MainWindow(QWidget *parent)
     connect(m_rewrite, &RewriteController::logLine, this, &MainWindow::log);
     connect(m_rewrite, &RewriteController::statusMessage, this,
             [this](const QString &line) { statusBar()->showMessage(line, 10000); });
-    // The task service's jobs show in the one busy display, and Cancel stops them.
-    m_rewrite->setTaskService(m_tasks);
-    m_rewrite->addBackgroundWork([this] { return m_tasks->statusText(); }, [this] { m_tasks->cancel(); });
-    connect(m_tasks, &TaskService::changed, m_rewrite, &RewriteController::updateBusy);
     connect(m_compiles, &CompilesPanel::graphActivated, this, [this](const QString &address) { openFile(address); });
     connect(m_compiles, &CompilesPanel::logIndexed, this, [this](const QString &path) {
         addRecentFile(QFileInfo(path).absoluteFilePath());

@@ -1,5 +1,7 @@
 #include "RewriteController.h"
 
+#include "TaskService.h"
+
 #include "DiffView.h"
 #include "Document.h"
 #include "GraphScene.h"
@@ -195,7 +197,7 @@ LatencyDialog *RewriteController::latencyDialog()
     if (m_latency)
         return m_latency;
     // Its measurement is a task of the window's TaskService, which the busy label reads.
-    m_latency = new LatencyDialog(m_document, m_tasks, m_window);
+    m_latency = new LatencyDialog(m_document, m_document->tasks(), m_window);
     connect(m_latency, &LatencyDialog::finished, this, [this](bool ok, const QString &line) {
         emit logLine(ok ? tr("latency: %1").arg(line) : tr("latency not measured: %1").arg(line));
         emit statusMessage(ok ? tr("Latency: %1").arg(line) : tr("Latency not measured: %1").arg(line));
@@ -227,24 +229,8 @@ DiffView *RewriteController::diffView()
 
 QString RewriteController::busyText() const
 {
-    if (m_document->isApplyingAll())
-        return m_document->applyAllProgress() == 1
-                   ? tr("Applying all: 1 rewrite so far…")
-                   : tr("Applying all: %1 rewrites so far…").arg(m_document->applyAllProgress());
-    if (m_document->isSearching())
-        return tr("Finding matches…");
-    if (QString pt2 = m_document->pt2ProgressText(); !pt2.isEmpty())
-        return pt2;
-    for (const auto &text : m_otherWork)
-        if (QString t = text(); !t.isEmpty())
-            return t;
-    return {};
-}
-
-void RewriteController::addBackgroundWork(std::function<QString()> text, std::function<void()> cancel)
-{
-    m_otherWork.push_back(std::move(text));
-    connect(m_cancel, &QAction::triggered, this, [cancel = std::move(cancel)] { cancel(); });
+    // Every long job of the window is a task of its document's service.
+    return m_document->tasks()->statusText();
 }
 
 void RewriteController::updateBusy()

@@ -73,18 +73,13 @@ public:
     QAction *measureLatencyAction() const { return m_latencyAction; }
     /// Rewrite ▸ Measure Latency's dialog (created on first use).
     LatencyDialog *latencyDialog();
-    /// The window's background tasks (set by the window before any job runs).
-    void setTaskService(TaskService *tasks) { m_tasks = tasks; }
+
     /// The status bar's "Finding matches… / Applying all: N rewrites" text ("" when idle).
     QString busyText() const;
     /// The before/after window (created on first use).
     DiffView *diffView();
     /// The Rewrite menu (after install()).
     QMenu *rewriteMenu() const { return m_rewriteMenu; }
-    /// Adds background work besides the document's to the status bar's busy
-    /// text and to Cancel (Esc): `text` says what runs ("" when idle),
-    /// `cancel` stops it.
-    void addBackgroundWork(std::function<QString()> text, std::function<void()> cancel);
     /// Shows the busy text again now (background work started or ended).
     void updateBusy();
 
@@ -148,7 +143,6 @@ private:
     QAction *m_whyNotAction = nullptr;
     QAction *m_latencyAction = nullptr;
     LatencyDialog *m_latency = nullptr;
-    TaskService *m_tasks = nullptr;
     QAction *m_fromSelection = nullptr;
     QAction *m_diffAction = nullptr;
     QAction *m_cancel = nullptr;
@@ -157,7 +151,6 @@ private:
     QTimer *m_busyTimer = nullptr;
     DiffView *m_diff = nullptr;
     QMenu *m_rewriteMenu = nullptr;
-    std::vector<std::function<QString()>> m_otherWork;
     int m_selectedMatch = -1;
     std::vector<NodeId> m_whyFailed, m_whyPassed;
     bool m_focusPending = false;

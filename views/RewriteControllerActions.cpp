@@ -2,6 +2,7 @@
 // RewriteController: what install() adds to the window, and the actions it
 // wires (the workflow they trigger lives in RewriteController.cpp).
 #include "RewriteController.h"
+#include "TaskService.h"
 
 #include "DiffView.h"
 #include "Document.h"
@@ -151,7 +152,11 @@ void RewriteController::createActions()
     m_cancel->setShortcut(Qt::Key_Escape);
     m_cancel->setToolTip(tr("Cancel the running search, Apply All or PyTorch 2 job (Esc); a cancelled Apply All "
                             "changes nothing"));
+    // Cancel stops every task of the window (TaskService); the document's
+    // own jobs also drop what they would have shown.
     connect(m_cancel, &QAction::triggered, m_document, &Document::cancelBackground);
+    connect(m_cancel, &QAction::triggered, m_document->tasks(), [tasks = m_document->tasks()] { tasks->cancel(); });
+    connect(m_document->tasks(), &TaskService::changed, this, &RewriteController::updateBusy);
 
     m_fromSelection = new QAction(tr("&New Pattern from Selection"), this);
     m_fromSelection->setShortcut(Qt::CTRL | Qt::SHIFT | Qt::Key_N);
