@@ -111,6 +111,10 @@ void DocumentPt2::reportTo(TaskControl *task)
     m_task = task;
 }
 
+DocumentPt2::Reporting::Reporting(DocumentPt2 &pt2, TaskControl &task) : m_pt2(pt2) { m_pt2.reportTo(&task); }
+
+DocumentPt2::Reporting::~Reporting() { m_pt2.reportTo(nullptr); }
+
 QString DocumentPt2::progressText() const
 {
     if (!m_applying && !m_exporting)
@@ -173,11 +177,7 @@ bool DocumentPt2::applyInBackground(std::vector<MatchEntry> chosen)
     };
     const PatternSet &patterns = m_document.patternSet().patterns();
     m_document.tasks()->run(tr("PyTorch 2: %1").arg(what), kPt2Task, &m_document, [this, &patterns, outcome](TaskControl &task) {
-        reportTo(&task);
-        struct Unreport {
-            DocumentPt2 *self;
-            ~Unreport() { self->reportTo(nullptr); }
-        } unreport{this};
+        const Reporting reporting(*this, task);
         pt2::RequestControl control;
         control.cancel = task.cancelFlag();
         const std::atomic<bool> *cancel = task.cancelFlag();
@@ -258,11 +258,7 @@ bool DocumentPt2::exportInBackground(const QString &path, pt2::Pt2ExportFormat f
     m_document.tasks()->run(
         tr("PyTorch 2: exporting %1").arg(QFileInfo(path).fileName()), kPt2Task, &m_document,
         [this, b, graphs, result, path, format](TaskControl &task) {
-            reportTo(&task);
-            struct Unreport {
-                DocumentPt2 *self;
-                ~Unreport() { self->reportTo(nullptr); }
-            } unreport{this};
+            const Reporting reporting(*this, task);
             pt2::RequestControl control;
             control.cancel = task.cancelFlag();
             control.progress = [this](const std::string &text, double) { setProgress(text); };

@@ -87,6 +87,17 @@ private:
     void setProgress(const std::string &text);
     /// Where setProgress() also reports while a job runs (its task), or null.
     void reportTo(TaskControl *task);
+    /// While it lives, setProgress() also reports to `task` (a job's scope).
+    class Reporting {
+    public:
+        Reporting(DocumentPt2 &pt2, TaskControl &task);
+        ~Reporting();
+        Reporting(const Reporting &) = delete;
+        Reporting &operator=(const Reporting &) = delete;
+
+    private:
+        DocumentPt2 &m_pt2;
+    };
 
     Document &m_document;
     std::string m_bridgeCommand; // the command m_bridge was made for
