@@ -254,211 +254,289 @@ Expected<std::optional<PassConfig>> compileOptions(const TraceLog &log, const Tr
     return std::optional<PassConfig>(std::move(*config));
 }
 
-Expected<CompileReplay> replayCompile(const TraceLog &log, const TraceCompile &compile, const TraceReplayOptions &options)
-{
-    CompileReplay replay;
-    replay.compile = compile.label();
-    const TracePayload *before = graphOf(compile, "before_pre_grad_graph");
-    const TracePayload *after = graphOf(compile, "after_pre_grad_graph");
-    if (!before) {
-        if (compile.ranNoPreGradPasses())
-            replay.notReplayed = "served from the FX graph cache: no pre-grad (Optimus) pass ran in this compile";
-        else if (!compile.failure.empty() && compile.graphs().empty())
-            replay.notReplayed = "the compile failed before Inductor: " + compile.failure;
-        else
-            replay.notReplayed = "the log has no before_pre_grad_graph for this compile (torch before 2.8 logs "
-                                 "none, and a compile Inductor did not run has none)";
-        return replay;
+namespace {
+
+/// A production pass's logged graph, with the nodes it removed and added
+/// against the graph logged before it.
+struct LoggedPass {
+    const TracePayload *payload = nullptr;
+    Graph graph;
+    size_t removed = 0, added = 0;
+};
+
+/// One compile's replay, in stages (replayCompile runs them in order).
+class Replayer {
+public:
+    Replayer(const TraceLog &log, const TraceCompile &compile, const TraceReplayOptions &options)
+        : m_log(log), m_compile(compile), m_options(options)
+    {
     }
 
-    // Whose answers: the log's torch version, else the caller's choice.
-    const InductorProfile *profile = options.fallbackProfile;
-    std::string profileSource = "chosen by the user; the log records no torch version";
-    if (!log.torchVersion.empty()) {
-        auto chosen = chooseInductorProfile(log.torchVersion);
+    /// Why the compile cannot be replayed; empty when it can.
+    std::string whyNotReplayable() const;
+    /// The profile (the log's torch version, else the caller's) and the
+    /// compile's options, made into the pattern set Fusebox runs.
+    Status configure(CompileReplay &replay);
+    /// Reads the before-graph and production's logged passes.
+    Status loadGraphs();
+    /// Runs Fusebox's schedule on the before-graph and compares it, pass by
+    /// pass and at the end, with production's graphs.
+    Status compare(CompileReplay &replay);
+
+private:
+    std::string address(const TracePayload &payload) const
+    {
+        return m_log.path + "#" + traceGraphAddress(m_log, {&m_compile, &payload}).str();
+    }
+    std::optional<StructuralDifference> difference(const Graph &ours, const Graph &theirs) const
+    {
+        return m_options.schemas ? pt2::firstCanonicalDifference(ours, theirs, *m_options.schemas)
+                                 : firstStructuralDifference(ours, theirs);
+    }
+    std::optional<ReplayStep> stepOf(const PassSnapshots::Snapshot &snapshot);
+    ReplayStep stepOnlyProductionRan(const std::string &artifact) const;
+    /// Why Not at the nodes production's pass consumed (found by name in the before-graph).
+    std::vector<std::string> whyNot(const Pattern &pattern, const std::string &artifact) const;
+    std::string postGradNote() const;
+
+    const TraceLog &m_log;
+    const TraceCompile &m_compile;
+    const TraceReplayOptions &m_options;
+    PatternSet m_patterns;
+    PassConfig m_config;
+    Graph m_original;
+    std::map<std::string, LoggedPass> m_logged;
+    std::vector<std::string> m_loggedOrder;
+    std::set<std::string> m_compared;
+};
+
+std::string Replayer::whyNotReplayable() const
+{
+    if (graphOf(m_compile, "before_pre_grad_graph"))
+        return {};
+    if (m_compile.ranNoPreGradPasses())
+        return "served from the FX graph cache: no pre-grad (Optimus) pass ran in this compile";
+    if (!m_compile.failure.empty() && m_compile.graphs().empty())
+        return "the compile failed before Inductor: " + m_compile.failure;
+    return "the log has no before_pre_grad_graph for this compile (torch before 2.8 logs none, and a compile "
+           "Inductor did not run has none)";
+}
+
+Status Replayer::configure(CompileReplay &replay)
+{
+    const InductorProfile *profile = m_options.fallbackProfile;
+    std::string source = "chosen by the user; the log records no torch version";
+    if (!m_log.torchVersion.empty()) {
+        auto chosen = chooseInductorProfile(m_log.torchVersion);
         if (!chosen)
             return chosen.error();
         profile = chosen->profile;
-        profileSource = "the log's torch " + log.torchVersion + (chosen->note.empty() ? "" : "; " + chosen->note);
+        source = "the log's torch " + m_log.torchVersion + (chosen->note.empty() ? "" : "; " + chosen->note);
     }
     if (!profile)
         profile = &newestInductorProfile();
-    replay.profile = profile->label() + " (" + profileSource + ")";
+    replay.profile = profile->label() + " (" + source + ")";
 
-    auto options_ = compileOptions(log, compile);
-    if (!options_)
-        return options_.error();
-    PassConfig config;
-    if (*options_) {
-        config = std::move(**options_);
-        replay.optionsSource = "the compile's fx_graph_runnable (line "
-                               + std::to_string([&] {
-                                     for (const TracePayload &p : compile.payloads)
-                                         if (p.kind == "fx_graph_runnable")
-                                             return p.line;
-                                     return 0;
-                                 }())
-                               + ")";
+    auto recorded = compileOptions(m_log, m_compile);
+    if (!recorded)
+        return recorded.error();
+    if (*recorded) {
+        m_config = std::move(**recorded);
+        const TracePayload *runnable = nullptr;
+        for (const TracePayload &p : m_compile.payloads)
+            if (p.kind == "fx_graph_runnable")
+                runnable = &p;
+        replay.optionsSource = "the compile's fx_graph_runnable (line " + std::to_string(runnable->line) + ")";
     } else {
         replay.optionsSource = "not recorded in the log: Inductor's defaults (no Optimus pass enabled)";
     }
-    PatternSet patterns = builtinCatalog();
-    applyInductorProfile(patterns, *profile);
-    if (Status s = configurePatterns(patterns, config, *profile); !s)
+    m_patterns = builtinCatalog();
+    applyInductorProfile(m_patterns, *profile);
+    if (Status s = configurePatterns(m_patterns, m_config, *profile); !s)
         return Error{"the compile's options: " + s.error().message};
+    return {};
+}
 
-    auto address = [&](const TracePayload &payload) {
-        return log.path + "#" + traceGraphAddress(log, {&compile, &payload}).str();
-    };
-    auto original = options.load(address(*before));
+Status Replayer::loadGraphs()
+{
+    auto original = m_options.load(address(*graphOf(m_compile, "before_pre_grad_graph")));
     if (!original)
         return original.error();
-
-    // Fusebox's schedule, watched pass by pass.
-    Graph fusebox = original->graph.clone();
-    InductorScheduleDriver driver(patterns, config.preGradOrder, config.postGradOrder);
-    PassSnapshots snapshots(patterns);
-    driver.setObserver(&snapshots);
-    driver.run(fusebox, GraphStage::PreGrad);
-
-    // Production's logged passes, in log order between before and after.
-    struct Logged {
-        const TracePayload *payload;
-        Graph graph;
-        size_t removed = 0, added = 0;
-    };
-    std::map<std::string, Logged> logged;
-    std::vector<std::string> loggedOrder;
-    Graph previous = original->graph.clone();
+    m_original = std::move(original->graph);
     // The pre-grad stages between before_ and after_pre_grad_graph (post-grad
     // fusions log optimus_* too, later in the compile).
-    for (const TracePayload *stage : optimusStepsOf(compile)) {
-        const TracePayload &payload = *stage;
-        if (passForTraceArtifact(payload.kind).empty())
+    Graph previous = m_original.clone();
+    for (const TracePayload *payload : optimusStepsOf(m_compile)) {
+        if (passForTraceArtifact(payload->kind).empty())
             continue;
-        auto model = options.load(address(payload));
+        auto model = m_options.load(address(*payload));
         if (!model)
             return model.error();
-        Logged entry{&payload, std::move(model->graph)};
+        LoggedPass entry{payload, std::move(model->graph)};
         const NamedDifference named = namedDifference(previous, entry.graph);
         entry.removed = named.onlyInA.size();
         entry.added = named.onlyInB.size();
         previous = entry.graph.clone();
-        loggedOrder.push_back(payload.kind);
-        logged.emplace(payload.kind, std::move(entry));
+        m_loggedOrder.push_back(payload->kind);
+        m_logged.emplace(payload->kind, std::move(entry));
     }
+    return {};
+}
 
-    auto compare = [&](const Graph &ours, const Graph &theirs) {
-        return options.schemas ? pt2::firstCanonicalDifference(ours, theirs, *options.schemas)
-                               : firstStructuralDifference(ours, theirs);
-    };
-    std::set<std::string> seen;
-    for (const PassSnapshots::Snapshot &snapshot : snapshots.snapshots) {
-        const Pattern *pattern = patterns.find(snapshot.pass);
-        if (!pattern)
-            continue;
-        const std::string artifact = traceArtifactForPass(snapshot.pass, pattern->stage(),
-                                                          pattern->family() == PatternFamily::Horizontal);
-        auto log_ = artifact.empty() ? logged.end() : logged.find(artifact);
-        if (log_ == logged.end() && !snapshot.changed)
-            continue;
-        // What Inductor would have logged for Fusebox's run of the pass.
-        const bool fuseboxLogs = snapshot.logged && !artifact.empty();
-        ReplayStep step;
-        step.pass = snapshot.pass;
-        step.artifact = artifact.empty() ? "(Inductor logs no graph for this pass)" : artifact;
-        step.fusebox = fuseboxLogs;
-        step.fuseboxRemoved = snapshot.removed;
-        step.fuseboxAdded = snapshot.added;
-        if (log_ != logged.end()) {
-            seen.insert(artifact);
-            step.production = true;
-            step.line = log_->second.payload->line;
-            step.address = traceGraphAddress(log, {&compile, log_->second.payload}).str();
-            step.productionRemoved = log_->second.removed;
-            step.productionAdded = log_->second.added;
-            const auto difference = compare(snapshot.after, log_->second.graph);
-            step.same = !difference && fuseboxLogs;
-            step.verdict = describeDifference(difference, "Fusebox's graph");
-            if (!fuseboxLogs) {
-                step.verdict = "production's pass fired, Fusebox's did not; " + step.verdict;
-                // Why Not at the nodes production's pass consumed, by name in the original graph.
-                std::vector<NodeId> nodes;
-                const Graph &loggedBefore = [&]() -> const Graph & {
-                    auto at = std::find(loggedOrder.begin(), loggedOrder.end(), artifact);
-                    return at == loggedOrder.begin() ? original->graph : logged.at(*(at - 1)).graph;
-                }();
-                for (NodeId id : namedDifference(loggedBefore, log_->second.graph).onlyInA)
-                    if (const Node *n = loggedBefore.node(id); n && pattern->isRootOp(n->op))
-                        if (NodeId mine = original->graph.findByName(n->name); mine.isValid())
-                            nodes.push_back(mine);
-                if (!nodes.empty())
-                    for (const Explanation &e : explainForSchedule(PassSchedule::Inductor, patterns, config,
-                                                                   original->graph, *pattern, nodes))
-                        step.whyNot.push_back(original->graph.node(e.node)->name + ": " + e.summary);
-            }
-        } else if (fuseboxLogs) {
-            step.verdict = "Fusebox's pass fired, production's did not (the log has no " + artifact + ")";
-        } else {
-            // Inductor logs a pattern pass only when the counter named after
-            // it moves (split_cat_pass counts as scmerge_*), and logs nothing
-            // for normalization_pass or fuse_fx: what this pass did shows in
-            // the next graph production logged, which is compared there.
-            step.same = true;
-            step.verdict = artifact.empty() ? "changed the graph; Inductor logs no graph for this pass: compared "
-                                              "at the next logged graph"
-                                            : "changed the graph without moving its own counter, so Inductor "
-                                              "logs no graph for it: compared at the next logged graph";
-        }
-        replay.steps.push_back(std::move(step));
-    }
-    for (const std::string &artifact : loggedOrder) {
-        if (seen.count(artifact))
-            continue;
-        const Logged &entry = logged.at(artifact);
-        ReplayStep step;
-        step.pass = passForTraceArtifact(artifact);
-        step.artifact = artifact;
+std::vector<std::string> Replayer::whyNot(const Pattern &pattern, const std::string &artifact) const
+{
+    auto at = std::find(m_loggedOrder.begin(), m_loggedOrder.end(), artifact);
+    const Graph &before = at == m_loggedOrder.begin() ? m_original : m_logged.at(*(at - 1)).graph;
+    std::vector<NodeId> nodes;
+    for (NodeId id : namedDifference(before, m_logged.at(artifact).graph).onlyInA)
+        if (const Node *n = before.node(id); n && pattern.isRootOp(n->op))
+            if (NodeId mine = m_original.findByName(n->name); mine.isValid())
+                nodes.push_back(mine);
+    std::vector<std::string> lines;
+    if (!nodes.empty())
+        for (const Explanation &e : explainForSchedule(PassSchedule::Inductor, m_patterns, m_config, m_original,
+                                                       pattern, nodes))
+            lines.push_back(m_original.node(e.node)->name + ": " + e.summary);
+    return lines;
+}
+
+std::optional<ReplayStep> Replayer::stepOf(const PassSnapshots::Snapshot &snapshot)
+{
+    const Pattern *pattern = m_patterns.find(snapshot.pass);
+    if (!pattern)
+        return std::nullopt;
+    const std::string artifact =
+        traceArtifactForPass(snapshot.pass, pattern->stage(), pattern->family() == PatternFamily::Horizontal);
+    auto logged = artifact.empty() ? m_logged.end() : m_logged.find(artifact);
+    if (logged == m_logged.end() && !snapshot.changed)
+        return std::nullopt;
+    // What Inductor would have logged for Fusebox's run of the pass.
+    const bool fuseboxLogs = snapshot.logged && !artifact.empty();
+    ReplayStep step;
+    step.pass = snapshot.pass;
+    step.artifact = artifact.empty() ? "(Inductor logs no graph for this pass)" : artifact;
+    step.fusebox = fuseboxLogs;
+    step.fuseboxRemoved = snapshot.removed;
+    step.fuseboxAdded = snapshot.added;
+    if (logged != m_logged.end()) {
+        m_compared.insert(artifact);
+        const LoggedPass &theirs = logged->second;
         step.production = true;
-        step.line = entry.payload->line;
-        step.address = traceGraphAddress(log, {&compile, entry.payload}).str();
-        step.productionRemoved = entry.removed;
-        step.productionAdded = entry.added;
-        const Pattern *pattern = patterns.find(step.pass);
-        step.verdict = !pattern ? "production ran " + step.pass + ", which Fusebox does not have"
-                                : "production's pass fired; Fusebox's schedule did not run it ("
-                                      + whyScheduleSkips(PassSchedule::Inductor, patterns, config, original->graph,
-                                                         *pattern)
-                                      + ")";
-        replay.steps.push_back(std::move(step));
-    }
-    for (size_t i = 0; i < replay.steps.size(); ++i)
-        if (!replay.steps[i].same && !replay.firstDifference)
-            replay.firstDifference = i;
-
-    replay.replayed = true;
-    size_t postGrad = 0;
-    for (const TracePayload &payload : compile.payloads)
-        postGrad += payload.isGraph && payload.kind.ends_with("_post_grad");
-    for (const TracePayload &payload : compile.payloads)
-        if (payload.isGraph && payload.kind.starts_with("optimus_"))
-            if (const Pattern *p = patterns.find(passForTraceArtifact(payload.kind)); p && p->stage() == PassStage::PostGrad)
-                ++postGrad;
-    if (postGrad)
-        replay.postGradNote = std::to_string(postGrad) + " post-grad Optimus pass graphs are listed, not replayed: "
-                              "Inductor runs passes of its own between before_post_grad_graph and them "
-                              "(decompositions, no-op removal, reinplacing) that Fusebox does not model";
-    if (after) {
-        auto result = options.load(address(*after));
-        if (!result)
-            return result.error();
-        const auto difference = compare(fusebox, result->graph);
-        replay.same = !difference;
-        replay.verdict = difference ? "differs from after_pre_grad_graph: " + describeDifference(difference, "Fusebox's result")
-                                    : "same as after_pre_grad_graph";
+        step.line = theirs.payload->line;
+        step.address = traceGraphAddress(m_log, {&m_compile, theirs.payload}).str();
+        step.productionRemoved = theirs.removed;
+        step.productionAdded = theirs.added;
+        const auto differs = difference(snapshot.after, theirs.graph);
+        step.same = !differs && fuseboxLogs;
+        step.verdict = describeDifference(differs, "Fusebox's graph");
+        if (!fuseboxLogs) {
+            step.verdict = "production's pass fired, Fusebox's did not; " + step.verdict;
+            step.whyNot = whyNot(*pattern, artifact);
+        }
+    } else if (fuseboxLogs) {
+        step.verdict = "Fusebox's pass fired, production's did not (the log has no " + artifact + ")";
     } else {
-        replay.verdict = "the log has no after_pre_grad_graph to compare with";
+        // Inductor logs a pattern pass only when the counter named after it
+        // moves (split_cat_pass counts as scmerge_*), and logs nothing for
+        // normalization_pass or fuse_fx: what this pass did shows in the next
+        // graph production logged, which is compared there.
+        step.same = true;
+        step.verdict = artifact.empty() ? "changed the graph; Inductor logs no graph for this pass: compared at "
+                                          "the next logged graph"
+                                        : "changed the graph without moving its own counter, so Inductor logs no "
+                                          "graph for it: compared at the next logged graph";
     }
+    return step;
+}
+
+ReplayStep Replayer::stepOnlyProductionRan(const std::string &artifact) const
+{
+    const LoggedPass &entry = m_logged.at(artifact);
+    ReplayStep step;
+    step.pass = passForTraceArtifact(artifact);
+    step.artifact = artifact;
+    step.production = true;
+    step.line = entry.payload->line;
+    step.address = traceGraphAddress(m_log, {&m_compile, entry.payload}).str();
+    step.productionRemoved = entry.removed;
+    step.productionAdded = entry.added;
+    const Pattern *pattern = m_patterns.find(step.pass);
+    step.verdict = !pattern ? "production ran " + step.pass + ", which Fusebox does not have"
+                            : "production's pass fired; Fusebox's schedule did not run it ("
+                                  + whyScheduleSkips(PassSchedule::Inductor, m_patterns, m_config, m_original, *pattern)
+                                  + ")";
+    return step;
+}
+
+std::string Replayer::postGradNote() const
+{
+    size_t postGrad = 0;
+    for (const TracePayload &payload : m_compile.payloads) {
+        if (!payload.isGraph)
+            continue;
+        const Pattern *fusion = payload.kind.starts_with("optimus_")
+                                    ? m_patterns.find(passForTraceArtifact(payload.kind))
+                                    : nullptr;
+        postGrad += payload.kind.ends_with("_post_grad") || (fusion && fusion->stage() == PassStage::PostGrad);
+    }
+    if (!postGrad)
+        return {};
+    return std::to_string(postGrad) + " post-grad Optimus pass graphs are listed, not replayed: Inductor runs "
+           "passes of its own between before_post_grad_graph and them (decompositions, no-op removal, "
+           "reinplacing) that Fusebox does not model";
+}
+
+Status Replayer::compare(CompileReplay &replay)
+{
+    Graph fusebox = m_original.clone();
+    InductorScheduleDriver driver(m_patterns, m_config.preGradOrder, m_config.postGradOrder);
+    PassSnapshots snapshots(m_patterns);
+    driver.setObserver(&snapshots);
+    driver.run(fusebox, GraphStage::PreGrad);
+
+    for (const PassSnapshots::Snapshot &snapshot : snapshots.snapshots)
+        if (auto step = stepOf(snapshot))
+            replay.steps.push_back(std::move(*step));
+    for (const std::string &artifact : m_loggedOrder)
+        if (!m_compared.count(artifact))
+            replay.steps.push_back(stepOnlyProductionRan(artifact));
+    for (size_t i = 0; i < replay.steps.size() && !replay.firstDifference; ++i)
+        if (!replay.steps[i].same)
+            replay.firstDifference = i;
+    replay.postGradNote = postGradNote();
+
+    const TracePayload *after = graphOf(m_compile, "after_pre_grad_graph");
+    if (!after) {
+        replay.verdict = "the log has no after_pre_grad_graph to compare with";
+        return {};
+    }
+    auto result = m_options.load(address(*after));
+    if (!result)
+        return result.error();
+    const auto differs = difference(fusebox, result->graph);
+    replay.same = !differs;
+    replay.verdict = differs ? "differs from after_pre_grad_graph: " + describeDifference(differs, "Fusebox's result")
+                             : "same as after_pre_grad_graph";
+    return {};
+}
+
+} // namespace
+
+Expected<CompileReplay> replayCompile(const TraceLog &log, const TraceCompile &compile, const TraceReplayOptions &options)
+{
+    CompileReplay replay;
+    replay.compile = compile.label();
+    Replayer replayer(log, compile, options);
+    replay.notReplayed = replayer.whyNotReplayable();
+    if (!replay.notReplayed.empty())
+        return replay;
+    if (Status status = replayer.configure(replay); !status)
+        return status.error();
+    if (Status status = replayer.loadGraphs(); !status)
+        return status.error();
+    if (Status status = replayer.compare(replay); !status)
+        return status.error();
+    replay.replayed = true;
     return replay;
 }
 

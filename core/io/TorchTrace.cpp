@@ -130,6 +130,12 @@ private:
     };
 
     void onEnvelope(std::string_view jsonText, int line, uint64_t nextOffset, int fileIndex, const std::string &fileName);
+    void onMetrics(const json &body, TraceCompile *compile, std::optional<int> rank);
+    void onDescribeTensor(const json &body, TraceCompile &compile);
+    void onDescribeSource(const json &body, TraceCompile &compile);
+    void onDynamoStart(const json &body, TraceCompile &compile);
+    void startPayload(const json &envelope, const std::string &kind, const std::string &encoding,
+                      TraceCompile *compile, int line, uint64_t nextOffset, int fileIndex);
     void closePayload(uint64_t end);
     void finishCaptured(Pending &pending);
     TraceCompile *compileFor(const json &envelope, std::optional<int> rank, bool starts);
@@ -221,107 +227,74 @@ void Indexer::closePayload(uint64_t end)
     m_pending = Pending{};
 }
 
-void Indexer::onEnvelope(std::string_view jsonText, int line, uint64_t nextOffset, int fileIndex,
-                         const std::string &fileName)
+/// "file:line: " for the warnings of line `line` of `fileName`.
+std::string at(const std::string &fileName, int line) { return fileName + ":" + std::to_string(line) + ": "; }
+
+std::string stringField(const json &object, const char *field)
 {
-    json envelope;
-    try {
-        envelope = json::parse(jsonText);
-    } catch (const json::exception &error) {
-        m_log.warnings.push_back(fileName + ":" + std::to_string(line) + ": a record whose JSON does not parse ("
-                                 + firstLine(error.what(), 120) + "); skipped");
-        return;
-    }
-    if (!envelope.is_object() || envelope.empty()) {
-        m_log.warnings.push_back(fileName + ":" + std::to_string(line) + ": a record that is not a JSON object; skipped");
-        return;
-    }
-    std::optional<int> rank = optionalInt(envelope, "rank");
-    if (!rank)
-        rank = m_fileRank;
-    // The record's kind is its one key that is not compile metadata (nlohmann's
-    // object sorts its keys, so the first is not the one written first).
-    auto kindIt = envelope.end();
-    for (auto it = envelope.begin(); it != envelope.end(); ++it)
-        if (!isEnvelopeMetadata(it.key())) {
-            kindIt = it;
-            break;
-        }
-    if (kindIt == envelope.end()) {
-        m_log.warnings.push_back(fileName + ":" + std::to_string(line) + ": a record with no kind; skipped");
-        return;
-    }
-    const std::string key = kindIt.key();
-    const json &body = kindIt.value();
+    auto it = object.find(field);
+    return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
 
-    if (key == "str" && body.is_array() && body.size() == 2 && body[0].is_string() && body[1].is_number_integer()) {
-        m_internedFiles[body[1].get<int>()] = body[0].get<std::string>();
+void Indexer::onMetrics(const json &body, TraceCompile *compile, std::optional<int> rank)
+{
+    if (!compile)
+        if (auto id = TraceCompileId::parse(stringField(body, "compile_id")))
+            compile = compileById(rank, *id);
+    if (!compile)
         return;
+    // The compiled frame as Dynamo reports it: better than the stack's innermost entry.
+    if (const std::string name = stringField(body, "co_name"); !name.empty()) {
+        std::string where = fs::path(stringField(body, "co_filename")).filename().string();
+        if (auto lineNo = optionalInt(body, "co_firstlineno"))
+            where += ":" + std::to_string(*lineNo);
+        compile->frame = name + (where.empty() ? "" : " (" + where + ")");
     }
-    TraceCompile *compile = compileFor(envelope, rank, key == "dynamo_start");
-    if (key == "compilation_metrics" && body.is_object()) {
-        if (!compile && body.contains("compile_id") && body["compile_id"].is_string())
-            if (auto id = TraceCompileId::parse(body["compile_id"].get<std::string>()))
-                compile = compileById(rank, *id);
-        if (compile) {
-            auto text = [&](const char *field) {
-                auto it = body.find(field);
-                return it != body.end() && it->is_string() ? it->get<std::string>() : std::string();
-            };
-            // The compiled frame as Dynamo reports it: better than the stack's innermost entry.
-            if (!text("co_name").empty()) {
-                std::string where = fs::path(text("co_filename")).filename().string();
-                if (auto lineNo = optionalInt(body, "co_firstlineno"))
-                    where += ":" + std::to_string(*lineNo);
-                compile->frame = text("co_name") + (where.empty() ? "" : " (" + where + ")");
-            }
-            const std::string failType = text("fail_type"), failReason = text("fail_reason");
-            if (!failType.empty() || !failReason.empty())
-                compile->failure = oneLine(failType + (failType.empty() || failReason.empty() ? "" : ": ") + failReason);
-        }
-    } else if (key == "describe_tensor" && compile && body.is_object()) {
-        TraceCompile::TensorRecord record;
-        record.id = optionalInt(body, "id").value_or(-1);
-        if (body.contains("dtype") && body["dtype"].is_string())
-            record.dtype = body["dtype"].get<std::string>();
-        if (body.contains("size") && body["size"].is_array())
-            for (const json &dim : body["size"])
-                record.size.push_back(dim.is_string() ? dim.get<std::string>() : dim.dump());
-        const size_t compileIndex = static_cast<size_t>(compile - m_log.compiles.data());
-        m_tensorIndex[{compileIndex, record.id}] = compile->tensors.size();
-        compile->tensors.push_back(std::move(record));
-    } else if (key == "describe_source" && compile && body.is_object()) {
-        const size_t compileIndex = static_cast<size_t>(compile - m_log.compiles.data());
-        auto it = m_tensorIndex.find({compileIndex, optionalInt(body, "id").value_or(-1)});
-        if (it != m_tensorIndex.end() && body.contains("source") && body["source"].is_string())
-            compile->tensors[it->second].source = body["source"].get<std::string>();
-    } else if (key == "dynamo_start" && compile && compile->frame.empty() && body.is_object()) {
-        // The innermost stack frame is the compiled one.
-        auto stack = body.find("stack");
-        if (stack != body.end() && stack->is_array() && !stack->empty() && stack->back().is_object()) {
-            const json &frame = stack->back();
-            std::string name = frame.value("name", "");
-            std::string file;
-            if (auto id = optionalInt(frame, "filename"); id && m_internedFiles.count(*id))
-                file = fs::path(m_internedFiles[*id]).filename().string();
-            if (auto lineNo = optionalInt(frame, "line"); lineNo && !file.empty())
-                file += ":" + std::to_string(*lineNo);
-            compile->frame = name + (file.empty() ? "" : " (" + file + ")");
-        }
-    }
+    const std::string failType = stringField(body, "fail_type"), failReason = stringField(body, "fail_reason");
+    if (!failType.empty() || !failReason.empty())
+        compile->failure = oneLine(failType + (failType.empty() || failReason.empty() ? "" : ": ") + failReason);
+}
 
-    std::string kind = key;
-    std::string encoding;
-    if (key == "artifact" && body.is_object() && body.contains("name") && body["name"].is_string()) {
-        kind = body["name"].get<std::string>();
-        if (body.contains("encoding") && body["encoding"].is_string())
-            encoding = body["encoding"].get<std::string>();
-        if (compile && (kind.ends_with("_cache_hit") || kind.ends_with("_cache_miss") || kind.ends_with("_cache_bypass")))
-            compile->cacheEvents.push_back(kind);
-    }
-    auto md5 = envelope.find("has_payload");
-    if (md5 == envelope.end())
+void Indexer::onDescribeTensor(const json &body, TraceCompile &compile)
+{
+    TraceCompile::TensorRecord record;
+    record.id = optionalInt(body, "id").value_or(-1);
+    record.dtype = stringField(body, "dtype");
+    if (body.contains("size") && body["size"].is_array())
+        for (const json &dim : body["size"])
+            record.size.push_back(dim.is_string() ? dim.get<std::string>() : dim.dump());
+    const size_t compileIndex = static_cast<size_t>(&compile - m_log.compiles.data());
+    m_tensorIndex[{compileIndex, record.id}] = compile.tensors.size();
+    compile.tensors.push_back(std::move(record));
+}
+
+void Indexer::onDescribeSource(const json &body, TraceCompile &compile)
+{
+    const size_t compileIndex = static_cast<size_t>(&compile - m_log.compiles.data());
+    auto it = m_tensorIndex.find({compileIndex, optionalInt(body, "id").value_or(-1)});
+    if (it != m_tensorIndex.end() && !stringField(body, "source").empty())
+        compile.tensors[it->second].source = stringField(body, "source");
+}
+
+void Indexer::onDynamoStart(const json &body, TraceCompile &compile)
+{
+    // The innermost stack frame is the compiled one.
+    auto stack = body.find("stack");
+    if (!compile.frame.empty() || stack == body.end() || !stack->is_array() || stack->empty()
+        || !stack->back().is_object())
         return;
+    const json &frame = stack->back();
+    std::string file;
+    if (auto id = optionalInt(frame, "filename"); id && m_internedFiles.count(*id))
+        file = fs::path(m_internedFiles[*id]).filename().string();
+    if (auto lineNo = optionalInt(frame, "line"); lineNo && !file.empty())
+        file += ":" + std::to_string(*lineNo);
+    compile.frame = stringField(frame, "name") + (file.empty() ? "" : " (" + file + ")");
+}
+
+void Indexer::startPayload(const json &envelope, const std::string &kind, const std::string &encoding,
+                           TraceCompile *compile, int line, uint64_t nextOffset, int fileIndex)
+{
     Pending pending;
     pending.active = true;
     pending.compile = compile;
@@ -331,12 +304,66 @@ void Indexer::onEnvelope(std::string_view jsonText, int line, uint64_t nextOffse
     pending.payload.line = line;
     pending.payload.file = fileIndex;
     pending.payload.begin = pending.payload.end = nextOffset;
-    pending.payload.md5 = md5->is_string() ? md5->get<std::string>() : std::string();
+    pending.payload.md5 = stringField(envelope, "has_payload");
     pending.capture = isCapturedKind(kind);
     if (compile)
         pending.payload.occurrence = static_cast<int>(std::count_if(
             compile->payloads.begin(), compile->payloads.end(), [&](const TracePayload &p) { return p.kind == kind; }));
     m_pending = std::move(pending);
+}
+
+void Indexer::onEnvelope(std::string_view jsonText, int line, uint64_t nextOffset, int fileIndex,
+                         const std::string &fileName)
+{
+    json envelope;
+    try {
+        envelope = json::parse(jsonText);
+    } catch (const json::exception &error) {
+        m_log.warnings.push_back(at(fileName, line) + "a record whose JSON does not parse ("
+                                 + firstLine(error.what(), 120) + "); skipped");
+        return;
+    }
+    if (!envelope.is_object() || envelope.empty()) {
+        m_log.warnings.push_back(at(fileName, line) + "a record that is not a JSON object; skipped");
+        return;
+    }
+    // The record's kind is its one key that is not compile metadata (nlohmann's
+    // object sorts its keys, so the first is not the one written first).
+    auto kindIt = envelope.end();
+    for (auto it = envelope.begin(); it != envelope.end() && kindIt == envelope.end(); ++it)
+        if (!isEnvelopeMetadata(it.key()))
+            kindIt = it;
+    if (kindIt == envelope.end()) {
+        m_log.warnings.push_back(at(fileName, line) + "a record with no kind; skipped");
+        return;
+    }
+    const std::string key = kindIt.key();
+    const json &body = kindIt.value();
+    if (key == "str" && body.is_array() && body.size() == 2 && body[0].is_string() && body[1].is_number_integer()) {
+        m_internedFiles[body[1].get<int>()] = body[0].get<std::string>();
+        return;
+    }
+    const std::optional<int> rank = optionalInt(envelope, "rank") ? optionalInt(envelope, "rank") : m_fileRank;
+    TraceCompile *compile = compileFor(envelope, rank, key == "dynamo_start");
+    if (key == "compilation_metrics" && body.is_object())
+        onMetrics(body, compile, rank);
+    else if (key == "describe_tensor" && compile && body.is_object())
+        onDescribeTensor(body, *compile);
+    else if (key == "describe_source" && compile && body.is_object())
+        onDescribeSource(body, *compile);
+    else if (key == "dynamo_start" && compile && body.is_object())
+        onDynamoStart(body, *compile);
+
+    std::string kind = key;
+    std::string encoding;
+    if (key == "artifact" && body.is_object() && !stringField(body, "name").empty()) {
+        kind = stringField(body, "name");
+        encoding = stringField(body, "encoding");
+        if (compile && (kind.ends_with("_cache_hit") || kind.ends_with("_cache_miss") || kind.ends_with("_cache_bypass")))
+            compile->cacheEvents.push_back(kind);
+    }
+    if (envelope.contains("has_payload"))
+        startPayload(envelope, kind, encoding, compile, line, nextOffset, fileIndex);
 }
 
 Expected<bool> Indexer::read(int fileIndex, uint64_t doneBefore, uint64_t total, const TraceProgress &progress)
