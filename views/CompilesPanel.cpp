@@ -13,6 +13,8 @@
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
+#include <set>
+
 namespace fusebox {
 namespace {
 
@@ -80,6 +82,9 @@ CompilesPanel::CompilesPanel(TaskService *tasks, QWidget *parent)
 void CompilesPanel::openLog(const QString &path)
 {
     const quint64 generation = ++m_generation;
+    m_tasks->cancel(QStringLiteral("trace.index")); // another log was asked for
+    m_opMatches.clear();
+    m_searchedText.clear();
     m_header->setText(tr("Reading %1…").arg(QFileInfo(path).fileName()));
     auto result = std::make_shared<Expected<TraceLog>>(Error{"not read"});
     m_tasks->run(tr("Reading %1").arg(QFileInfo(path).fileName()), QStringLiteral("trace.index"), this,
@@ -160,16 +165,47 @@ void CompilesPanel::applyFilter(const QString &text)
 {
     if (!m_log)
         return;
+    // What the listing says is matched at once; the graphs' text (an op:
+    // "torch.cat", "aten.addmm", "baddbmm") is searched in the background.
     for (size_t i = 0; i < m_log->compiles.size(); ++i) {
         QTreeWidgetItem *item = compileItem(static_cast<int>(i));
         if (!item)
             continue;
         bool show = text.isEmpty() || item->text(0).contains(text, Qt::CaseInsensitive)
-                    || item->text(2).contains(text, Qt::CaseInsensitive);
+                    || item->text(2).contains(text, Qt::CaseInsensitive)
+                    || m_opMatches.count(static_cast<int>(i));
         for (int c = 0; c < item->childCount() && !show; ++c)
             show = item->child(c)->text(0).contains(text, Qt::CaseInsensitive);
         item->setHidden(!show);
     }
+    if (text.size() < 3 || text == m_searchedText)
+        return;
+    m_searchedText = text;
+    m_opMatches.clear();
+    m_tasks->cancel(QStringLiteral("trace.search"));
+    auto found = std::make_shared<std::set<int>>();
+    const auto log = m_log;
+    m_tasks->run(tr("Searching the graphs for %1").arg(text), QStringLiteral("trace.search"), this,
+                 [log, needle = text.toStdString(), found](TaskControl &task) {
+                     const auto graphs = log->graphs();
+                     for (size_t g = 0; g < graphs.size() && !task.isCancelled(); ++g) {
+                         task.setProgress(static_cast<qint64>(g), static_cast<qint64>(graphs.size()));
+                         const int compile = static_cast<int>(graphs[g].compile - log->compiles.data());
+                         if (found->count(compile))
+                             continue;
+                         auto payload = readTracePayload(*log, *graphs[g].payload);
+                         if (payload && payload->find(needle) != std::string::npos)
+                             found->insert(compile);
+                     }
+                 },
+                 [this, log, text, found](bool cancelled) {
+                     if (cancelled || log != m_log || text != m_filter->text())
+                         return;
+                     m_opMatches = *found;
+                     for (int index : m_opMatches)
+                         if (QTreeWidgetItem *item = compileItem(index))
+                             item->setHidden(false);
+                 });
 }
 
 QTreeWidgetItem *CompilesPanel::compileItem(int index) const

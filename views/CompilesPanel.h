@@ -6,6 +6,7 @@
 #include <QDockWidget>
 
 #include <memory>
+#include <set>
 
 class QLabel;
 class QLineEdit;
@@ -23,7 +24,9 @@ class TaskService;
 /// Optimus pass); graph payloads can be opened, other payloads are listed
 /// with their kind. The log is indexed in the background through the
 /// TaskService (progress in the status bar, Cancel stops it). The filter
-/// keeps the compiles whose id, frame, or graph/pass names contain its text.
+/// keeps the compiles whose id, frame, notes or graph/pass names contain its
+/// text, and, once a background search of their graphs' text has run, those
+/// whose graphs call it ("torch.cat", "baddbmm": an op).
 /// Double-clicking a graph emits graphActivated() with its address
 /// ("run.log#0/0/before_pre_grad_graph"): the window opens it as a document.
 /// "Optimus, pass by pass" opens the selected compile's logged pre-grad
@@ -72,6 +75,9 @@ private:
     QPushButton *m_optimus;
     std::shared_ptr<const TraceLog> m_log;
     quint64 m_generation = 0;
+    /// Compiles whose graphs' text holds m_searchedText (the background search's answer).
+    std::set<int> m_opMatches;
+    QString m_searchedText;
 };
 
 } // namespace fusebox
