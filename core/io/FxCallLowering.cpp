@@ -51,6 +51,11 @@ Arg Builder::subscript(const Expr &e, const std::string &name)
 {
     Arg object = evaluate(*e.object, {});
     Arg index = evaluate(*e.items[0], {});
+    // x[2,] is x[(2,)]: for a tensor the same as x[2] (and for a list a
+    // TypeError in Python): read as x[2], as the writer writes it back.
+    if (const auto *tuple = std::get_if<ArgList>(&index.value);
+        tuple && tuple->kind == ArgList::Kind::Tuple && tuple->items.size() == 1 && tuple->items[0].asInt())
+        index = Arg(*tuple->items[0].asInt());
     if (auto *items = object.items(); items && index.asInt())
         return itemOf(e, *items, *index.asInt());
     if (object.isNode() && index.asInt())

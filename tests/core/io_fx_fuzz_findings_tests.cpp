@@ -350,3 +350,20 @@ TEST_CASE("FX fuzz findings: an attribute of a higher-order op's subgraph is ref
                   "            return (l_x_,)\n")
           == "bad.py:4:13: subgraph self.wrap_body_0 has no attribute 'l_x_'");
 }
+
+TEST_CASE("FX fuzz findings: an index written as a one-item tuple reads as the index", "[io][fx][fuzz]")
+{
+    // split[2,] read as aten::select of the split's list, written back as
+    // split[2], which read back as a getitem: the round trip differed.
+    const std::string text = "class GraphModule(torch.nn.Module):\n"
+                             "    def forward(self, L_x_: \"f32[8, 32][32, 1]cpu\"):\n"
+                             "        split = torch.functional.split(L_x_, 8, dim = 1)\n"
+                             "        a: \"f32[8, 8][32, 1]cpu\" = split[2,]\n"
+                             "        b: \"f32[8, 8][32, 1]cpu\" = split[3]\n"
+                             "        return (a, b)\n";
+    checkRoundTrip(text, &testSchemas());
+    checkRoundTrip(text);
+    auto model = readFxText(text, {.schemas = &testSchemas(), .sourceName = "x.py"});
+    REQUIRE(model);
+    CHECK(model->graph.node(model->graph.findByName("a"))->op == model->graph.node(model->graph.findByName("b"))->op);
+}
