@@ -15,12 +15,12 @@
 namespace fusebox {
 
 namespace {
-constexpr qreal kPadX = 14;
-constexpr qreal kPadY = 8;
+constexpr qreal kGroupPadX = 14;
+constexpr qreal kGroupPadY = 8;
 constexpr qreal kStack = 4; // offset of the "cards" behind the box
-constexpr qreal kMinWidth = 170;
-constexpr qreal kMaxTextWidth = 340;
-constexpr qreal kRadius = 8;
+constexpr qreal kGroupMinWidth = 170;
+constexpr qreal kGroupMaxTextWidth = 340;
+constexpr qreal kGroupRadius = 8;
 constexpr qreal kBadge = 16;
 
 QString shortOpName(const std::string &op)
@@ -44,8 +44,8 @@ QSizeF GroupItem::sizeFor(const Label &label)
     qreal text = std::max({title.horizontalAdvance(label.title) + kBadge + 6,
                            caption.horizontalAdvance(label.count), caption.horizontalAdvance(label.summary),
                            hint.horizontalAdvance(label.hint)});
-    qreal width = std::clamp(text, kMinWidth - 2 * kPadX, kMaxTextWidth) + 2 * kPadX + 2 * kStack;
-    qreal height = 2 * kPadY + title.height() + 2 * caption.height() + hint.height() + 6 + 2 * kStack;
+    qreal width = std::clamp(text, kGroupMinWidth - 2 * kGroupPadX, kGroupMaxTextWidth) + 2 * kGroupPadX + 2 * kStack;
+    qreal height = 2 * kGroupPadY + title.height() + 2 * caption.height() + hint.height() + 6 + 2 * kStack;
     return {std::ceil(width), std::ceil(height)};
 }
 
@@ -76,7 +76,7 @@ void GroupItem::setMark(const ItemMark &mark)
 QPainterPath GroupItem::shape() const
 {
     QPainterPath path;
-    path.addRoundedRect(m_rect, kRadius, kRadius);
+    path.addRoundedRect(m_rect, kGroupRadius, kGroupRadius);
     return path;
 }
 
@@ -91,16 +91,16 @@ void GroupItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option,
         QRectF card = front.translated(i * kStack, i * kStack);
         painter->setPen(QPen(SceneStyle::groupBorder().lighter(150), 1));
         painter->setBrush(SceneStyle::groupFill().darker(100 + 4 * i));
-        painter->drawRoundedRect(card, kRadius, kRadius);
+        painter->drawRoundedRect(card, kGroupRadius, kGroupRadius);
     }
     painter->setPen(QPen(border, selected ? 2.6 : (m_hovered ? 2.0 : 1.4)));
     painter->setBrush(SceneStyle::groupFill());
-    painter->drawRoundedRect(front, kRadius, kRadius);
-    m_mark.paint(painter, front, kRadius);
+    painter->drawRoundedRect(front, kGroupRadius, kGroupRadius);
+    m_mark.paint(painter, front, kGroupRadius);
 
-    const qreal left = front.left() + kPadX;
-    const qreal width = front.width() - 2 * kPadX;
-    qreal y = front.top() + kPadY;
+    const qreal left = front.left() + kGroupPadX;
+    const qreal width = front.width() - 2 * kGroupPadX;
+    qreal y = front.top() + kGroupPadY;
 
     // A "+" badge: this box opens.
     const QFontMetricsF titleMetrics(SceneStyle::groupTitleFont());

@@ -17,8 +17,8 @@ namespace fusebox {
 
 namespace {
 constexpr int kNodeRole = Qt::UserRole + 1;
-const QColor kFailColor(0xc0, 0x20, 0x20);
-const QColor kPassColor(0x2a, 0x8a, 0x3a);
+const QColor kWhyNotFailColor(0xc0, 0x20, 0x20);
+const QColor kWhyNotPassColor(0x2a, 0x8a, 0x3a);
 } // namespace
 
 WhyNotPanel::WhyNotPanel(Document *document, QWidget *parent)
@@ -172,13 +172,13 @@ void WhyNotPanel::refresh()
             bold.setBold(true);
             for (int col = 0; col < 3; ++col) {
                 item->setFont(col, bold);
-                item->setForeground(col, kFailColor);
+                item->setForeground(col, kWhyNotFailColor);
                 item->setBackground(col, QColor(0xfd, 0xe8, 0xe8));
             }
             failed.insert(failed.end(), c.nodes.begin(), c.nodes.end());
             m_checks->scrollToItem(item);
         } else {
-            item->setForeground(0, c.passed ? kPassColor : kFailColor);
+            item->setForeground(0, c.passed ? kWhyNotPassColor : kWhyNotFailColor);
             if (c.passed)
                 passed.insert(passed.end(), c.nodes.begin(), c.nodes.end());
         }
@@ -205,7 +205,7 @@ void WhyNotPanel::showNearMisses()
     const Graph &g = m_document->graph();
     for (const NearMissGroup &group : summary->groups) {
         auto *top = new QTreeWidgetItem(m_nearMisses, {qs(group.check), group.nodes.size() == 1 ? tr("1 node") : tr("%1 nodes").arg(group.nodes.size())});
-        top->setForeground(0, kFailColor);
+        top->setForeground(0, kWhyNotFailColor);
         for (const Explanation &e : group.nodes) {
             const Node *n = g.node(e.node);
             const int passedChecks = int(std::count_if(e.checks.begin(), e.checks.end(), [](const Check &c) { return c.passed; }));

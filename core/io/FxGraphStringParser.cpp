@@ -26,7 +26,7 @@ std::string pythonTarget(std::string target)
 }
 
 /// A target as an error quotes it: on one line, at most 80 characters.
-std::string firstLine(std::string_view text)
+std::string firstLineOf(std::string_view text)
 {
     const size_t end = std::min(text.find('\n'), size_t(80));
     return std::string(text.substr(0, end)) + (end < text.size() ? "..." : "");
@@ -213,7 +213,7 @@ private:
                               + (kind == "call_function"
                                      ? " target (a dotted Python name or <built-in function ...>), found '"
                                      : " target (a method name), found '")
-                              + firstLine(target) + "'";
+                              + firstLineOf(target) + "'";
                     return false;
                 }
             }

@@ -11,7 +11,7 @@
 namespace fusebox {
 namespace {
 
-std::string_view trim(std::string_view s)
+std::string_view trimmed(std::string_view s)
 {
     while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r'))
         s.remove_prefix(1);
@@ -26,16 +26,16 @@ std::optional<std::vector<Dim>> shapeValue(std::string_view v)
     if (v.size() < 2 || v.front() != '[' || v.back() != ']')
         return std::nullopt;
     std::vector<Dim> dims;
-    std::string_view rest = trim(v.substr(1, v.size() - 2));
+    std::string_view rest = trimmed(v.substr(1, v.size() - 2));
     while (!rest.empty()) {
         size_t comma = rest.find(',');
-        std::string_view item = trim(rest.substr(0, comma));
+        std::string_view item = trimmed(rest.substr(0, comma));
         if (item.empty() || !std::all_of(item.begin(), item.end(), [](char c) { return std::isdigit(uint8_t(c)); }))
             return std::nullopt;
         dims.push_back(Dim(int64_t(std::stoll(std::string(item)))));
         if (comma == std::string_view::npos)
             break;
-        rest = trim(rest.substr(comma + 1));
+        rest = trimmed(rest.substr(comma + 1));
     }
     return dims;
 }
@@ -93,8 +93,8 @@ Expected<std::vector<Statement>> statements(std::string_view text, const std::st
         }
         if (quote)
             return Error{sourceName + ":" + std::to_string(lineNo) + ": expected the string to close on its line, found '"
-                         + std::string(trim(line)) + "'"};
-        const std::string_view t = trim(code);
+                         + std::string(trimmed(line)) + "'"};
+        const std::string_view t = trimmed(code);
         if (current.text.empty()) {
             if (t.empty())
                 continue;
@@ -121,9 +121,9 @@ Expected<std::vector<Statement>> statements(std::string_view text, const std::st
 /// ("(\"L_self_\" \"modules_\")" as black wraps a long name); nullopt otherwise.
 std::optional<std::string> stringValue(std::string_view v)
 {
-    v = trim(v);
+    v = trimmed(v);
     if (v.size() >= 2 && v.front() == '(' && v.back() == ')')
-        v = trim(v.substr(1, v.size() - 2));
+        v = trimmed(v.substr(1, v.size() - 2));
     std::string out;
     bool any = false;
     while (!v.empty()) {
@@ -135,7 +135,7 @@ std::optional<std::string> stringValue(std::string_view v)
             return std::nullopt;
         out += v.substr(1, close - 1);
         any = true;
-        v = trim(v.substr(close + 1));
+        v = trimmed(v.substr(close + 1));
     }
     if (!any)
         return std::nullopt;
@@ -177,8 +177,8 @@ Expected<GraphNetTensorMeta> parseGraphNetMeta(std::string_view text, const std:
         const size_t eq = t.find('=');
         if (eq == std::string_view::npos)
             return fail("'<attribute> = <value>'");
-        const std::string_view key = trim(t.substr(0, eq));
-        const std::string_view value = trim(t.substr(eq + 1));
+        const std::string_view key = trimmed(t.substr(0, eq));
+        const std::string_view value = trimmed(t.substr(eq + 1));
         if (key == "name") {
             auto s = stringValue(value);
             if (!s)

@@ -83,7 +83,7 @@ nlohmann::ordered_json writeSection(const std::map<std::string, std::map<std::st
     return j;
 }
 
-std::string stringField(const json &object, const std::string &path, const char *key, bool required)
+std::string configStringField(const json &object, const std::string &path, const char *key, bool required)
 {
     auto it = object.find(key);
     if (it == object.end()) {
@@ -126,9 +126,9 @@ Expected<PassConfig> readPassConfig(const std::string &text, const std::string &
                     const std::string path = "/rejected/" + std::to_string(i);
                     if (!value[i].is_object())
                         throw ConfigError{path, "expected an object, found " + describe(value[i])};
-                    config.rejected.push_back({stringField(value[i], path, "pattern", true),
-                                               stringField(value[i], path, "signature", true),
-                                               stringField(value[i], path, "anchor", false)});
+                    config.rejected.push_back({configStringField(value[i], path, "pattern", true),
+                                               configStringField(value[i], path, "signature", true),
+                                               configStringField(value[i], path, "anchor", false)});
                 }
             } else if (key == "custom_patterns") {
                 if (!value.is_array())
@@ -138,8 +138,8 @@ Expected<PassConfig> readPassConfig(const std::string &text, const std::string &
                     if (!value[i].is_object())
                         throw ConfigError{path, "expected an object, found " + describe(value[i])};
                     CustomPatternSource source;
-                    source.file = stringField(value[i], path, "file", false);
-                    source.text = stringField(value[i], path, "text", false);
+                    source.file = configStringField(value[i], path, "file", false);
+                    source.text = configStringField(value[i], path, "text", false);
                     if (source.file.empty() == source.text.empty())
                         throw ConfigError{path, "expected either \"file\" or \"text\""};
                     source.resolvedFile = source.file;

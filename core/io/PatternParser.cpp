@@ -21,9 +21,9 @@ struct SyntaxError {
     std::string message;
 };
 
-class Parser {
+class PatternFileParser {
 public:
-    Parser(std::vector<Token> tokens, std::string sourceName)
+    PatternFileParser(std::vector<Token> tokens, std::string sourceName)
         : m_tokens(std::move(tokens)), m_source(std::move(sourceName))
     {
     }
@@ -180,8 +180,8 @@ private:
     /// overflow (the editor parses every keystroke).
     static constexpr int kMaxNesting = 200;
     struct NestingGuard {
-        Parser &parser;
-        NestingGuard(Parser &p, const Token &at) : parser(p)
+        PatternFileParser &parser;
+        NestingGuard(PatternFileParser &p, const Token &at) : parser(p)
         {
             if (++parser.m_nesting > kMaxNesting)
                 parser.fail(at, "nesting deeper than " + std::to_string(kMaxNesting) + " levels");
@@ -223,10 +223,10 @@ private:
         }
     }
 
-    Expr parseOr() { return parseLeftAssociative(&Parser::parseAnd, {"or"}); }
-    Expr parseAnd() { return parseLeftAssociative(&Parser::parseNot, {"and"}); }
-    Expr parseAdditive() { return parseLeftAssociative(&Parser::parseTerm, {"+", "-"}); }
-    Expr parseTerm() { return parseLeftAssociative(&Parser::parseUnary, {"*", "/", "%"}); }
+    Expr parseOr() { return parseLeftAssociative(&PatternFileParser::parseAnd, {"or"}); }
+    Expr parseAnd() { return parseLeftAssociative(&PatternFileParser::parseNot, {"and"}); }
+    Expr parseAdditive() { return parseLeftAssociative(&PatternFileParser::parseTerm, {"+", "-"}); }
+    Expr parseTerm() { return parseLeftAssociative(&PatternFileParser::parseUnary, {"*", "/", "%"}); }
 
     Expr parseNot()
     {
@@ -477,7 +477,7 @@ Expected<PatternFile> parsePatternSyntax(std::string_view text, const std::strin
     if (!tokens)
         return tokens.error();
     try {
-        return Parser(std::move(*tokens), sourceName).parseFile();
+        return PatternFileParser(std::move(*tokens), sourceName).parseFile();
     } catch (const SyntaxError &error) {
         return Error{error.message};
     }

@@ -7,7 +7,7 @@ namespace fusebox {
 namespace {
 
 /// How an opcode's argument is laid out (Python's pickletools names them).
-enum class Arg {
+enum class OpArg {
     None,
     Fixed1, Fixed2, Fixed4, Fixed8,
     Line,      ///< up to a '\n'
@@ -17,7 +17,7 @@ enum class Arg {
 };
 
 struct OpInfo {
-    Arg arg;
+    OpArg arg;
     const char *name;
     bool memoPut = false;
 };
@@ -29,42 +29,42 @@ OpInfo opInfo(uint8_t op)
     case 'd': case '}': case 'e': case 'l': case ']': case 'o': case 's': case 't': case ')':
     case 'u': case 'Q': case 0x81: case 0x85: case 0x86: case 0x87: case 0x88: case 0x89:
     case 0x8f: case 0x90: case 0x91: case 0x92: case 0x93: case 0x94: case 0x97: case 0x98:
-        return {Arg::None, "opcode"};
-    case 'K': return {Arg::Fixed1, "BININT1"};
-    case 'h': return {Arg::Fixed1, "BINGET"};
-    case 'q': return {Arg::Fixed1, "BINPUT", true};
-    case 0x80: return {Arg::Fixed1, "PROTO"};
-    case 0x82: return {Arg::Fixed1, "EXT1"};
-    case 'M': return {Arg::Fixed2, "BININT2"};
-    case 0x83: return {Arg::Fixed2, "EXT2"};
-    case 'J': return {Arg::Fixed4, "BININT"};
-    case 'j': return {Arg::Fixed4, "LONG_BINGET"};
-    case 'r': return {Arg::Fixed4, "LONG_BINPUT", true};
-    case 0x84: return {Arg::Fixed4, "EXT4"};
-    case 'G': return {Arg::Fixed8, "BINFLOAT"};
-    case 0x95: return {Arg::Fixed8, "FRAME"};
-    case 'I': return {Arg::Line, "INT"};
-    case 'L': return {Arg::Line, "LONG"};
-    case 'F': return {Arg::Line, "FLOAT"};
-    case 'S': return {Arg::Line, "STRING"};
-    case 'V': return {Arg::Line, "UNICODE"};
-    case 'P': return {Arg::Line, "PERSID"};
-    case 'g': return {Arg::Line, "GET"};
-    case 'p': return {Arg::Line, "PUT", true};
-    case 'c': return {Arg::TwoLines, "GLOBAL"};
-    case 'i': return {Arg::TwoLines, "INST"};
-    case 'U': return {Arg::Counted1, "SHORT_BINSTRING"};
-    case 'C': return {Arg::Counted1, "SHORT_BINBYTES"};
-    case 0x8c: return {Arg::Counted1, "SHORT_BINUNICODE"};
-    case 0x8a: return {Arg::Counted1, "LONG1"};
-    case 'T': return {Arg::Counted4, "BINSTRING"};
-    case 'B': return {Arg::Counted4, "BINBYTES"};
-    case 'X': return {Arg::Counted4, "BINUNICODE"};
-    case 0x8b: return {Arg::Counted4, "LONG4"};
-    case 0x8d: return {Arg::Counted8, "BINUNICODE8"};
-    case 0x8e: return {Arg::Counted8, "BINBYTES8"};
-    case 0x96: return {Arg::Counted8, "BYTEARRAY8"};
-    default: return {Arg::Unknown, ""};
+        return {OpArg::None, "opcode"};
+    case 'K': return {OpArg::Fixed1, "BININT1"};
+    case 'h': return {OpArg::Fixed1, "BINGET"};
+    case 'q': return {OpArg::Fixed1, "BINPUT", true};
+    case 0x80: return {OpArg::Fixed1, "PROTO"};
+    case 0x82: return {OpArg::Fixed1, "EXT1"};
+    case 'M': return {OpArg::Fixed2, "BININT2"};
+    case 0x83: return {OpArg::Fixed2, "EXT2"};
+    case 'J': return {OpArg::Fixed4, "BININT"};
+    case 'j': return {OpArg::Fixed4, "LONG_BINGET"};
+    case 'r': return {OpArg::Fixed4, "LONG_BINPUT", true};
+    case 0x84: return {OpArg::Fixed4, "EXT4"};
+    case 'G': return {OpArg::Fixed8, "BINFLOAT"};
+    case 0x95: return {OpArg::Fixed8, "FRAME"};
+    case 'I': return {OpArg::Line, "INT"};
+    case 'L': return {OpArg::Line, "LONG"};
+    case 'F': return {OpArg::Line, "FLOAT"};
+    case 'S': return {OpArg::Line, "STRING"};
+    case 'V': return {OpArg::Line, "UNICODE"};
+    case 'P': return {OpArg::Line, "PERSID"};
+    case 'g': return {OpArg::Line, "GET"};
+    case 'p': return {OpArg::Line, "PUT", true};
+    case 'c': return {OpArg::TwoLines, "GLOBAL"};
+    case 'i': return {OpArg::TwoLines, "INST"};
+    case 'U': return {OpArg::Counted1, "SHORT_BINSTRING"};
+    case 'C': return {OpArg::Counted1, "SHORT_BINBYTES"};
+    case 0x8c: return {OpArg::Counted1, "SHORT_BINUNICODE"};
+    case 0x8a: return {OpArg::Counted1, "LONG1"};
+    case 'T': return {OpArg::Counted4, "BINSTRING"};
+    case 'B': return {OpArg::Counted4, "BINBYTES"};
+    case 'X': return {OpArg::Counted4, "BINUNICODE"};
+    case 0x8b: return {OpArg::Counted4, "LONG4"};
+    case 0x8d: return {OpArg::Counted8, "BINUNICODE8"};
+    case 0x8e: return {OpArg::Counted8, "BINBYTES8"};
+    case 0x96: return {OpArg::Counted8, "BYTEARRAY8"};
+    default: return {OpArg::Unknown, ""};
     }
 }
 
@@ -93,30 +93,30 @@ std::optional<PickleSizeError> checkPickleSizes(std::string_view pickle)
         };
         std::string_view argument;
         switch (info.arg) {
-        case Arg::Unknown: return std::nullopt;
-        case Arg::None:
+        case OpArg::Unknown: return std::nullopt;
+        case OpArg::None:
             break;
-        case Arg::Fixed1: case Arg::Fixed2: case Arg::Fixed4: case Arg::Fixed8: {
-            const size_t width = info.arg == Arg::Fixed1 ? 1 : info.arg == Arg::Fixed2 ? 2 : info.arg == Arg::Fixed4 ? 4 : 8;
+        case OpArg::Fixed1: case OpArg::Fixed2: case OpArg::Fixed4: case OpArg::Fixed8: {
+            const size_t width = info.arg == OpArg::Fixed1 ? 1 : info.arg == OpArg::Fixed2 ? 2 : info.arg == OpArg::Fixed4 ? 4 : 8;
             if (width > left)
                 return fail("is cut off (" + std::to_string(width) + " argument bytes, " + std::to_string(left) + " remain)");
             argument = pickle.substr(pos, width);
             pos += width;
             break;
         }
-        case Arg::Line: case Arg::TwoLines: {
-            for (int line = info.arg == Arg::Line ? 1 : 2; line > 0; --line) {
+        case OpArg::Line: case OpArg::TwoLines: {
+            for (int line = info.arg == OpArg::Line ? 1 : 2; line > 0; --line) {
                 const size_t end = pickle.find('\n', pos);
                 if (end == std::string_view::npos)
                     return fail("argument has no end of line");
-                if (line == 1 && info.arg == Arg::Line)
+                if (line == 1 && info.arg == OpArg::Line)
                     argument = pickle.substr(pos, end - pos);
                 pos = end + 1;
             }
             break;
         }
-        case Arg::Counted1: case Arg::Counted4: case Arg::Counted8: {
-            const size_t width = info.arg == Arg::Counted1 ? 1 : info.arg == Arg::Counted4 ? 4 : 8;
+        case OpArg::Counted1: case OpArg::Counted4: case OpArg::Counted8: {
+            const size_t width = info.arg == OpArg::Counted1 ? 1 : info.arg == OpArg::Counted4 ? 4 : 8;
             if (width > left)
                 return fail("is cut off (" + std::to_string(width) + " length bytes, " + std::to_string(left) + " remain)");
             const uint64_t count = littleEndian(pickle.substr(pos, width));

@@ -56,7 +56,7 @@ bool isEnvelopeMetadata(std::string_view key)
 
 /// What a failure says in one line: its lines joined ("backend='x' raised:
 /// RuntimeError: broken"), cut at 300 characters.
-std::string oneLine(std::string_view text)
+std::string oneLineText(std::string_view text)
 {
     std::string line;
     size_t start = 0;
@@ -103,7 +103,7 @@ bool isCapturedKind(std::string_view kind)
     return kind == "torch_version" || kind == "dynamo_error" || kind == "recompile_reasons";
 }
 
-std::string firstLine(std::string_view text, size_t limit = 300)
+std::string firstLineCapped(std::string_view text, size_t limit = 300)
 {
     auto end = text.find('\n');
     std::string line(text.substr(0, end));
@@ -207,9 +207,9 @@ void Indexer::finishCaptured(Pending &pending)
         try {
             json reasons = json::parse(pending.captured);
             if (reasons.is_array() && !reasons.empty() && reasons[0].is_string())
-                compile.recompileReason = firstLine(reasons[0].get<std::string>());
+                compile.recompileReason = firstLineCapped(reasons[0].get<std::string>());
         } catch (const json::exception &) {
-            compile.recompileReason = firstLine(pending.captured);
+            compile.recompileReason = firstLineCapped(pending.captured);
         }
     }
 }
@@ -230,7 +230,7 @@ void Indexer::closePayload(uint64_t end)
 /// "file:line: " for the warnings of line `line` of `fileName`.
 std::string at(const std::string &fileName, int line) { return fileName + ":" + std::to_string(line) + ": "; }
 
-std::string stringField(const json &object, const char *field)
+std::string traceStringField(const json &object, const char *field)
 {
     auto it = object.find(field);
     return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
@@ -239,27 +239,27 @@ std::string stringField(const json &object, const char *field)
 void Indexer::onMetrics(const json &body, TraceCompile *compile, std::optional<int> rank)
 {
     if (!compile)
-        if (auto id = TraceCompileId::parse(stringField(body, "compile_id")))
+        if (auto id = TraceCompileId::parse(traceStringField(body, "compile_id")))
             compile = compileById(rank, *id);
     if (!compile)
         return;
     // The compiled frame as Dynamo reports it: better than the stack's innermost entry.
-    if (const std::string name = stringField(body, "co_name"); !name.empty()) {
-        std::string where = fs::path(stringField(body, "co_filename")).filename().string();
+    if (const std::string name = traceStringField(body, "co_name"); !name.empty()) {
+        std::string where = fs::path(traceStringField(body, "co_filename")).filename().string();
         if (auto lineNo = optionalInt(body, "co_firstlineno"))
             where += ":" + std::to_string(*lineNo);
         compile->frame = name + (where.empty() ? "" : " (" + where + ")");
     }
-    const std::string failType = stringField(body, "fail_type"), failReason = stringField(body, "fail_reason");
+    const std::string failType = traceStringField(body, "fail_type"), failReason = traceStringField(body, "fail_reason");
     if (!failType.empty() || !failReason.empty())
-        compile->failure = oneLine(failType + (failType.empty() || failReason.empty() ? "" : ": ") + failReason);
+        compile->failure = oneLineText(failType + (failType.empty() || failReason.empty() ? "" : ": ") + failReason);
 }
 
 void Indexer::onDescribeTensor(const json &body, TraceCompile &compile)
 {
     TraceCompile::TensorRecord record;
     record.id = optionalInt(body, "id").value_or(-1);
-    record.dtype = stringField(body, "dtype");
+    record.dtype = traceStringField(body, "dtype");
     if (body.contains("size") && body["size"].is_array())
         for (const json &dim : body["size"])
             record.size.push_back(dim.is_string() ? dim.get<std::string>() : dim.dump());
@@ -272,8 +272,8 @@ void Indexer::onDescribeSource(const json &body, TraceCompile &compile)
 {
     const size_t compileIndex = static_cast<size_t>(&compile - m_log.compiles.data());
     auto it = m_tensorIndex.find({compileIndex, optionalInt(body, "id").value_or(-1)});
-    if (it != m_tensorIndex.end() && !stringField(body, "source").empty())
-        compile.tensors[it->second].source = stringField(body, "source");
+    if (it != m_tensorIndex.end() && !traceStringField(body, "source").empty())
+        compile.tensors[it->second].source = traceStringField(body, "source");
 }
 
 void Indexer::onDynamoStart(const json &body, TraceCompile &compile)
@@ -289,7 +289,7 @@ void Indexer::onDynamoStart(const json &body, TraceCompile &compile)
         file = fs::path(m_internedFiles[*id]).filename().string();
     if (auto lineNo = optionalInt(frame, "line"); lineNo && !file.empty())
         file += ":" + std::to_string(*lineNo);
-    compile.frame = stringField(frame, "name") + (file.empty() ? "" : " (" + file + ")");
+    compile.frame = traceStringField(frame, "name") + (file.empty() ? "" : " (" + file + ")");
 }
 
 void Indexer::startPayload(const json &envelope, const std::string &kind, const std::string &encoding,
@@ -304,7 +304,7 @@ void Indexer::startPayload(const json &envelope, const std::string &kind, const 
     pending.payload.line = line;
     pending.payload.file = fileIndex;
     pending.payload.begin = pending.payload.end = nextOffset;
-    pending.payload.md5 = stringField(envelope, "has_payload");
+    pending.payload.md5 = traceStringField(envelope, "has_payload");
     pending.capture = isCapturedKind(kind);
     if (compile)
         pending.payload.occurrence = static_cast<int>(std::count_if(
@@ -320,7 +320,7 @@ void Indexer::onEnvelope(std::string_view jsonText, int line, uint64_t nextOffse
         envelope = json::parse(jsonText);
     } catch (const json::exception &error) {
         m_log.warnings.push_back(at(fileName, line) + "a record whose JSON does not parse ("
-                                 + firstLine(error.what(), 120) + "); skipped");
+                                 + firstLineCapped(error.what(), 120) + "); skipped");
         return;
     }
     if (!envelope.is_object() || envelope.empty()) {
@@ -356,9 +356,9 @@ void Indexer::onEnvelope(std::string_view jsonText, int line, uint64_t nextOffse
 
     std::string kind = key;
     std::string encoding;
-    if (key == "artifact" && body.is_object() && !stringField(body, "name").empty()) {
-        kind = stringField(body, "name");
-        encoding = stringField(body, "encoding");
+    if (key == "artifact" && body.is_object() && !traceStringField(body, "name").empty()) {
+        kind = traceStringField(body, "name");
+        encoding = traceStringField(body, "encoding");
         if (compile && (kind.ends_with("_cache_hit") || kind.ends_with("_cache_miss") || kind.ends_with("_cache_bypass")))
             compile->cacheEvents.push_back(kind);
     }

@@ -6,13 +6,13 @@
 namespace fusebox {
 namespace {
 
-bool isDigit(char c) { return c >= '0' && c <= '9'; }
+bool isAsciiDigit(char c) { return c >= '0' && c <= '9'; }
 
 /// The count of a summary warning ("12 × kind: items") and where its kind ends; 0 when it is none.
 size_t summaryCount(std::string_view message, std::string_view &kind)
 {
     size_t i = 0;
-    while (i < message.size() && isDigit(message[i]))
+    while (i < message.size() && isAsciiDigit(message[i]))
         ++i;
     constexpr std::string_view kTimes = " × ";
     if (i == 0 || message.substr(i, kTimes.size()) != kTimes)
@@ -30,7 +30,7 @@ WarningParts splitWarning(std::string_view warning)
     // "file:line: message": the first ":<digits>: " ends the file name.
     for (size_t colon = warning.find(':'); colon != std::string_view::npos; colon = warning.find(':', colon + 1)) {
         size_t end = colon + 1;
-        while (end < warning.size() && isDigit(warning[end]))
+        while (end < warning.size() && isAsciiDigit(warning[end]))
             ++end;
         if (end > colon + 1 && warning.substr(end, 2) == ": ") {
             WarningParts parts;
@@ -64,8 +64,8 @@ std::string warningKind(std::string_view warning)
                 continue;
             }
         }
-        if (isDigit(c) && (i == 0 || !std::isalnum(static_cast<unsigned char>(m[i - 1])))) {
-            while (i + 1 < m.size() && (isDigit(m[i + 1]) || m[i + 1] == '.'))
+        if (isAsciiDigit(c) && (i == 0 || !std::isalnum(static_cast<unsigned char>(m[i - 1])))) {
+            while (i + 1 < m.size() && (isAsciiDigit(m[i + 1]) || m[i + 1] == '.'))
                 ++i;
             out += "N";
             continue;

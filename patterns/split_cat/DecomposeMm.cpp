@@ -36,7 +36,7 @@ namespace {
 
 enum class Product { Mm, Addmm, Bmm };
 
-struct Plan {
+struct DecomposeMmPlan {
     std::vector<NodeId> nodes; // the product
     Product kind = Product::Mm;
     NodeId a, b, bias;
@@ -57,7 +57,7 @@ std::string deviceType(const std::string &device)
     return device.substr(0, device.find(':'));
 }
 
-class DecomposeMm final : public PlannedPattern<Plan> {
+class DecomposeMm final : public PlannedPattern<DecomposeMmPlan> {
 public:
     DecomposeMm()
         : PlannedPattern("decompose_mm_pass", PassStage::PostGrad, 46, {"aten::mm", "aten::addmm", "aten::bmm"},
@@ -71,13 +71,13 @@ public:
     }
 
 protected:
-    std::optional<Plan> analyze(const Graph &graph, NodeId anchor, MatchTrace &trace) const override
+    std::optional<DecomposeMmPlan> analyze(const Graph &graph, NodeId anchor, MatchTrace &trace) const override
     {
         const Node &n = *graph.node(anchor);
         if (!require(trace, isPostGradAtenCall(graph, n), "the call is an ATen op of a post-grad graph",
                      [&] { return nodeRef(graph, anchor) + " is not one, and no post-grad pass sees it"; }, {anchor}))
             return std::nullopt;
-        Plan plan;
+        DecomposeMmPlan plan;
         plan.nodes = {anchor};
         plan.kind = isOp(n, "aten::addmm") ? Product::Addmm : isOp(n, "aten::bmm") ? Product::Bmm : Product::Mm;
         // mm(self, mat2), bmm(self, mat2), addmm(self, mat1, mat2): self is addmm's bias.
@@ -163,7 +163,7 @@ protected:
                                     : "a has at most " + cpuFirst + " rows and b's dims are at most " + cpuOther + " (CPU)";
     }
 
-    InductorCounts countsOf(const Graph &graph, const Plan &plan) const override
+    InductorCounts countsOf(const Graph &graph, const DecomposeMmPlan &plan) const override
     {
         (void)graph;
         InductorCounts counts;
@@ -177,7 +177,7 @@ protected:
         return isPostGradAtenCall(graph, *graph.node(anchor)) ? patternMatcherCounts(1) : InductorCounts{};
     }
 
-    void apply(PatternRewriter &rewriter, const Plan &plan) const override
+    void apply(PatternRewriter &rewriter, const DecomposeMmPlan &plan) const override
     {
         const NodeId product = plan.nodes.front();
         NodeBuilder build(rewriter, product, product);

@@ -17,7 +17,7 @@
 namespace fusebox::splitcat {
 namespace {
 
-struct Plan {
+struct EinsumToPointwisePlan {
     std::vector<NodeId> nodes; // the einsum
     NodeId input, weights;
 };
@@ -45,7 +45,7 @@ bool isPointwiseEquation(std::string equation)
     return s1.substr(0, 2) == s2.substr(0, 2) && s2.substr(0, 2) == s3.substr(0, 2) && s1[2] == s2[2] && s2[3] == s3[2];
 }
 
-class EinsumToPointwise final : public PlannedPattern<Plan> {
+class EinsumToPointwise final : public PlannedPattern<EinsumToPointwisePlan> {
 public:
     EinsumToPointwise()
         : PlannedPattern("einsum_to_pointwise_pass", PassStage::PreGrad, 40,
@@ -56,7 +56,7 @@ public:
     }
 
 protected:
-    std::optional<Plan> analyze(const Graph &graph, NodeId anchor, MatchTrace &trace) const override
+    std::optional<EinsumToPointwisePlan> analyze(const Graph &graph, NodeId anchor, MatchTrace &trace) const override
     {
         const Node &einsum = *graph.node(anchor);
         const auto &args = einsum.args();
@@ -64,7 +64,7 @@ protected:
                      [&] { return nodeRef(graph, anchor) + " has " + std::to_string(args.size()) + " arguments"; },
                      {anchor}))
             return std::nullopt;
-        Plan plan;
+        EinsumToPointwisePlan plan;
         plan.nodes = {anchor};
         plan.input = args[1].isNode() ? args[1].node() : NodeId();
         plan.weights = args[2].isNode() ? args[2].node() : NodeId();
@@ -94,7 +94,7 @@ protected:
 
     // CallFunctionVarArgs(torch.functional.einsum): every einsum the pass
     // visits is a one-node match, counted whether or not it is replaced.
-    InductorCounts countsOf(const Graph &graph, const Plan &plan) const override
+    InductorCounts countsOf(const Graph &graph, const EinsumToPointwisePlan &plan) const override
     {
         return patternMatcherCounts(1, PlannedPattern::countsOf(graph, plan));
     }
@@ -103,7 +103,7 @@ protected:
         return patternMatcherCounts(1);
     }
 
-    void apply(PatternRewriter &rewriter, const Plan &plan) const override
+    void apply(PatternRewriter &rewriter, const EinsumToPointwisePlan &plan) const override
     {
         const NodeId einsum = plan.nodes.front();
         NodeBuilder build(rewriter, einsum, einsum);

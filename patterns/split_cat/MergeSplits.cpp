@@ -9,14 +9,14 @@
 namespace fusebox::splitcat {
 namespace {
 
-struct Plan {
+struct MergeSplitsPlan {
     std::vector<NodeId> nodes; // second split, the getitem between, first split, both splits' getitems
     SplitView first, second;
     int64_t index = 0; // the section of the first split the second one splits
     std::map<int64_t, NodeId> firstItems, secondItems;
 };
 
-class MergeSplits final : public PlannedPattern<Plan> {
+class MergeSplits final : public PlannedPattern<MergeSplitsPlan> {
 public:
     MergeSplits()
         : PlannedPattern("merge_splits_pass", PassStage::PreGrad, 86, {"aten::split_with_sizes", "aten::split"},
@@ -26,7 +26,7 @@ public:
     }
 
 protected:
-    std::optional<Plan> analyze(const Graph &graph, NodeId anchor, MatchTrace &trace) const override
+    std::optional<MergeSplitsPlan> analyze(const Graph &graph, NodeId anchor, MatchTrace &trace) const override
     {
         auto second = readNormalizedSplit(graph, anchor, trace);
         if (!second)
@@ -76,7 +76,7 @@ protected:
                      [&] { return "split " + nodeRef(graph, anchor) + " has no users"; }, {anchor}))
             return std::nullopt;
 
-        Plan plan;
+        MergeSplitsPlan plan;
         plan.first = *first;
         plan.second = *second;
         plan.index = index;
@@ -103,7 +103,7 @@ protected:
         return isGetItem(graph, item, &first) && graph.useCount(item) == 1 && isInductorTorchSplit(graph, first);
     }
 
-    InductorCounts countsOf(const Graph &graph, const Plan &plan) const override
+    InductorCounts countsOf(const Graph &graph, const MergeSplitsPlan &plan) const override
     {
         return patternMatcherCounts(3, PlannedPattern::countsOf(graph, plan));
     }
@@ -113,7 +113,7 @@ protected:
         return inductorPatternMatches(graph, anchor) ? patternMatcherCounts(3) : InductorCounts{};
     }
 
-    void apply(PatternRewriter &rewriter, const Plan &plan) const override
+    void apply(PatternRewriter &rewriter, const MergeSplitsPlan &plan) const override
     {
         std::vector<int64_t> sections(plan.first.sections.begin(), plan.first.sections.begin() + plan.index);
         sections.insert(sections.end(), plan.second.sections.begin(), plan.second.sections.end());

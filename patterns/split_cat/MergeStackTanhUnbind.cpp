@@ -11,13 +11,13 @@
 namespace fusebox::splitcat {
 namespace {
 
-struct Plan {
+struct MergeStackTanhUnbindPlan {
     std::vector<NodeId> nodes; // tanh, stack, unbind, the getitems, the split
     NodeId tanh, stack, unbind;
     SplitGetItems group;
 };
 
-class MergeStackTanhUnbind final : public PlannedPattern<Plan> {
+class MergeStackTanhUnbind final : public PlannedPattern<MergeStackTanhUnbindPlan> {
 public:
     MergeStackTanhUnbind()
         : PlannedPattern("merge_stack_tahn_unbind_pass", PassStage::PreGrad, 88, {"aten::tanh"},
@@ -28,7 +28,7 @@ public:
     }
 
 protected:
-    std::optional<Plan> analyze(const Graph &graph, NodeId anchor, MatchTrace &trace) const override
+    std::optional<MergeStackTanhUnbindPlan> analyze(const Graph &graph, NodeId anchor, MatchTrace &trace) const override
     {
         const Node &tanh = *graph.node(anchor);
         NodeId stack = nodeArgAt(tanh, 0, "self");
@@ -89,7 +89,7 @@ protected:
         if (!readGetItems(graph, unbind, trace, "unbind"))
             return std::nullopt;
 
-        Plan plan;
+        MergeStackTanhUnbindPlan plan;
         plan.tanh = anchor;
         plan.stack = stack;
         plan.unbind = unbind;
@@ -100,7 +100,7 @@ protected:
         return plan;
     }
 
-    void apply(PatternRewriter &rewriter, const Plan &plan) const override
+    void apply(PatternRewriter &rewriter, const MergeStackTanhUnbindPlan &plan) const override
     {
         const Graph &graph = rewriter.graph();
         const SplitView &split = plan.group.split;

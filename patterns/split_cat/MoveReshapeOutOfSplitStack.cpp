@@ -25,7 +25,7 @@ struct RunShape {
     Shape target; // the reshapes' common target shape
 };
 
-struct Plan : SliceRunsPlan {
+struct MoveReshapeOutOfSplitStackPlan : SliceRunsPlan {
     std::map<NodeId, RunShape> splits;
 };
 
@@ -34,7 +34,7 @@ bool isReshape(const Node &n)
     return isOp(n, "aten::reshape") || isOp(n, "aten::view");
 }
 
-class MoveReshapeOutOfSplitStack final : public SliceRunsPattern<Plan> {
+class MoveReshapeOutOfSplitStack final : public SliceRunsPattern<MoveReshapeOutOfSplitStackPlan> {
 public:
     MoveReshapeOutOfSplitStack()
         : SliceRunsPattern("move_reshape_out_of_split_stack_pass", 70, true,
@@ -45,9 +45,9 @@ public:
     }
 
 protected:
-    std::optional<Plan> analyze(const Graph &graph, NodeId anchor, MatchTrace &trace) const override
+    std::optional<MoveReshapeOutOfSplitStackPlan> analyze(const Graph &graph, NodeId anchor, MatchTrace &trace) const override
     {
-        Plan plan;
+        MoveReshapeOutOfSplitStackPlan plan;
         SliceRunsRule rule = sliceRunsRule();
         rule.getitemOf = [&](NodeId id) {
             const Node &n = *graph.node(id);
@@ -93,7 +93,7 @@ protected:
         return plan;
     }
 
-    void apply(PatternRewriter &rewriter, const Plan &plan) const override
+    void apply(PatternRewriter &rewriter, const MoveReshapeOutOfSplitStackPlan &plan) const override
     {
         const int64_t s = plan.ownerDim;
         RunRewrite how;

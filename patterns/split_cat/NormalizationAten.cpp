@@ -25,7 +25,7 @@
 namespace fusebox::splitcat {
 namespace {
 
-struct Plan {
+struct NormalizationAtenPlan {
     std::vector<NodeId> nodes; // the cat or split
     std::vector<Arg> args;     // its arguments in the normal form
     int64_t dim = 0;
@@ -40,7 +40,7 @@ bool isDefaultOverload(const Node &n)
     return (n.overload.empty() || n.overload == "default") && !isPacketCall(n);
 }
 
-class NormalizationAten final : public PlannedPattern<Plan> {
+class NormalizationAten final : public PlannedPattern<NormalizationAtenPlan> {
 public:
     NormalizationAten()
         : PlannedPattern("normalization_aten_pass", PassStage::PostGrad, 49,
@@ -52,7 +52,7 @@ public:
     }
 
 protected:
-    std::optional<Plan> analyze(const Graph &graph, NodeId anchor, MatchTrace &trace) const override
+    std::optional<NormalizationAtenPlan> analyze(const Graph &graph, NodeId anchor, MatchTrace &trace) const override
     {
         const Node &n = *graph.node(anchor);
         if (!require(trace, isPostGradAtenCall(graph, n), "the call is an ATen overload of a post-grad graph",
@@ -77,7 +77,7 @@ protected:
         return analyzeSplit(graph, anchor, trace);
     }
 
-    std::optional<Plan> analyzeCat(const Graph &graph, NodeId anchor, MatchTrace &trace) const
+    std::optional<NormalizationAtenPlan> analyzeCat(const Graph &graph, NodeId anchor, MatchTrace &trace) const
     {
         const Node &cat = *graph.node(anchor);
         if (!require(trace, isDefaultOverload(cat), "the cat is aten.cat.default",
@@ -96,7 +96,7 @@ protected:
             return std::nullopt;
         if (*dim < 0)
             *dim += rank;
-        Plan plan;
+        NormalizationAtenPlan plan;
         plan.nodes = {anchor};
         plan.args = {cat.args()[0]};
         plan.dim = *dim;
@@ -110,7 +110,7 @@ protected:
         return plan;
     }
 
-    std::optional<Plan> analyzeSplit(const Graph &graph, NodeId anchor, MatchTrace &trace) const
+    std::optional<NormalizationAtenPlan> analyzeSplit(const Graph &graph, NodeId anchor, MatchTrace &trace) const
     {
         const Node &split = *graph.node(anchor);
         const bool withSizes = isOp(split, kSplitWithSizes);
@@ -139,7 +139,7 @@ protected:
             return std::nullopt;
         if (*dim < 0)
             *dim += rank;
-        Plan plan;
+        NormalizationAtenPlan plan;
         plan.nodes = {anchor};
         plan.dim = *dim;
         plan.toSplitWithSizes = !withSizes;
@@ -205,7 +205,7 @@ protected:
     }
 
     /// Already args (tensors[, sections]) and kwargs {dim: d}: the form the pass writes.
-    static bool inNormalForm(const Node &n, const Plan &plan)
+    static bool inNormalForm(const Node &n, const NormalizationAtenPlan &plan)
     {
         const Arg *dim = n.kwarg("dim");
         return n.args() == plan.args && n.kwargs().size() == 1 && dim && dim->asInt() == plan.dim;
@@ -215,7 +215,7 @@ protected:
     // whatever the handler does. A split in 2.6 is no pattern's.
     static InductorCounts visited() { return patternMatcherCounts(1); }
 
-    InductorCounts countsOf(const Graph &graph, const Plan &plan) const override
+    InductorCounts countsOf(const Graph &graph, const NormalizationAtenPlan &plan) const override
     {
         return patternMatcherCounts(1, PlannedPattern::countsOf(graph, plan));
     }
@@ -246,7 +246,7 @@ protected:
         return visited();
     }
 
-    void apply(PatternRewriter &rewriter, const Plan &plan) const override
+    void apply(PatternRewriter &rewriter, const NormalizationAtenPlan &plan) const override
     {
         const NodeId id = plan.nodes.front();
         if (plan.toSplitWithSizes)

@@ -22,7 +22,7 @@
 namespace fusebox::splitcat {
 namespace {
 
-struct Plan {
+struct NormalizationPassPlan {
     std::vector<NodeId> nodes;
     std::string op;
     std::string overload;
@@ -47,7 +47,7 @@ std::string callText(const Graph &graph, std::string_view op, std::string_view o
     return s + ")";
 }
 
-class NormalizationPass final : public PlannedPattern<Plan> {
+class NormalizationPass final : public PlannedPattern<NormalizationPassPlan> {
 public:
     NormalizationPass()
         : PlannedPattern("normalization_pass", PassStage::PreGrad, 100,
@@ -61,10 +61,10 @@ public:
     }
 
 protected:
-    std::optional<Plan> analyze(const Graph &graph, NodeId anchor, MatchTrace &trace) const override
+    std::optional<NormalizationPassPlan> analyze(const Graph &graph, NodeId anchor, MatchTrace &trace) const override
     {
         const Node &n = *graph.node(anchor);
-        Plan plan;
+        NormalizationPassPlan plan;
         plan.nodes = {anchor};
         bool ok = false;
         if (isSplitOp(n))
@@ -101,7 +101,7 @@ protected:
 
     /// Inductor counts normalization_pass for splits, unbinds, cats and stacks
     /// only (squeeze, reshape, clamp and detach are normalized without a count).
-    InductorCounts countsOf(const Graph &graph, const Plan &plan) const override
+    InductorCounts countsOf(const Graph &graph, const NormalizationPassPlan &plan) const override
     {
         InductorCounts counts;
         const Node &n = *graph.node(plan.nodes.front());
@@ -142,7 +142,7 @@ protected:
         return counts;
     }
 
-    void apply(PatternRewriter &rewriter, const Plan &plan) const override
+    void apply(PatternRewriter &rewriter, const NormalizationPassPlan &plan) const override
     {
         const NodeId old = plan.nodes.front();
         const Node &n = *rewriter.graph().node(old);
@@ -208,7 +208,7 @@ private:
         return d;
     }
 
-    static bool canonicalSplit(const Graph &graph, const Node &n, MatchTrace &trace, Plan &plan)
+    static bool canonicalSplit(const Graph &graph, const Node &n, MatchTrace &trace, NormalizationPassPlan &plan)
     {
         const std::string_view sizeName = isOp(n, kSplit) ? "split_size" : "split_sizes";
         NodeId input = nodeArgAt(n, 0, "self");
@@ -259,7 +259,7 @@ private:
         return true;
     }
 
-    static bool canonicalDimOp(const Graph &graph, const Node &n, MatchTrace &trace, Plan &plan,
+    static bool canonicalDimOp(const Graph &graph, const Node &n, MatchTrace &trace, NormalizationPassPlan &plan,
                                std::string_view what, std::string_view firstName, int rank,
                                std::optional<std::string> overload)
     {
@@ -281,7 +281,7 @@ private:
     /// torch.concat -> torch.cat(tensors, dim) with a non-negative dim: only
     /// Inductors that match torch.concat (2.14: CallFunctionVarArgs([torch.cat,
     /// torch.concat])); 2.6 leaves it, and its later passes see no cat in it.
-    bool canonicalConcat(const Graph &graph, const Node &n, MatchTrace &trace, Plan &plan) const
+    bool canonicalConcat(const Graph &graph, const Node &n, MatchTrace &trace, NormalizationPassPlan &plan) const
     {
         if (!require(trace, follows(behaviour::kNormalizeConcat),
                      "the call is torch.cat (this Inductor's normalization_pass does not match torch.concat)",
@@ -293,7 +293,7 @@ private:
         return true;
     }
 
-    static bool canonicalSqueeze(const Graph &graph, const Node &n, MatchTrace &trace, Plan &plan)
+    static bool canonicalSqueeze(const Graph &graph, const Node &n, MatchTrace &trace, NormalizationPassPlan &plan)
     {
         const Arg *self = argAt(n, 0, "self");
         if (!require(trace, self != nullptr, "squeeze has its input",
@@ -331,7 +331,7 @@ private:
         return true;
     }
 
-    static bool canonicalReshape(const Graph &graph, const Node &n, MatchTrace &trace, Plan &plan)
+    static bool canonicalReshape(const Graph &graph, const Node &n, MatchTrace &trace, NormalizationPassPlan &plan)
     {
         const Arg *self = argAt(n, 0, "self");
         if (!require(trace, self != nullptr, "reshape has its input",
@@ -362,7 +362,7 @@ private:
     /// normalize_detach_default matches the method form only, and re-creates
     /// it as torch.detach once the node's metadata is known: after it the
     /// pre-grad batch_detach of 2.6 (which matches torch.detach alone) sees it.
-    static bool canonicalDetach(const Graph &graph, const Node &n, MatchTrace &trace, Plan &plan)
+    static bool canonicalDetach(const Graph &graph, const Node &n, MatchTrace &trace, NormalizationPassPlan &plan)
     {
         const Arg *self = argAt(n, 0, "self");
         if (!require(trace, self != nullptr, "detach has its input",
@@ -386,7 +386,7 @@ private:
         return true;
     }
 
-    static bool canonicalClamp(const Graph &graph, const Node &n, MatchTrace &trace, Plan &plan)
+    static bool canonicalClamp(const Graph &graph, const Node &n, MatchTrace &trace, NormalizationPassPlan &plan)
     {
         const Arg *self = argAt(n, 0, "self");
         if (!require(trace, self != nullptr, "clamp has its input",

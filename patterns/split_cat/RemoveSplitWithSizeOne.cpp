@@ -12,12 +12,12 @@
 namespace fusebox::splitcat {
 namespace {
 
-struct Plan {
+struct RemoveSplitWithSizeOnePlan {
     std::vector<NodeId> nodes; // split, then its getitems
     NodeId input;
 };
 
-class RemoveSplitWithSizeOne final : public PlannedPattern<Plan> {
+class RemoveSplitWithSizeOne final : public PlannedPattern<RemoveSplitWithSizeOnePlan> {
 public:
     RemoveSplitWithSizeOne()
         : PlannedPattern("remove_split_with_size_one_pass", PassStage::PreGrad, 95,
@@ -28,7 +28,7 @@ public:
     }
 
 protected:
-    std::optional<Plan> analyze(const Graph &graph, NodeId anchor, MatchTrace &trace) const override
+    std::optional<RemoveSplitWithSizeOnePlan> analyze(const Graph &graph, NodeId anchor, MatchTrace &trace) const override
     {
         const Node &split = *graph.node(anchor);
         NodeId input = nodeArgAt(split, 0, "self");
@@ -70,7 +70,7 @@ protected:
         if (!items)
             return std::nullopt;
 
-        Plan plan;
+        RemoveSplitWithSizeOnePlan plan;
         plan.input = input;
         plan.nodes.push_back(anchor);
         for (const auto &[index, item] : *items)
@@ -81,7 +81,7 @@ protected:
     // 2.6's pattern is CallFunctionVarArgs(torch.split, users=MULTIPLE) (and
     // the method): every split the pass visits is a one-node match, counted
     // whatever remove_split_with_size_one then does.
-    InductorCounts countsOf(const Graph &graph, const Plan &plan) const override
+    InductorCounts countsOf(const Graph &graph, const RemoveSplitWithSizeOnePlan &plan) const override
     {
         return patternMatcherCounts(1, PlannedPattern::countsOf(graph, plan));
     }
@@ -91,7 +91,7 @@ protected:
         return patternMatcherCounts(1);
     }
 
-    void apply(PatternRewriter &rewriter, const Plan &plan) const override
+    void apply(PatternRewriter &rewriter, const RemoveSplitWithSizeOnePlan &plan) const override
     {
         for (size_t i = 1; i < plan.nodes.size(); ++i)
             rewriter.replaceAllUsesWith(plan.nodes[i], plan.input);

@@ -10,7 +10,7 @@
 namespace fusebox::splitcat {
 namespace {
 
-struct Plan {
+struct SinkCatAfterPointwisePlan {
     std::vector<NodeId> nodes; // cat, views, the pointwise op
     NodeId cat, pointwise, last; // last: the last view, or the cat
     std::vector<NodeId> inputs;
@@ -22,7 +22,7 @@ bool isPointwiseUnary(const Node &n)
     return isOp(n, "aten::relu") || isOp(n, "aten::tanh");
 }
 
-class SinkCatAfterPointwise final : public PlannedPattern<Plan> {
+class SinkCatAfterPointwise final : public PlannedPattern<SinkCatAfterPointwisePlan> {
 public:
     SinkCatAfterPointwise()
         : PlannedPattern("sink_cat_after_pointwise", PassStage::PreGrad, 60, {"aten::cat"},
@@ -32,7 +32,7 @@ public:
     }
 
 protected:
-    std::optional<Plan> analyze(const Graph &graph, NodeId anchor, MatchTrace &trace) const override
+    std::optional<SinkCatAfterPointwisePlan> analyze(const Graph &graph, NodeId anchor, MatchTrace &trace) const override
     {
         auto inputs = readTensorList(graph, anchor, trace, "cat");
         if (!inputs)
@@ -42,7 +42,7 @@ protected:
         if (!require(trace, dim.has_value(), "cat dim is known",
                      [&] { return nodeRef(graph, anchor) + " has a negative dim and an unknown rank"; }, {anchor}))
             return std::nullopt;
-        Plan plan;
+        SinkCatAfterPointwisePlan plan;
         plan.cat = anchor;
         plan.inputs = *inputs;
         plan.dim = *dim;
@@ -79,7 +79,7 @@ protected:
         }
     }
 
-    void apply(PatternRewriter &rewriter, const Plan &plan) const override
+    void apply(PatternRewriter &rewriter, const SinkCatAfterPointwisePlan &plan) const override
     {
         const Graph &graph = rewriter.graph();
         const Node &pointwise = *graph.node(plan.pointwise);

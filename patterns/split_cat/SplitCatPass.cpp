@@ -13,7 +13,7 @@
 namespace fusebox::splitcat {
 namespace {
 
-struct Plan {
+struct SplitCatPassPlan {
     std::vector<NodeId> nodes;
     bool squeeze = false;
     /// merge_split_squeeze: the split, and the squeeze reading each getitem.
@@ -36,7 +36,7 @@ SimplifierSource simplifierSource(const SplitView &split, std::map<int64_t, Node
     return src;
 }
 
-class SplitCatPass final : public PlannedPattern<Plan> {
+class SplitCatPass final : public PlannedPattern<SplitCatPassPlan> {
 public:
     SplitCatPass()
         : PlannedPattern("split_cat_pass", PassStage::PreGrad, 82, {"aten::split_with_sizes", "aten::split"},
@@ -48,7 +48,7 @@ public:
     }
 
 protected:
-    std::optional<Plan> analyze(const Graph &graph, NodeId anchor, MatchTrace &trace) const override
+    std::optional<SplitCatPassPlan> analyze(const Graph &graph, NodeId anchor, MatchTrace &trace) const override
     {
         auto read = readSplitAndItems(graph, anchor, trace);
         if (!read)
@@ -64,7 +64,7 @@ protected:
                                               [](int64_t s) { return s == 1; });
         const bool allSqueeze = std::all_of(users.begin(), users.end(),
                                             [&](NodeId u) { return isOp(*graph.node(u), kSqueeze); });
-        Plan plan;
+        SplitCatPassPlan plan;
         plan.split = split;
         plan.items = items;
         if (unitSections && allSqueeze)
@@ -78,7 +78,7 @@ protected:
         return plan;
     }
 
-    InductorCounts countsOf(const Graph &graph, const Plan &plan) const override
+    InductorCounts countsOf(const Graph &graph, const SplitCatPassPlan &plan) const override
     {
         // 2.6 counts merge_split_squeeze as split_cat_pass, and the
         // simplifier's merges as unbind_stack_pass and scmerge_*.
@@ -107,7 +107,7 @@ protected:
         });
     }
 
-    void apply(PatternRewriter &rewriter, const Plan &plan) const override
+    void apply(PatternRewriter &rewriter, const SplitCatPassPlan &plan) const override
     {
         if (!plan.squeeze) {
             applySimplify(rewriter, plan.simplify);
@@ -126,7 +126,7 @@ protected:
     }
 
 private:
-    static std::optional<Plan> analyzeSqueeze(const Graph &graph, Plan plan, MatchTrace &trace)
+    static std::optional<SplitCatPassPlan> analyzeSqueeze(const Graph &graph, SplitCatPassPlan plan, MatchTrace &trace)
     {
         std::vector<NodeId> items;
         for (const auto &[index, item] : plan.items)

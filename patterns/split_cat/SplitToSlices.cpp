@@ -16,7 +16,7 @@
 namespace fusebox::splitcat {
 namespace {
 
-struct Plan : SliceRunsPlan {
+struct SplitToSlicesPlan : SliceRunsPlan {
     std::map<NodeId, SplitView> splits;
     /// The dim the merged list is cat on: the cat's, or the split dim of the
     /// stack's first merged run.
@@ -24,7 +24,7 @@ struct Plan : SliceRunsPlan {
     Shape stackShape;
 };
 
-class SplitToSlices final : public SliceRunsPattern<Plan> {
+class SplitToSlices final : public SliceRunsPattern<SplitToSlicesPlan> {
 public:
     explicit SplitToSlices(bool stack)
         : SliceRunsPattern(stack ? "split_stack_to_cats_pass" : "split_cat_to_slices_pass", stack ? 72 : 74, stack,
@@ -38,9 +38,9 @@ public:
     }
 
 protected:
-    std::optional<Plan> analyze(const Graph &graph, NodeId anchor, MatchTrace &trace) const override
+    std::optional<SplitToSlicesPlan> analyze(const Graph &graph, NodeId anchor, MatchTrace &trace) const override
     {
-        Plan plan;
+        SplitToSlicesPlan plan;
         std::optional<int64_t> mergeDim;
         SliceRunsRule rule = sliceRunsRule();
         rule.isParent = isSplitOp;
@@ -88,7 +88,7 @@ protected:
     // getitem_split, dim=Ignored()): three nodes, counted whatever the
     // handler does. split_cat_to_slices registers two patterns on every cat
     // (any cat, and getitem_split), whose counts are not modelled here.
-    InductorCounts countsOf(const Graph &graph, const Plan &plan) const override
+    InductorCounts countsOf(const Graph &graph, const SplitToSlicesPlan &plan) const override
     {
         return isStack() ? patternMatcherCounts(3, PlannedPattern::countsOf(graph, plan))
                          : PlannedPattern::countsOf(graph, plan);
@@ -99,7 +99,7 @@ protected:
         return isStack() && hasInductorGetItemSplitList(graph, anchor) ? patternMatcherCounts(3) : InductorCounts{};
     }
 
-    void apply(PatternRewriter &rewriter, const Plan &plan) const override
+    void apply(PatternRewriter &rewriter, const SplitToSlicesPlan &plan) const override
     {
         RunRewrite how;
         how.catDim = plan.mergeDim;

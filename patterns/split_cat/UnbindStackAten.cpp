@@ -15,12 +15,12 @@
 namespace fusebox::splitcat {
 namespace {
 
-struct Plan {
+struct UnbindStackAtenPlan {
     std::vector<NodeId> nodes; // cat, unsqueezes, selects
     NodeId cat, parent;
 };
 
-class UnbindStackAten final : public PlannedPattern<Plan> {
+class UnbindStackAten final : public PlannedPattern<UnbindStackAtenPlan> {
 public:
     UnbindStackAten()
         : PlannedPattern("unbind_stack_aten_pass", PassStage::PostGrad, 50, {"aten::cat"},
@@ -30,12 +30,12 @@ public:
     }
 
 protected:
-    std::optional<Plan> analyze(const Graph &graph, NodeId anchor, MatchTrace &trace) const override
+    std::optional<UnbindStackAtenPlan> analyze(const Graph &graph, NodeId anchor, MatchTrace &trace) const override
     {
         auto inputs = readTensorList(graph, anchor, trace, "cat");
         if (!inputs)
             return std::nullopt;
-        Plan plan;
+        UnbindStackAtenPlan plan;
         plan.cat = anchor;
         plan.nodes.push_back(anchor);
         std::vector<NodeId> selects;
@@ -162,7 +162,7 @@ protected:
         return 1 + inputs->size();
     }
 
-    InductorCounts countsOf(const Graph &graph, const Plan &plan) const override
+    InductorCounts countsOf(const Graph &graph, const UnbindStackAtenPlan &plan) const override
     {
         InductorCounts counts = PlannedPattern::countsOf(graph, plan);
         if (auto nodes = inductorPatternNodes(graph, plan.cat)) {
@@ -182,7 +182,7 @@ protected:
         return counts;
     }
 
-    void apply(PatternRewriter &rewriter, const Plan &plan) const override
+    void apply(PatternRewriter &rewriter, const UnbindStackAtenPlan &plan) const override
     {
         rewriter.replaceAllUsesWith(plan.cat, plan.parent);
         rewriter.eraseIfDead(plan.cat);

@@ -12,9 +12,9 @@
 namespace fusebox::splitcat {
 namespace {
 
-using Plan = SimplifyPlan;
+using UnbindStackPassPlan = SimplifyPlan;
 
-class UnbindStackPass final : public PlannedPattern<Plan> {
+class UnbindStackPass final : public PlannedPattern<UnbindStackPassPlan> {
 public:
     UnbindStackPass()
         : PlannedPattern("unbind_stack_pass", PassStage::PreGrad, 80, {"aten::unbind"},
@@ -24,7 +24,7 @@ public:
     }
 
 protected:
-    std::optional<Plan> analyze(const Graph &graph, NodeId anchor, MatchTrace &trace) const override
+    std::optional<UnbindStackPassPlan> analyze(const Graph &graph, NodeId anchor, MatchTrace &trace) const override
     {
         auto src = readSource(graph, anchor, trace);
         if (!src)
@@ -48,11 +48,11 @@ protected:
         });
     }
 
-    void apply(PatternRewriter &rewriter, const Plan &plan) const override { applySimplify(rewriter, plan); }
+    void apply(PatternRewriter &rewriter, const UnbindStackPassPlan &plan) const override { applySimplify(rewriter, plan); }
 
     // 2.6 matches at the cat or stack: it, the first getitem of the unbind
     // in its list and the unbind (getitem_unbind, split_cat.py:1293).
-    InductorCounts countsOf(const Graph &graph, const Plan &plan) const override
+    InductorCounts countsOf(const Graph &graph, const UnbindStackPassPlan &plan) const override
     {
         return patternMatcherCounts(3, simplifierCounts(graph, plan));
     }

@@ -25,11 +25,11 @@
 namespace fusebox::splitcat {
 namespace {
 
-struct Plan : SliceRunsPlan {
+struct UnbindToSlicesPlan : SliceRunsPlan {
     std::map<NodeId, UnbindView> unbinds;
 };
 
-class UnbindToSlices final : public SliceRunsPattern<Plan> {
+class UnbindToSlices final : public SliceRunsPattern<UnbindToSlicesPlan> {
 public:
     explicit UnbindToSlices(bool stack)
         : SliceRunsPattern(stack ? "unbind_stack_to_slices_pass" : "unbind_cat_to_view_pass", stack ? 71 : 73, stack,
@@ -43,9 +43,9 @@ public:
     }
 
 protected:
-    std::optional<Plan> analyze(const Graph &graph, NodeId anchor, MatchTrace &trace) const override
+    std::optional<UnbindToSlicesPlan> analyze(const Graph &graph, NodeId anchor, MatchTrace &trace) const override
     {
-        Plan plan;
+        UnbindToSlicesPlan plan;
         SliceRunsRule rule = sliceRunsRule();
         rule.isParent = [](const Node &n) { return isOp(n, kUnbind); };
         rule.readRun = [&](const InputRun &run) {
@@ -71,7 +71,7 @@ protected:
     // 2.6's patterns are CallFunction(torch.cat / torch.stack,
     // getitem_unbind, dim=Ignored()): three nodes, counted whatever the
     // handler does.
-    InductorCounts countsOf(const Graph &graph, const Plan &plan) const override
+    InductorCounts countsOf(const Graph &graph, const UnbindToSlicesPlan &plan) const override
     {
         return patternMatcherCounts(3, PlannedPattern::countsOf(graph, plan));
     }
@@ -81,7 +81,7 @@ protected:
         return inductorGetItemUnbindSource(graph, anchor).isValid() ? patternMatcherCounts(3) : InductorCounts{};
     }
 
-    void apply(PatternRewriter &rewriter, const Plan &plan) const override
+    void apply(PatternRewriter &rewriter, const UnbindToSlicesPlan &plan) const override
     {
         const int64_t dim = plan.ownerDim;
         // reshape_cat_node compares the dims as written: get_arg_value(cat, 1, "dim") against the unbind's.

@@ -17,7 +17,7 @@ using namespace fusebox::fxtest;
 namespace {
 
 /// Reads without schemas and expects no warning.
-LoadedModel readClean(const std::string &text)
+LoadedModel readCleanHigherOrder(const std::string &text)
 {
     LoadedModel m = read(text);
     INFO((m.warnings.empty() ? std::string() : m.warnings.front()));
@@ -47,7 +47,7 @@ std::vector<std::string> subgraphNames(const Node &n)
 
 TEST_CASE("Higher-order ops: cond is one node with its two branches kept as subgraphs", "[io][fx][hop]")
 {
-    LoadedModel m = readClean(kCond);
+    LoadedModel m = readCleanHigherOrder(kCond);
     const Graph &g = m.graph;
     CHECK(g.size() == 6); // L_x_, sum_1, gt, cond, getitem, output
     CHECK(summarize(g).constants == 0); // the branches are no weights
@@ -92,7 +92,7 @@ TEST_CASE("Higher-order ops: cond is one node with its two branches kept as subg
 
 TEST_CASE("Higher-order ops: while_loop, wrap and tag_activation_checkpoint", "[io][fx][hop]")
 {
-    LoadedModel loop = readClean(kWhileLoop);
+    LoadedModel loop = readCleanHigherOrder(kWhileLoop);
     const Node &w = node(loop.graph, "while_loop");
     CHECK(w.op == "higher_order::while_loop");
     CHECK(args(loop.graph, w) == "'subgraph:cond_fn_0', 'subgraph:body_fn_0', (child, L_x_), ()");
@@ -101,7 +101,7 @@ TEST_CASE("Higher-order ops: while_loop, wrap and tag_activation_checkpoint", "[
     CHECK(loop.graph.size() == 6); // L_x_, child, while_loop, getitem, getitem_1, output
     checkRoundTrip(kWhileLoop);
 
-    LoadedModel wrap = readClean(kWrap);
+    LoadedModel wrap = readCleanHigherOrder(kWrap);
     const Node &wn = node(wrap.graph, "wrap");
     CHECK(wn.op == "higher_order::wrap");
     CHECK(args(wrap.graph, wn) == "'subgraph:wrap_body_0', L_x_");
@@ -109,7 +109,7 @@ TEST_CASE("Higher-order ops: while_loop, wrap and tag_activation_checkpoint", "[
     CHECK(wrap.graph.size() == 4);
     checkRoundTrip(kWrap);
 
-    LoadedModel ckpt = readClean(kCheckpoint);
+    LoadedModel ckpt = readCleanHigherOrder(kCheckpoint);
     const Graph &g = ckpt.graph;
     const Node &tag = node(g, "tag_activation_checkpoint");
     CHECK(tag.op == "higher_order::tag_activation_checkpoint");
@@ -125,7 +125,7 @@ TEST_CASE("Higher-order ops: while_loop, wrap and tag_activation_checkpoint", "[
 
 TEST_CASE("Higher-order ops: auto_functionalized takes the op it calls as an argument", "[io][fx][hop]")
 {
-    LoadedModel m = readClean(kAutoFunctionalized);
+    LoadedModel m = readCleanHigherOrder(kAutoFunctionalized);
     const Graph &g = m.graph;
     CHECK(g.size() == 11);
     const Node &foo = node(g, "auto_functionalized");
@@ -140,7 +140,7 @@ TEST_CASE("Higher-order ops: auto_functionalized takes the op it calls as an arg
                               "y = arg1_1)")
           != std::string::npos);
 
-    LoadedModel v2 = readClean(kAutoFunctionalizedV2);
+    LoadedModel v2 = readCleanHigherOrder(kAutoFunctionalizedV2);
     const Node &foo2 = node(v2.graph, "auto_functionalized_v2");
     CHECK(foo2.op == "higher_order::auto_functionalized_v2");
     CHECK(args(v2.graph, foo2) == "'mylib::foo', y=arg1_1, _x_base_index=0, _all_bases=[clone]");
@@ -149,7 +149,7 @@ TEST_CASE("Higher-order ops: auto_functionalized takes the op it calls as an arg
     checkRoundTrip(kAutoFunctionalizedV2);
 
     // Op values name their overload unless it is the default one.
-    LoadedModel ops = readClean(R"FX(class GraphModule(torch.nn.Module):
+    LoadedModel ops = readCleanHigherOrder(R"FX(class GraphModule(torch.nn.Module):
     def forward(self, x: "f32[4]"):
         a = torch.ops.higher_order.auto_functionalized(torch.ops.aten.add_.Tensor, self = x, other = x)
         b = torch.ops.higher_order.auto_functionalized(torch.ops.mylib.foo, x = x)
@@ -170,7 +170,7 @@ TEST_CASE("Higher-order ops: auto_functionalized takes the op it calls as an arg
 
 TEST_CASE("Higher-order ops: triton_kernel_wrapper_mutation and _functional", "[io][fx][hop]")
 {
-    LoadedModel m = readClean(kTritonMutation);
+    LoadedModel m = readCleanHigherOrder(kTritonMutation);
     const Graph &g = m.graph;
     CHECK(g.size() == 5); // x, y, empty_like_default, the kernel, output
     const Node &k = node(g, "triton_kernel_wrapper_mutation");
@@ -180,7 +180,7 @@ TEST_CASE("Higher-order ops: triton_kernel_wrapper_mutation and _functional", "[
     checkNoHigherOrderWarning(kTritonMutation);
     checkRoundTrip(kTritonMutation);
 
-    LoadedModel f = readClean(kTritonFunctional);
+    LoadedModel f = readCleanHigherOrder(kTritonFunctional);
     const Node &fk = node(f.graph, "triton_kernel_wrapper_functional");
     CHECK(fk.op == "higher_order::triton_kernel_wrapper_functional");
     CHECK(fk.kwarg("tensors_to_clone")->toString() == "['out_ptr']");
@@ -191,7 +191,7 @@ TEST_CASE("Higher-order ops: triton_kernel_wrapper_mutation and _functional", "[
 
 TEST_CASE("Higher-order ops: subgraphs nest, and keep their own subgraphs", "[io][fx][hop]")
 {
-    LoadedModel m = readClean(kNestedCond);
+    LoadedModel m = readCleanHigherOrder(kNestedCond);
     const Graph &g = m.graph;
     CHECK(g.size() == 7); // L_y_, L_x_, sum_1, gt, cond, getitem, output
     const Node &outer = node(g, "cond");
@@ -201,7 +201,7 @@ TEST_CASE("Higher-order ops: subgraphs nest, and keep their own subgraphs", "[io
     checkRoundTrip(kNestedCond);
 
     // Opened on its own, the true branch is a graph with a cond of its own.
-    LoadedModel branch = readClean(trueText);
+    LoadedModel branch = readCleanHigherOrder(trueText);
     const Node &inner = node(branch.graph, "cond");
     CHECK(inner.op == "higher_order::cond");
     CHECK(subgraphNames(inner) == std::vector<std::string>{"cond_true_0", "cond_false_0"});

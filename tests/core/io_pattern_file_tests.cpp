@@ -53,7 +53,7 @@ PatternFile parseOk(std::string_view text, const OpSchemaRegistry *schemas = nul
     return std::move(file).value();
 }
 
-std::string errorOf(std::string_view text, const OpSchemaRegistry *schemas = nullptr)
+std::string patternErrorOf(std::string_view text, const OpSchemaRegistry *schemas = nullptr)
 {
     auto file = parsePatternFile(text, {schemas, "t.patterns"});
     REQUIRE_FALSE(file.hasValue());
@@ -253,57 +253,57 @@ TEST_CASE("the example pattern files parse against the schemas", "[io][pattern]"
 
 TEST_CASE("syntax errors name the position, what was expected and what was found", "[io][pattern]")
 {
-    CHECK(errorOf(pattern("        y = aten::relu(x,, 1)\n", "", "        y = x\n"))
+    CHECK(patternErrorOf(pattern("        y = aten::relu(x,, 1)\n", "", "        y = x\n"))
           == "t.patterns:3:26: expected an expression, found ','");
-    CHECK(errorOf(pattern("        y = aten::relu x\n", "", "        y = x\n"))
+    CHECK(patternErrorOf(pattern("        y = aten::relu x\n", "", "        y = x\n"))
           == "t.patterns:3:24: expected '(', found 'x'");
-    CHECK(errorOf(pattern("        y = aten::relu(x) z\n", "", "        y = x\n"))
+    CHECK(patternErrorOf(pattern("        y = aten::relu(x) z\n", "", "        y = x\n"))
           == "t.patterns:3:27: expected end of line, found 'z'");
-    CHECK(errorOf(pattern("        y aten::relu(x)\n", "", "        y = x\n"))
+    CHECK(patternErrorOf(pattern("        y aten::relu(x)\n", "", "        y = x\n"))
           == "t.patterns:3:11: expected '=', found 'aten'");
-    CHECK(errorOf(pattern("        y = aten::relu(x)\n", "        rank(x) < 2 < 3\n", "        y = x\n"))
+    CHECK(patternErrorOf(pattern("        y = aten::relu(x)\n", "        rank(x) < 2 < 3\n", "        y = x\n"))
           == "t.patterns:6:21: comparisons do not chain: use 'and'");
-    CHECK(errorOf(pattern("        y = aten::relu(dim=1, x)\n", "", "        y = x\n"))
+    CHECK(patternErrorOf(pattern("        y = aten::relu(dim=1, x)\n", "", "        y = x\n"))
           == "t.patterns:3:31: positional argument after a keyword argument");
-    CHECK(errorOf("patern p {}") == "t.patterns:1:1: expected 'pattern', found 'patern'");
-    CHECK(errorOf("pattern p {\n    benefit = 1.5\n}") == "t.patterns:2:15: benefit must be an integer literal");
-    CHECK(errorOf("pattern p {\n    stage = forward\n}")
+    CHECK(patternErrorOf("patern p {}") == "t.patterns:1:1: expected 'pattern', found 'patern'");
+    CHECK(patternErrorOf("pattern p {\n    benefit = 1.5\n}") == "t.patterns:2:15: benefit must be an integer literal");
+    CHECK(patternErrorOf("pattern p {\n    stage = forward\n}")
           == "t.patterns:2:13: expected 'pre_grad' or 'post_grad', found 'forward'");
-    CHECK(errorOf("pattern p {\n    matches {}\n}").starts_with("t.patterns:2:5: unknown pattern field 'matches'"));
-    CHECK(errorOf("pattern p {\n    match {}\n    match {}\n}")
+    CHECK(patternErrorOf("pattern p {\n    matches {}\n}").starts_with("t.patterns:2:5: unknown pattern field 'matches'"));
+    CHECK(patternErrorOf("pattern p {\n    match {}\n    match {}\n}")
           == "t.patterns:3:5: duplicate 'match' in pattern 'p'");
-    CHECK(errorOf("pattern p {\n  match { y = aten::relu(x) @ 2 }\n}")
+    CHECK(patternErrorOf("pattern p {\n  match { y = aten::relu(x) @ 2 }\n}")
           == "t.patterns:2:29: unexpected character '@'");
-    CHECK(errorOf("pattern p {\n  description = \"open\n}") == "t.patterns:2:17: unterminated string");
-    CHECK(errorOf(pattern("        c = aten::cat([x, y...], 0)\n", "", "        c = x\n"))
+    CHECK(patternErrorOf("pattern p {\n  description = \"open\n}") == "t.patterns:2:17: unterminated string");
+    CHECK(patternErrorOf(pattern("        c = aten::cat([x, y...], 0)\n", "", "        c = x\n"))
           == "t.patterns:3:28: a variadic list holds only its template: write [template...]");
 }
 
 TEST_CASE("unbalanced brackets and braces point at the opening one", "[io][pattern]")
 {
-    CHECK(errorOf("pattern p {\n    match {\n        y = aten::relu(x\n    }\n}")
+    CHECK(patternErrorOf("pattern p {\n    match {\n        y = aten::relu(x\n    }\n}")
           == "t.patterns:3:23: unbalanced '(': not closed before '}' at 4:5");
-    CHECK(errorOf("pattern p {\n    match {\n        y = aten::relu(x]\n")
+    CHECK(patternErrorOf("pattern p {\n    match {\n        y = aten::relu(x]\n")
           == "t.patterns:3:25: expected ')' to close '(' at 3:23, found ']'");
-    CHECK(errorOf("pattern p {\n    match {\n        y = aten::relu(x)\n    }\n")
+    CHECK(patternErrorOf("pattern p {\n    match {\n        y = aten::relu(x)\n    }\n")
           == "t.patterns:1:11: unbalanced '{': not closed before end of file");
-    CHECK(errorOf("pattern p {\n    match {\n        y = aten::relu(x)\n}\npattern q {\n}\n")
+    CHECK(patternErrorOf("pattern p {\n    match {\n        y = aten::relu(x)\n}\npattern q {\n}\n")
           == "t.patterns:1:11: unbalanced '{': not closed before 'pattern' at 5:1");
-    CHECK(errorOf("pattern p {\n    match { y = aten::relu(x) }\n    replace { y = x }\n}\n}\n")
+    CHECK(patternErrorOf("pattern p {\n    match { y = aten::relu(x) }\n    replace { y = x }\n}\n}\n")
           == "t.patterns:5:1: unbalanced '}': no '{' to close");
-    CHECK(errorOf("y = aten::relu(x))") == "t.patterns:1:18: unbalanced ')': no '(' to close");
+    CHECK(patternErrorOf("y = aten::relu(x))") == "t.patterns:1:18: unbalanced ')': no '(' to close");
 }
 
 TEST_CASE("unknown ops suggest the closest schema names", "[io][pattern]")
 {
     const OpSchemaRegistry *schemas = &testSchemas();
-    CHECK(errorOf(pattern("        y = aten::rleu(x)\n", "", "        y = x\n"), schemas)
+    CHECK(patternErrorOf(pattern("        y = aten::rleu(x)\n", "", "        y = x\n"), schemas)
           == "t.patterns:3:13: unknown op 'aten::rleu' (did you mean 'aten::relu'?)");
-    CHECK(errorOf(pattern("        y = (aten::relu | aten::gleu)(x)\n", "", "        y = x\n"), schemas)
+    CHECK(patternErrorOf(pattern("        y = (aten::relu | aten::gleu)(x)\n", "", "        y = x\n"), schemas)
           == "t.patterns:3:27: unknown op 'aten::gleu' (did you mean 'aten::gelu'?)");
-    CHECK(errorOf(pattern("        y = aten::split.Tensr(x, 2)\n", "", "        y = x\n"), schemas)
+    CHECK(patternErrorOf(pattern("        y = aten::split.Tensr(x, 2)\n", "", "        y = x\n"), schemas)
           == "t.patterns:3:13: unknown overload 'aten::split.Tensr' (did you mean 'aten::split.Tensor'?)");
-    CHECK(errorOf(pattern("        y = aten::relu(x)\n", "", "        y = aten::zzzzzz(x)\n"), schemas)
+    CHECK(patternErrorOf(pattern("        y = aten::relu(x)\n", "", "        y = aten::zzzzzz(x)\n"), schemas)
           == "t.patterns:8:13: unknown op 'aten::zzzzzz'");
     // Without schemas, or in a namespace the registry does not know, any op is accepted.
     parseOk(pattern("        y = aten::rleu(x)\n", "", "        y = x\n"));
@@ -313,13 +313,13 @@ TEST_CASE("unknown ops suggest the closest schema names", "[io][pattern]")
 TEST_CASE("calls that fit no overload are arity errors", "[io][pattern]")
 {
     const OpSchemaRegistry *schemas = &testSchemas();
-    CHECK(errorOf(pattern("        y = aten::relu(x, w, b)\n", "", "        y = x\n"), schemas)
+    CHECK(patternErrorOf(pattern("        y = aten::relu(x, w, b)\n", "", "        y = x\n"), schemas)
           == "t.patterns:3:13: aten::relu: 3 positional arguments, the schema takes 1");
-    CHECK(errorOf(pattern("        y = aten::split(t, 2, axis=1)\n", "", "        y = t\n"), schemas)
+    CHECK(patternErrorOf(pattern("        y = aten::split(t, 2, axis=1)\n", "", "        y = t\n"), schemas)
           == "t.patterns:3:13: aten::split.Tensor: unknown keyword 'axis'");
-    CHECK(errorOf(pattern("        y = aten::relu(x)\n", "", "        y = aten::mm(x)\n"), schemas)
+    CHECK(patternErrorOf(pattern("        y = aten::relu(x)\n", "", "        y = aten::mm(x)\n"), schemas)
           == "t.patterns:8:13: aten::mm: missing argument 'mat2'");
-    CHECK(errorOf(pattern("        y = getitem(x, 0, 1)\n", "", "        y = x\n"))
+    CHECK(patternErrorOf(pattern("        y = getitem(x, 0, 1)\n", "", "        y = x\n"))
           == "t.patterns:3:13: getitem takes 2 positional arguments (value, index), found 3");
     // Defaults may be left out; a variadic list is one argument.
     parseOk(kCatOfSlices, schemas);
@@ -328,55 +328,55 @@ TEST_CASE("calls that fit no overload are arity errors", "[io][pattern]")
 
 TEST_CASE("names must be bound by the match", "[io][pattern]")
 {
-    CHECK(errorOf(pattern("        y = aten::relu(input)\n", "        rank(inpt) == 2\n", "        y = input\n"))
+    CHECK(patternErrorOf(pattern("        y = aten::relu(input)\n", "        rank(inpt) == 2\n", "        y = input\n"))
           == "t.patterns:6:14: unbound variable 'inpt': the match does not bind it (did you mean 'input'?)");
-    CHECK(errorOf(pattern("        y = aten::relu(x)\n", "", "        y = fusebox::f(x, weight)\n"))
+    CHECK(patternErrorOf(pattern("        y = aten::relu(x)\n", "", "        y = fusebox::f(x, weight)\n"))
           == "t.patterns:8:27: replacement uses 'weight', which the match does not bind");
-    CHECK(errorOf(pattern("        y = aten::relu(x)\n", "", "        y = aten::mul(x, rank(q) + 1)\n"))
+    CHECK(patternErrorOf(pattern("        y = aten::relu(x)\n", "", "        y = aten::mul(x, rank(q) + 1)\n"))
           == "t.patterns:8:31: replacement uses 'q', which the match does not bind (did you mean 'y' or 'x'?)");
-    CHECK(errorOf(pattern("        y = aten::relu(x)\n", "", "        y = aten::mul(t, 2)\n        t = x\n"))
+    CHECK(patternErrorOf(pattern("        y = aten::relu(x)\n", "", "        y = aten::mul(t, 2)\n        t = x\n"))
           == "t.patterns:8:23: 't' is used before the replacement defines it");
-    CHECK(errorOf(pattern("        y = aten::relu(x)\n", "", "        x = aten::neg(x)\n        y = x\n"))
+    CHECK(patternErrorOf(pattern("        y = aten::relu(x)\n", "", "        x = aten::neg(x)\n        y = x\n"))
           == "t.patterns:8:9: 'x' is an input of the match, not a value it computes: only match statement "
              "targets can be replaced");
-    CHECK(errorOf(pattern("        y = aten::relu(x)\n", "", "        t = aten::neg(x)\n"))
+    CHECK(patternErrorOf(pattern("        y = aten::relu(x)\n", "", "        t = aten::neg(x)\n"))
           == "t.patterns:1:9: pattern 'p': the replacement assigns no match value, so nothing would be replaced "
              "(assign one, e.g. 'y = ...')");
-    CHECK(errorOf(pattern("        y = aten::relu(x)\n", "", "        y = x\n        y = x\n"))
+    CHECK(patternErrorOf(pattern("        y = aten::relu(x)\n", "", "        y = x\n        y = x\n"))
           == "t.patterns:9:9: 'y' is assigned twice in the replacement (first at 8:9)");
 }
 
 TEST_CASE("structural errors of patterns", "[io][pattern]")
 {
-    CHECK(errorOf("pattern p {\n    match { y = aten::relu(x) }\n    replace { y = x }\n}\n"
+    CHECK(patternErrorOf("pattern p {\n    match { y = aten::relu(x) }\n    replace { y = x }\n}\n"
                   "pattern p {\n    match { y = aten::relu(x) }\n    replace { y = x }\n}\n")
           == "t.patterns:5:9: duplicate pattern 'p' (first defined at 1:9)");
-    CHECK(errorOf(pattern("        y = aten::relu(x)\n        y = aten::gelu(x)\n", "", "        y = x\n"))
+    CHECK(patternErrorOf(pattern("        y = aten::relu(x)\n        y = aten::gelu(x)\n", "", "        y = x\n"))
           == "t.patterns:4:9: 'y' is defined twice in the match (first at 3:9)");
-    CHECK(errorOf("pattern p {\n    match {\n    }\n    replace { y = x }\n}")
+    CHECK(patternErrorOf("pattern p {\n    match {\n    }\n    replace { y = x }\n}")
           == "t.patterns:1:9: pattern 'p' has an empty match");
-    CHECK(errorOf("pattern p {\n    match { y = aten::relu(x) }\n}") == "t.patterns:1:9: pattern 'p' has no replacement");
-    CHECK(errorOf(pattern("        y = x\n", "", "        y = x\n"))
+    CHECK(patternErrorOf("pattern p {\n    match { y = aten::relu(x) }\n}") == "t.patterns:1:9: pattern 'p' has no replacement");
+    CHECK(patternErrorOf(pattern("        y = x\n", "", "        y = x\n"))
           == "t.patterns:3:13: a match statement's value must be an op call, found 'x'");
-    CHECK(errorOf(pattern("        y = aten::add(x, n + 1)\n", "", "        y = x\n"))
+    CHECK(patternErrorOf(pattern("        y = aten::add(x, n + 1)\n", "", "        y = x\n"))
           == "t.patterns:3:26: 'n + 1' is not allowed in the match: bind a capture and constrain it in 'where'");
-    CHECK(errorOf(pattern("        y = aten::relu(users(x))\n", "", "        y = x\n"))
+    CHECK(patternErrorOf(pattern("        y = aten::relu(users(x))\n", "", "        y = x\n"))
           == "t.patterns:3:24: expected an op (namespace::name or getitem), found function 'users'");
-    CHECK(errorOf(pattern("        y = aten::cat([aten::cat([x...])...])\n", "", "        y = x\n"))
+    CHECK(patternErrorOf(pattern("        y = aten::cat([aten::cat([x...])...])\n", "", "        y = x\n"))
           == "t.patterns:3:34: variadic lists do not nest");
-    CHECK(errorOf(pattern("        y = aten::cat([x...])\n", "", "        y = aten::cat([x...])\n"))
+    CHECK(patternErrorOf(pattern("        y = aten::cat([x...])\n", "", "        y = aten::cat([x...])\n"))
           == "t.patterns:8:23: variadic lists '[template...]' can only appear in the match");
-    CHECK(errorOf(pattern("        y = aten::relu(x)\n", "        _ == 1\n", "        y = x\n"))
+    CHECK(patternErrorOf(pattern("        y = aten::relu(x)\n", "        _ == 1\n", "        y = x\n"))
           == "t.patterns:6:9: '_' is a wildcard: it can only appear in the match");
-    CHECK(errorOf(pattern("        y = aten::relu(x)\n", "        user(y) == 1\n", "        y = x\n"))
+    CHECK(patternErrorOf(pattern("        y = aten::relu(x)\n", "        user(y) == 1\n", "        y = x\n"))
           == "t.patterns:6:9: unknown function 'user' (did you mean 'users'?)");
-    CHECK(errorOf(pattern("        y = aten::relu(x)\n", "        shape(x, 1) == 1\n", "        y = x\n"))
+    CHECK(patternErrorOf(pattern("        y = aten::relu(x)\n", "        shape(x, 1) == 1\n", "        y = x\n"))
           == "t.patterns:6:9: 'shape' takes one positional argument, found 2");
-    CHECK(errorOf(pattern("        y = aten::relu(x)\n", "        users(aten::relu(x)) == 1\n", "        y = x\n"))
+    CHECK(patternErrorOf(pattern("        y = aten::relu(x)\n", "        users(aten::relu(x)) == 1\n", "        y = x\n"))
           == "t.patterns:6:15: op calls are not allowed in constraints: bind the value in the match");
-    CHECK(errorOf("pattern p {\n    options { a = 1\n a = x }\n    match { y = aten::relu(x) }\n    replace { y = x }\n}")
+    CHECK(patternErrorOf("pattern p {\n    options { a = 1\n a = x }\n    match { y = aten::relu(x) }\n    replace { y = x }\n}")
           == "t.patterns:3:2: option 'a' is set twice (first at 2:15)");
-    CHECK(errorOf("pattern p {\n    options { a = x }\n    match { y = aten::relu(x) }\n    replace { y = x }\n}")
+    CHECK(patternErrorOf("pattern p {\n    options { a = x }\n    match { y = aten::relu(x) }\n    replace { y = x }\n}")
           == "t.patterns:2:19: option 'a' must be a literal, found 'x'");
 }
 
@@ -385,12 +385,12 @@ TEST_CASE("absurd nesting is an error, not a stack overflow", "[io][pattern]")
     const std::string deep(5000, '(');
     const std::string close(5000, ')');
     const std::string error =
-        errorOf(pattern("        y = aten::relu(x)\n", "        " + deep + "rank(x)" + close + " == 2\n", "        y = x\n"));
+        patternErrorOf(pattern("        y = aten::relu(x)\n", "        " + deep + "rank(x)" + close + " == 2\n", "        y = x\n"));
     CHECK(error.find("nesting deeper than 200 levels") != std::string::npos);
     std::string nots;
     for (int i = 0; i < 5000; ++i)
         nots += "not ";
-    CHECK(errorOf(pattern("        y = aten::relu(x)\n", "        " + nots + "True\n", "        y = x\n"))
+    CHECK(patternErrorOf(pattern("        y = aten::relu(x)\n", "        " + nots + "True\n", "        y = x\n"))
               .find("nesting deeper than 200 levels")
           != std::string::npos);
     // Ordinary nesting is fine.

@@ -180,7 +180,7 @@ Graph negChain()
     return g;
 }
 
-size_t countOp(const Graph &g, const std::string &op)
+size_t countOpIn(const Graph &g, const std::string &op)
 {
     return g.nodesWithOp(op).size();
 }
@@ -198,7 +198,7 @@ TEST_CASE("Inductor's schedule: a vertical pass visits the nodes it started with
     Graph once = negChain();
     DriverResult r = InductorScheduleDriver(set).run(once, GraphStage::PreGrad);
     CHECK(r.rounds == 1);
-    CHECK(countOp(once, "aten::neg") == 2);
+    CHECK(countOpIn(once, "aten::neg") == 2);
     CHECK(r.inductorCounters == std::map<std::string, size_t>{
                                     {"first_double_neg", 1}, {"pattern_matcher_count", 1}, {"pattern_matcher_nodes", 2}});
 
@@ -206,13 +206,13 @@ TEST_CASE("Inductor's schedule: a vertical pass visits the nodes it started with
     Graph twice = negChain();
     r = InductorScheduleDriver(set).run(twice, GraphStage::PreGrad);
     CHECK(r.rounds == 2);
-    CHECK(countOp(twice, "aten::neg") == 0);
+    CHECK(countOpIn(twice, "aten::neg") == 0);
     CHECK(r.inductorCounters.at("first_double_neg") == 2);
 
     // Fusebox's own search goes to a fixed point whatever the counter.
     Graph greedy = negChain();
     GreedyDriver(set).run(greedy);
-    CHECK(countOp(greedy, "aten::neg") == 0);
+    CHECK(countOpIn(greedy, "aten::neg") == 0);
 
     // Post-grad passes run once: 2.6 has no counter there.
     PatternSet post;
@@ -275,13 +275,13 @@ TEST_CASE("Inductor's schedule: patterns of any stage run after the stage's pass
     Graph g = negChain();
     // On a post-grad graph a pre-grad rule does not run...
     DriverResult r = InductorScheduleDriver(set).run(g, GraphStage::PostGrad);
-    CHECK(countOp(g, "aten::neg") == 4);
+    CHECK(countOpIn(g, "aten::neg") == 4);
     // ...unless it is a custom pattern, given for this graph.
     InductorScheduleDriver driver(set);
     driver.setAnyStagePatterns({"first_double_neg"});
     r = driver.run(g, GraphStage::PostGrad);
     CHECK(r.rounds == 1);
-    CHECK(countOp(g, "aten::neg") == 2);
+    CHECK(countOpIn(g, "aten::neg") == 2);
 }
 
 namespace {
@@ -334,7 +334,7 @@ TEST_CASE("Inductor's schedule: candidates that an earlier fusion of the same pa
     DriverResult r = InductorScheduleDriver(set).run(g, GraphStage::PreGrad, &log, &heard);
     CHECK(r.message.empty());
     CHECK(verify(g).empty());
-    CHECK(countOp(g, "aten::relu") == 3); // the b group's relu, a1, a2
+    CHECK(countOpIn(g, "aten::relu") == 3); // the b group's relu, a1, a2
     CHECK(r.inductorCounters.at("batch_toy_relu") == 1);
     CHECK(r.counters["batch_toy_relu"].applied == 1);
     CHECK(r.rewrites.size() == 1);

@@ -18,7 +18,7 @@ using fusebox::test::sc::countOps;
 
 namespace {
 
-const OpSchemaRegistry &schemas()
+const OpSchemaRegistry &decomposeSchemas()
 {
     static const OpSchemaRegistry registry = [] {
         OpSchemaRegistry r = fxtest::testSchemas();
@@ -45,9 +45,9 @@ const char *const kProducts = R"(class GraphModule(torch.nn.Module):
         return (relu, addmm, bmm, mm_1, mm_2)
 )";
 
-ScheduleRun run(std::string_view version)
+ScheduleRun runDecompose(std::string_view version)
 {
-    return runInductorSchedule(kProducts, schemas(), R"({"post_grad_fusion_options": {"decompose_mm_pass": {}}})",
+    return runInductorSchedule(kProducts, decomposeSchemas(), R"({"post_grad_fusion_options": {"decompose_mm_pass": {}}})",
                                version, "aot_forward.py");
 }
 
@@ -57,7 +57,7 @@ TEST_CASE("decompose_mm_pass turns memory-bound products into a broadcast multip
           "[patterns][post_grad]")
 {
     // Inductor 2.14: mm_2 ([1, 128] x [128, 32]) is within 2.14's CPU limits.
-    ScheduleRun v214 = run("2.14");
+    ScheduleRun v214 = runDecompose("2.14");
     CHECK(v214.counters == std::map<std::string, size_t>{{"decompose_addmm", 1},
                                                          {"decompose_bmm", 1},
                                                          {"decompose_mm", 2},
@@ -87,7 +87,7 @@ TEST_CASE("decompose_mm_pass turns memory-bound products into a broadcast multip
     CHECK(sum.meta.toString() == "f32[1, 8]");
 
     // Inductor 2.6 decomposes a CPU mm only up to b = [64, 16]: mm_2 stays.
-    ScheduleRun v26 = run("2.6");
+    ScheduleRun v26 = runDecompose("2.6");
     CHECK(v26.counters == std::map<std::string, size_t>{{"decompose_addmm", 1},
                                                         {"decompose_bmm", 1},
                                                         {"decompose_mm", 1},

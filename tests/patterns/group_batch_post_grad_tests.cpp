@@ -34,7 +34,7 @@ void requireDecomposedStack(const Graph &g, const Node &cat, const std::vector<N
     }
 }
 
-std::vector<NodeId> named(const Graph &g, const std::string &prefix, int n)
+std::vector<NodeId> namedSeries(const Graph &g, const std::string &prefix, int n)
 {
     std::vector<NodeId> ids;
     for (int i = 0; i < n; ++i)
@@ -74,8 +74,8 @@ TEST_CASE("batch_linear_post_grad fuses addmms into one bmm plus per-slice bias 
     REQUIRE(opsNamed(g, "aten::addmm").empty());
     const Node &bmm = onlyOp(g, "aten::bmm");
     REQUIRE(bmm.meta.shapeString() == "[5, 4, 6]");
-    requireDecomposedStack(g, argNode(g, bmm, 0), named(g, "x", 5), "[5, 4, 8]");
-    requireDecomposedStack(g, argNode(g, bmm, 1), named(g, "w", 5), "[5, 8, 6]");
+    requireDecomposedStack(g, argNode(g, bmm, 0), namedSeries(g, "x", 5), "[5, 4, 8]");
+    requireDecomposedStack(g, argNode(g, bmm, 1), namedSeries(g, "w", 5), "[5, 8, 6]");
     auto outs = g.outputValues();
     REQUIRE(outs.size() == 5);
     for (int i = 0; i < 5; ++i) {
@@ -192,7 +192,7 @@ TEST_CASE("batch_aten_tanh, batch_aten_sigmoid and batch_aten_relu read back wit
         fuseAndVerify(r.graph, pattern, singleGroup(r.graph, pattern).members);
         const Node &fused = onlyOp(r.graph, opName);
         REQUIRE(fused.meta.shapeString() == "[5, 4, 8]");
-        requireDecomposedStack(r.graph, argNode(r.graph, fused, 0), named(r.graph, "x", 5), "[5, 4, 8]");
+        requireDecomposedStack(r.graph, argNode(r.graph, fused, 0), namedSeries(r.graph, "x", 5), "[5, 4, 8]");
         requireOutputsAreSelects(r.graph, fused.id(), 5, "[4, 8]");
     }
 
@@ -237,8 +237,8 @@ TEST_CASE("batch_aten_add, sub, mul and div fuse equal-shaped tensor pairs", "[p
         const Node &fused = onlyOp(r.graph, c.op);
         REQUIRE(fused.overload == c.fusedOverload);
         REQUIRE(fused.meta.shapeString() == "[5, 4, 8]");
-        requireDecomposedStack(r.graph, argNode(r.graph, fused, 0), named(r.graph, "a", 5), "[5, 4, 8]");
-        requireDecomposedStack(r.graph, argNode(r.graph, fused, 1), named(r.graph, "c", 5), "[5, 4, 8]");
+        requireDecomposedStack(r.graph, argNode(r.graph, fused, 0), namedSeries(r.graph, "a", 5), "[5, 4, 8]");
+        requireDecomposedStack(r.graph, argNode(r.graph, fused, 1), namedSeries(r.graph, "c", 5), "[5, 4, 8]");
         REQUIRE(std::vector<Arg>(fused.args().begin() + 2, fused.args().end()) == c.fusedExtra);
         requireOutputsAreSelects(r.graph, fused.id(), 5, "[4, 8]");
     }

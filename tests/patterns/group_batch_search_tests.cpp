@@ -15,7 +15,7 @@
 using namespace fusebox;
 using namespace fusebox::test::gb;
 using group_batch::BatchPointwiseOpsPreGradFusion;
-using Unary = BatchPointwiseOpsPreGradFusion::Op;
+using SearchUnary = BatchPointwiseOpsPreGradFusion::Op;
 
 namespace {
 
@@ -58,7 +58,7 @@ GroupGraph tanhsBehindChains(int n, int chain)
 
 TEST_CASE("a key with fewer than min_fuse_set_size candidates does not fuse", "[patterns]")
 {
-    BatchPointwiseOpsPreGradFusion pattern(Unary::Tanh);
+    BatchPointwiseOpsPreGradFusion pattern(SearchUnary::Tanh);
     GroupGraph r = unaryGraph("aten::tanh", 3);
     HorizontalSearchResult result = searchHorizontal(r.graph, pattern);
     REQUIRE(result.groups.empty());
@@ -75,7 +75,7 @@ TEST_CASE("a key with fewer than min_fuse_set_size candidates does not fuse", "[
 
 TEST_CASE("dependent candidates split into subsets too small to fuse", "[patterns]")
 {
-    BatchPointwiseOpsPreGradFusion pattern(Unary::Tanh);
+    BatchPointwiseOpsPreGradFusion pattern(SearchUnary::Tanh);
     GroupGraph r = dependentTanhs(5, {4});
     HorizontalSearchResult result = searchHorizontal(r.graph, pattern);
     REQUIRE(result.groups.empty());
@@ -101,7 +101,7 @@ TEST_CASE("dependent candidates split into subsets too small to fuse", "[pattern
 
 TEST_CASE("max_fuse_set_size splits a group of twelve into 5 + 5 and drops 2", "[patterns]")
 {
-    BatchPointwiseOpsPreGradFusion pattern(Unary::Sigmoid);
+    BatchPointwiseOpsPreGradFusion pattern(SearchUnary::Sigmoid);
     pattern.options().set("max_fuse_set_size", int64_t(5));
     GroupGraph r = unaryGraph("aten::sigmoid", 12);
     HorizontalSearchResult result = searchHorizontal(r.graph, pattern);
@@ -125,7 +125,7 @@ TEST_CASE("max_fuse_set_size splits a group of twelve into 5 + 5 and drops 2", "
 
 TEST_CASE("max_fuse_search_depth bounds how far up a root's search reaches", "[patterns]")
 {
-    BatchPointwiseOpsPreGradFusion pattern(Unary::Tanh);
+    BatchPointwiseOpsPreGradFusion pattern(SearchUnary::Tanh);
     // Behind four relus the tanhs sit at depth 5 from the output: found.
     GroupGraph near = tanhsBehindChains(5, 4);
     REQUIRE(singleGroup(near.graph, pattern).root == near.graph.output());
@@ -143,7 +143,7 @@ TEST_CASE("max_fuse_search_depth bounds how far up a root's search reaches", "[p
 
 TEST_CASE("the search does not start from getitem roots", "[patterns]")
 {
-    BatchPointwiseOpsPreGradFusion pattern(Unary::Tanh);
+    BatchPointwiseOpsPreGradFusion pattern(SearchUnary::Tanh);
     pattern.options().set("max_fuse_search_depth", int64_t(2));
     GroupGraph r = unaryGraph("aten::tanh", 5);
     Graph &g = r.graph;

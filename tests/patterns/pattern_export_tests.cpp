@@ -13,18 +13,18 @@ using namespace fusebox;
 
 namespace {
 
-const std::string kDir = std::string(FUSEBOX_SOURCE_DIR) + "/resources/patterns/";
+const std::string kExportDir = std::string(FUSEBOX_SOURCE_DIR) + "/resources/patterns/";
 
 PatternFile load(const std::string &name)
 {
-    auto file = readPatternFile(kDir + name);
+    auto file = readPatternFile(kExportDir + name);
     INFO((file ? std::string() : file.error().message));
     REQUIRE(file);
     return std::move(*file);
 }
 
 /// The aten schemas the examples use, as libtorch declares them.
-const OpSchemaRegistry &schemas()
+const OpSchemaRegistry &exportSchemas()
 {
     static const OpSchemaRegistry registry = [] {
         auto arg = [](std::string name, std::string type, std::optional<std::string> def = std::nullopt,
@@ -80,7 +80,7 @@ bool skipped(const PatternExport &e, const std::string &name, const std::string 
 
 TEST_CASE("export torchscript: linear_relu_fusion IR strings", "[patterns][custom]")
 {
-    const PatternExport e = exportTorchScriptPatterns(load("linear_relu_fusion.patterns"), &schemas());
+    const PatternExport e = exportTorchScriptPatterns(load("linear_relu_fusion.patterns"), &exportSchemas());
     CHECK(e.skipped.empty());
     CHECK(literalAfter(e.text, "klinear_relu_fusionPattern") == "graph(%x, %w, %b):\n"
                                                                  "  %y = aten::linear(%x, %w, %b)\n"
@@ -111,7 +111,7 @@ TEST_CASE("export torchscript: linear_relu_fusion IR strings", "[patterns][custo
 
 TEST_CASE("export torchscript: add_of_matmuls IR strings, two outputs skipped", "[patterns][custom]")
 {
-    const PatternExport e = exportTorchScriptPatterns(load("add_of_matmuls.patterns"), &schemas());
+    const PatternExport e = exportTorchScriptPatterns(load("add_of_matmuls.patterns"), &exportSchemas());
     CHECK(literalAfter(e.text, "kadd_of_matmulsPattern") == "graph(%a, %b, %c):\n"
                                                              "  %p = aten::mm(%a, %b)\n"
                                                              "  %q = aten::mm(%a, %c)\n"
@@ -136,7 +136,7 @@ TEST_CASE("export torchscript: without schemas, calls keep their written argumen
 
 TEST_CASE("export torchscript: variadic cat_of_slices is skipped with a reason", "[patterns][custom]")
 {
-    const PatternExport e = exportTorchScriptPatterns(load("cat_of_slices.patterns"), &schemas());
+    const PatternExport e = exportTorchScriptPatterns(load("cat_of_slices.patterns"), &exportSchemas());
     REQUIRE(e.skipped.size() == 1);
     CHECK(skipped(e, "cat_of_slices", "variadic"));
     CHECK(e.text.find("// SKIPPED cat_of_slices: variadic") != std::string::npos);

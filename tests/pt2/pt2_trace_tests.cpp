@@ -24,7 +24,7 @@ namespace {
 
 /// One model or two of each family of the oracle suite: a full Inductor
 /// compile (code generation included) takes seconds each, twice per test run.
-const std::vector<std::string> kModels = {
+const std::vector<std::string> kTraceModels = {
     "towers_4x32",      "towers_5x24_tanh",  "shared_linear_5",        "shared_nobias_4",
     "gated_halves_5",   "split_of_split",    "split_unbind_stack",     "split_cat_all_sections",
     "mixed_slice_parents", "mixed_layernorm_eps", "pointwise_add_mul", "math_heads",
@@ -39,7 +39,7 @@ const std::string &oracleLog()
         std::set<std::string> dropped;
         const std::string config = configForProfile(readFile(sourcePath("tests/pt2/configs/pre_grad_all.json")),
                                                     *bridgeProfile().profile, dropped);
-        auto made = makeTraceLog(kModels, config, (dir / "dedicated_log_torch_trace_oracle.log").string());
+        auto made = makeTraceLog(kTraceModels, config, (dir / "dedicated_log_torch_trace_oracle.log").string());
         INFO((made ? std::string() : made.error().message));
         REQUIRE(made);
         return *made;
@@ -63,7 +63,7 @@ TEST_CASE("A production TORCH_TRACE log: every compile listed, every graph opene
     REQUIRE(log);
     CHECK(log->warnings.empty());
     // Every model once, the first again (a cache hit) and its recompile.
-    CHECK(log->compiles.size() == kModels.size() + 2);
+    CHECK(log->compiles.size() == kTraceModels.size() + 2);
     // torch 2.14 records its version in the log; 2.6 does not.
     if (runsPreGradPassesAfterCacheLookup())
         CHECK(log->torchVersion.rfind(std::string(bridgeProfile().profile->version), 0) == 0);
@@ -79,13 +79,13 @@ TEST_CASE("A production TORCH_TRACE log: every compile listed, every graph opene
         opened += model.hasValue();
     }
     // dynamo_output_graph, aot_inference_graph and the post-grad graph of each compile at least.
-    CHECK(graphs.size() >= 3 * kModels.size());
+    CHECK(graphs.size() >= 3 * kTraceModels.size());
     CHECK(opened == graphs.size());
 
     const TraceCompile &recompile = log->compiles.back();
     CHECK_FALSE(recompile.recompileReason.empty());
     const TraceCompile &again = log->compiles[log->compiles.size() - 2];
-    CHECK(again.id.str() == "0/0@" + std::to_string(kModels.size() + 1));
+    CHECK(again.id.str() == "0/0@" + std::to_string(kTraceModels.size() + 1));
     CHECK(again.fxGraphCacheHit());
     // 2.6 ran its pre-grad passes before the lookup (and logged none): the
     // listing must not claim that none ran.
@@ -153,8 +153,8 @@ TEST_CASE("Optimus replayed pass by pass agrees with production Inductor on the 
     }
     if (runsPreGradPassesAfterCacheLookup()) {
         // Every model's compile and the recompile.
-        CHECK(replayed == kModels.size() + 1);
+        CHECK(replayed == kTraceModels.size() + 1);
         // Passes production logged and Fusebox replayed the same (counted from the log: 47 for the full suite).
-        CHECK(steps >= kModels.size());
+        CHECK(steps >= kTraceModels.size());
     }
 }

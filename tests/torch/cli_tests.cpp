@@ -1,4 +1,5 @@
 // Runs the real fusebox-pass binary the way a user would.
+#include "Fixtures.h"
 #include "RunPass.h"
 
 #include <catch.hpp>
@@ -17,7 +18,6 @@ using fusebox::testing::runPassForJson;
 
 namespace {
 
-std::string fixture(const std::string &name) { return std::string(FUSEBOX_FIXTURE_DIR) + "/" + name; }
 
 size_t lineCount(const std::string &text)
 {

@@ -1,6 +1,7 @@
 // The executor, the numeric verifier and the latency benchmark (core/torch/).
 // References: libtorch running the original archive (runTorchScriptModule,
 // torch::jit::load + forward, no freezing); Python checks the exporter.
+#include "Fixtures.h"
 #include "core/ir/GraphBuilder.h"
 #include <catch.hpp>
 
@@ -22,7 +23,6 @@ using namespace fusebox;
 
 namespace {
 
-std::string fixture(const std::string &name) { return std::string(FUSEBOX_FIXTURE_DIR) + "/" + name; }
 
 LoadedModel load(const std::string &path)
 {

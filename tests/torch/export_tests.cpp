@@ -1,5 +1,6 @@
 // The TorchScript exporter: archives re-imported by Fusebox and loaded and
 // run by Python's torch.jit.load (tests/fixtures/check_export.py).
+#include "Fixtures.h"
 #include "core/ir/GraphBuilder.h"
 #include "RunPass.h"
 
@@ -26,7 +27,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string fixture(const std::string &name) { return std::string(FUSEBOX_FIXTURE_DIR) + "/" + name; }
 
 fs::path outDir()
 {
@@ -35,7 +35,7 @@ fs::path outDir()
     return dir;
 }
 
-LoadedModel load(const std::string &path)
+LoadedModel loadExported(const std::string &path)
 {
     auto model = loadModel(path);
     if (!model)
@@ -109,9 +109,9 @@ PythonResult checkInPython(const std::vector<std::string> &caseDirs)
 void checkRoundTrip(const std::string &model)
 {
     INFO(model);
-    LoadedModel original = load(fixture(model + ".pt"));
+    LoadedModel original = loadExported(fixture(model + ".pt"));
     const std::string path = exportOrFail(original.graph, model + ".exported.pt");
-    LoadedModel back = load(path);
+    LoadedModel back = loadExported(path);
     CHECK(back.warnings.empty());
     CHECK(back.graph.metadata.at("source.input_shapes") == "fusebox/inputs.json");
     REQUIRE(back.graph.inputs().size() == original.graph.inputs().size());
@@ -152,7 +152,7 @@ TEST_CASE("exported archives load in Python and return what the original model r
 {
     std::vector<std::string> cases;
     for (const std::string model : {"recsys_demo", "resnet18", "multi_output"}) {
-        LoadedModel m = load(fixture(model + ".pt"));
+        LoadedModel m = loadExported(fixture(model + ".pt"));
         const std::string path = exportOrFail(m.graph, model + ".python.pt");
         auto inputs = randomInputs(m.graph, 4);
         REQUIRE(inputs);
@@ -172,7 +172,7 @@ TEST_CASE("exported archives load in Python and return what the original model r
     // A planted mismatch shows that the check can fail: the demo archive
     // against the outputs of another input set. One Python run for all cases
     // (starting Python with torch takes seconds).
-    LoadedModel demo = load(fixture("recsys_demo.pt"));
+    LoadedModel demo = loadExported(fixture("recsys_demo.pt"));
     auto inputs = randomInputs(demo.graph, 4);
     auto otherInputs = randomInputs(demo.graph, 5);
     REQUIRE(inputs);
@@ -201,7 +201,7 @@ TEST_CASE("fusebox-pass run writes a .pt stock PyTorch loads, for every example 
     // outputs. linear_relu_fusion's replacement is fusebox::linear_relu,
     // which stock PyTorch does not have: by default the archive holds the
     // ATen ops it is defined by (issue 14: it used to fail to load).
-    LoadedModel demo = load(fixture("recsys_demo.pt"));
+    LoadedModel demo = loadExported(fixture("recsys_demo.pt"));
     auto inputs = randomInputs(demo.graph, 6);
     REQUIRE(inputs);
     const std::vector<HostTensor> expected = run(demo.graph, *inputs);
@@ -221,7 +221,7 @@ TEST_CASE("fusebox-pass run writes a .pt stock PyTorch loads, for every example 
             // It fired, and its op went out decomposed.
             CHECK(r.output.find("note: wrote fusebox::linear_relu as the ATen ops") != std::string::npos);
             decomposedSome = true;
-            LoadedModel back = load(out);
+            LoadedModel back = loadExported(out);
             CHECK(back.graph.nodesWithOp("fusebox::linear_relu").empty());
         }
         cases.push_back(writeCase(name + ".run", out, fixture("recsys_demo.pt"), *inputs, expected));
@@ -240,13 +240,13 @@ TEST_CASE("fusebox-pass run writes a .pt stock PyTorch loads, for every example 
     INFO(keep.output);
     CHECK(keep.exitCode == 0);
     CHECK(keep.output.find("warning: " + kept + " keeps fusebox::linear_relu") != std::string::npos);
-    CHECK_FALSE(load(kept).graph.nodesWithOp("fusebox::linear_relu").empty());
+    CHECK_FALSE(loadExported(kept).graph.nodesWithOp("fusebox::linear_relu").empty());
 }
 
 TEST_CASE("export errors are one line naming the file", "[torch]")
 {
     const std::string cfPath = (outDir() / "control_flow.exported.pt").string();
-    LoadedModel cf = load(fixture("control_flow.pt"));
+    LoadedModel cf = loadExported(fixture("control_flow.pt"));
     Status opaque = exportTorchScript(cf.graph, cfPath);
     REQUIRE_FALSE(opaque);
     CHECK(opaque.error().message.rfind(cfPath + ": cannot export: %", 0) == 0);
@@ -266,7 +266,7 @@ TEST_CASE("export errors are one line naming the file", "[torch]")
     NodeId x = build.addInput("x", TensorMeta{DType::Float32, std::vector<Dim>{std::string("s0")}, {}, {}});
     build.setOutputs({build.addOp("aten::relu", {x})});
     const std::string path = exportOrFail(symbolic, "symbolic.pt");
-    LoadedModel back = load(path);
+    LoadedModel back = loadExported(path);
     CHECK(back.graph.metadata.at("source.input_shapes") == "none");
     REQUIRE(back.graph.outputValues().size() == 1);
     CHECK(back.graph.node(back.graph.outputValues()[0])->op == "aten::relu");

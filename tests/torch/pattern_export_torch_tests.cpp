@@ -25,7 +25,7 @@ namespace {
 
 const std::string kDir = std::string(FUSEBOX_SOURCE_DIR) + "/resources/patterns/";
 
-PatternFile load(const std::string &name)
+PatternFile loadPatternFile(const std::string &name)
 {
     auto file = readPatternFile(kDir + name, {&torchSchemas(), name});
     INFO((file ? std::string() : file.error().message));
@@ -63,7 +63,7 @@ std::map<std::string, int> histogram(const torch::jit::Graph &g)
 TEST_CASE("TorchScript export: SubgraphRewriter and Fusebox rewrite the same model alike", "[torch][custom]")
 {
     ensureFuseboxOpsRegistered();
-    const PatternExport exported = exportTorchScriptPatterns(load("linear_relu_fusion.patterns"), &torchSchemas());
+    const PatternExport exported = exportTorchScriptPatterns(loadPatternFile("linear_relu_fusion.patterns"), &torchSchemas());
     REQUIRE(exported.skipped.empty());
     const auto pairs = rewritePairs(exported.text);
     REQUIRE(pairs.size() == 2);
@@ -137,7 +137,7 @@ TEST_CASE("TorchScript export: SubgraphRewriter and Fusebox rewrite the same mod
 
 TEST_CASE("TorchScript export: add_of_matmuls agrees with Fusebox", "[torch][custom]")
 {
-    const PatternExport exported = exportTorchScriptPatterns(load("add_of_matmuls.patterns"), &torchSchemas());
+    const PatternExport exported = exportTorchScriptPatterns(loadPatternFile("add_of_matmuls.patterns"), &torchSchemas());
     const auto pairs = rewritePairs(exported.text);
     REQUIRE(pairs.size() == 1); // matmuls_sharing_lhs is skipped (two outputs)
     auto ts = std::make_shared<torch::jit::Graph>();
@@ -175,7 +175,7 @@ TEST_CASE("TorchScript export: add_of_matmuls agrees with Fusebox", "[torch][cus
     REQUIRE(model);
     Graph &g = model->graph;
     PatternSet set;
-    PatternFile only = load("add_of_matmuls.patterns");
+    PatternFile only = loadPatternFile("add_of_matmuls.patterns");
     only.patterns.resize(1); // the exported one
     auto compiled = compilePatterns(only, &torchSchemas());
     REQUIRE(compiled);
@@ -216,7 +216,7 @@ TEST_CASE("Inductor export byte-compiles", "[torch][custom]")
     const auto dir = std::filesystem::temp_directory_path() / "fusebox_inductor_export";
     std::filesystem::create_directories(dir);
     for (const char *file : {"linear_relu_fusion.patterns", "add_of_matmuls.patterns", "cat_of_slices.patterns"}) {
-        const PatternExport exported = exportInductorPatterns(load(file), &config);
+        const PatternExport exported = exportInductorPatterns(loadPatternFile(file), &config);
         const auto path = dir / (std::filesystem::path(file).stem().string() + "_inductor.py");
         std::ofstream(path) << exported.text;
         INFO(exported.text);

@@ -1,6 +1,7 @@
 // PT2 inputs end to end: FX text dumps of the demo model, read with libtorch's
 // schemas, fire the same rules as its TorchScript form; fusebox-pass reads and
 // writes them.
+#include "Fixtures.h"
 #include "RunPass.h"
 
 #include "core/io/FxText.h"
@@ -23,10 +24,9 @@ using namespace fusebox;
 
 namespace {
 
-std::string fixture(const std::string &name) { return std::string(FUSEBOX_FIXTURE_DIR) + "/" + name; }
 std::string demoModel() { return std::string(FUSEBOX_SOURCE_DIR) + "/resources/demo/recsys_demo.pt"; }
 
-LoadedModel load(const std::string &path)
+LoadedModel loadPt2(const std::string &path)
 {
     auto model = loadModel(path);
     INFO(path << ": " << (model ? std::string("ok") : model.error().message));
@@ -66,8 +66,8 @@ std::string runPass(const std::string &arguments, int *exitCode)
 
 TEST_CASE("an FX dump of the demo fires the same rules as its TorchScript form", "[torch][fx]")
 {
-    const LoadedModel script = load(demoModel());
-    const LoadedModel fx = load(fixture("demo_fx_readable.py"));
+    const LoadedModel script = loadPt2(demoModel());
+    const LoadedModel fx = loadPt2(fixture("demo_fx_readable.py"));
     CHECK(verify(fx.graph).empty());
 
     // The same rules, but one: the demo calls torch.relu, which the FX dump
@@ -93,9 +93,9 @@ TEST_CASE("an FX dump of the demo fires the same rules as its TorchScript form",
 
 TEST_CASE("torch 1.13's plain print_readable and str(graph) dumps of the demo read as one graph", "[torch][fx]")
 {
-    const LoadedModel readable = load(fixture("demo_fx_readable.py"));
-    const LoadedModel plain = load(fixture("demo_fx_plain.py"));
-    const LoadedModel printed = load(fixture("demo_fx_graph.txt"));
+    const LoadedModel readable = loadPt2(fixture("demo_fx_readable.py"));
+    const LoadedModel plain = loadPt2(fixture("demo_fx_plain.py"));
+    const LoadedModel printed = loadPt2(fixture("demo_fx_graph.txt"));
     for (const LoadedModel *m : {&plain, &printed}) {
         CHECK(verify(m->graph).empty());
         CHECK(m->graph.size() == readable.graph.size());
@@ -118,8 +118,8 @@ TEST_CASE("fusebox-pass reads FX dumps and writes FX text that reads back", "[to
     out = runPass("convert " + demoModel() + " -o " + dir + "/demo_converted.py", &exitCode);
     INFO(out);
     REQUIRE(exitCode == 0);
-    const LoadedModel script = load(demoModel());
-    const LoadedModel back = load(dir + "/demo_converted.py");
+    const LoadedModel script = loadPt2(demoModel());
+    const LoadedModel back = loadPt2(dir + "/demo_converted.py");
     CHECK(back.graph.size() == script.graph.size());
     CHECK(matchCounts(back.graph) == matchCounts(script.graph));
 
@@ -129,14 +129,14 @@ TEST_CASE("fusebox-pass reads FX dumps and writes FX text that reads back", "[to
     out = runPass("run " + fixture("demo_fx_readable.py") + " -o " + dir + "/demo_rewritten.py", &exitCode);
     INFO(out);
     REQUIRE(exitCode == 0);
-    const LoadedModel dump = load(fixture("demo_fx_readable.py"));
-    const LoadedModel rewritten = load(dir + "/demo_rewritten.py");
+    const LoadedModel dump = loadPt2(fixture("demo_fx_readable.py"));
+    const LoadedModel rewritten = loadPt2(dir + "/demo_rewritten.py");
     CHECK(rewritten.graph.size() < dump.graph.size());
     out = runPass("run " + fixture("demo_fx_readable.py") + " --schedule greedy -o " + dir + "/demo_greedy.py",
                   &exitCode);
     INFO(out);
     REQUIRE(exitCode == 0);
-    const LoadedModel greedy = load(dir + "/demo_greedy.py");
+    const LoadedModel greedy = loadPt2(dir + "/demo_greedy.py");
     CHECK(greedy.graph.size() < dump.graph.size());
     CHECK(matchCounts(greedy.graph).empty());
     INFO("left by Inductor's schedule: " << matchCounts(rewritten.graph).size() << " rules");
@@ -176,8 +176,8 @@ TEST_CASE("fusebox-pass opens torch.export programs, bare and archived", "[torch
     std::string out = runPass("convert " + archive + " -o " + dir + "/split_cat_linear.py", &exitCode);
     INFO(out);
     REQUIRE(exitCode == 0);
-    const LoadedModel original = load(archive);
-    const LoadedModel text = load(dir + "/split_cat_linear.py");
+    const LoadedModel original = loadPt2(archive);
+    const LoadedModel text = loadPt2(dir + "/split_cat_linear.py");
     CHECK(text.graph.size() == original.graph.size());
     CHECK(summarize(text.graph).opHistogram == summarize(original.graph).opHistogram);
 }

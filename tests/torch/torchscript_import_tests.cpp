@@ -2,6 +2,7 @@
 // (tests/fixtures/make_fixtures.py writes <model>.expected.json).
 #include <catch.hpp>
 
+#include "Fixtures.h"
 #include "core/ir/Verifier.h"
 #include "core/torch/ModelLoader.h"
 #include "core/torch/TorchScriptImporter.h"
@@ -17,7 +18,6 @@ using namespace fusebox;
 
 namespace {
 
-std::string fixture(const std::string &name) { return std::string(FUSEBOX_FIXTURE_DIR) + "/" + name; }
 
 nlohmann::json expectedFor(const std::string &model)
 {
@@ -36,7 +36,7 @@ std::string readFile(const std::string &path)
 
 /// The IR histogram as expected.json writes it: op nodes by op name, the
 /// others by kind ("input", "constant", "output").
-std::map<std::string, int> histogram(const Graph &graph)
+std::map<std::string, int> opHistogram(const Graph &graph)
 {
     std::map<std::string, int> hist;
     for (NodeId id : graph.nodeIds()) {
@@ -83,9 +83,9 @@ void checkAgainstExpected(const std::string &model)
 
     CHECK(formatIssues(verify(g)).empty());
     CHECK(g.size() == expected.at("ir").at("node_count").get<size_t>());
-    CHECK(nlohmann::json(histogram(g)) == expected.at("ir").at("histogram"));
+    CHECK(nlohmann::json(opHistogram(g)) == expected.at("ir").at("histogram"));
     // Every TorchScript kind that is not folded keeps its count.
-    const std::map<std::string, int> hist = histogram(g);
+    const std::map<std::string, int> hist = opHistogram(g);
     for (const auto &[kind, count] : expected.at("torchscript").at("histogram").items()) {
         if (kind == "prim::Constant" || kind.ends_with("Construct") || kind.ends_with("Unpack"))
             continue;

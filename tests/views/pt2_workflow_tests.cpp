@@ -89,9 +89,9 @@ private:
     bool m_hadTesting;
 };
 
-QString logText(MainWindow &w) { return w.findChild<QPlainTextEdit *>(QStringLiteral("log"))->toPlainText(); }
+QString workflowLogText(MainWindow &w) { return w.findChild<QPlainTextEdit *>(QStringLiteral("log"))->toPlainText(); }
 
-bool settle(MainWindow &w)
+bool settleWorkflow(MainWindow &w)
 {
     return QTest::qWaitFor(
         [&w] {
@@ -159,7 +159,7 @@ TEST_CASE("PyTorch 2 workflow: capture a script, compare with Inductor, a bad Py
     CHECK(captured.first().at(1).toString() == dynamo);
     CHECK(QFile::exists(dynamo));
     CHECK(QFile::exists(QDir(outDir).filePath(QStringLiteral("aot_forward.py"))));
-    CHECK(logText(w).contains(QStringLiteral("wrote %1").arg(dynamo)));
+    CHECK(workflowLogText(w).contains(QStringLiteral("wrote %1").arg(dynamo)));
     REQUIRE((shown.count() > 0 || shown.wait(kBridgeTimeoutMs)));
     CHECK(doc.filePath() == dynamo);
     CHECK(doc.graph().nodesWithOp("aten::linear").size() == 5);
@@ -181,7 +181,7 @@ TEST_CASE("PyTorch 2 workflow: capture a script, compare with Inductor, a bad Py
     CHECK(view.isVisible());
     CHECK(view.isComparison());
     CHECK(view.summaryText().contains(headline.toHtmlEscaped()));
-    CHECK(logText(w).contains(headline));
+    CHECK(workflowLogText(w).contains(headline));
 
     // The counters shown are Inductor's own: ask the bridge directly for the same run.
     auto passes = (*found)->request("inductor_passes", nlohmann::json::object());
@@ -197,7 +197,7 @@ TEST_CASE("PyTorch 2 workflow: capture a script, compare with Inductor, a bad Py
     for (const auto &[name, n] : direct->counters) {
         const QString shownCounter = QStringLiteral("%1 %2").arg(QString::fromStdString(name)).arg(n);
         CHECK(view.summaryText().contains(shownCounter));
-        CHECK(logText(w).contains(shownCounter));
+        CHECK(workflowLogText(w).contains(shownCounter));
     }
     for (const std::string &name : leftOut)
         CHECK(view.summaryText().contains(QString::fromStdString(name)));
@@ -217,19 +217,19 @@ TEST_CASE("PyTorch 2 workflow: capture a script, compare with Inductor, a bad Py
     w.rewrite()->applyAllAction()->trigger();
     REQUIRE(appliedAll.wait(kBridgeTimeoutMs));
     CHECK(appliedAll.first().at(0).toInt() == 0);
-    CHECK(logText(w).contains(QStringLiteral("Apply All: 0 rewrites in Inductor's schedule")));
+    CHECK(workflowLogText(w).contains(QStringLiteral("Apply All: 0 rewrites in Inductor's schedule")));
     // Fusebox's own search goes further; the Fusebox side then shows what it
     // applied, per pattern.
     appliedAll.clear();
     w.rewrite()->setSchedule(PassSchedule::Greedy);
-    CHECK(logText(w).contains(QStringLiteral("schedule: greedy")));
+    CHECK(workflowLogText(w).contains(QStringLiteral("schedule: greedy")));
     w.rewrite()->applyAllAction()->trigger();
     REQUIRE(appliedAll.wait(kBridgeTimeoutMs));
     std::map<std::string, int> applied;
     for (const MatchEntry &e : doc.matches())
         if (e.status == MatchStatus::Applied)
             ++applied[e.match.pattern];
-    INFO(logText(w).toStdString());
+    INFO(workflowLogText(w).toStdString());
     REQUIRE_FALSE(applied.empty()); // batch_linear at least
     compared.clear();
     REQUIRE(pt2.compareWithInductor());
@@ -250,13 +250,13 @@ TEST_CASE("PyTorch 2 workflow: capture a script, compare with Inductor, a bad Py
     CHECK_FALSE(error.isEmpty());
     CHECK_FALSE(error.contains(QLatin1Char('\n')));
     CHECK(error.contains(QStringLiteral("/nonexistent/python")));
-    CHECK(logText(w).contains(QStringLiteral("error: %1").arg(error)));
+    CHECK(workflowLogText(w).contains(QStringLiteral("error: %1").arg(error)));
     compared.clear();
     pt2.compareWithInductor();
     REQUIRE((compared.count() > 0 || compared.wait(kBridgeTimeoutMs)));
     CHECK_FALSE(compared.first().at(0).toBool());
     CHECK_FALSE(compared.first().at(1).toString().contains(QLatin1Char('\n')));
-    REQUIRE(settle(w));
+    REQUIRE(settleWorkflow(w));
     CHECK(pt2.compareAction()->isEnabled());
     CHECK(doc.filePath() == dynamo);
     QSignalSpy matches(&doc, &Document::matchesChanged);
@@ -276,7 +276,7 @@ TEST_CASE("PyTorch 2 workflow: capture a script, compare with Inductor, a bad Py
     CHECK_FALSE(pt2.compareWithInductor());
     REQUIRE(compared.count() == 1);
     CHECK(compared.first().at(1).toString() == QString::fromStdString(pt2::noPythonMessage()));
-    CHECK(logText(w).contains(QString::fromStdString(pt2::noPythonMessage())));
+    CHECK(workflowLogText(w).contains(QString::fromStdString(pt2::noPythonMessage())));
 }
 
 TEST_CASE("the window counts the values without a shape and infers them in PyTorch 2 when asked", "[views][pt2]")
