@@ -25,6 +25,23 @@
 
 namespace fusebox {
 
+/// What Apply All's worker makes of a copy of the graph, for the GUI thread.
+struct ApplyAllOutcome {
+    Graph graph;
+    EditLog log;
+    DriverResult result;
+    std::vector<MatchEntry> undone;
+    PassSchedule schedule;
+    PassConfig config;  // the rules' order, for Inductor's schedule
+    std::string engine; // the verifier's ("PyTorch 2.6.0+debian through the bridge" once made, on the worker)
+};
+
+/// The listed candidates the schedule will not apply: how many, and the first one with why.
+struct OffSchedule {
+    int count = 0;
+    QString first;
+};
+
 namespace {
 
 using document_tr::tr;
@@ -33,6 +50,91 @@ using document_tr::tr;
 const QString kLoadTask = QStringLiteral("document.load");
 const QString kFindTask = QStringLiteral("document.find");
 const QString kApplyAllTask = QStringLiteral("document.applyAll");
+
+/// Hears Apply All's driver on the worker: counts the rewrites for the task's
+/// status, and keeps the rewrites verification undid as rows.
+class UndoneCollector final : public DriverListener {
+public:
+    UndoneCollector(std::vector<MatchEntry> &out, std::atomic<int> &progress, TaskControl &task)
+        : m_out(out), m_progress(progress), m_task(task)
+    {
+    }
+    void rewriteApplied(const Graph &, const Match &, const EditGroup &) override
+    {
+        const int done = ++m_progress;
+        m_task.setStatus(done == 1 ? tr("1 rewrite so far") : tr("%1 rewrites so far").arg(done));
+    }
+    void rewriteUndone(const Graph &g, const Match &m, const std::string &reason) override
+    {
+        MatchEntry e;
+        e.match = m;
+        e.status = MatchStatus::FailedVerification;
+        e.verification = QString::fromStdString(reason);
+        if (const Node *n = g.node(m.anchor))
+            e.anchorName = QString::fromStdString(n->name);
+        m_out.push_back(e);
+    }
+
+private:
+    std::vector<MatchEntry> &m_out;
+    std::atomic<int> &m_progress;
+    TaskControl &m_task;
+};
+
+/// Listed candidates the schedule will not apply on this graph: the summary
+/// says so, rather than leave the rows pending without a word.
+OffSchedule offScheduleCandidates(const std::vector<MatchEntry> &matches)
+{
+    OffSchedule off;
+    for (const MatchEntry &e : matches)
+        if (e.offSchedule && e.status == MatchStatus::Pending && off.count++ == 0)
+            off.first = qs(e.match.pattern) + QStringLiteral(": ") + e.note;
+    return off;
+}
+
+/// The rows of the rewrites Apply All made.
+std::vector<MatchEntry> appliedEntries(const ApplyAllOutcome &outcome, bool verified)
+{
+    std::vector<MatchEntry> applied;
+    for (const AppliedRewrite &a : outcome.result.rewrites) {
+        MatchEntry e;
+        e.match.pattern = a.pattern;
+        e.anchorName = qs(a.anchor);
+        e.status = MatchStatus::Applied;
+        e.nodesAdded = a.nodesAdded;
+        e.nodesRemoved = a.nodesRemoved;
+        // "PyTorch 2.6.0+debian through the bridge", as a single apply says.
+        e.verification = verified ? tr("passed in %1").arg(qs(outcome.engine)) : QString();
+        applied.push_back(e);
+    }
+    return applied;
+}
+
+/// "5 rewrites in Inductor's schedule; 90 → 80 nodes", with the passes left
+/// out, the candidates left pending and the undecided attempts.
+QString applyAllSummary(const ApplyAllOutcome &outcome, const OffSchedule &offSchedule)
+{
+    const DriverResult &r = outcome.result;
+    const QString how = outcome.schedule == PassSchedule::Inductor ? tr("in Inductor's schedule")
+                        : r.rounds == 1 ? tr("in 1 round of the greedy search")
+                                        : tr("in %1 rounds of the greedy search").arg(r.rounds);
+    const QString count = r.rewrites.size() == 1 ? tr("1 rewrite") : tr("%1 rewrites").arg(r.rewrites.size());
+    QString summary = tr("%1 %2; %3 → %4 nodes").arg(count, how).arg(r.nodesBefore).arg(r.nodesAfter)
+                      + (r.converged ? QString() : QStringLiteral(" (%1)").arg(qs(r.message)));
+    // Passes the schedule left out for this graph (a pass's devices).
+    for (const std::string &note : r.notes)
+        summary += QStringLiteral("; ") + qs(note);
+    if (offSchedule.count)
+        summary += (offSchedule.count == 1 ? tr("; 1 listed candidate left pending")
+                                           : tr("; %1 listed candidates left pending").arg(offSchedule.count))
+                   + tr(" (first: %1)").arg(offSchedule.first);
+    if (!r.undecided.empty())
+        summary += (r.undecided.size() == 1 ? tr("; 1 attempt undecided")
+                                            : tr("; %1 attempts undecided").arg(r.undecided.size()))
+                   + tr(": a value's shape is unknown (first: %1 at %2; Why Not shows which)")
+                         .arg(qs(r.undecided.front().pattern), QStringLiteral("%") + qs(r.undecided.front().nodeName));
+    return summary;
+}
 
 } // namespace
 
@@ -210,153 +312,18 @@ void DocumentJobs::applyAll()
     waitForSearch();
     m_applyingAll = true;
     emit m_document.applyAllStarted();
-    const quint64 version = m_graphVersion;
     // The driver rewrites a copy off the GUI thread; the copy then replaces
     // the graph, and its edit groups become one undo step.
-    struct Outcome {
-        Graph graph;
-        EditLog log;
-        DriverResult result;
-        std::vector<MatchEntry> undone;
-        PassSchedule schedule;
-        PassConfig config; // the rules' order, for Inductor's schedule
-        std::string engine; // the PyTorch 2 verifier's, once made (written on the worker)
-    };
-    auto outcome = std::make_shared<Outcome>();
+    auto outcome = std::make_shared<ApplyAllOutcome>();
     outcome->graph = m_document.history().graph().clone();
     outcome->schedule = m_schedule;
     outcome->config = m_document.passConfig();
-    // Listed candidates the schedule will not apply on this graph: the
-    // summary says so, rather than leave the rows pending without a word.
-    int offSchedule = 0;
-    QString firstOffSchedule;
-    for (const MatchEntry &e : m_document.matches())
-        if (e.offSchedule && e.status == MatchStatus::Pending && offSchedule++ == 0)
-            firstOffSchedule = qs(e.match.pattern) + QStringLiteral(": ") + e.note;
     m_stopApplyAll = std::make_shared<std::atomic<bool>>(false);
     m_applyAllProgress = std::make_shared<std::atomic<int>>(0);
-    DriverOptions options;
-    options.shouldStop = [stop = m_stopApplyAll] { return stop->load(); };
-    // As `fusebox-pass run --config` skips them (by signature), and by their
-    // nodes: the copy keeps the graph's NodeIds.
-    options.isRejected = [bySignature = rejectionFilter(m_document.passConfig()),
-                          rejected = m_document.review().rejections()](const Graph &g, const Match &m) {
-        return (bySignature && bySignature(g, m)) || DocumentReview::rejectionOf(rejected, m, std::string()) != nullptr;
-    };
-    // A PT2 graph is verified in PyTorch 2: its verifier is made (the Python
-    // started, the original run) on the worker thread, as the first rewrite needs it.
-    const bool inPyTorch2 = m_verifyApplies && m_document.pt2().verifiesInPyTorch2();
-    std::string engine = "libtorch 1.13";
-    if (inPyTorch2) {
-        m_document.pt2().bridge();
-        auto control = std::make_shared<pt2::RequestControl>();
-        control->cancel = m_stopApplyAll.get();
-        options.verifyRewrite = [pt2 = &m_document.pt2(), control, stop = m_stopApplyAll,
-                                 outcome](const Graph &g) -> std::optional<std::string> {
-            auto verifier = pt2->pt2Verifier(*control);
-            if (!verifier)
-                return stop->load() ? std::string("cancelled") : verifier.error().message;
-            outcome->engine = (*verifier)->engine();
-            return (**verifier)(g);
-        };
-        engine = "PyTorch 2";
-    } else if (m_verifyApplies) {
-        if (verifier(nullptr)) {
-            std::shared_ptr<RewriteVerifier> keep = m_verifier;
-            options.verifyRewrite = [keep](const Graph &g) { return (*keep)(g); };
-            engine = m_verifier->engine();
-        }
-    }
-    auto finish = [this, version, outcome, engine, offSchedule, firstOffSchedule,
-                   verified = bool(options.verifyRewrite)](bool cancelled) {
-        m_applyingAll = false;
-        const DriverResult &r = outcome->result;
-        m_lastCounters = r.counters;
-        if (m_stopApplyAll->load() || cancelled) {
-            // It ran on a copy: cancelling leaves the document as it was.
-            emit m_document.applyAllFinished(0, tr("cancelled; nothing was applied"));
-            return;
-        }
-        if (version != m_graphVersion) {
-            emit m_document.applyAllFinished(0, tr("the graph changed while Apply All ran; nothing was applied"));
-            return;
-        }
-        std::vector<MatchEntry> applied;
-        for (const AppliedRewrite &a : r.rewrites) {
-            MatchEntry e;
-            e.match.pattern = a.pattern;
-            e.anchorName = qs(a.anchor);
-            e.status = MatchStatus::Applied;
-            e.nodesAdded = a.nodesAdded;
-            e.nodesRemoved = a.nodesRemoved;
-            // "PyTorch 2.6.0+debian through the bridge", as a single apply says.
-            const std::string by = outcome->engine.empty() ? engine : outcome->engine;
-            e.verification = verified ? tr("passed in %1").arg(qs(by)) : QString();
-            applied.push_back(e);
-        }
-        const QString how = outcome->schedule == PassSchedule::Inductor
-                                ? tr("in Inductor's schedule")
-                                : r.rounds == 1 ? tr("in 1 round of the greedy search")
-                                                : tr("in %1 rounds of the greedy search").arg(r.rounds);
-        const QString count = r.rewrites.size() == 1 ? tr("1 rewrite") : tr("%1 rewrites").arg(r.rewrites.size());
-        QString summary = tr("%1 %2; %3 → %4 nodes")
-                              .arg(count, how)
-                              .arg(r.nodesBefore)
-                              .arg(r.nodesAfter)
-                          + (r.converged ? QString() : QStringLiteral(" (%1)").arg(qs(r.message)));
-        // Passes the schedule left out for this graph (a pass's devices).
-        for (const std::string &note : r.notes)
-            summary += QStringLiteral("; ") + qs(note);
-        if (offSchedule)
-            summary += (offSchedule == 1 ? tr("; 1 listed candidate left pending") : tr("; %1 listed candidates left pending").arg(offSchedule))
-                       + tr(" (first: %1)").arg(firstOffSchedule);
-        if (!r.undecided.empty())
-            summary += (r.undecided.size() == 1 ? tr("; 1 attempt undecided") : tr("; %1 attempts undecided").arg(r.undecided.size()))
-                       + tr(": a value's shape is unknown (first: %1 at %2; Why Not shows which)")
-                             .arg(qs(r.undecided.front().pattern), QStringLiteral("%") + qs(r.undecided.front().nodeName));
-        if (!applied.empty()) {
-            DocumentHistory &history = m_document.history();
-            history.replaceGraph(std::move(outcome->graph));
-            std::vector<EditGroup> groups(outcome->log.groups().begin(), outcome->log.groups().end());
-            // Named before the call: an argument that moves `applied` away
-            // may be evaluated before one that counts it.
-            const QString text = applied.size() == 1 ? tr("Apply All (1 rewrite)")
-                                                     : tr("Apply All (%1 rewrites)").arg(applied.size());
-            const int rewrites = int(applied.size());
-            history.push(new RewriteCommand(&history, text, std::move(groups), std::move(applied),
-                                            SessionStep{true, {}, rewrites}));
-        }
-        m_document.review().addFailures(outcome->undone);
-        m_searchAgain = false;
-        emit m_document.applyAllFinished(int(r.rewrites.size()), summary);
-        m_document.graphChanged();
-    };
-    class UndoneCollector final : public DriverListener {
-    public:
-        UndoneCollector(std::vector<MatchEntry> &out, std::atomic<int> &progress, TaskControl &task)
-            : m_out(out), m_progress(progress), m_task(task)
-        {
-        }
-        void rewriteApplied(const Graph &, const Match &, const EditGroup &) override
-        {
-            const int done = ++m_progress;
-            m_task.setStatus(done == 1 ? tr("1 rewrite so far") : tr("%1 rewrites so far").arg(done));
-        }
-        void rewriteUndone(const Graph &g, const Match &m, const std::string &reason) override
-        {
-            MatchEntry e;
-            e.match = m;
-            e.status = MatchStatus::FailedVerification;
-            e.verification = QString::fromStdString(reason);
-            if (const Node *n = g.node(m.anchor))
-                e.anchorName = QString::fromStdString(n->name);
-            m_out.push_back(e);
-        }
-
-    private:
-        std::vector<MatchEntry> &m_out;
-        std::atomic<int> &m_progress;
-        TaskControl &m_task;
+    DriverOptions options = applyAllOptions(outcome);
+    auto finish = [this, version = m_graphVersion, outcome, verified = bool(options.verifyRewrite),
+                   offSchedule = offScheduleCandidates(m_document.matches())](bool cancelled) {
+        finishApplyAll(version, *outcome, offSchedule, verified, cancelled);
     };
     const PatternSet &patterns = m_document.patternSet().patterns();
     m_document.tasks()->run(
@@ -369,6 +336,75 @@ void DocumentJobs::applyAll()
                                               &outcome->log, &undone);
         },
         std::move(finish));
+}
+
+DriverOptions DocumentJobs::applyAllOptions(const std::shared_ptr<ApplyAllOutcome> &outcome)
+{
+    DriverOptions options;
+    options.shouldStop = [stop = m_stopApplyAll] { return stop->load(); };
+    // As `fusebox-pass run --config` skips them (by signature), and by their
+    // nodes: the copy keeps the graph's NodeIds.
+    options.isRejected = [bySignature = rejectionFilter(m_document.passConfig()),
+                          rejected = m_document.review().rejections()](const Graph &g, const Match &m) {
+        return (bySignature && bySignature(g, m)) || DocumentReview::rejectionOf(rejected, m, std::string()) != nullptr;
+    };
+    if (!m_verifyApplies)
+        return options;
+    // A PT2 graph is verified in PyTorch 2: its verifier is made (the Python
+    // started, the original run) on the worker thread, as the first rewrite needs it.
+    if (m_document.pt2().verifiesInPyTorch2()) {
+        m_document.pt2().bridge();
+        auto control = std::make_shared<pt2::RequestControl>();
+        control->cancel = m_stopApplyAll.get();
+        outcome->engine = "PyTorch 2";
+        options.verifyRewrite = [pt2 = &m_document.pt2(), control, stop = m_stopApplyAll,
+                                 outcome](const Graph &g) -> std::optional<std::string> {
+            auto verifier = pt2->pt2Verifier(*control);
+            if (!verifier)
+                return stop->load() ? std::string("cancelled") : verifier.error().message;
+            outcome->engine = (*verifier)->engine();
+            return (**verifier)(g);
+        };
+    } else if (verifier(nullptr)) {
+        std::shared_ptr<RewriteVerifier> keep = m_verifier;
+        options.verifyRewrite = [keep](const Graph &g) { return (*keep)(g); };
+        outcome->engine = m_verifier->engine();
+    }
+    return options;
+}
+
+void DocumentJobs::finishApplyAll(quint64 version, ApplyAllOutcome &outcome, const OffSchedule &offSchedule,
+                                  bool verified, bool cancelled)
+{
+    m_applyingAll = false;
+    const DriverResult &r = outcome.result;
+    m_lastCounters = r.counters;
+    if (m_stopApplyAll->load() || cancelled) {
+        // It ran on a copy: cancelling leaves the document as it was.
+        emit m_document.applyAllFinished(0, tr("cancelled; nothing was applied"));
+        return;
+    }
+    if (version != m_graphVersion) {
+        emit m_document.applyAllFinished(0, tr("the graph changed while Apply All ran; nothing was applied"));
+        return;
+    }
+    std::vector<MatchEntry> applied = appliedEntries(outcome, verified);
+    if (!applied.empty()) {
+        DocumentHistory &history = m_document.history();
+        history.replaceGraph(std::move(outcome.graph));
+        std::vector<EditGroup> groups(outcome.log.groups().begin(), outcome.log.groups().end());
+        // Named before the call: an argument that moves `applied` away may be
+        // evaluated before one that counts it.
+        const QString text =
+            applied.size() == 1 ? tr("Apply All (1 rewrite)") : tr("Apply All (%1 rewrites)").arg(applied.size());
+        const int rewrites = int(applied.size());
+        history.push(new RewriteCommand(&history, text, std::move(groups), std::move(applied),
+                                        SessionStep{true, {}, rewrites}));
+    }
+    m_document.review().addFailures(outcome.undone);
+    m_searchAgain = false;
+    emit m_document.applyAllFinished(int(r.rewrites.size()), applyAllSummary(outcome, offSchedule));
+    m_document.graphChanged();
 }
 
 void DocumentJobs::cancel()

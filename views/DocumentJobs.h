@@ -19,6 +19,8 @@ namespace fusebox {
 
 class Document;
 class RewriteVerifier;
+struct ApplyAllOutcome;
+struct OffSchedule;
 
 /// What Document runs in the background, as tasks of its TaskService
 /// ("document.load", "document.find", "document.applyAll"), with their progress
@@ -78,6 +80,13 @@ public:
     void resetVerifier();
 
 private:
+    /// The driver's options for an Apply All of `outcome`'s graph: the stop
+    /// flag, the rejections and the verifier (whose engine goes in `outcome`).
+    DriverOptions applyAllOptions(const std::shared_ptr<ApplyAllOutcome> &outcome);
+    /// On the GUI thread once the worker is done: the graph replaced and one
+    /// undo step pushed, unless cancelled or the graph changed meanwhile.
+    void finishApplyAll(quint64 version, ApplyAllOutcome &outcome, const OffSchedule &offSchedule, bool verified,
+                        bool cancelled);
     void finishLoad(quint64 generation, const QString &path, const QString &displayName,
                     std::shared_ptr<Expected<LoadedModel>> result);
 

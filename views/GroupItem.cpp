@@ -50,34 +50,9 @@ QSizeF GroupItem::sizeFor(const Label &label)
 }
 
 GroupItem::GroupItem(int scope, const Label &label, QSizeF size)
-    : m_scope(scope), m_label(label), m_rect(-size.width() / 2, -size.height() / 2, size.width(), size.height())
+    : BoxItem(size, kGroupRadius), m_scope(scope), m_label(label)
 {
-    setFlags(ItemIsSelectable);
-    setAcceptHoverEvents(true);
-    setCacheMode(DeviceCoordinateCache);
-    setZValue(2);
     setToolTip(QStringLiteral("%1\n%2\n%3\nDouble-click to expand").arg(label.title, label.count, label.summary));
-}
-
-QRectF GroupItem::boundingRect() const
-{
-    const qreal m = ItemMark::kMargin + 3;
-    return m_rect.adjusted(-m, -m, m, m);
-}
-
-void GroupItem::setMark(const ItemMark &mark)
-{
-    if (mark == m_mark)
-        return;
-    m_mark = mark;
-    update();
-}
-
-QPainterPath GroupItem::shape() const
-{
-    QPainterPath path;
-    path.addRoundedRect(m_rect, kGroupRadius, kGroupRadius);
-    return path;
 }
 
 void GroupItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *)
@@ -85,7 +60,7 @@ void GroupItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option,
     const bool selected = option->state & QStyle::State_Selected;
     painter->setRenderHint(QPainter::Antialiasing);
     // The front card sits top-left; two cards peek out behind it (a stack of nodes).
-    const QRectF front = m_rect.adjusted(0, 0, -2 * kStack, -2 * kStack);
+    const QRectF front = rect().adjusted(0, 0, -2 * kStack, -2 * kStack);
     QColor border = selected ? SceneStyle::highlight() : SceneStyle::groupBorder();
     for (int i = 2; i >= 1; --i) {
         QRectF card = front.translated(i * kStack, i * kStack);
@@ -93,10 +68,10 @@ void GroupItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option,
         painter->setBrush(SceneStyle::groupFill().darker(100 + 4 * i));
         painter->drawRoundedRect(card, kGroupRadius, kGroupRadius);
     }
-    painter->setPen(QPen(border, selected ? 2.6 : (m_hovered ? 2.0 : 1.4)));
+    painter->setPen(QPen(border, selected ? 2.6 : (isHovered() ? 2.0 : 1.4)));
     painter->setBrush(SceneStyle::groupFill());
     painter->drawRoundedRect(front, kGroupRadius, kGroupRadius);
-    m_mark.paint(painter, front, kGroupRadius);
+    mark().paint(painter, front, kGroupRadius);
 
     const qreal left = front.left() + kGroupPadX;
     const qreal width = front.width() - 2 * kGroupPadX;
@@ -130,20 +105,6 @@ void GroupItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option,
     line(SceneStyle::captionFont(), SceneStyle::mutedText(), m_label.summary);
     y += 2;
     line(hintFont(), SceneStyle::highlight(), m_label.hint);
-}
-
-void GroupItem::hoverEnterEvent(QGraphicsSceneHoverEvent *event)
-{
-    m_hovered = true;
-    update();
-    QGraphicsItem::hoverEnterEvent(event);
-}
-
-void GroupItem::hoverLeaveEvent(QGraphicsSceneHoverEvent *event)
-{
-    m_hovered = false;
-    update();
-    QGraphicsItem::hoverLeaveEvent(event);
 }
 
 QString GroupItem::titleFor(const ScopeTree &tree, int scope)

@@ -1,8 +1,7 @@
 #pragma once
 
-#include "ItemMark.h"
+#include "BoxItem.h"
 
-#include <QGraphicsItem>
 #include <QString>
 
 #include <unordered_map>
@@ -16,7 +15,7 @@ class ScopeTree;
 /// A collapsed module scope in the scene: a stacked box that stands for every
 /// node inside the scope. Shows the scope path, how many nodes it holds, its
 /// most frequent ops and the hint to double-click it to expand.
-class GroupItem final : public QGraphicsItem {
+class GroupItem final : public BoxItem {
 public:
     enum { Type = UserType + 2 };
 
@@ -40,25 +39,12 @@ public:
     int scope() const { return m_scope; }
     const Label &label() const { return m_label; }
 
-    /// The ring drawn around the box (none by default).
-    void setMark(const ItemMark &mark);
-    const ItemMark &mark() const { return m_mark; }
-
     int type() const override { return Type; }
-    QRectF boundingRect() const override;
-    QPainterPath shape() const override;
     void paint(QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *widget) override;
-
-protected:
-    void hoverEnterEvent(QGraphicsSceneHoverEvent *event) override;
-    void hoverLeaveEvent(QGraphicsSceneHoverEvent *event) override;
 
 private:
     int m_scope;
     Label m_label;
-    QRectF m_rect;
-    bool m_hovered = false;
-    ItemMark m_mark;
 };
 
 } // namespace fusebox

@@ -3,6 +3,7 @@
 #include "OpPalette.h"
 #include "SceneStyle.h"
 
+#include "core/ir/Graph.h"
 #include "core/ir/LiftedParameters.h"
 
 #include <QFontMetricsF>
@@ -27,6 +28,23 @@ QString shortOp(const std::string &op)
     if (op.rfind("aten::", 0) == 0)
         return QString::fromStdString(op.substr(6));
     return QString::fromStdString(op);
+}
+
+/// How many items of a value its readers take, when every reader is a
+/// getitem of it (the highest index read, plus one); 0 otherwise.
+size_t itemsRead(const Graph &graph, NodeId id)
+{
+    size_t items = 0;
+    for (NodeId reader : graph.users(id)) {
+        const Node &user = *graph.node(reader);
+        if (user.op != "getitem" || user.args().size() < 2 || user.args()[0].node() != id)
+            return 0;
+        const std::optional<int64_t> index = user.args()[1].asInt();
+        if (!index || *index < 0)
+            return 0;
+        items = std::max(items, size_t(*index) + 1);
+    }
+    return items;
 }
 
 QString typeText(const Node &node)
@@ -60,6 +78,16 @@ NodeItem::Label NodeItem::labelFor(const Node &node)
     return {shortOp(node.op), typeText(node), name};
 }
 
+NodeItem::Label NodeItem::labelFor(const Graph &graph, NodeId id)
+{
+    const Node &node = *graph.node(id);
+    Label label = labelFor(node);
+    if (node.kind() == NodeKind::Op)
+        if (const size_t items = itemsRead(graph, id))
+            label.detail = items == 1 ? QStringLiteral("list · 1 item read") : QStringLiteral("list · %1 items read").arg(items);
+    return label;
+}
+
 QSizeF NodeItem::sizeFor(const Label &label)
 {
     const QFontMetricsF title(SceneStyle::titleFont());
@@ -73,34 +101,9 @@ QSizeF NodeItem::sizeFor(const Label &label)
 }
 
 NodeItem::NodeItem(NodeId id, const Label &label, OpFamily family, QSizeF size)
-    : m_id(id), m_label(label), m_family(family), m_rect(-size.width() / 2, -size.height() / 2, size.width(), size.height())
+    : BoxItem(size, kRadius), m_id(id), m_label(label), m_family(family)
 {
-    setFlags(ItemIsSelectable);
-    setAcceptHoverEvents(true);
-    setCacheMode(DeviceCoordinateCache);
-    setZValue(2);
     setToolTip(QStringLiteral("%1\n%2\n%3").arg(label.title, label.detail, label.caption));
-}
-
-QRectF NodeItem::boundingRect() const
-{
-    const qreal m = ItemMark::kMargin + 3;
-    return m_rect.adjusted(-m, -m, m, m);
-}
-
-void NodeItem::setMark(const ItemMark &mark)
-{
-    if (mark == m_mark)
-        return;
-    m_mark = mark;
-    update();
-}
-
-QPainterPath NodeItem::shape() const
-{
-    QPainterPath path;
-    path.addRoundedRect(m_rect, kRadius, kRadius);
-    return path;
 }
 
 void NodeItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *)
@@ -110,25 +113,25 @@ void NodeItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option, 
     painter->setRenderHint(QPainter::Antialiasing);
 
     QPainterPath box;
-    box.addRoundedRect(m_rect, kRadius, kRadius);
+    box.addRoundedRect(rect(), kRadius, kRadius);
     painter->fillPath(box, style.fill);
     // The family accent as a stripe on the left edge.
     painter->save();
     painter->setClipPath(box);
-    painter->fillRect(QRectF(m_rect.left(), m_rect.top(), kStripe, m_rect.height()), style.accent);
+    painter->fillRect(QRectF(rect().left(), rect().top(), kStripe, rect().height()), style.accent);
     painter->restore();
 
     QColor border = selected ? SceneStyle::highlight() : style.accent;
-    if (!selected && !m_hovered)
+    if (!selected && !isHovered())
         border.setAlpha(150);
-    painter->setPen(QPen(border, selected ? 2.6 : (m_hovered ? 1.8 : 1.1)));
+    painter->setPen(QPen(border, selected ? 2.6 : (isHovered() ? 1.8 : 1.1)));
     painter->setBrush(Qt::NoBrush);
     painter->drawPath(box);
-    m_mark.paint(painter, m_rect, kRadius);
+    mark().paint(painter, rect(), kRadius);
 
-    const qreal left = m_rect.left() + kStripe + kPadX - 2;
-    const qreal width = m_rect.width() - kStripe - 2 * kPadX + 4;
-    qreal y = m_rect.top() + kPadY;
+    const qreal left = rect().left() + kStripe + kPadX - 2;
+    const qreal width = rect().width() - kStripe - 2 * kPadX + 4;
+    qreal y = rect().top() + kPadY;
     auto line = [&](const QFont &font, const QColor &color, const QString &text) {
         QFontMetricsF metrics(font);
         painter->setFont(font);
@@ -140,20 +143,6 @@ void NodeItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option, 
     line(SceneStyle::titleFont(), SceneStyle::text(), m_label.title);
     line(SceneStyle::detailFont(), SceneStyle::text(), m_label.detail);
     line(SceneStyle::captionFont(), SceneStyle::mutedText(), m_label.caption);
-}
-
-void NodeItem::hoverEnterEvent(QGraphicsSceneHoverEvent *event)
-{
-    m_hovered = true;
-    update();
-    QGraphicsItem::hoverEnterEvent(event);
-}
-
-void NodeItem::hoverLeaveEvent(QGraphicsSceneHoverEvent *event)
-{
-    m_hovered = false;
-    update();
-    QGraphicsItem::hoverLeaveEvent(event);
 }
 
 } // namespace fusebox

@@ -3,17 +3,18 @@
 #include "core/ir/Node.h"
 #include "core/ir/OpFamily.h"
 
-#include "ItemMark.h"
+#include "BoxItem.h"
 
-#include <QGraphicsItem>
 #include <QString>
 
 namespace fusebox {
 
+class Graph;
+
 /// One graph node in the scene: a rounded box coloured by op family, with the
 /// op (bold), the output type/shape ("f32[1, 64, 56, 56]") and the node name.
 /// Holds the NodeId and copies of its texts, never a pointer into the graph.
-class NodeItem final : public QGraphicsItem {
+class NodeItem final : public BoxItem {
 public:
     enum { Type = UserType + 1 };
 
@@ -25,6 +26,10 @@ public:
     };
 
     static Label labelFor(const Node &node);
+    /// As labelFor(node), with what only the graph tells: a value that only
+    /// getitems read (split, unbind, chunk, a tuple) is a list, "list · 4 items
+    /// read", not the "Tensor" its readers' annotations leave it.
+    static Label labelFor(const Graph &graph, NodeId id);
     /// The box size that fits the label (scene units).
     static QSizeF sizeFor(const Label &label);
 
@@ -34,26 +39,13 @@ public:
     OpFamily family() const { return m_family; }
     const Label &label() const { return m_label; }
 
-    /// The ring drawn around the box (none by default).
-    void setMark(const ItemMark &mark);
-    const ItemMark &mark() const { return m_mark; }
-
     int type() const override { return Type; }
-    QRectF boundingRect() const override;
-    QPainterPath shape() const override;
     void paint(QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *widget) override;
-
-protected:
-    void hoverEnterEvent(QGraphicsSceneHoverEvent *event) override;
-    void hoverLeaveEvent(QGraphicsSceneHoverEvent *event) override;
 
 private:
     NodeId m_id;
     Label m_label;
     OpFamily m_family;
-    QRectF m_rect;
-    bool m_hovered = false;
-    ItemMark m_mark;
 };
 
 } // namespace fusebox

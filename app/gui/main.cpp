@@ -20,9 +20,12 @@
 #include <QTimer>
 
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <variant>
+#include <vector>
 
 using namespace fusebox;
 
@@ -106,11 +109,10 @@ void quietMessageHandler(QtMsgType type, const QMessageLogContext &context, cons
     std::fprintf(stderr, "%s\n", qPrintable(qFormatLogMessage(type, context, message)));
 }
 
-} // namespace
-
-int main(int argc, char *argv[])
+/// Without a display, and unless the user chose a platform, renders
+/// offscreen. True when the platform draws nothing (offscreen, minimal).
+bool chooseHeadlessPlatform()
 {
-    // Without a display, and unless the user chose a platform, render offscreen.
     const bool noDisplay = qEnvironmentVariableIsEmpty("DISPLAY") && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY");
     if (noDisplay && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
         qputenv("QT_QPA_PLATFORM", "offscreen");
@@ -118,17 +120,28 @@ int main(int argc, char *argv[])
     const bool headless = platform.startsWith("offscreen") || platform.startsWith("minimal");
     if (headless)
         qInstallMessageHandler(quietMessageHandler);
+    return headless;
+}
 
-    QApplication app(argc, argv);
-    QApplication::setOrganizationName(QStringLiteral("Fusebox"));
-    QApplication::setApplicationName(QStringLiteral("Fusebox"));
-    QApplication::setApplicationVersion(QStringLiteral("0.1.0"));
+/// What the command line asked for.
+struct Request {
+    QString model; ///< empty: the demo model
+    std::vector<std::vector<int64_t>> inputShapes;
+    std::optional<QString> screenshot;
+    bool findMatches = false;
+    bool compareInductor = false;
+};
 
+/// The request, or the exit status after a one-line error (--help and
+/// --version exit from inside).
+std::variant<Request, int> parseCommandLine(const QApplication &app)
+{
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral(
         "Fusebox: inspect PyTorch model graphs at the operator level.\n"
-        "Opens MODEL (TorchScript .pt/.pth/.zip, torch.export .pt2, an FX text dump .py/.txt, Fusebox\n"
-        "graph .json, or a review session .fusebox), or the embedded demo model when none is given.\n"
+        "Opens MODEL (TorchScript .pt/.pth/.zip, torch.export .pt2, an FX text dump .py/.txt, a TORCH_TRACE\n"
+        "log or a graph in one (LOG#compile/kind), Fusebox graph .json, or a review session .fusebox), or the\n"
+        "embedded demo model when none is given.\n"
         "Rewrite ▸ Find Matches (F5) shows the engine's candidate matches; see README for the workflow.\n"
         " Without a display (no DISPLAY/WAYLAND_DISPLAY and QT_QPA_PLATFORM\n"
         "unset), or with --screenshot, it runs headless: it loads and lays out the model, prints a\n"
@@ -153,10 +166,8 @@ int main(int argc, char *argv[])
                                        QStringLiteral("Run Rewrite ▸ Compare with Inductor once the graph is shown (needs "
                                                       "PyTorch 2, docs/pt2-bridge.md); with --screenshot, the picture "
                                                       "is of the comparison window."));
-    parser.addOption(screenshot);
-    parser.addOption(inputShape);
-    parser.addOption(findMatches);
-    parser.addOption(compareInductor);
+    for (const QCommandLineOption *option : {&screenshot, &inputShape, &findMatches, &compareInductor})
+        parser.addOption(*option);
     parser.process(app);
 
     if (parser.positionalArguments().size() > 1) {
@@ -170,94 +181,135 @@ int main(int argc, char *argv[])
         std::fprintf(stderr, "fusebox: %s\n", qPrintable(error));
         return 2;
     }
+    Request request;
+    if (!parser.positionalArguments().isEmpty())
+        request.model = parser.positionalArguments().first();
+    request.inputShapes = *shapes;
+    if (parser.isSet(screenshot))
+        request.screenshot = parser.value(screenshot);
+    request.findMatches = parser.isSet(findMatches);
+    request.compareInductor = parser.isSet(compareInductor);
+    return request;
+}
+
+/// Prints the summary, writes the picture (the window, or the comparison
+/// window) to `out` and ends the event loop: 0, or 1 when it cannot be written.
+void grabAndExit(MainWindow &window, const QString &out, qint64 elapsed, bool comparison)
+{
+    printSummary(window, elapsed);
+    QWidget *shown = comparison ? static_cast<QWidget *>(window.pt2()->comparisonView()) : &window;
+    const QPixmap shot = shown->grab();
+    if (shot.isNull() || !shot.save(out, "PNG")) {
+        std::fprintf(stderr, "fusebox: could not write the screenshot to %s\n", qPrintable(out));
+        QCoreApplication::exit(1);
+        return;
+    }
+    std::printf("screenshot: %s (%dx%d)\n", qPrintable(QFileInfo(out).absoluteFilePath()), shot.width(), shot.height());
+    std::fflush(stdout);
+    QCoreApplication::exit(0);
+}
+
+/// --compare-inductor in a batch run: grabs once both sides of the
+/// comparison are laid out.
+void grabAfterComparison(MainWindow &window, const std::function<void()> &grab)
+{
+    QObject::connect(window.pt2(), &Pt2Controller::comparisonFinished, &window,
+                     [&window, grab](bool ok, const QString &message) {
+                         if (!ok) {
+                             std::fprintf(stderr, "fusebox: %s\n", qPrintable(message));
+                             QCoreApplication::exit(1);
+                             return;
+                         }
+                         std::printf("compare-inductor: %s\n", qPrintable(message));
+                         auto *poll = new QTimer(&window);
+                         QObject::connect(poll, &QTimer::timeout, &window, [&window, grab, poll] {
+                             if (window.pt2()->comparisonView()->isLayingOut())
+                                 return;
+                             poll->deleteLater();
+                             grab();
+                         });
+                         poll->start(100);
+                     });
+}
+
+/// --find-matches in a batch run: finds, prints the Matches panel's own
+/// words ("8 candidates · 0 rejected · 0 applied"), then grabs.
+void findThenGrab(MainWindow &window, const std::function<void()> &grab)
+{
+    auto once = std::make_shared<QMetaObject::Connection>();
+    *once = QObject::connect(window.document(), &Document::matchesChanged, &window, [once, grab, &window] {
+        QObject::disconnect(*once);
+        std::printf("find-matches: %s\n", qPrintable(window.rewrite()->matchesPanel()->summaryText()));
+        std::fflush(stdout);
+        grab();
+    });
+    window.document()->findMatches();
+}
+
+/// A headless or --screenshot run: once the graph is shown (and what the
+/// request asked for is done), the picture is written and the app exits.
+void setUpBatchRun(MainWindow &window, const Request &request, const QElapsedTimer &timer)
+{
+    const QString out = request.screenshot.value_or(QStringLiteral("fusebox-screenshot.png"));
+    window.setErrorDialogsEnabled(false);
+    window.resize(1600, 1000);
+    const bool compare = request.compareInductor;
+    auto grab = [&window, &timer, out, compare] {
+        const qint64 elapsed = timer.elapsed();
+        // Let the status bar and docks settle before grabbing.
+        QTimer::singleShot(50, &window, [&window, out, elapsed, compare] { grabAndExit(window, out, elapsed, compare); });
+    };
+    if (compare)
+        grabAfterComparison(window, grab);
+    QObject::connect(&window, &MainWindow::graphShown, &window, [&window, grab, compare, find = request.findMatches] {
+        if (compare)
+            window.pt2()->compareWithInductor();
+        else if (find)
+            findThenGrab(window, grab);
+        else
+            grab();
+    });
+    QObject::connect(&window, &MainWindow::openFailed, &window, [](const QString &message) {
+        std::fprintf(stderr, "fusebox: %s\n", qPrintable(message.simplified()));
+        QCoreApplication::exit(1);
+    });
+}
+
+} // namespace
+
+int main(int argc, char *argv[])
+{
+    const bool headless = chooseHeadlessPlatform();
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName(QStringLiteral("Fusebox"));
+    QApplication::setApplicationName(QStringLiteral("Fusebox"));
+    QApplication::setApplicationVersion(QStringLiteral("0.1.0"));
+    auto parsed = parseCommandLine(app);
+    if (const int *exit = std::get_if<int>(&parsed))
+        return *exit;
+    const Request &request = std::get<Request>(parsed);
 
     MainWindow window;
     LoadOptions options;
-    options.inputShapes = *shapes;
+    options.inputShapes = request.inputShapes;
     window.setLoadOptions(options);
-
-    const bool batch = headless || parser.isSet(screenshot);
+    const bool batch = headless || request.screenshot;
     QElapsedTimer timer;
     if (batch) {
-        const QString out = parser.isSet(screenshot) ? parser.value(screenshot) : QStringLiteral("fusebox-screenshot.png");
-        window.setErrorDialogsEnabled(false);
-        window.resize(1600, 1000);
-        const bool compare = parser.isSet(compareInductor);
-        auto grab = [&window, &timer, out, compare] {
-            const qint64 elapsed = timer.elapsed();
-            // Let the status bar and docks settle before grabbing.
-            QTimer::singleShot(50, &window, [&window, out, elapsed, compare] {
-                printSummary(window, elapsed);
-                QWidget *shown = compare ? static_cast<QWidget *>(window.pt2()->comparisonView()) : &window;
-                const QPixmap shot = shown->grab();
-                if (shot.isNull() || !shot.save(out, "PNG")) {
-                    std::fprintf(stderr, "fusebox: could not write the screenshot to %s\n", qPrintable(out));
-                    QCoreApplication::exit(1);
-                    return;
-                }
-                std::printf("screenshot: %s (%dx%d)\n", qPrintable(QFileInfo(out).absoluteFilePath()), shot.width(),
-                            shot.height());
-                std::fflush(stdout);
-                QCoreApplication::exit(0);
-            });
-        };
-        const bool find = parser.isSet(findMatches);
-        if (compare) {
-            // Grab once both sides of the comparison are laid out.
-            QObject::connect(window.pt2(), &Pt2Controller::comparisonFinished, &window,
-                             [&window, grab](bool ok, const QString &message) {
-                                 if (!ok) {
-                                     std::fprintf(stderr, "fusebox: %s\n", qPrintable(message));
-                                     QCoreApplication::exit(1);
-                                     return;
-                                 }
-                                 std::printf("compare-inductor: %s\n", qPrintable(message));
-                                 auto *poll = new QTimer(&window);
-                                 QObject::connect(poll, &QTimer::timeout, &window, [&window, grab, poll] {
-                                     if (window.pt2()->comparisonView()->isLayingOut())
-                                         return;
-                                     poll->deleteLater();
-                                     grab();
-                                 });
-                                 poll->start(100);
-                             });
-        }
-        QObject::connect(&window, &MainWindow::graphShown, &window, [&window, grab, find, compare] {
-            if (compare) {
-                window.pt2()->compareWithInductor();
-                return;
-            }
-            if (!find) {
-                grab();
-                return;
-            }
-            auto once = std::make_shared<QMetaObject::Connection>();
-            *once = QObject::connect(window.document(), &Document::matchesChanged, &window, [once, grab, &window] {
-                QObject::disconnect(*once);
-                // The Matches panel's own words: "8 candidates · 0 rejected · 0 applied".
-                std::printf("find-matches: %s\n", qPrintable(window.rewrite()->matchesPanel()->summaryText()));
-                std::fflush(stdout);
-                grab();
-            });
-            window.document()->findMatches();
-        });
-        QObject::connect(&window, &MainWindow::openFailed, &window, [](const QString &message) {
-            std::fprintf(stderr, "fusebox: %s\n", qPrintable(message.simplified()));
-            QCoreApplication::exit(1);
-        });
+        setUpBatchRun(window, request, timer);
+    } else {
+        if (request.findMatches)
+            QObject::connect(&window, &MainWindow::graphShown, window.document(), &Document::findMatches);
+        if (request.compareInductor)
+            QObject::connect(&window, &MainWindow::graphShown, window.pt2(), &Pt2Controller::compareWithInductor);
     }
-
-    if (!batch && parser.isSet(findMatches))
-        QObject::connect(&window, &MainWindow::graphShown, window.document(), &Document::findMatches);
-    if (!batch && parser.isSet(compareInductor))
-        QObject::connect(&window, &MainWindow::graphShown, window.pt2(), &Pt2Controller::compareWithInductor);
     window.show();
     timer.start();
-    if (parser.positionalArguments().isEmpty()) {
+    if (request.model.isEmpty()) {
         if (!window.openDemoModel() && batch)
             return 1;
     } else {
-        window.openFile(parser.positionalArguments().first());
+        window.openFile(request.model);
     }
     return app.exec();
 }

@@ -11,6 +11,7 @@
 #include "core/torch/ModelLoader.h"
 #include "core/torch/ModelSaver.h"
 
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -68,6 +69,12 @@ OptionSpec shapesFromPytorchOption();
 /// Reads the model named by the first positional, honouring --input-shape;
 /// prints a one-line error to stderr and returns nullopt on failure.
 std::optional<LoadedModel> loadModelForCommand(const ParsedArgs &args, const std::string &commandName);
+
+/// Wall seconds since `start`, for a report's phases (the benchmarks read them).
+inline double secondsSince(std::chrono::steady_clock::time_point start)
+{
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
 
 /// Hands `value` to the end of the process unfreed: a command about to return
 /// from main() need not free a large graph node by node.

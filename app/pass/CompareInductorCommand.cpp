@@ -41,6 +41,94 @@ void printHistograms(const OpCounts &before, const OpCounts &fusebox, const OpCo
     }
 }
 
+/// Both sides of one comparison, for the report.
+struct CompareReport {
+    const std::string &path;
+    const std::string &configPath;
+    bool inductorSchedule;
+    const Graph &before;
+    const Graph &fusebox;
+    const pt2::InductorComparison &compared;
+    /// Fusebox's counters: counters["inductor"]'s names under Inductor's
+    /// schedule, else rewrites applied per rule.
+    nlohmann::json fuseboxCounters;
+};
+
+nlohmann::json fuseboxCountersOf(const DriverResult &fused, bool inductorSchedule)
+{
+    nlohmann::json counters = nlohmann::json::object();
+    if (inductorSchedule)
+        return nlohmann::json(fused.inductorCounters);
+    for (const auto &[name, c] : fused.counters)
+        if (c.applied)
+            counters[name] = c.applied;
+    return counters;
+}
+
+/// --save-inductor and --save-fusebox: false after a one-line error.
+bool saveGraphs(const ParsedArgs &args, const pt2::InductorResult &inductor, const Graph &fusebox)
+{
+    for (auto [option, text] : {std::pair{"--save-inductor", inductor.graphText},
+                                std::pair{"--save-fusebox", writeFxText(fusebox)}})
+        if (auto out = args.value(option)) {
+            if (Status s = json_support::writeTextFile(*out, text); !s) {
+                std::cerr << "fusebox-pass compare-inductor: " << s.error().message << "\n";
+                return false;
+            }
+        }
+    return true;
+}
+
+void printCompareJson(const CompareReport &r)
+{
+    const pt2::InductorResult &inductor = r.compared.inductor;
+    const auto &difference = r.compared.difference;
+    nlohmann::json inductorCounters = nlohmann::json::object();
+    for (const auto &[name, n] : inductor.counters)
+        inductorCounters[name] = n;
+    nlohmann::json report = {
+        {"model", r.path},
+        {"config", r.configPath},
+        {"same", !difference.has_value()},
+        {"schedule", r.inductorSchedule ? "inductor" : "greedy"},
+        {"difference", difference ? difference->description : ""},
+        {"ops_before", summarize(r.before).opCounts},
+        {"fusebox",
+         {{"counters", r.fuseboxCounters}, {"nodes_after", r.fusebox.size()}, {"ops_after", summarize(r.fusebox).opCounts}}},
+        {"inductor",
+         {{"counters", inductorCounters},
+          {"nodes_after", r.compared.inductorGraph.size()},
+          {"ops_after", summarize(r.compared.inductorGraph).opCounts},
+          {"stage", inductor.stage},
+          {"seconds", inductor.seconds},
+          {"torch", inductor.torchVersion}}}};
+    std::cout << report.dump(2) << "\n";
+}
+
+void printCompareText(const CompareReport &r)
+{
+    const pt2::InductorResult &inductor = r.compared.inductor;
+    const Graph &inductorGraph = r.compared.inductorGraph;
+    std::cout << r.path << " under " << r.configPath << " (Inductor " << inductor.torchVersion << ", " << inductor.stage
+              << ")\n";
+    std::cout << (r.inductorSchedule ? "counters (both as counters[\"inductor\"] names them):\n"
+                                     : "counters (Fusebox: rewrites applied per rule; Inductor: "
+                                       "counters[\"inductor\"]):\n");
+    for (const auto &[name, n] : r.fuseboxCounters.items())
+        std::cout << "  fusebox   " << std::left << std::setw(34) << name << " " << n << "\n";
+    for (const auto &[name, n] : inductor.counters)
+        std::cout << "  inductor  " << std::left << std::setw(34) << name << " " << n << "\n";
+    std::cout << "nodes: " << r.before.size() << " before, " << r.fusebox.size() << " after Fusebox, "
+              << inductorGraph.size() << " after Inductor\n";
+    printHistograms(summarize(r.before).opCounts, summarize(r.fusebox).opCounts, summarize(inductorGraph).opCounts);
+    std::printf("Inductor's passes took %.3f s (inside Python)\n", inductor.seconds);
+    if (const auto &difference = r.compared.difference)
+        std::cout << "DIFFERENT: " << difference->description << " (" << difference->onlyInA.size()
+                  << " Fusebox nodes and " << difference->onlyInB.size() << " Inductor nodes without a counterpart)\n";
+    else
+        std::cout << "SAME: Fusebox's result is Inductor's, up to node names\n";
+}
+
 int runCompare(const ParsedArgs &args)
 {
     if (args.positionals.size() != 1) {
@@ -78,77 +166,22 @@ int runCompare(const ParsedArgs &args)
     auto ran = runSchedule(args, "compare-inductor", *patterns, config, fusebox, options);
     if (!ran)
         return kExitUsage;
-    const DriverResult &fused = *ran;
-    const bool inductorSchedule = args.value("--schedule").value_or("inductor") == "inductor";
-
     auto compared = pt2::compareWithInductor(*bridge, model->graph, path, fusebox, *configText, pt2GraphSchemas().registry,
                                              *control);
     if (!compared) {
         std::cerr << "fusebox-pass compare-inductor: " << compared.error().message << "\n";
         return kExitFailure;
     }
-    const pt2::InductorResult *inductor = &compared->inductor;
-    const Graph &inductorGraph = compared->inductorGraph;
-    for (auto [option, text] : {std::pair{"--save-inductor", inductor->graphText},
-                                std::pair{"--save-fusebox", writeFxText(fusebox)}})
-        if (auto out = args.value(option)) {
-            if (Status s = json_support::writeTextFile(*out, text); !s) {
-                std::cerr << "fusebox-pass compare-inductor: " << s.error().message << "\n";
-                return kExitFailure;
-            }
-        }
-    const auto &difference = compared->difference;
-    const OpCounts before = summarize(model->graph).opCounts, afterFusebox = summarize(fusebox).opCounts,
-                   afterInductor = summarize(inductorGraph).opCounts;
-
-    nlohmann::json fuseboxCounters = nlohmann::json::object(), inductorCounters = nlohmann::json::object();
-    if (inductorSchedule)
-        fuseboxCounters = fused.inductorCounters;
+    if (!saveGraphs(args, compared->inductor, fusebox))
+        return kExitFailure;
+    const bool inductorSchedule = args.value("--schedule").value_or("inductor") == "inductor";
+    const CompareReport report{path,     *configPath, inductorSchedule, model->graph, fusebox, *compared,
+                               fuseboxCountersOf(*ran, inductorSchedule)};
+    if (args.has("--json"))
+        printCompareJson(report);
     else
-        for (const auto &[name, c] : fused.counters)
-            if (c.applied)
-                fuseboxCounters[name] = c.applied;
-    for (const auto &[name, n] : inductor->counters)
-        inductorCounters[name] = n;
-
-    if (args.has("--json")) {
-        nlohmann::json report = {
-            {"model", path},
-            {"config", *configPath},
-            {"same", !difference.has_value()},
-            {"schedule", inductorSchedule ? "inductor" : "greedy"},
-            {"difference", difference ? difference->description : ""},
-            {"ops_before", before},
-            {"fusebox", {{"counters", fuseboxCounters}, {"nodes_after", fusebox.size()}, {"ops_after", afterFusebox}}},
-            {"inductor",
-             {{"counters", inductorCounters},
-              {"nodes_after", inductorGraph.size()},
-              {"ops_after", afterInductor},
-              {"stage", inductor->stage},
-              {"seconds", inductor->seconds},
-              {"torch", inductor->torchVersion}}}};
-        std::cout << report.dump(2) << "\n";
-    } else {
-        std::cout << path << " under " << *configPath << " (Inductor " << inductor->torchVersion << ", "
-                  << inductor->stage << ")\n";
-        std::cout << (inductorSchedule ? "counters (both as counters[\"inductor\"] names them):\n"
-                                       : "counters (Fusebox: rewrites applied per rule; Inductor: "
-                                         "counters[\"inductor\"]):\n");
-        for (const auto &[name, n] : fuseboxCounters.items())
-            std::cout << "  fusebox   " << std::left << std::setw(34) << name << " " << n << "\n";
-        for (const auto &[name, n] : inductor->counters)
-            std::cout << "  inductor  " << std::left << std::setw(34) << name << " " << n << "\n";
-        std::cout << "nodes: " << model->graph.size() << " before, " << fusebox.size() << " after Fusebox, "
-                  << inductorGraph.size() << " after Inductor\n";
-        printHistograms(before, afterFusebox, afterInductor);
-        std::printf("Inductor's passes took %.3f s (inside Python)\n", inductor->seconds);
-        if (difference)
-            std::cout << "DIFFERENT: " << difference->description << " (" << difference->onlyInA.size()
-                      << " Fusebox nodes and " << difference->onlyInB.size() << " Inductor nodes without a counterpart)\n";
-        else
-            std::cout << "SAME: Fusebox's result is Inductor's, up to node names\n";
-    }
-    return difference ? kExitFailure : kExitOk;
+        printCompareText(report);
+    return compared->difference ? kExitFailure : kExitOk;
 }
 
 } // namespace

@@ -9,11 +9,6 @@
 namespace fusebox::cli {
 namespace {
 
-double secondsSince(std::chrono::steady_clock::time_point start)
-{
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
 int runPt2(const ParsedArgs &args)
 {
     if (!args.has("--check") && !args.has("--schemas")) {

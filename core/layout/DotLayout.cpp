@@ -201,13 +201,116 @@ std::string networkSimplexLimit(const LayoutInput &input)
 
 double estimatedLayoutSize(const LayoutInput &input) { return auxiliarySize(input); }
 
+namespace {
+
+/// The graph's, nodes' and edges' attributes: top to bottom, the input's
+/// separations, fixed-size unlabelled boxes (the sizes are ours).
+struct DotAttributes {
+    Agsym_t *width;
+    Agsym_t *height;
+};
+
+DotAttributes setAttributes(Agraph_t *graph, const LayoutInput &input)
+{
+    const std::string nodeSep = inches(input.nodeSeparation);
+    const std::string rankSep = inches(input.rankSeparation);
+    agattr(graph, AGRAPH, cstr("rankdir"), cstr("TB"));
+    agattr(graph, AGRAPH, cstr("nodesep"), cstr(nodeSep.c_str()));
+    agattr(graph, AGRAPH, cstr("ranksep"), cstr(rankSep.c_str()));
+    agattr(graph, AGRAPH, cstr("splines"), cstr("spline"));
+    if (input.nodes.size() > 400) // fewer crossing-minimisation passes on big inputs
+        agattr(graph, AGRAPH, cstr("mclimit"), cstr("0.5"));
+    if (const std::string limit = networkSimplexLimit(input); !limit.empty())
+        agattr(graph, AGRAPH, cstr("nslimit"), cstr(limit.c_str()));
+    agattr(graph, AGNODE, cstr("shape"), cstr("box"));
+    agattr(graph, AGNODE, cstr("fixedsize"), cstr("true"));
+    agattr(graph, AGNODE, cstr("label"), cstr("")); // no text layout: sizes are ours
+    agattr(graph, AGNODE, cstr("margin"), cstr("0"));
+    DotAttributes sizes{agattr(graph, AGNODE, cstr("width"), cstr("0.75")),
+                        agattr(graph, AGNODE, cstr("height"), cstr("0.5"))};
+    agattr(graph, AGEDGE, cstr("arrowsize"), cstr("0.7"));
+    return sizes;
+}
+
+/// The input's nodes and edges in dot, in the input's order.
+struct DotItems {
+    std::vector<Agnode_t *> nodes;
+    std::vector<Agedge_t *> edges;
+};
+
+DotItems addItems(Agraph_t *graph, const LayoutInput &input, const DotAttributes &sizes)
+{
+    DotItems items;
+    std::unordered_map<uint64_t, Agnode_t *> byKey;
+    byKey.reserve(input.nodes.size());
+    items.nodes.reserve(input.nodes.size());
+    for (const LayoutNode &n : input.nodes) {
+        const std::string name = std::to_string(n.key);
+        Agnode_t *node = agnode(graph, cstr(name.c_str()), 1);
+        const std::string w = inches(std::max(n.width, 1.0));
+        const std::string h = inches(std::max(n.height, 1.0));
+        agxset(node, sizes.width, cstr(w.c_str()));
+        agxset(node, sizes.height, cstr(h.c_str()));
+        byKey.emplace(n.key, node);
+        items.nodes.push_back(node);
+    }
+    items.edges.reserve(input.edges.size());
+    for (const LayoutEdge &e : input.edges)
+        items.edges.push_back(agedge(graph, byKey.at(e.from), byKey.at(e.to), nullptr, 1));
+    return items;
+}
+
+/// Where dot put everything, in scene points with y down from the top-left.
+LayoutResult placement(Agraph_t *graph, const LayoutInput &input, const DotItems &items)
+{
+    LayoutResult result;
+    const boxf bb = GD_bb(graph);
+    auto toPoint = [&bb](pointf p) { return Point{p.x - bb.LL.x, bb.UR.y - p.y}; };
+    result.width = bb.UR.x - bb.LL.x;
+    result.height = bb.UR.y - bb.LL.y;
+    result.nodes.reserve(input.nodes.size());
+    std::unordered_map<uint64_t, size_t> placedIndex;
+    for (size_t i = 0; i < input.nodes.size(); ++i) {
+        Agnode_t *node = items.nodes[i];
+        Point centre = toPoint(ND_coord(node));
+        result.nodes.push_back(PlacedNode{input.nodes[i].key, centre.x, centre.y, ND_width(node) * kPointsPerInch,
+                                          ND_height(node) * kPointsPerInch});
+        placedIndex.emplace(input.nodes[i].key, i);
+    }
+    result.edges.reserve(items.edges.size());
+    for (size_t i = 0; i < items.edges.size(); ++i) {
+        const LayoutEdge &in = input.edges[i];
+        const splines *spl = ED_spl(items.edges[i]);
+        if (!spl || spl->size == 0 || spl->list[0].size == 0) {
+            result.edges.push_back(
+                straightEdge(result.nodes[placedIndex.at(in.from)], result.nodes[placedIndex.at(in.to)]));
+            continue;
+        }
+        RoutedEdge routed{in.from, in.to, {}, std::nullopt};
+        for (int b = 0; b < spl->size; ++b) {
+            const bezier &bz = spl->list[b];
+            for (int p = 0; p < bz.size; ++p) {
+                Point pt = toPoint(bz.list[p]);
+                if (p == 0 && !routed.spline.empty() && routed.spline.back() == pt)
+                    continue;
+                routed.spline.push_back(pt);
+            }
+            if (bz.eflag)
+                routed.arrowEnd = toPoint(bz.ep);
+        }
+        result.edges.push_back(std::move(routed));
+    }
+    return result;
+}
+
+} // namespace
+
 Expected<LayoutResult> layoutWithDot(const LayoutInput &input)
 {
     if (auto valid = validate(input); !valid)
         return valid.error();
-    LayoutResult result;
     if (input.nodes.empty())
-        return result;
+        return LayoutResult{};
 
     std::lock_guard lock(graphvizMutex());
     std::string messages;
@@ -232,93 +335,13 @@ Expected<LayoutResult> layoutWithDot(const LayoutInput &input)
     Agraph_t *graph = session.open();
     if (!graph)
         return Error{"layout: Graphviz could not create a graph"};
-
-    const std::string nodeSep = inches(input.nodeSeparation);
-    const std::string rankSep = inches(input.rankSeparation);
-    agattr(graph, AGRAPH, cstr("rankdir"), cstr("TB"));
-    agattr(graph, AGRAPH, cstr("nodesep"), cstr(nodeSep.c_str()));
-    agattr(graph, AGRAPH, cstr("ranksep"), cstr(rankSep.c_str()));
-    agattr(graph, AGRAPH, cstr("splines"), cstr("spline"));
-    if (input.nodes.size() > 400) // fewer crossing-minimisation passes on big inputs
-        agattr(graph, AGRAPH, cstr("mclimit"), cstr("0.5"));
-    if (const std::string limit = networkSimplexLimit(input); !limit.empty())
-        agattr(graph, AGRAPH, cstr("nslimit"), cstr(limit.c_str()));
-    agattr(graph, AGNODE, cstr("shape"), cstr("box"));
-    agattr(graph, AGNODE, cstr("fixedsize"), cstr("true"));
-    agattr(graph, AGNODE, cstr("label"), cstr("")); // no text layout: sizes are ours
-    agattr(graph, AGNODE, cstr("margin"), cstr("0"));
-    Agsym_t *widthSym = agattr(graph, AGNODE, cstr("width"), cstr("0.75"));
-    Agsym_t *heightSym = agattr(graph, AGNODE, cstr("height"), cstr("0.5"));
-    agattr(graph, AGEDGE, cstr("arrowsize"), cstr("0.7"));
-
-    std::unordered_map<uint64_t, Agnode_t *> nodes;
-    nodes.reserve(input.nodes.size());
-    std::vector<Agnode_t *> nodeOrder;
-    nodeOrder.reserve(input.nodes.size());
-    for (const LayoutNode &n : input.nodes) {
-        const std::string name = std::to_string(n.key);
-        Agnode_t *node = agnode(graph, cstr(name.c_str()), 1);
-        const std::string w = inches(std::max(n.width, 1.0));
-        const std::string h = inches(std::max(n.height, 1.0));
-        agxset(node, widthSym, cstr(w.c_str()));
-        agxset(node, heightSym, cstr(h.c_str()));
-        nodes.emplace(n.key, node);
-        nodeOrder.push_back(node);
-    }
-    std::vector<Agedge_t *> edges;
-    edges.reserve(input.edges.size());
-    for (const LayoutEdge &e : input.edges)
-        edges.push_back(agedge(graph, nodes.at(e.from), nodes.at(e.to), nullptr, 1));
-
+    const DotItems items = addItems(graph, input, setAttributes(graph, input));
     if (session.layout() != 0) {
         std::string why = trimmed(messages);
-        return Error{"layout: Graphviz dot failed on " + std::to_string(input.nodes.size())
-                     + " nodes / " + std::to_string(input.edges.size()) + " edges"
-                     + (why.empty() ? std::string() : ": " + why)};
+        return Error{"layout: Graphviz dot failed on " + std::to_string(input.nodes.size()) + " nodes / "
+                     + std::to_string(input.edges.size()) + " edges" + (why.empty() ? std::string() : ": " + why)};
     }
-
-    const boxf bb = GD_bb(graph);
-    auto toPoint = [&bb](pointf p) { return Point{p.x - bb.LL.x, bb.UR.y - p.y}; };
-    result.width = bb.UR.x - bb.LL.x;
-    result.height = bb.UR.y - bb.LL.y;
-
-    result.nodes.reserve(input.nodes.size());
-    for (size_t i = 0; i < input.nodes.size(); ++i) {
-        Agnode_t *node = nodeOrder[i];
-        Point centre = toPoint(ND_coord(node));
-        result.nodes.push_back(PlacedNode{input.nodes[i].key, centre.x, centre.y,
-                                          ND_width(node) * kPointsPerInch,
-                                          ND_height(node) * kPointsPerInch});
-    }
-
-    std::unordered_map<uint64_t, size_t> placedIndex;
-    for (size_t i = 0; i < result.nodes.size(); ++i)
-        placedIndex.emplace(result.nodes[i].key, i);
-
-    result.edges.reserve(edges.size());
-    for (size_t i = 0; i < edges.size(); ++i) {
-        const LayoutEdge &in = input.edges[i];
-        const splines *spl = ED_spl(edges[i]);
-        if (!spl || spl->size == 0 || spl->list[0].size == 0) {
-            result.edges.push_back(straightEdge(result.nodes[placedIndex.at(in.from)],
-                                                result.nodes[placedIndex.at(in.to)]));
-            continue;
-        }
-        RoutedEdge routed{in.from, in.to, {}, std::nullopt};
-        for (int b = 0; b < spl->size; ++b) {
-            const bezier &bz = spl->list[b];
-            for (int p = 0; p < bz.size; ++p) {
-                Point pt = toPoint(bz.list[p]);
-                if (p == 0 && !routed.spline.empty() && routed.spline.back() == pt)
-                    continue;
-                routed.spline.push_back(pt);
-            }
-            if (bz.eflag)
-                routed.arrowEnd = toPoint(bz.ep);
-        }
-        result.edges.push_back(std::move(routed));
-    }
-    return result;
+    return placement(graph, input, items);
 }
 
 } // namespace fusebox

@@ -205,133 +205,167 @@ std::string passList(const std::vector<ScheduledPass> &schedule, size_t end)
 
 } // namespace
 
+namespace {
+
+/// What every explanation of one rule in one schedule shares: where the rule
+/// stands in the schedule, and what the watched run saw.
+struct ScheduleContext {
+    const Graph &graph;
+    const Pattern &pattern;
+    GraphStage stage;
+    std::vector<ScheduledPass> schedule;
+    /// The rule's pass, or schedule.end().
+    std::vector<ScheduledPass>::const_iterator scheduled;
+    size_t passIndex = 0;
+    std::string position; ///< "pass 3 of 12"
+    std::string context;  ///< "Inductor 2.14's pre_grad schedule, pass 3 of 12"
+    bool enabled = false;
+    std::string_view stageSource;
+    const ExplainObserver &observer;
+
+    bool isScheduled() const { return scheduled != schedule.end(); }
+};
+
+bool checkStage(MatchTrace &trace, const ScheduleContext &c)
+{
+    MatchTrace::Source source(trace, kStageSource);
+    const std::string passStage(toString(c.pattern.stage()));
+    return trace.check(runsOnStage(c.pattern.stage(), c.stage), "Inductor runs " + passStage + " passes on this graph", [&] {
+        const std::string rule = c.pattern.name() + " is a " + passStage + " pass; ";
+        switch (c.stage) {
+        case GraphStage::PreGrad:
+            return rule + "this graph is pre_grad (a Dynamo graph: torch-level calls), which gets only pre_grad_passes";
+        case GraphStage::PostGrad:
+            return rule + "this graph is post_grad (an ATen graph), which gets only post_grad_passes";
+        case GraphStage::Both: break;
+        }
+        return rule + "Inductor never sees this graph (not from PT2); Fusebox runs the pre_grad passes on it, then the "
+                      "post_grad ones";
+    });
+}
+
+bool checkScheduled(MatchTrace &trace, const ScheduleContext &c)
+{
+    MatchTrace::Source source(trace, c.stageSource);
+    const Pattern &pattern = c.pattern;
+    return trace.check(c.isScheduled(), "the pass config runs " + pattern.name(), [&] {
+        if (inductorRegistersNoPattern(pattern.name()))
+            return "2.6 registers no pattern for " + pattern.name()
+                   + " (split_cat.py names it, nothing fills its PatternMatcherPass): it changes nothing";
+        if (c.isScheduled())
+            return c.position
+                   + (c.scheduled->repeat > 1 ? ", " + std::to_string(c.scheduled->repeat) + " times (counter)"
+                                              : std::string());
+        if (!c.enabled)
+            return std::string("the config does not name it; Inductor runs only the passes "
+                               "pre_grad_fusion_options / post_grad_fusion_options name");
+        if (std::string why = droppedForDevices(pattern, c.graph); !why.empty())
+            return why;
+        if (pattern.options().getInt("counter", 1) < 1)
+            return "its counter is " + std::to_string(pattern.options().getInt("counter", 1))
+                   + ": range(counter) runs it no time";
+        return std::string("it is not in this stage's schedule");
+    });
+}
+
+bool checkStillThere(MatchTrace &trace, const ScheduleContext &c, const NodeState &state, NodeId node)
+{
+    MatchTrace::Source source(trace, c.stageSource);
+    return trace.check(state.removedBy.empty(), "the node is still there when " + c.pattern.name() + " runs",
+                       [&] {
+                           std::string recreated;
+                           for (const std::string &by : state.recreatedBy)
+                               recreated += (recreated.empty() ? "" : ", then ") + by;
+                           if (!recreated.empty())
+                               recreated = "re-created by " + recreated + "; ";
+                           if (!state.removedBy.empty())
+                               return recreated + nodeRef(c.graph, node) + " was rewritten away by " + state.removedBy
+                                      + " (pass " + std::to_string(state.removedAt + 1) + "), which runs first";
+                           if (!recreated.empty())
+                               return recreated + "explained as that node";
+                           return "the passes before it: " + passList(c.schedule, c.passIndex);
+                       },
+                       {node});
+}
+
+bool checkReached(MatchTrace &trace, const ScheduleContext &c, const NodeState &state, NodeId node)
+{
+    const bool vertical = c.pattern.family() == PatternFamily::Vertical;
+    MatchTrace::Source source(trace, vertical ? kSweepSource : c.stageSource);
+    return trace.check(state.met, vertical ? "the pass's sweep reaches the node" : "the pass's search sees the node",
+                       [&] {
+                           if (state.met)
+                               return std::string(vertical ? "the sweep visits it on the graph its later nodes' "
+                                                             "rewrites left"
+                                                           : "the search runs on the graph as the passes before left it");
+                           if (vertical && c.observer.ranPass())
+                               return "a rewrite of this pass at a later node (the sweep goes last to first) removed "
+                                      + nodeRef(c.graph, node) + " first";
+                           return std::string("the schedule stopped before this pass");
+                       },
+                       {node});
+}
+
+/// The rule at `node`: the checks that place the node in the schedule, then
+/// the rule's own as the watched run met them.
+Explanation explainAt(const ScheduleContext &c, NodeId node)
+{
+    Explanation e;
+    e.pattern = c.pattern.name();
+    e.node = node;
+    e.context = c.context;
+    MatchTrace trace(MatchTrace::Mode::Explain);
+    bool ok = false;
+    {
+        MatchTrace::Source source(trace, c.pattern.inductorSource());
+        ok = checkCanStartAt(c.graph, c.pattern, node, trace);
+    }
+    ok = ok && checkStage(trace, c) && checkScheduled(trace, c);
+    const auto state = c.observer.states().find(node);
+    ok = ok && checkStillThere(trace, c, state->second, node) && checkReached(trace, c, state->second, node);
+    e.checks = trace.checks();
+    if (ok) {
+        e.checks.insert(e.checks.end(), state->second.checks.begin(), state->second.checks.end());
+        e.matched = state->second.matched;
+    }
+    if (e.matched)
+        e.summary = c.pattern.name() + " fires at " + nodeRef(c.graph, node) + " when it runs (" + c.position + ")";
+    else if (const Check *f = e.failure())
+        e.summary = failureSummary(*f);
+    return e;
+}
+
+} // namespace
+
 std::vector<Explanation> explainInInductorSchedule(const Graph &graph, const InductorScheduleDriver &driver,
                                                    const Pattern &pattern, std::vector<NodeId> nodes)
 {
     if (nodes.empty())
         nodes = rootNodes(graph, pattern);
-
     const GraphStage stage = graphStage(graph);
-    const std::vector<ScheduledPass> schedule = driver.schedule(stage, &graph);
-    auto scheduled = std::find_if(schedule.begin(), schedule.end(),
-                                  [&](const ScheduledPass &p) { return p.pattern == pattern.name(); });
-    const size_t passIndex = static_cast<size_t>(scheduled - schedule.begin());
-    const std::string_view stageSource = pattern.stage() == PassStage::PreGrad ? kPreGradSource : kPostGradSource;
-
-    // Watch the schedule only when the rule runs at all.
     ExplainObserver observer(pattern, nodes, graph.idBound());
-    if (scheduled != schedule.end() && runsOnStage(pattern.stage(), stage)) {
+    ScheduleContext c{graph, pattern, stage, driver.schedule(stage, &graph), {}, 0, {}, {}, false, {}, observer};
+    c.scheduled = std::find_if(c.schedule.cbegin(), c.schedule.cend(),
+                               [&](const ScheduledPass &p) { return p.pattern == pattern.name(); });
+    c.passIndex = static_cast<size_t>(c.scheduled - c.schedule.cbegin());
+    c.stageSource = pattern.stage() == PassStage::PreGrad ? kPreGradSource : kPostGradSource;
+    // Watch the schedule only when the rule runs at all.
+    if (c.isScheduled() && runsOnStage(pattern.stage(), stage)) {
         Graph copy = graph.clone();
         InductorScheduleDriver watched = driver;
         watched.setObserver(&observer);
         watched.run(copy, stage);
     }
-
-    const std::string position = "pass " + std::to_string(passIndex + 1) + " of " + std::to_string(schedule.size());
+    c.position = "pass " + std::to_string(c.passIndex + 1) + " of " + std::to_string(c.schedule.size());
     const std::string label = driver.patterns().inductorLabel().empty() ? "Inductor" : driver.patterns().inductorLabel();
-    const std::string context = label + "'s " + std::string(toString(stage)) + " schedule, "
-                                + (scheduled != schedule.end() ? position : std::string("not scheduled"));
+    c.context = label + "'s " + std::string(toString(stage)) + " schedule, "
+                + (c.isScheduled() ? c.position : std::string("not scheduled"));
     const auto &enabled = driver.patterns().enabled();
-    const bool isEnabled = std::find(enabled.begin(), enabled.end(), &pattern) != enabled.end();
+    c.enabled = std::find(enabled.begin(), enabled.end(), &pattern) != enabled.end();
 
     std::vector<Explanation> explanations;
-    for (NodeId node : nodes) {
-        Explanation e;
-        e.pattern = pattern.name();
-        e.node = node;
-        e.context = context;
-        MatchTrace trace(MatchTrace::Mode::Explain);
-        bool ok = false;
-        {
-            MatchTrace::Source source(trace, pattern.inductorSource());
-            ok = checkCanStartAt(graph, pattern, node, trace);
-        }
-        if (ok) {
-            MatchTrace::Source source(trace, kStageSource);
-            const std::string passStage(toString(pattern.stage()));
-            ok = trace.check(runsOnStage(pattern.stage(), stage), "Inductor runs " + passStage + " passes on this graph",
-                             [&] {
-                                 const std::string rule = pattern.name() + " is a " + passStage + " pass; ";
-                                 switch (stage) {
-                                 case GraphStage::PreGrad:
-                                     return rule + "this graph is pre_grad (a Dynamo graph: torch-level calls), which "
-                                                   "gets only pre_grad_passes";
-                                 case GraphStage::PostGrad:
-                                     return rule + "this graph is post_grad (an ATen graph), which gets only "
-                                                   "post_grad_passes";
-                                 case GraphStage::Both: break;
-                                 }
-                                 return rule + "Inductor never sees this graph (not from PT2); Fusebox runs the "
-                                               "pre_grad passes on it, then the post_grad ones";
-                             });
-        }
-        if (ok) {
-            MatchTrace::Source source(trace, stageSource);
-            ok = trace.check(scheduled != schedule.end(), "the pass config runs " + pattern.name(), [&] {
-                if (inductorRegistersNoPattern(pattern.name()))
-                    return "2.6 registers no pattern for " + pattern.name()
-                           + " (split_cat.py names it, nothing fills its PatternMatcherPass): it changes nothing";
-                if (scheduled != schedule.end())
-                    return position + (scheduled->repeat > 1 ? ", " + std::to_string(scheduled->repeat) + " times (counter)"
-                                                             : std::string());
-                if (!isEnabled)
-                    return std::string("the config does not name it; Inductor runs only the passes "
-                                       "pre_grad_fusion_options / post_grad_fusion_options name");
-                if (std::string why = droppedForDevices(pattern, graph); !why.empty())
-                    return why;
-                if (pattern.options().getInt("counter", 1) < 1)
-                    return "its counter is " + std::to_string(pattern.options().getInt("counter", 1))
-                           + ": range(counter) runs it no time";
-                return std::string("it is not in this stage's schedule");
-            });
-        }
-        const auto state = observer.states().find(node);
-        if (ok) {
-            MatchTrace::Source source(trace, stageSource);
-            ok = trace.check(state->second.removedBy.empty(), "the node is still there when " + pattern.name() + " runs",
-                             [&] {
-                                 std::string recreated;
-                                 for (const std::string &by : state->second.recreatedBy)
-                                     recreated += (recreated.empty() ? "" : ", then ") + by;
-                                 if (!recreated.empty())
-                                     recreated = "re-created by " + recreated + "; ";
-                                 if (!state->second.removedBy.empty())
-                                     return recreated + nodeRef(graph, node) + " was rewritten away by " + state->second.removedBy
-                                            + " (pass " + std::to_string(state->second.removedAt + 1)
-                                            + "), which runs first";
-                                 if (!recreated.empty())
-                                     return recreated + "explained as that node";
-                                 return "the passes before it: " + passList(schedule, passIndex);
-                             },
-                             {node});
-        }
-        if (ok) {
-            const bool vertical = pattern.family() == PatternFamily::Vertical;
-            MatchTrace::Source source(trace, vertical ? kSweepSource : stageSource);
-            ok = trace.check(state->second.met, vertical ? "the pass's sweep reaches the node" : "the pass's search sees the node",
-                             [&] {
-                                 if (state->second.met)
-                                     return std::string(vertical ? "the sweep visits it on the graph its later nodes' "
-                                                                   "rewrites left"
-                                                                 : "the search runs on the graph as the passes before left it");
-                                 if (vertical && observer.ranPass())
-                                     return "a rewrite of this pass at a later node (the sweep goes last to first) "
-                                            "removed " + nodeRef(graph, node) + " first";
-                                 return std::string("the schedule stopped before this pass");
-                             },
-                             {node});
-        }
-        e.checks = trace.checks();
-        if (ok) {
-            e.checks.insert(e.checks.end(), state->second.checks.begin(), state->second.checks.end());
-            e.matched = state->second.matched;
-        }
-        if (e.matched)
-            e.summary = pattern.name() + " fires at " + nodeRef(graph, node) + " when it runs (" + position + ")";
-        else if (const Check *f = e.failure())
-            e.summary = failureSummary(*f);
-        explanations.push_back(std::move(e));
-    }
+    for (NodeId node : nodes)
+        explanations.push_back(explainAt(c, node));
     return explanations;
 }
 
