@@ -186,6 +186,7 @@ bool GraphScene::expandAll()
     CollapsedGraph current(m_document->graph(), m_tree, m_expanded, m_options);
     size_t items = current.items().size();
     bool complete = true;
+    int opened = 0;
     std::deque<int> queue(m_tree.scope(m_tree.root()).scopes.begin(), m_tree.scope(m_tree.root()).scopes.end());
     while (!queue.empty()) {
         int s = queue.front();
@@ -206,10 +207,13 @@ bool GraphScene::expandAll()
                 continue;
             }
             items = grown;
+            ++opened;
         }
         queue.insert(queue.end(), scope.scopes.begin(), scope.scopes.end());
     }
     relayout();
+    if (!complete)
+        emit expandAllLimited(opened);
     return complete;
 }
 
@@ -265,7 +269,7 @@ void GraphScene::relayout(std::optional<int> focusScope)
     input.nodes.reserve(m_pending.items().size());
     for (const CollapsedGraph::Item &item : m_pending.items()) {
         const QSizeF size = item.isGroup() ? GroupItem::sizeFor(m_pendingLabels.at(item.scope))
-                                           : NodeItem::sizeFor(NodeItem::labelFor(*graph.node(item.node)));
+                                           : NodeItem::sizeFor(NodeItem::labelFor(graph, item.node));
         input.nodes.push_back(LayoutNode{item.key, size.width(), size.height()});
     }
     for (const CollapsedGraph::Edge &e : m_pending.edges())
@@ -360,7 +364,7 @@ void GraphScene::applyLayout(quint64 generation, const std::shared_ptr<Expected<
             const Node *node = graph.node(id);
             if (!node)
                 continue;
-            auto *nodeItem = new NodeItem(id, NodeItem::labelFor(*node), opFamily(*node), size);
+            auto *nodeItem = new NodeItem(id, NodeItem::labelFor(graph, id), opFamily(*node), size);
             m_nodeItems.insert(id.value, nodeItem);
             item = nodeItem;
         }

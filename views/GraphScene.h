@@ -157,6 +157,10 @@ signals:
     void selectedNodeChanged(fusebox::NodeId id);
     /// A group was selected (-1 when none).
     void selectedGroupChanged(int scope);
+    /// Expand All stopped short of the whole graph (the item and layout
+    /// limits): `opened` groups were opened, none when it could open nothing.
+    /// Whoever asked for it (the menu, the context menu) hears it here.
+    void expandAllLimited(int opened);
     /// A node's context menu is about to open: add actions to `menu` (direct connection).
     void nodeContextMenu(fusebox::NodeId id, QMenu *menu);
 

@@ -128,6 +128,7 @@ MainWindow::MainWindow(QWidget *parent)
     connect(m_scene, &GraphScene::layoutFinished, this, &MainWindow::onLayoutFinished);
     connect(m_scene, &GraphScene::wholeLayoutChanging, this, [this] { m_refitAfterLayout = true; });
     connect(m_scene, &GraphScene::layoutFailed, this, &MainWindow::onLayoutFailed);
+    connect(m_scene, &GraphScene::expandAllLimited, this, &MainWindow::onExpandAllLimited);
     connect(m_scene, &GraphScene::selectedNodeChanged, this, &MainWindow::onNodeSelected);
     connect(m_scene, &GraphScene::selectedGroupChanged, this, &MainWindow::onGroupSelected);
     connect(m_inspector, &InspectorPanel::nodeActivated, m_scene, &GraphScene::selectNode);
@@ -568,10 +569,20 @@ void MainWindow::onGroupSelected(int scope)
 
 void MainWindow::onExpandAll()
 {
-    if (!m_scene->expandAll())
-        statusBar()->showMessage(tr("Expanded as far as %1 items; expand the remaining groups one by one")
-                                     .arg(GraphScene::kMaxExpandedItems),
-                                 10000);
+    m_scene->expandAll(); // what stopped it short is reported by expandAllLimited
+}
+
+void MainWindow::onExpandAllLimited(int opened)
+{
+    const QString message =
+        opened == 0 ? tr("Expand All: nothing more can be opened at once (the view holds at most %1 items); "
+                         "double-click a group to open it")
+                          .arg(GraphScene::kMaxExpandedItems)
+                    : tr("Expand All opened %1 groups, as far as %2 items; expand the remaining groups one by one")
+                          .arg(opened)
+                          .arg(GraphScene::kMaxExpandedItems);
+    statusBar()->showMessage(message, 10000);
+    log(message);
 }
 
 void MainWindow::updateTitle()

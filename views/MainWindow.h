@@ -165,6 +165,7 @@ private:
     void onNodeSelected(NodeId id);
     void onGroupSelected(int scope);
     void onExpandAll();
+    void onExpandAllLimited(int opened);
     void onSearch(const QString &text);
     /// Selects the node and centres the view on it (after the layout when a
     /// collapsed scope hides it).

@@ -139,11 +139,15 @@ QString Pt2Controller::startJob(const QString &what, Work work, std::function<vo
 {
     if (isBusy())
         return tr("a PyTorch 2 job is running (%1); Esc cancels it").arg(busyText());
-    auto found = pt2::Pt2Bridge::find(pythonCommand().toStdString());
-    if (!found)
-        return qs(found.error().message);
-    // The worker owns the bridge (it is not thread-safe) and closes it before it ends.
-    std::shared_ptr<pt2::Pt2Bridge> bridge = std::move(*found);
+    // The document's bridge: one Python for everything the document does in
+    // PyTorch 2. Its requests are served one at a time (Pt2Bridge.h), so a
+    // check or a capture waits for a verification running meanwhile, and a
+    // cancel that restarts the Python leaves the verifier to begin again.
+    std::shared_ptr<pt2::Pt2Bridge> bridge = m_window->document()->pt2Bridge();
+    if (!bridge) {
+        auto found = pt2::Pt2Bridge::find(pythonCommand().toStdString());
+        return found ? tr("PyTorch 2 could not be started") : qs(found.error().message);
+    }
     m_window->tasks()->run(
         what, kTaskKind, this,
         [bridge, work](TaskControl &task) mutable {
@@ -155,7 +159,6 @@ QString Pt2Controller::startJob(const QString &what, Work work, std::function<vo
                     task.setProgress(qRound(fraction * 100), 100);
             };
             work(*bridge, control);
-            bridge.reset();
         },
         [this, done](bool cancelled) {
             m_cancelled = cancelled;

@@ -414,6 +414,10 @@ void RewriteController::whyNot(const std::string &pattern, NodeId node)
 {
     m_whyNotDock->show();
     m_whyNotDock->raise();
+    // The node asked about becomes the selection, so that the Inspector (and
+    // every panel that follows the selection) shows the node Why Not explains.
+    if (node.isValid() && m_document->graph().contains(node))
+        m_scene->selectNode(node);
     m_whyNot->explain(pattern, node);
 }
 

@@ -4,12 +4,14 @@
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
 
+#include "core/io/FxText.h"
 #include "core/ir/GraphBuilder.h"
 #include "ViewTestGraphs.h"
 
 #include "views/Document.h"
 #include "views/EdgeItem.h"
 #include "views/GraphScene.h"
+#include "views/MainWindow.h"
 #include "views/GroupItem.h"
 #include "views/NodeItem.h"
 #include "views/PatternColors.h"
@@ -17,6 +19,7 @@
 
 #include <catch.hpp>
 
+#include <QPlainTextEdit>
 #include <QSignalSpy>
 
 using namespace fusebox;
@@ -290,4 +293,54 @@ TEST_CASE("GraphScene: a redraw with a node selected never shows listeners delet
     CHECK(scene.nodeItem(blockAdd) == nullptr);
     CHECK(calls >= 1);
     CHECK(lastSelection.empty());
+}
+
+TEST_CASE("a list value's box says it is a list, not the Tensor its annotation leaves it", "[views]")
+{
+    // Dynamo's split: no annotation on the list, one on each getitem (issue 36).
+    const char *text = R"FX(
+class GraphModule(torch.nn.Module):
+    def forward(self, L_x_: "f32[4, 6][6, 1]cpu"):
+        l_x_ = L_x_
+        split = torch.functional.split(l_x_, 2, dim = 1);  l_x_ = None
+        a: "f32[4, 2][6, 1]cpu" = split[0]
+        b: "f32[4, 2][6, 1]cpu" = split[2];  split = None
+        add: "f32[4, 2][2, 1]cpu" = a + b;  a = b = None
+        return (add,)
+)FX";
+    auto model = fusebox::readFxText(text, {nullptr, "split.py"});
+    REQUIRE(model.hasValue());
+    const fusebox::Graph &g = model->graph;
+    const fusebox::NodeId split = g.findByName("split");
+    REQUIRE(split.isValid());
+    CHECK(fusebox::NodeItem::labelFor(g, split).detail == QStringLiteral("list · 3 items read"));
+    // A getitem's box keeps its tensor's type; the title is the op, as before.
+    CHECK(fusebox::NodeItem::labelFor(g, g.findByName("a")).detail == QStringLiteral("f32[4, 2]"));
+    CHECK(fusebox::NodeItem::labelFor(g, split).title == fusebox::NodeItem::labelFor(*g.node(split)).title);
+}
+
+TEST_CASE("Expand All that stops short says so, from the menu or the context menu alike", "[views]")
+{
+    // 20 blocks of 10 units of 10 ops: more than the view shows at once.
+    MainWindow w;
+    Document &doc = *w.document();
+    GraphScene &scene = *w.scene();
+    doc.setGraph(blockGraph(20, 10, 10), QStringLiteral("blocks"));
+    REQUIRE(CollapsedGraph::fullyExpandedItemCount(doc.graph(), withoutConstants()) > GraphScene::kMaxExpandedItems);
+    REQUIRE(waitForLayout(scene));
+    QSignalSpy limited(&scene, &GraphScene::expandAllLimited);
+    CHECK_FALSE(scene.expandAll());
+    REQUIRE(waitForLayout(scene));
+    REQUIRE(limited.count() == 1);
+    const int opened = limited.first().at(0).toInt();
+    CHECK(opened > 0);
+    // Again, until nothing more fits: the window says that too (issue 36: it said nothing).
+    for (int again = 0; again < 50 && limited.last().at(0).toInt() > 0; ++again) {
+        CHECK_FALSE(scene.expandAll());
+        REQUIRE(waitForLayout(scene));
+    }
+    CHECK(limited.last().at(0).toInt() == 0);
+    const QString log = w.findChild<QPlainTextEdit *>(QStringLiteral("log"))->toPlainText();
+    CHECK(log.contains(QStringLiteral("Expand All opened %1 groups").arg(opened)));
+    CHECK(log.contains(QStringLiteral("Expand All: nothing more can be opened at once")));
 }

@@ -30,7 +30,7 @@ using namespace fusebox;
 
 namespace {
 
-constexpr int kBridgeTimeoutMs = 120000;
+constexpr int kWorkflowBridgeTimeoutMs = 120000;
 
 const char *kFiveLinears = R"(import torch
 from torch import nn
@@ -98,7 +98,7 @@ bool settleWorkflow(MainWindow &w)
             return !w.pt2()->isBusy() && !w.document()->isSearching() && !w.document()->isApplyingAll()
                    && !w.scene()->isLayoutRunning();
         },
-        kBridgeTimeoutMs);
+        kWorkflowBridgeTimeoutMs);
 }
 
 } // namespace
@@ -121,6 +121,18 @@ TEST_CASE("PyTorch 2 workflow: capture a script, compare with Inductor, a bad Py
     CHECK_FALSE(pt2.compareAction()->isEnabled()); // nothing open yet
     CHECK(pt2.captureAction()->isEnabled());
 
+    // The window's PyTorch 2 jobs run on the document's bridge (one Python for
+    // the document): after a check, its Python is the one running (issue 36).
+    {
+        QSignalSpy checked(&pt2, &Pt2Controller::checkFinished);
+        REQUIRE(pt2.checkPython());
+        REQUIRE(checked.wait(kWorkflowBridgeTimeoutMs));
+        INFO(checked.first().at(1).toString().toStdString());
+        REQUIRE(checked.first().at(0).toBool());
+        REQUIRE(doc.pt2Bridge());
+        CHECK(doc.pt2Bridge()->running());
+    }
+
     QTemporaryDir temp;
     REQUIRE(temp.isValid());
     const QString script = temp.filePath(QStringLiteral("five_linears.py"));
@@ -136,7 +148,7 @@ TEST_CASE("PyTorch 2 workflow: capture a script, compare with Inductor, a bad Py
     QSignalSpy captured(&pt2, &Pt2Controller::captureFinished);
     REQUIRE(pt2.capture(script, outDir));
     w.rewrite()->cancelAction()->trigger();
-    REQUIRE(captured.wait(kBridgeTimeoutMs));
+    REQUIRE(captured.wait(kWorkflowBridgeTimeoutMs));
     CHECK_FALSE(captured.first().at(0).toBool());
     CHECK(captured.first().at(1).toString().contains(QStringLiteral("cancelled")));
     CHECK_FALSE(QFile::exists(QDir(outDir).filePath(QStringLiteral("dynamo.py"))));
@@ -152,7 +164,7 @@ TEST_CASE("PyTorch 2 workflow: capture a script, compare with Inductor, a bad Py
     CHECK(w.rewrite()->busyText().startsWith(QStringLiteral("PyTorch 2: capturing five_linears.py")));
     CHECK(w.rewrite()->cancelAction()->isEnabled()); // Esc cancels the job
     CHECK_FALSE(pt2.captureAction()->isEnabled());
-    REQUIRE(captured.wait(kBridgeTimeoutMs));
+    REQUIRE(captured.wait(kWorkflowBridgeTimeoutMs));
     INFO(captured.first().at(1).toString().toStdString());
     REQUIRE(captured.first().at(0).toBool());
     const QString dynamo = QDir(outDir).filePath(QStringLiteral("dynamo.py"));
@@ -160,7 +172,7 @@ TEST_CASE("PyTorch 2 workflow: capture a script, compare with Inductor, a bad Py
     CHECK(QFile::exists(dynamo));
     CHECK(QFile::exists(QDir(outDir).filePath(QStringLiteral("aot_forward.py"))));
     CHECK(workflowLogText(w).contains(QStringLiteral("wrote %1").arg(dynamo)));
-    REQUIRE((shown.count() > 0 || shown.wait(kBridgeTimeoutMs)));
+    REQUIRE((shown.count() > 0 || shown.wait(kWorkflowBridgeTimeoutMs)));
     CHECK(doc.filePath() == dynamo);
     CHECK(doc.graph().nodesWithOp("aten::linear").size() == 5);
     for (NodeId id : doc.graph().nodesWithOp("aten::linear"))
@@ -171,7 +183,7 @@ TEST_CASE("PyTorch 2 workflow: capture a script, compare with Inductor, a bad Py
     // (b) Compare with Inductor under the document's (default) pass config.
     QSignalSpy compared(&pt2, &Pt2Controller::comparisonFinished);
     REQUIRE(pt2.compareWithInductor());
-    REQUIRE(compared.wait(kBridgeTimeoutMs));
+    REQUIRE(compared.wait(kWorkflowBridgeTimeoutMs));
     INFO(compared.first().at(1).toString().toStdString());
     REQUIRE(compared.first().at(0).toBool());
     const QString headline = compared.first().at(1).toString();
@@ -215,7 +227,7 @@ TEST_CASE("PyTorch 2 workflow: capture a script, compare with Inductor, a bad Py
     QSignalSpy appliedAll(&doc, &Document::applyAllFinished);
     CHECK(doc.schedule() == PassSchedule::Inductor);
     w.rewrite()->applyAllAction()->trigger();
-    REQUIRE(appliedAll.wait(kBridgeTimeoutMs));
+    REQUIRE(appliedAll.wait(kWorkflowBridgeTimeoutMs));
     CHECK(appliedAll.first().at(0).toInt() == 0);
     CHECK(workflowLogText(w).contains(QStringLiteral("Apply All: 0 rewrites in Inductor's schedule")));
     // Fusebox's own search goes further; the Fusebox side then shows what it
@@ -224,7 +236,7 @@ TEST_CASE("PyTorch 2 workflow: capture a script, compare with Inductor, a bad Py
     w.rewrite()->setSchedule(PassSchedule::Greedy);
     CHECK(workflowLogText(w).contains(QStringLiteral("schedule: greedy")));
     w.rewrite()->applyAllAction()->trigger();
-    REQUIRE(appliedAll.wait(kBridgeTimeoutMs));
+    REQUIRE(appliedAll.wait(kWorkflowBridgeTimeoutMs));
     std::map<std::string, int> applied;
     for (const MatchEntry &e : doc.matches())
         if (e.status == MatchStatus::Applied)
@@ -233,7 +245,7 @@ TEST_CASE("PyTorch 2 workflow: capture a script, compare with Inductor, a bad Py
     REQUIRE_FALSE(applied.empty()); // batch_linear at least
     compared.clear();
     REQUIRE(pt2.compareWithInductor());
-    REQUIRE(compared.wait(kBridgeTimeoutMs));
+    REQUIRE(compared.wait(kWorkflowBridgeTimeoutMs));
     REQUIRE(compared.first().at(0).toBool());
     CHECK_FALSE(view.summaryText().contains(QStringLiteral("none yet")));
     for (const auto &[pattern, n] : applied)
@@ -244,7 +256,7 @@ TEST_CASE("PyTorch 2 workflow: capture a script, compare with Inductor, a bad Py
     QSignalSpy checked(&pt2, &Pt2Controller::checkFinished);
     pt2.setPythonCommand(QStringLiteral("/nonexistent/python"));
     CHECK(QSettings().value(Pt2Controller::kPythonKey).toString() == QStringLiteral("/nonexistent/python"));
-    REQUIRE((checked.count() > 0 || checked.wait(kBridgeTimeoutMs)));
+    REQUIRE((checked.count() > 0 || checked.wait(kWorkflowBridgeTimeoutMs)));
     CHECK_FALSE(checked.first().at(0).toBool());
     const QString error = checked.first().at(1).toString();
     CHECK_FALSE(error.isEmpty());
@@ -253,7 +265,7 @@ TEST_CASE("PyTorch 2 workflow: capture a script, compare with Inductor, a bad Py
     CHECK(workflowLogText(w).contains(QStringLiteral("error: %1").arg(error)));
     compared.clear();
     pt2.compareWithInductor();
-    REQUIRE((compared.count() > 0 || compared.wait(kBridgeTimeoutMs)));
+    REQUIRE((compared.count() > 0 || compared.wait(kWorkflowBridgeTimeoutMs)));
     CHECK_FALSE(compared.first().at(0).toBool());
     CHECK_FALSE(compared.first().at(1).toString().contains(QLatin1Char('\n')));
     REQUIRE(settleWorkflow(w));
@@ -314,7 +326,7 @@ class GraphModule(torch.nn.Module):
     {
         QSignalSpy shown(&w, &MainWindow::graphShown);
         w.openFile(model);
-        REQUIRE(shown.wait(kBridgeTimeoutMs));
+        REQUIRE(shown.wait(kWorkflowBridgeTimeoutMs));
     }
     const Graph &before = w.document()->graph();
     CHECK(w.countsText()
@@ -329,7 +341,7 @@ class GraphModule(torch.nn.Module):
     {
         QSignalSpy failed(w.document(), &Document::loadFailed);
         REQUIRE(w.inferShapes());
-        REQUIRE(failed.wait(kBridgeTimeoutMs));
+        REQUIRE(failed.wait(kWorkflowBridgeTimeoutMs));
         const QString error = failed.first().at(1).toString();
         CHECK(error.contains(QStringLiteral("cannot infer its shapes in PyTorch 2")));
         CHECK(error.contains(QStringLiteral("/nonexistent/python")));
@@ -344,7 +356,7 @@ class GraphModule(torch.nn.Module):
     {
         QSignalSpy shown(&w, &MainWindow::graphShown);
         QTest::mouseClick(button, Qt::LeftButton);
-        REQUIRE(shown.wait(kBridgeTimeoutMs));
+        REQUIRE(shown.wait(kWorkflowBridgeTimeoutMs));
     }
     const Graph &after = w.document()->graph();
     CHECK(w.countsText() == QStringLiteral("%1 nodes · %2 edges").arg(after.size()).arg(after.edgeCount()));

@@ -189,6 +189,11 @@ TEST_CASE("why not: the failed check, its values and its nodes", "[views][rewrit
     Document &doc = *w.document();
     const NodeId cat = doc.graph().findByName("cat");
     REQUIRE(cat.isValid());
+    // Another node is selected when the user right-clicks the cat.
+    const NodeId other = doc.graph().findByName("layer_norm");
+    REQUIRE(other.isValid());
+    w.scene()->selectNode(other);
+    REQUIRE(w.inspector()->node() == other);
 
     // Right-click a node: the menu offers the patterns rooted at its op.
     QMenu menu;
@@ -206,6 +211,8 @@ TEST_CASE("why not: the failed check, its values and its nodes", "[views][rewrit
     WhyNotPanel &panel = *w.rewrite()->whyNotPanel();
     CHECK(panel.pattern() == "merge_getitem_cat_pass");
     CHECK(panel.node() == cat);
+    // The Inspector shows the node asked about, not the one selected before (issue 36).
+    CHECK(w.inspector()->node() == cat);
     // By default the answer is Inductor's schedule's: by the time
     // merge_getitem_cat_pass runs, batch_layernorm has fused the layer norms
     // that fed the cat, which now reads the getitems of an unbind.
