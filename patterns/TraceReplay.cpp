@@ -286,7 +286,7 @@ public:
 private:
     std::string address(const TracePayload &payload) const
     {
-        return m_log.path + "#" + traceGraphAddress(m_log, {&m_compile, &payload}).str();
+        return traceGraphPath(m_log, {&m_compile, &payload});
     }
     std::optional<StructuralDifference> difference(const Graph &ours, const Graph &theirs) const
     {

@@ -10,6 +10,8 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+
+#include <algorithm>
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
@@ -115,6 +117,7 @@ void CompilesPanel::openLog(const QString &path)
 void CompilesPanel::fill()
 {
     m_tree->clear();
+    m_compileItems.assign(m_log->compiles.size(), nullptr);
     const TraceLog &log = *m_log;
     const size_t graphs = log.graphs().size();
     m_header->setText(tr("%1 · %2 compiles · %3 graphs · torch %4%5")
@@ -141,6 +144,7 @@ void CompilesPanel::fill()
         auto *item = parent ? new QTreeWidgetItem(parent, columns) : new QTreeWidgetItem(m_tree, columns);
         item->setData(0, kCompileRole, static_cast<int>(i));
         item->setData(0, kPayloadRole, -1);
+        m_compileItems[i] = item;
         item->setToolTip(0, columns[0]);
         item->setToolTip(2, columns[2]);
         if (!compile.failure.empty())
@@ -160,6 +164,26 @@ void CompilesPanel::fill()
     }
     applyFilter(m_filter->text());
 }
+
+namespace {
+
+/// How a graph payload may spell what the user typed: as typed, and a
+/// Fusebox op name ("aten::cat") as the payloads write it ("aten.cat" in an
+/// AOT graph, "torch.cat" in a Dynamo one).
+std::vector<std::string> payloadSpellings(const std::string &text)
+{
+    std::vector<std::string> spellings{text};
+    const size_t colons = text.find("::");
+    if (colons == std::string::npos)
+        return spellings;
+    const std::string ns = text.substr(0, colons), name = text.substr(colons + 2);
+    spellings.push_back(ns + "." + name);
+    if (ns == "aten")
+        spellings.push_back("torch." + name);
+    return spellings;
+}
+
+} // namespace
 
 void CompilesPanel::applyFilter(const QString &text)
 {
@@ -186,7 +210,7 @@ void CompilesPanel::applyFilter(const QString &text)
     auto found = std::make_shared<std::set<int>>();
     const auto log = m_log;
     m_tasks->run(tr("Searching the graphs for %1").arg(text), QStringLiteral("trace.search"), this,
-                 [log, needle = text.toStdString(), found](TaskControl &task) {
+                 [log, needles = payloadSpellings(text.toStdString()), found](TaskControl &task) {
                      const auto graphs = log->graphs();
                      for (size_t g = 0; g < graphs.size() && !task.isCancelled(); ++g) {
                          task.setProgress(static_cast<qint64>(g), static_cast<qint64>(graphs.size()));
@@ -194,7 +218,9 @@ void CompilesPanel::applyFilter(const QString &text)
                          if (found->count(compile))
                              continue;
                          auto payload = readTracePayload(*log, *graphs[g].payload);
-                         if (payload && payload->find(needle) != std::string::npos)
+                         if (payload && std::any_of(needles.begin(), needles.end(), [&](const std::string &n) {
+                                 return payload->find(n) != std::string::npos;
+                             }))
                              found->insert(compile);
                      }
                  },
@@ -210,11 +236,9 @@ void CompilesPanel::applyFilter(const QString &text)
 
 QTreeWidgetItem *CompilesPanel::compileItem(int index) const
 {
-    for (QTreeWidgetItemIterator it(m_tree); *it; ++it)
-        if ((*it)->data(0, kCompileRole).toInt() == index && (*it)->data(0, kPayloadRole).toInt() == -1
-            && (*it)->data(0, kCompileRole).isValid())
-            return *it;
-    return nullptr;
+    // A table, not a walk of the tree: the filter asks once per compile on
+    // every keystroke, and a long production job logs thousands.
+    return index >= 0 && size_t(index) < m_compileItems.size() ? m_compileItems[size_t(index)] : nullptr;
 }
 
 int CompilesPanel::currentCompile() const
@@ -238,7 +262,7 @@ void CompilesPanel::activate(QTreeWidgetItem *item)
     const TracePayload &p = compile.payloads[static_cast<size_t>(payload)];
     if (!p.isGraph)
         return;
-    emit graphActivated(qs(m_log->path + "#" + traceGraphAddress(*m_log, {&compile, &p}).str()));
+    emit graphActivated(qs(traceGraphPath(*m_log, {&compile, &p})));
 }
 
 OptimusStepsWindow *CompilesPanel::showOptimusSteps(int index)

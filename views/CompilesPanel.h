@@ -76,6 +76,8 @@ private:
     std::shared_ptr<const TraceLog> m_log;
     quint64 m_generation = 0;
     /// Compiles whose graphs' text holds m_searchedText (the background search's answer).
+    /// Each compile's row, by its index in the log (filled by fill()).
+    std::vector<QTreeWidgetItem *> m_compileItems;
     std::set<int> m_opMatches;
     QString m_searchedText;
 };

@@ -57,7 +57,7 @@ void OptimusStepsWindow::loadSteps()
 {
     std::vector<std::string> addresses;
     for (const TracePayload *payload : m_payloads)
-        addresses.push_back(m_log->path + "#" + traceGraphAddress(*m_log, {&m_compile, payload}).str());
+        addresses.push_back(traceGraphPath(*m_log, {&m_compile, payload}));
     auto graphs = std::make_shared<std::vector<Graph>>();
     auto error = std::make_shared<std::string>();
     m_tasks->run(tr("Reading the Optimus steps of [%1]").arg(qs(m_compile.label())), QStringLiteral("trace.steps"),

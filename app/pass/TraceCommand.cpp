@@ -25,7 +25,7 @@ std::vector<OpenedGraph> openEveryGraph(const TraceLog &log)
 {
     std::vector<OpenedGraph> opened;
     for (const TraceLog::GraphRef &graph : log.graphs()) {
-        OpenedGraph entry{graph, log.path + "#" + traceGraphAddress(log, graph).str(), std::nullopt, {}};
+        OpenedGraph entry{graph, traceGraphPath(log, graph), std::nullopt, {}};
         auto model = loadModel(entry.address);
         if (model)
             entry.nodes = model->graph.size();

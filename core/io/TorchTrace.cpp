@@ -763,4 +763,9 @@ TraceGraphAddress traceGraphAddress(const TraceLog &log, const TraceLog::GraphRe
     return address;
 }
 
+std::string traceGraphPath(const TraceLog &log, const TraceLog::GraphRef &graph)
+{
+    return log.path + "#" + traceGraphAddress(log, graph).str();
+}
+
 } // namespace fusebox

@@ -198,4 +198,8 @@ Expected<TraceLog::GraphRef> findTraceGraph(const TraceLog &log, const TraceGrap
 /// The address of a graph of the log (rank included only when the log has ranks).
 TraceGraphAddress traceGraphAddress(const TraceLog &log, const TraceLog::GraphRef &graph);
 
+/// "LOG#address": how a graph of the log is named wherever a graph file is
+/// accepted (the inverse of splitTraceGraphPath).
+std::string traceGraphPath(const TraceLog &log, const TraceLog::GraphRef &graph);
+
 } // namespace fusebox

@@ -252,7 +252,7 @@ Expected<LoadedModel> readTraceGraph(const TraceLog &log, const TraceLog::GraphR
     if (!text)
         return text.error();
     FxReadOptions fx = options;
-    const std::string address = log.path + "#" + traceGraphAddress(log, graph).str();
+    const std::string address = traceGraphPath(log, graph);
     fx.sourceName = address;
     auto model = readFxText(*text, fx);
     if (!model && model.error().message.find("is not defined") != std::string::npos) {

@@ -28,6 +28,27 @@
 
 namespace fusebox::testing {
 
+/// An exclusive lock on the file `path` (made when missing), held while the
+/// object lives: test processes that make one shared fixture take turns.
+class FileLock {
+public:
+    explicit FileLock(const std::string &path) : m_fd(::open(path.c_str(), O_CREAT | O_RDWR, 0644))
+    {
+        if (m_fd >= 0)
+            ::flock(m_fd, LOCK_EX);
+    }
+    ~FileLock()
+    {
+        if (m_fd >= 0)
+            ::close(m_fd);
+    }
+    FileLock(const FileLock &) = delete;
+    FileLock &operator=(const FileLock &) = delete;
+
+private:
+    int m_fd;
+};
+
 /// 64-bit FNV-1a of the texts, in order.
 inline uint64_t fnv1a(const std::vector<std::string> &texts)
 {
@@ -79,18 +100,7 @@ inline Expected<pt2::CaptureResult> sharedCapture(pt2::Pt2Bridge &bridge, const 
     const fs::path root = fs::path(binaryDir) / "pt2-fixtures" / "captures";
     const fs::path dir = root / (stem + "-" + captureKey(script, pythonDir));
     fs::create_directories(root);
-    const std::string lockPath = dir.string() + ".lock";
-    const int lock = ::open(lockPath.c_str(), O_CREAT | O_RDWR, 0644);
-    if (lock >= 0)
-        ::flock(lock, LOCK_EX);
-    struct Unlock {
-        int fd;
-        ~Unlock()
-        {
-            if (fd >= 0)
-                ::close(fd);
-        }
-    } unlock{lock};
+    const FileLock lock(dir.string() + ".lock");
     const fs::path marker = dir / ".complete";
     if (fs::exists(marker)) {
         auto text = json_support::readTextFile(marker.string());

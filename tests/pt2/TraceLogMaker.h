@@ -4,6 +4,8 @@
 // torch.compile under TORCH_TRACE (tests/pt2/scripts/make_trace_log.py).
 // Shared by the pt2 and the views tests; no Catch2 assertions here.
 
+#include "CaptureCache.h"
+
 #include "core/io/Base64.h"
 #include "core/io/JsonSupport.h"
 #include "core/ir/Expected.h"
@@ -46,6 +48,34 @@ inline Expected<std::string> makeTraceLog(const std::vector<std::string> &models
     std::filesystem::create_directories(std::filesystem::path(outFile).parent_path());
     std::ofstream(outFile, std::ios::binary) << *text;
     return outFile;
+}
+
+/// makeTraceLog's log, made once for every test process of a build that asks
+/// for the same one (ctest runs each views case in a process of its own, and
+/// a log costs half a minute of torch.compile): reused while `outFile`.key
+/// still holds the key of the request (the models, the config, the Python
+/// and the scripts' texts). Processes asking at once take turns (a lock file).
+inline Expected<std::string> sharedTraceLog(const std::vector<std::string> &models, const std::string &configJson,
+                                            const std::string &outFile)
+{
+    auto python = pt2::findPythonCommand();
+    if (!python)
+        return Error{pt2::noPythonMessage()};
+    const std::string source = FUSEBOX_SOURCE_DIR;
+    std::vector<std::string> texts{python->text(), configJson,
+                                   fileText(source + "/tests/pt2/scripts/make_trace_log.py"),
+                                   fileText(source + "/tests/pt2/models/oracle_models.py")};
+    texts.insert(texts.end(), models.begin(), models.end());
+    const std::string key = std::to_string(fnv1a(texts));
+    std::filesystem::create_directories(std::filesystem::path(outFile).parent_path());
+    const FileLock lock(outFile + ".lock");
+    if (std::filesystem::exists(outFile) && fileText(outFile + ".key") == key)
+        return outFile;
+    std::filesystem::remove(outFile + ".key");
+    auto made = makeTraceLog(models, configJson, outFile);
+    if (made)
+        std::ofstream(outFile + ".key") << key;
+    return made;
 }
 
 } // namespace fusebox::testing
