@@ -2,7 +2,10 @@
 # unit per batch. Most of a cold build was the same work done again in every
 # file: instantiating and optimising the standard library's, nlohmann/json's
 # and Catch2's templates, which a batch does once (core/ir: 48 s of CPU in 23
-# files, 24 s in 3 batches). The test command's cold time needs it.
+# files, 24 s in 3 batches of 8; core/io, patterns and views: 6 min 2 s of CPU
+# in batches of 8, 4 min 7 s in batches of 16). The test command's cold time
+# needs it. The test binaries use batches of 8: their files define more
+# file-local helpers of common names (load, errorOf, kModels).
 #
 # CMake's own UNITY_BUILD is not used: before 3.32 its batch files #include
 # each source by absolute path, so that every clone's batches differ and a
@@ -15,13 +18,19 @@
 # the source property FUSEBOX_NO_UNITY. -DFUSEBOX_UNITY=OFF compiles file by
 # file (quicker after a one-line edit).
 option(FUSEBOX_UNITY "Compile each target's files in batches (unity build)" ON)
-set(FUSEBOX_UNITY_BATCH 8 CACHE STRING "Source files per unity batch")
+set(FUSEBOX_UNITY_BATCH 16 CACHE STRING "Source files per unity batch")
 
-# fusebox_unity(TARGET): batches TARGET's .cpp files (call it where TARGET is
-# defined, after its sources are all added).
+# fusebox_unity(TARGET [BATCH N]): batches TARGET's .cpp files, N to a batch
+# (default FUSEBOX_UNITY_BATCH). Call it where TARGET is defined, after its
+# sources are all added.
 function(fusebox_unity target)
   if(NOT FUSEBOX_UNITY)
     return()
+  endif()
+  cmake_parse_arguments(UNITY "" "BATCH" "" ${ARGN})
+  set(batch_size ${FUSEBOX_UNITY_BATCH})
+  if(UNITY_BATCH)
+    set(batch_size ${UNITY_BATCH})
   endif()
   get_target_property(sources ${target} SOURCES)
   get_target_property(source_dir ${target} SOURCE_DIR)
@@ -44,7 +53,7 @@ function(fusebox_unity target)
     string(APPEND content "#include \"${relative}\"\n")
     list(APPEND batch_sources "${source}")
     math(EXPR count "${count} + 1")
-    if(count EQUAL FUSEBOX_UNITY_BATCH)
+    if(count EQUAL batch_size)
       _fusebox_unity_batch()
     endif()
   endforeach()

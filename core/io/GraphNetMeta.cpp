@@ -47,7 +47,7 @@ namespace {
 /// One logical Python line: the physical lines a statement spans while a
 /// bracket is open (GraphNet writes `data = [` over many lines and black wraps
 /// long names as `name = (` ... `)`), with comments removed.
-struct Statement {
+struct MetaStatement {
     int line = 0;        ///< the first physical line, 1-based
     bool indented = false;
     std::string text;    ///< joined with single spaces, trimmed
@@ -55,10 +55,10 @@ struct Statement {
 
 /// Splits text into statements; an unclosed bracket or string at the end is an
 /// error naming the line it opened on.
-Expected<std::vector<Statement>> statements(std::string_view text, const std::string &sourceName)
+Expected<std::vector<MetaStatement>> statements(std::string_view text, const std::string &sourceName)
 {
-    std::vector<Statement> out;
-    Statement current;
+    std::vector<MetaStatement> out;
+    MetaStatement current;
     int depth = 0;
     int lineNo = 0;
     int openedOn = 0;
@@ -159,7 +159,7 @@ Expected<GraphNetTensorMeta> parseGraphNetMeta(std::string_view text, const std:
         name.clear();
         meta = {};
     };
-    for (const Statement &st : *parsed) {
+    for (const MetaStatement &st : *parsed) {
         const std::string_view t = st.text;
         auto fail = [&](const std::string &what) {
             return Error{sourceName + ":" + std::to_string(st.line) + ": expected " + what + ", found '"
