@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <iostream>
+#include <variant>
 
 namespace fusebox::cli {
 namespace {
@@ -49,7 +50,86 @@ std::string patternList(const PatternSet &patterns)
     return list;
 }
 
-int runExplain(const ParsedArgs &args)
+/// What explain is asked about: the rule, in which schedule, on which graph.
+struct ExplainRequest {
+    PassSchedule schedule;
+    PassConfig config;
+    PatternSet patterns;
+    const Pattern *pattern;
+    bool json;
+};
+
+/// --node: the rule at one node, every check with its values.
+int explainNode(const ExplainRequest &r, const Graph &g, const std::string &nodeName, const std::string &path)
+{
+    NodeId id = g.findByName(nodeName);
+    if (!id.isValid() && !nodeName.empty() && nodeName[0] == '%')
+        id = g.findByName(nodeName.substr(1));
+    if (!id.isValid()) {
+        std::cerr << "fusebox-pass explain: no node named '" << nodeName << "' in " << path << "\n";
+        return kExitFailure;
+    }
+    Explanation e = explainForSchedule(r.schedule, r.patterns, r.config, g, *r.pattern, {id}).front();
+    if (r.json) {
+        std::cout << nlohmann::json{{"pattern", e.pattern},   {"node", g.node(id)->name},
+                                    {"matched", e.matched},   {"undecided", e.undecided()},
+                                    {"schedule", passScheduleName(r.schedule)}, {"context", e.context},
+                                    {"summary", e.summary},   {"checks", checksJson(g, e)}}
+                         .dump(2)
+                  << "\n";
+    } else {
+        std::cout << r.pattern->name() << " at %" << g.node(id)->name << " (" << e.context << "):\n";
+        printTrace(e);
+    }
+    return kExitOk;
+}
+
+void printNearMissesJson(const ExplainRequest &r, const Graph &g, const NearMissSummary &summary)
+{
+    nlohmann::json groups = nlohmann::json::array();
+    for (const NearMissGroup &group : summary.groups) {
+        nlohmann::json nodes = nlohmann::json::array();
+        for (const Explanation &e : group.nodes)
+            nodes.push_back({{"node", g.node(e.node)->name}, {"summary", e.summary}});
+        groups.push_back({{"check", group.check}, {"best_progress", group.bestProgress}, {"nodes", nodes}});
+    }
+    std::cout << nlohmann::json{{"pattern", summary.pattern},
+                                {"schedule", passScheduleName(r.schedule)},
+                                {"attempted", summary.attempted},
+                                {"matched", summary.matched},
+                                {"near_misses", groups}}
+                     .dump(2)
+              << "\n";
+}
+
+void printNearMisses(const ExplainRequest &r, const Graph &g, const NearMissSummary &summary)
+{
+    std::cout << summary.pattern
+              << (r.schedule == PassSchedule::Inductor ? " in " + r.patterns.inductorLabel() + "'s schedule"
+                                                       : std::string(" in Fusebox's greedy search"))
+              << ": attempted at " << summary.attempted << " node" << (summary.attempted == 1 ? "" : "s")
+              << ", fires at " << summary.matched << "\n";
+    if (!r.pattern->unavailableReason().empty())
+        std::cout << "  unavailable: " << r.pattern->unavailableReason() << "\n";
+    for (const NearMissGroup &group : summary.groups) {
+        std::cout << "\n  failed \"" << group.check << "\" at " << group.nodes.size() << " node"
+                  << (group.nodes.size() == 1 ? "" : "s") << " (furthest got " << group.bestProgress
+                  << " checks in):\n";
+        size_t shown = 0;
+        for (const Explanation &e : group.nodes) {
+            if (++shown > 8) {
+                std::cout << "    ... " << group.nodes.size() - 8 << " more\n";
+                break;
+            }
+            const Check *f = e.failure();
+            std::cout << "    %" << g.node(e.node)->name << ": " << (f && !f->actual.empty() ? f->actual : e.summary)
+                      << "\n";
+        }
+    }
+}
+
+/// The request, or the exit status after a one-line error.
+std::variant<ExplainRequest, int> parseExplainRequest(const ParsedArgs &args)
 {
     if (args.positionals.size() != 1) {
         std::cerr << "fusebox-pass explain: expected one MODEL argument (see --help)\n";
@@ -70,76 +150,33 @@ int runExplain(const ParsedArgs &args)
     auto patterns = patternsForCommand(args, "explain", &config);
     if (!patterns)
         return kExitFailure;
-    const Pattern *pattern = patterns->find(*patternName);
-    if (!pattern) {
+    if (!patterns->find(*patternName)) {
         std::cerr << "fusebox-pass explain: unknown pattern '" << *patternName << "'; known: " << patternList(*patterns)
                   << "\n";
         return kExitUsage;
     }
+    ExplainRequest request{*schedule, std::move(config), std::move(*patterns), nullptr, args.has("--json")};
+    request.pattern = request.patterns.find(*patternName); // found in the set's final home
+    return request;
+}
+
+int runExplain(const ParsedArgs &args)
+{
+    auto parsed = parseExplainRequest(args);
+    if (const int *exit = std::get_if<int>(&parsed))
+        return *exit;
+    const ExplainRequest &r = std::get<ExplainRequest>(parsed);
     auto model = loadModelForCommand(args, "explain");
     if (!model)
         return kExitFailure;
     const Graph &g = model->graph;
-    const bool json = args.has("--json");
-
-    if (auto nodeName = args.value("--node")) {
-        NodeId id = g.findByName(*nodeName);
-        if (!id.isValid() && !nodeName->empty() && (*nodeName)[0] == '%')
-            id = g.findByName(nodeName->substr(1));
-        if (!id.isValid()) {
-            std::cerr << "fusebox-pass explain: no node named '" << *nodeName << "' in " << args.positionals[0] << "\n";
-            return kExitFailure;
-        }
-        Explanation e = explainForSchedule(*schedule, *patterns, config, g, *pattern, {id}).front();
-        if (json) {
-            std::cout << nlohmann::json{{"pattern", e.pattern}, {"node", g.node(id)->name}, {"matched", e.matched},
-                                        {"undecided", e.undecided()},
-                                        {"schedule", passScheduleName(*schedule)}, {"context", e.context},
-                                        {"summary", e.summary}, {"checks", checksJson(g, e)}}.dump(2)
-                      << "\n";
-        } else {
-            std::cout << pattern->name() << " at %" << g.node(id)->name << " (" << e.context << "):\n";
-            printTrace(e);
-        }
-        return kExitOk;
-    }
-
-    NearMissSummary summary = nearMissesForSchedule(*schedule, *patterns, config, g, *pattern);
-    if (json) {
-        nlohmann::json groups = nlohmann::json::array();
-        for (const NearMissGroup &group : summary.groups) {
-            nlohmann::json nodes = nlohmann::json::array();
-            for (const Explanation &e : group.nodes)
-                nodes.push_back({{"node", g.node(e.node)->name}, {"summary", e.summary}});
-            groups.push_back({{"check", group.check}, {"best_progress", group.bestProgress}, {"nodes", nodes}});
-        }
-        std::cout << nlohmann::json{{"pattern", summary.pattern}, {"schedule", passScheduleName(*schedule)},
-                                    {"attempted", summary.attempted},
-                                    {"matched", summary.matched}, {"near_misses", groups}}.dump(2)
-                  << "\n";
-        return kExitOk;
-    }
-    std::cout << summary.pattern << (*schedule == PassSchedule::Inductor ? " in " + patterns->inductorLabel() + "'s schedule"
-                                                                   : std::string(" in Fusebox's greedy search"))
-              << ": attempted at " << summary.attempted << " node"
-              << (summary.attempted == 1 ? "" : "s") << ", fires at " << summary.matched << "\n";
-    if (!pattern->unavailableReason().empty())
-        std::cout << "  unavailable: " << pattern->unavailableReason() << "\n";
-    for (const NearMissGroup &group : summary.groups) {
-        std::cout << "\n  failed \"" << group.check << "\" at " << group.nodes.size() << " node"
-                  << (group.nodes.size() == 1 ? "" : "s") << " (furthest got " << group.bestProgress
-                  << " checks in):\n";
-        size_t shown = 0;
-        for (const Explanation &e : group.nodes) {
-            if (++shown > 8) {
-                std::cout << "    ... " << group.nodes.size() - 8 << " more\n";
-                break;
-            }
-            const Check *f = e.failure();
-            std::cout << "    %" << g.node(e.node)->name << ": " << (f && !f->actual.empty() ? f->actual : e.summary)
-                      << "\n";
-        }
-    }
+    if (auto nodeName = args.value("--node"))
+        return explainNode(r, g, *nodeName, args.positionals[0]);
+    const NearMissSummary summary = nearMissesForSchedule(r.schedule, r.patterns, r.config, g, *r.pattern);
+    if (r.json)
+        printNearMissesJson(r, g, summary);
+    else
+        printNearMisses(r, g, summary);
     return kExitOk;
 }
 

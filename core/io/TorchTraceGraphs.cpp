@@ -106,12 +106,8 @@ std::vector<std::string_view> identifiersIn(std::string_view text)
     return names;
 }
 
-/// print_readable text whose forward() statements are put in dependency
-/// order. Inductor logs a group fusion's graph (optimus_*) before sorting it:
-/// a fused node's users can come first. Each statement is one line of the
-/// body (comment lines go with the statement after them); the order is the
-/// written one wherever it is already right. nullopt when nothing moved.
-std::optional<std::string> inDependencyOrder(std::string_view text)
+/// The text's lines, without their '\n'.
+std::vector<std::string_view> linesOf(std::string_view text)
 {
     std::vector<std::string_view> lines;
     for (size_t start = 0; start <= text.size();) {
@@ -121,28 +117,30 @@ std::optional<std::string> inDependencyOrder(std::string_view text)
             break;
         start = end + 1;
     }
-    size_t def = 0;
-    while (def < lines.size() && lines[def].find("def forward(") == std::string_view::npos)
-        ++def;
-    if (def == lines.size())
-        return std::nullopt;
-    // The body's statements up to `return`, each with the comment lines before it.
-    struct Statement {
-        size_t first, last; // line range
-        std::string_view defines;
-        std::vector<std::string_view> uses;
-    };
-    std::vector<Statement> statements;
-    size_t ret = def + 1, pendingStart = def + 1;
-    for (; ret < lines.size(); ++ret) {
-        std::string_view line = lines[ret];
+    return lines;
+}
+
+/// One statement of forward()'s body, with the comment lines before it.
+struct ForwardStatement {
+    size_t first, last; // line range
+    std::string_view defines;
+    std::vector<std::string_view> uses;
+};
+
+/// The body's statements after line `def`, up to `return`.
+std::vector<ForwardStatement> statementsOf(const std::vector<std::string_view> &lines, size_t def)
+{
+    std::vector<ForwardStatement> statements;
+    size_t pendingStart = def + 1;
+    for (size_t at = def + 1; at < lines.size(); ++at) {
+        std::string_view line = lines[at];
         const size_t indent = line.find_first_not_of(' ');
         if (indent == std::string_view::npos || line[indent] == '#')
             continue;
         line.remove_prefix(indent);
         if (line.starts_with("return"))
             break;
-        Statement statement{pendingStart, ret, {}, {}};
+        ForwardStatement statement{pendingStart, at, {}, {}};
         size_t end = 0;
         while (end < line.size() && isIdentifierChar(line[end]))
             ++end;
@@ -151,12 +149,18 @@ std::optional<std::string> inDependencyOrder(std::string_view text)
         if (equals != std::string_view::npos)
             statement.uses = identifiersIn(line.substr(equals + 3));
         statements.push_back(std::move(statement));
-        pendingStart = ret + 1;
+        pendingStart = at + 1;
     }
+    return statements;
+}
+
+/// Kahn's algorithm, always taking the earliest ready statement: the
+/// statements' indices in dependency order; nullopt on a cycle.
+std::optional<std::vector<size_t>> dependencyOrder(const std::vector<ForwardStatement> &statements)
+{
     std::map<std::string_view, size_t> definedBy;
     for (size_t i = 0; i < statements.size(); ++i)
         definedBy.emplace(statements[i].defines, i);
-    // Kahn's algorithm, always taking the earliest ready statement.
     std::vector<std::vector<size_t>> users(statements.size());
     std::vector<size_t> waiting(statements.size(), 0);
     for (size_t i = 0; i < statements.size(); ++i) {
@@ -182,9 +186,27 @@ std::optional<std::string> inDependencyOrder(std::string_view text)
                 ready.insert(user);
     }
     if (order.size() != statements.size())
-        return std::nullopt; // a cycle: the text is not a graph
-    if (std::is_sorted(order.begin(), order.end()))
         return std::nullopt;
+    return order;
+}
+
+/// print_readable text whose forward() statements are put in dependency
+/// order. Inductor logs a group fusion's graph (optimus_*) before sorting it:
+/// a fused node's users can come first. Each statement is one line of the
+/// body (comment lines go with the statement after them); the order is the
+/// written one wherever it is already right. nullopt when nothing moved.
+std::optional<std::string> inDependencyOrder(std::string_view text)
+{
+    const std::vector<std::string_view> lines = linesOf(text);
+    size_t def = 0;
+    while (def < lines.size() && lines[def].find("def forward(") == std::string_view::npos)
+        ++def;
+    if (def == lines.size())
+        return std::nullopt;
+    const std::vector<ForwardStatement> statements = statementsOf(lines, def);
+    const auto order = dependencyOrder(statements);
+    if (!order || std::is_sorted(order->begin(), order->end()))
+        return std::nullopt; // a cycle (the text is not a graph), or nothing to move
     std::string out;
     auto append = [&](size_t from, size_t to) {
         for (size_t i = from; i < to; ++i) {
@@ -193,7 +215,7 @@ std::optional<std::string> inDependencyOrder(std::string_view text)
         }
     };
     append(0, def + 1);
-    for (size_t index : order)
+    for (size_t index : *order)
         append(statements[index].first, statements[index].last + 1);
     const size_t bodyEnd = statements.empty() ? def + 1 : statements.back().last + 1;
     append(bodyEnd, lines.size());

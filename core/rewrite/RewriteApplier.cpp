@@ -112,38 +112,44 @@ bool RewriteApplier::insertedNodesCloseCycle(const EditGroup &group)
     return reached;
 }
 
+bool RewriteApplier::admit(Attempt &a)
+{
+    const Match &candidate = a.candidate;
+    const bool rejected = m_options.isRejected && m_options.isRejected(m_graph, candidate);
+    if (rejected || m_options.verifyRewrite) {
+        a.signature = matchSignature(m_graph, candidate) + "@" + m_graph.node(candidate.anchor)->name;
+        if (m_blocked.count(a.signature) || (rejected && m_rejectedSeen.count(a.signature)))
+            return false;
+    }
+    ++a.counters.matched;
+    if (m_listener)
+        m_listener->matchFound(m_graph, candidate);
+    if (!rejected)
+        return true;
+    m_rejectedSeen.insert(a.signature);
+    ++a.counters.rejected;
+    if (m_listener)
+        m_listener->matchRejected(m_graph, candidate);
+    return false;
+}
+
 bool RewriteApplier::apply(const Match &candidate, TouchTracker &tracker)
 {
     const Pattern *p = m_patterns.find(candidate.pattern);
     if (!p)
         return false;
-    PatternCounters &counters = m_result.counters[candidate.pattern];
-    const bool rejected = m_options.isRejected && m_options.isRejected(m_graph, candidate);
-    std::string signature;
-    if (rejected || m_options.verifyRewrite) {
-        signature = matchSignature(m_graph, candidate) + "@" + m_graph.node(candidate.anchor)->name;
-        if (m_blocked.count(signature) || (rejected && m_rejectedSeen.count(signature)))
-            return false;
-    }
-    ++counters.matched;
-    if (m_listener)
-        m_listener->matchFound(m_graph, candidate);
-    if (rejected) {
-        m_rejectedSeen.insert(signature);
-        ++counters.rejected;
-        if (m_listener)
-            m_listener->matchRejected(m_graph, candidate);
+    Attempt a{candidate, m_result.counters[candidate.pattern]};
+    if (!admit(a))
         return false;
-    }
-
-    const std::string anchorName = m_graph.node(candidate.anchor)->name;
-    const std::string label = m_anchorLabels ? candidate.pattern + "@" + anchorName
-                                             : candidate.pattern + "#" + std::to_string(m_labelCounts[candidate.pattern] + 1);
+    a.anchorName = m_graph.node(candidate.anchor)->name;
+    a.label = m_anchorLabels ? candidate.pattern + "@" + a.anchorName
+                             : candidate.pattern + "#" + std::to_string(m_labelCounts[candidate.pattern] + 1);
     tracker.beginRewrite();
-    const size_t insertedBefore = tracker.inserted, erasedBefore = tracker.erased;
+    a.insertedBefore = tracker.inserted;
+    a.erasedBefore = tracker.erased;
     // A horizontal fusion is checked for a cycle after it (unless the driver
-    // checks the order itself), so it keeps its
-    // edits to take itself back even when nobody else needs them.
+    // checks the order itself), so it keeps its edits to take itself back
+    // even when nobody else needs them.
     const bool horizontal = m_undoCycles && p->family() == PatternFamily::Horizontal;
     EditLog *edits = m_edits ? m_edits : horizontal ? &m_scratch : nullptr;
     if (edits == &m_scratch) {
@@ -152,9 +158,9 @@ bool RewriteApplier::apply(const Match &candidate, TouchTracker &tracker)
     }
     const size_t appliedBefore = edits ? edits->appliedCount() : 0;
     if (edits)
-        edits->beginGroup(label);
+        edits->beginGroup(a.label);
     PatternRewriter rewriter(m_graph, edits, &tracker);
-    rewriter.setCreatedBy(label);
+    rewriter.setCreatedBy(a.label);
     rewriter.setInductorMetadata(m_inductorMetadata);
     const LogicalResult rewritten = rewriteMatch(*p, rewriter, candidate);
     bool closedCycle = succeeded(rewritten) && horizontal && insertedNodesCloseCycle(edits->groups().back());
@@ -171,10 +177,9 @@ bool RewriteApplier::apply(const Match &candidate, TouchTracker &tracker)
     // The contract: a success changed the graph (endGroup() dropped an empty group).
     if (succeeded(rewritten) && edits && edits->appliedCount() == appliedBefore && rewriteContractChecks()) {
         std::fprintf(stderr, "fusebox: rewrite contract broken: %s reported success at %%%s but changed nothing\n",
-                     candidate.pattern.c_str(), anchorName.c_str());
+                     candidate.pattern.c_str(), a.anchorName.c_str());
         std::abort();
     }
-
     if (failed(rewritten)) {
         // The match no longer held: nothing changed and nothing is counted.
         // (A pattern that edited and then failed broke its contract: its edits
@@ -189,30 +194,35 @@ bool RewriteApplier::apply(const Match &candidate, TouchTracker &tracker)
         // round made one member depend on another, and the fusion closed the
         // loop. Take it back, as GreedyDriver::apply() does.
         edits->undo(m_graph);
-        ++counters.closedCycle;
+        ++a.counters.closedCycle;
         if (m_listener)
             m_listener->rewriteUndone(m_graph, candidate,
                                       "fusing the group would close a cycle: an earlier rewrite made a member "
                                       "depend on another");
         return false;
     }
+    return verifyAndRecord(a, tracker);
+}
+
+bool RewriteApplier::verifyAndRecord(const Attempt &a, const TouchTracker &tracker)
+{
     if (m_options.verifyRewrite) {
         if (auto failure = m_options.verifyRewrite(m_graph)) {
             m_edits->undo(m_graph);
-            m_blocked.insert(signature);
-            ++counters.failedVerification;
+            m_blocked.insert(a.signature);
+            ++a.counters.failedVerification;
             if (m_listener)
-                m_listener->rewriteUndone(m_graph, candidate, *failure);
+                m_listener->rewriteUndone(m_graph, a.candidate, *failure);
             return false;
         }
     }
-    ++counters.applied;
-    m_result.rewrites.push_back({label, candidate.pattern, anchorName, tracker.erased - erasedBefore,
-                                 tracker.inserted - insertedBefore});
-    m_result.nodesRemoved += tracker.erased - erasedBefore;
-    m_result.nodesAdded += tracker.inserted - insertedBefore;
+    ++a.counters.applied;
+    const size_t erased = tracker.erased - a.erasedBefore, inserted = tracker.inserted - a.insertedBefore;
+    m_result.rewrites.push_back({a.label, a.candidate.pattern, a.anchorName, erased, inserted});
+    m_result.nodesRemoved += erased;
+    m_result.nodesAdded += inserted;
     if (m_listener)
-        m_listener->rewriteApplied(m_graph, candidate, m_edits->groups()[m_edits->appliedCount() - 1]);
+        m_listener->rewriteApplied(m_graph, a.candidate, m_edits->groups()[m_edits->appliedCount() - 1]);
     return true;
 }
 

@@ -110,6 +110,22 @@ public:
     }
 
 private:
+    /// One candidate on its way through apply().
+    struct Attempt {
+        const Match &candidate;
+        PatternCounters &counters;
+        std::string signature; ///< set when a rejection or verification needs it
+        std::string anchorName;
+        std::string label;
+        size_t insertedBefore = 0, erasedBefore = 0;
+    };
+    /// The reviewer's gate: false (counted, and heard by the listener) when the
+    /// candidate is rejected, or was rejected or undone before.
+    bool admit(Attempt &attempt);
+    /// After a rewrite that held and closed no cycle: verification (undone on
+    /// failure), then the result's counts and the listener.
+    bool verifyAndRecord(const Attempt &attempt, const TouchTracker &tracker);
+
     /// Whether the nodes the rewrite recorded in `group` inserted lie on a
     /// cycle (RewriteApplier.cpp says why a walk up from their outside
     /// inputs decides it).
