@@ -180,8 +180,14 @@ Expected<LoadedModel> readExportedProgramFile(const std::string &path, const Exp
         if (model && hasTensorConstants(model->graph))
             model->warnings.push_back(path + ": weights not loaded: a bare ExportedProgram JSON holds no weights");
     }
-    if (model)
+    if (model) {
         model->graph.metadata["source.path"] = path;
+        // Warnings quote names the archive holds (other models' entries,
+        // payload paths, JSON keys, pickled class names), any of which may
+        // hold a line break; a warning is one line wherever it is shown.
+        for (std::string &warning : model->warnings)
+            warning = json_support::oneLine(std::move(warning));
+    }
     return model;
 }
 

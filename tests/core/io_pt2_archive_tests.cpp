@@ -208,3 +208,29 @@ TEST_CASE("broken .pt2 archives give errors that name the file and entry", "[io]
     CHECK_FALSE(looksLikeExportedProgram(std::string(FUSEBOX_SOURCE_DIR) + "/README.md"));
     CHECK(looksLikeExportedProgram(kFixture));
 }
+
+TEST_CASE("names an archive holds are quoted on one line in its warnings", "[io][pt2][fuzz]")
+{
+    // pt2_archive_fuzz (CI, stop 45): a warning quoted a name read from the
+    // archive (another model's entry, a payload's path_name) with its line
+    // break, and took two lines. Every warning of the reader is one line.
+    auto entries = currentLayoutEntries();
+    entries.emplace_back("archive/models/x\ny.json", fixture().dump());
+    for (auto &[name, bytes] : entries)
+        if (name.ends_with("model_weights_config.json")) {
+            json config = json::parse(bytes);
+            config["config"]["tower.proj.bias"]["path_name"] = "gone\nhere";
+            bytes = config.dump();
+        }
+    const std::string path = scratchPath("newline-names.pt2");
+    writeZip(path, entries);
+    auto result = readExportedProgramFile(path);
+    REQUIRE(result.hasValue());
+    REQUIRE(result->warnings.size() >= 2);
+    for (const std::string &warning : result->warnings) {
+        INFO(warning);
+        CHECK(warning.find('\n') == std::string::npos);
+    }
+    CHECK(anyWarningContains(*result, "imported 'model', not x\\ny"));
+    CHECK(anyWarningContains(*result, "weights not loaded: tower.proj.bias ("));
+}
