@@ -11,15 +11,44 @@ void Warnings::add(std::string line)
 std::pair<std::string, Cursor> unionMember(const Cursor &value, std::string_view unionName)
 {
     const nlohmann::json &object = value.object();
-    if (object.size() != 1) {
-        std::string keys;
-        for (const auto &item : object.items())
-            keys += (keys.empty() ? "" : ", ") + item.key();
-        value.fail("expected a one-key " + std::string(unionName) + " union, found "
-                   + (object.empty() ? std::string("an empty object") : "keys " + keys));
+    auto member = [&](nlohmann::json::const_iterator it) {
+        return std::pair{it.key(), Cursor(*it, childPath(value.path(), it.key()))};
+    };
+    if (object.size() == 1)
+        return member(object.begin());
+    // Between December 2023 and March 2024 (PyTorch #116511 to #121263) a
+    // union was written as its tag and value.
+    if (object.size() == 2 && object.contains("$type") && object.contains("$value") && object["$type"].is_string()) {
+        const std::string tag = object["$type"].get<std::string>();
+        return {tag, Cursor(object["$value"], childPath(value.path(), tag))};
     }
-    auto it = object.begin();
-    return {it.key(), Cursor(*it, childPath(value.path(), it.key()))};
+    // Torch 2.1 and 2.2 wrote the union dataclass whole (dataclasses.asdict):
+    // every member, the unset ones null, the one that is set not null (its
+    // __post_init__ asserted exactly one).
+    auto set = object.end();
+    size_t setCount = 0;
+    for (auto it = object.begin(); it != object.end(); ++it)
+        if (!it->is_null()) {
+            set = it;
+            ++setCount;
+        }
+    if (setCount == 1)
+        return member(set);
+    std::string keys;
+    for (const auto &item : object.items())
+        keys += (keys.empty() ? "" : ", ") + item.key();
+    value.fail("expected a one-key " + std::string(unionName) + " union, found "
+               + (object.empty() ? std::string("an empty object")
+                  : setCount == 0 ? "keys " + keys + ", every one null"
+                                  : "keys " + keys));
+}
+
+Cursor symbolicName(const Cursor &value)
+{
+    auto [key, member] = unionMember(value, "symbolic argument");
+    if (key != "as_name")
+        member.fail("expected as_name (a symbolic value's name), found " + key);
+    return member;
 }
 
 std::optional<DType> dtypeFromScalarType(int64_t value)

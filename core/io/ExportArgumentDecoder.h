@@ -27,9 +27,17 @@ private:
     std::set<std::string> m_seen;
 };
 
-/// The only key of a one-key union object and its value; throws (naming the
-/// path) when the value is not an object or has no key or several keys.
+/// The member of a union object and its value: the only key of a one-key
+/// object, as torch >= 2.3 writes unions, and the older spellings too (the
+/// set member of a whole dataclass, torch 2.1/2.2; {"$type", "$value"}, early
+/// 2024 nightlies). Throws (naming the path) when the value is not an object
+/// or no one member is set.
 std::pair<std::string, Cursor> unionMember(const Cursor &value, std::string_view unionName);
+
+/// The name a symbolic value (SymIntArgument, SymFloatArgument,
+/// SymBoolArgument) defines: its as_name member; throws (naming the path)
+/// when it is a literal instead.
+Cursor symbolicName(const Cursor &value);
 
 /// torch/_export/serde/schema.py ScalarType (FLOAT=7, LONG=5, ...) to DType;
 /// nullopt for UNKNOWN and the types Fusebox has no DType for (UINT16, *FNUZ).

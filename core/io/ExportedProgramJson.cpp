@@ -146,7 +146,7 @@ void ProgramBuilder::addUserInput(const Cursor &argument, size_t index)
         const Cursor name = value["name"];
         define(name, m_build.addInput(name.string(), metaOf(name)));
     } else if (kind == "as_sym_int" || kind == "as_sym_float" || kind == "as_sym_bool") {
-        const Cursor name = value["as_name"];
+        const Cursor name = symbolicName(value);
         define(name, m_build.addInput(name.string(), {}, outputType(kind)));
     } else if (kind == "as_custom_obj") {
         const Cursor name = value["name"];
@@ -393,7 +393,7 @@ void ProgramBuilder::readNode(const Cursor &node)
         if (kind == "as_tensor" || kind == "as_custom_obj")
             name = value["name"].string();
         else if (kind == "as_sym_int" || kind == "as_sym_float" || kind == "as_sym_bool")
-            name = value["as_name"].string();
+            name = symbolicName(value).string();
     }
 
     NodeId id = m_build.addOp(op, std::move(call.args), std::move(call.kwargs), name);
@@ -417,7 +417,7 @@ void ProgramBuilder::readNode(const Cursor &node)
         } else if (singleKind == "as_custom_obj") {
             define((*singleValue)["name"], id);
         } else if (singleKind == "as_sym_int" || singleKind == "as_sym_float" || singleKind == "as_sym_bool") {
-            define((*singleValue)["as_name"], id);
+            define(symbolicName(*singleValue), id);
         } else if (singleKind == "as_tensors" || singleKind == "as_optional_tensors") {
             unfoldOutputs(id, *singleValue, singleKind);
         } else if (singleKind != "as_none") {
@@ -441,7 +441,7 @@ void ProgramBuilder::readTupleOutputs(NodeId producer, const Cursor &outputs)
             m_build.node(id).meta = metaOf(name);
             define(name, id);
         } else if (kind == "as_sym_int" || kind == "as_sym_float" || kind == "as_sym_bool") {
-            const Cursor name = value["as_name"];
+            const Cursor name = symbolicName(value);
             NodeId id = addGetItem(producer, int64_t(i), name.string(), provenance);
             m_build.node(id).type = outputType(kind);
             define(name, id);

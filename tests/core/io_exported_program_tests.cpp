@@ -1,6 +1,10 @@
 // torch.export importer: ExportedProgram JSON (its graph, arguments,
 // outputs, versions and errors). Archives and pickles: io_pt2_archive_tests.cpp.
 #include "ExportTestSupport.h"
+#include "core/ir/GraphCompare.h"
+
+#include <functional>
+#include <set>
 
 using namespace fusebox;
 using namespace fusebox::exporttest;
@@ -201,6 +205,69 @@ TEST_CASE("early ExportedProgram JSON: bare-number schema versions and torch 2.1
     REQUIRE(g.weights().get("b_tower_scale"));
     CHECK(floatsOf(*g.weights().get("b_tower_scale")) == std::vector<float>{4, 3, 2, 1});
     CHECK(g.outputValues().size() == 1);
+}
+
+namespace {
+
+/// Rewrites every union of `doc` (a one-key object whose key is a member of
+/// schema.py's Argument, SymInt, InputSpec or OutputSpec) with `spell`.
+void respellUnions(json &doc, const std::function<json(const std::string &, const json &)> &spell)
+{
+    static const std::set<std::string> members = {
+        "as_none", "as_tensor", "as_tensors", "as_int", "as_ints", "as_float", "as_floats", "as_string",
+        "as_sym_int", "as_sym_ints", "as_scalar_type", "as_memory_format", "as_layout", "as_bool", "as_name",
+        "as_expr", "user_input", "parameter", "buffer", "tensor_constant", "user_output", "buffer_mutation"};
+    if (doc.is_object()) {
+        for (auto &item : doc.items())
+            respellUnions(item.value(), spell);
+        if (doc.size() == 1 && members.contains(doc.begin().key()))
+            doc = spell(doc.begin().key(), doc.begin().value());
+    } else if (doc.is_array()) {
+        for (json &item : doc)
+            respellUnions(item, spell);
+    }
+}
+
+} // namespace
+
+TEST_CASE("every union spelling torch.export has written reads as the one-key union", "[io][pt2]")
+{
+    // A June-2024 .pt2 written by torch 2.2 was refused: 2.1 and 2.2 wrote a
+    // union dataclass whole (every member, the unset ones null); nightlies of
+    // early 2024 wrote {"$type", "$value"}. Both must read as the fixture does.
+    const auto reference = readExportedProgramJson(fixture().dump(), {nullptr, "model.json"});
+    REQUIRE(reference.hasValue());
+    size_t unions = 0;
+    json whole = fixture();
+    respellUnions(whole, [&](const std::string &key, const json &value) {
+        ++unions;
+        json spelled = {{key, value}};
+        for (const char *other : {"as_float", "as_bool", "user_output", "token"})
+            if (key != other)
+                spelled[other] = nullptr;
+        return spelled;
+    });
+    CHECK(unions > 40); // hand count of the fixture: inputs, specs, arguments, outputs
+    json tagged = fixture();
+    respellUnions(tagged, [](const std::string &key, const json &value) { return json{{"$type", key}, {"$value", value}}; });
+    for (const json *doc : {&whole, &tagged}) {
+        auto read = readExportedProgramJson(doc->dump(), {nullptr, "model.json"});
+        INFO((read ? std::string() : read.error().message));
+        REQUIRE(read.hasValue());
+        CHECK(read->warnings == reference->warnings);
+        const auto difference = firstDifference(read->graph, reference->graph);
+        INFO(difference.value_or(""));
+        CHECK_FALSE(difference.has_value());
+    }
+
+    // Every member null says so, with the path.
+    json empty = fixture();
+    empty["graph_module"]["signature"]["input_specs"][0] = {{"user_input", nullptr}, {"parameter", nullptr}};
+    auto refused = readExportedProgramJson(empty.dump(), {nullptr, "model.json"});
+    REQUIRE_FALSE(refused.hasValue());
+    CHECK(refused.error().message
+          == "model.json: graph_module.signature.input_specs[0]: expected a one-key InputSpec union, found keys "
+             "parameter, user_input, every one null");
 }
 
 TEST_CASE("malformed exported programs give errors that name the JSON path", "[io][pt2]")
