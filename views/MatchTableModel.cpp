@@ -14,7 +14,10 @@ MatchTableModel::MatchTableModel(Document *document, QObject *parent)
     : QAbstractTableModel(parent), m_document(document)
 {
     connect(m_document, &Document::matchesChanged, this, &MatchTableModel::rebuild);
-    connect(m_document, &Document::graphLoaded, this, &MatchTableModel::rebuild);
+    connect(m_document, &Document::graphLoaded, this, [this] {
+        m_filter.clear(); // the old graph's nodes: their ids mean other nodes now
+        rebuild();
+    });
     rebuild();
 }
 

@@ -162,6 +162,7 @@ QString MatchesPanel::summaryText() const { return m_summary->text(); }
 
 void MatchesPanel::updateSummary()
 {
+    m_filterBar->setVisible(m_model->isFiltered());
     if (m_document->isSearching()) {
         m_summary->setText(tr("Finding matches…"));
         return;

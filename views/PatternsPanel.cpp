@@ -82,6 +82,9 @@ PatternsPanel::PatternsPanel(Document *document, QWidget *parent)
     // not delete the edited item inside its own itemChanged signal.
     connect(m_document, &Document::patternsChanged, this, &PatternsPanel::rebuild, Qt::QueuedConnection);
     connect(m_document, &Document::matchesChanged, this, &PatternsPanel::updateCounts);
+    // A new graph is a new review: the last one's counts must go (the load
+    // resets the matches without a matchesChanged of its own).
+    connect(m_document, &Document::graphLoaded, this, &PatternsPanel::updateCounts);
     connect(m_tree, &QTreeWidget::itemChanged, this, &PatternsPanel::onItemChanged);
     connect(m_tree, &QTreeWidget::currentItemChanged, this, [this](QTreeWidgetItem *item) {
         if (item && !item->data(Name, kPatternRole).toString().isEmpty())

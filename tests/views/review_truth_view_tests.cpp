@@ -27,6 +27,7 @@
 #include <QAction>
 #include <QDockWidget>
 #include <QHeaderView>
+#include <QTreeWidgetItemIterator>
 #include <QFile>
 #include <QFileInfo>
 #include <QDateTime>
@@ -363,4 +364,43 @@ TEST_CASE("input shapes: unknown ones are said at load, set in a dialog, kept by
         CHECK(restored.first().at(1).toString().contains(
             QStringLiteral("Apply All made %1 of the %2 rewrites the session saved").arg(count).arg(count + 5)));
     }
+}
+
+TEST_CASE("another model loaded: every panel forgets the last one's counts and answers", "[views][review]")
+{
+    // Issue 36 item 7: after F5 on one model, opening another left the
+    // Patterns panel's counts (and the Why Not near-miss line) of the first.
+    auto window = openDemo();
+    MainWindow &w = *window;
+    RewriteController &rc = *w.rewrite();
+    findMatches(w);
+    QTreeWidgetItem *batched = rc.patternsPanel()->patternItem("batch_linear");
+    REQUIRE(batched);
+    REQUIRE_FALSE(batched->text(PatternsPanel::Candidates).isEmpty());
+    rc.whyNotPanel()->explain("batch_linear", w.document()->graph().nodesWithOp("aten::linear").front());
+    rc.whyNotPanel()->showNearMisses();
+    const int linear = firstRow(*w.document(), "batch_linear", MatchStatus::Pending);
+    REQUIRE(linear >= 0);
+    w.scene()->selectNode(w.document()->matches()[size_t(linear)].match.nodes.back());
+    REQUIRE(settle(w));
+    REQUIRE_FALSE(rc.matchesPanel()->filterText().isEmpty()); // the table shows that node's matches
+    const QString oldAnswer = rc.whyNotPanel()->text();
+    REQUIRE_FALSE(oldAnswer.isEmpty());
+
+    const QString resnet = QString::fromUtf8(FUSEBOX_FIXTURE_DIR) + QStringLiteral("/resnet18.pt");
+    QSignalSpy shown(&w, &MainWindow::graphShown);
+    w.openFile(resnet);
+    REQUIRE(shown.wait(120000));
+    REQUIRE(settle(w));
+    CHECK(rc.matchesPanel()->summaryText() == QStringLiteral("Press F5 (Rewrite → Find Matches) to run the engine's search."));
+    CHECK(rc.matchesPanel()->filterText().isEmpty());
+    for (QTreeWidgetItemIterator it(rc.patternsPanel()->tree()); *it; ++it) {
+        INFO((*it)->text(PatternsPanel::Name).toStdString());
+        CHECK((*it)->text(PatternsPanel::Candidates).isEmpty());
+        CHECK((*it)->text(PatternsPanel::Applied).isEmpty());
+        CHECK((*it)->text(PatternsPanel::NearMisses).isEmpty());
+    }
+    CHECK(rc.whyNotPanel()->text() != oldAnswer);
+    CHECK_FALSE(rc.whyNotPanel()->node().isValid());
+    CHECK(rc.diffView()->summaryText().contains(QStringLiteral("No rewrite applied yet")));
 }
