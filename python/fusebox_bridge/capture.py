@@ -19,12 +19,16 @@ The script defines `model` (an nn.Module) and `example_inputs` (a tuple), or
 - inputs.json: the example inputs' names, shapes and dtypes.
 `histograms` holds each graph's op counts, from PyTorch's own GraphModule.
 """
+from __future__ import annotations
+
 import base64
 import copy
 import inspect
 import io
 import json
 import time
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import torch
 import torch.fx
@@ -34,7 +38,7 @@ from . import fxgraph
 from .server import BridgeError, one_line, progress, register_script_name
 
 
-def load_script(script):
+def load_script(script: dict[str, Any]) -> tuple[torch.nn.Module, tuple[Any, ...]]:
     """Runs the script's text; returns (model, example_inputs)."""
     name = script.get("name") or "model.py"
     register_script_name(name)
@@ -59,7 +63,8 @@ def load_script(script):
     return model, tuple(inputs)
 
 
-def _input_names(model, count):
+def _input_names(model: torch.nn.Module, count: int) -> list[str]:
+    """The first `count` positional parameter names of model.forward, then input_N."""
     try:
         params = [p for p in inspect.signature(model.forward).parameters.values()
                   if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
@@ -69,7 +74,8 @@ def _input_names(model, count):
     return names + ["input_%d" % i for i in range(len(names), count)]
 
 
-def _inputs_json(model, inputs):
+def _inputs_json(model: torch.nn.Module, inputs: tuple[Any, ...]) -> str:
+    """inputs.json: each example input's name and shape and dtype (or value)."""
     entries = []
     for name, value in zip(_input_names(model, len(inputs)), inputs):
         if isinstance(value, torch.Tensor):
@@ -79,14 +85,16 @@ def _inputs_json(model, inputs):
     return json.dumps({"inputs": entries}, indent=2) + "\n"
 
 
-def _printed(gm):
+def _printed(gm: torch.fx.GraphModule) -> str:
+    """print_readable() with shapes, strides and devices."""
     return gm.print_readable(print_output=False, include_stride=True, include_device=True)
 
 
-def _dynamo_graphs(model, inputs):
-    graphs = []
+def _dynamo_graphs(model: torch.nn.Module, inputs: tuple[Any, ...]) -> list[torch.fx.GraphModule]:
+    """A copy of every graph Dynamo hands its backend (one per graph break)."""
+    graphs: list[torch.fx.GraphModule] = []
 
-    def backend(gm, example_inputs):
+    def backend(gm: torch.fx.GraphModule, example_inputs: list[Any]) -> Callable[..., Any]:
         copied = copy.deepcopy(gm)
         if not _has_fake(example_inputs):
             fxgraph.propagate(copied, example_inputs)
@@ -101,27 +109,28 @@ def _dynamo_graphs(model, inputs):
     return graphs
 
 
-def _has_fake(values):
+def _has_fake(values: Sequence[Any]) -> bool:
     from torch._subclasses.fake_tensor import FakeTensor
 
     return any(isinstance(v, FakeTensor) for v in values)
 
 
-def _aot_graphs(model, inputs, training):
+def _aot_graphs(model: torch.nn.Module, inputs: tuple[Any, ...], training: bool) -> dict[str, torch.fx.GraphModule]:
+    """AOTAutograd's "forward", "backward" and "joint" graphs (those it made) of the model."""
     from functorch.compile import default_partition
     from torch._dynamo.backends.common import aot_autograd
 
-    got = {}
+    got: dict[str, torch.fx.GraphModule] = {}
 
-    def forward_compiler(gm, example_inputs):
+    def forward_compiler(gm: torch.fx.GraphModule, example_inputs: list[Any]) -> Callable[..., Any]:
         got.setdefault("forward", copy.deepcopy(gm))
         return gm.forward
 
-    def backward_compiler(gm, example_inputs):
+    def backward_compiler(gm: torch.fx.GraphModule, example_inputs: list[Any]) -> Callable[..., Any]:
         got.setdefault("backward", copy.deepcopy(gm))
         return gm.forward
 
-    def partition(joint, joint_inputs, **kwargs):
+    def partition(joint: torch.fx.GraphModule, joint_inputs: Sequence[Any], **kwargs: Any) -> Any:
         got.setdefault("joint", copy.deepcopy(joint))
         return default_partition(joint, joint_inputs, **kwargs)
 
@@ -140,16 +149,19 @@ def _aot_graphs(model, inputs, training):
     return got
 
 
-def _requires_grad(model, inputs):
+def _requires_grad(model: torch.nn.Module, inputs: tuple[Any, ...]) -> bool:
     return any(p.requires_grad for p in model.parameters()) or any(
         isinstance(i, torch.Tensor) and i.requires_grad for i in inputs)
 
 
-def capture(args):
+def capture(args: dict[str, Any]) -> dict[str, Any]:
+    """`capture`: the graphs PyTorch 2 makes of the script's model, as files (module docstring)."""
     started = time.monotonic()
     progress("running the script", 0.05)
     model, inputs = load_script(args["script"])
-    files, histograms, notes = {}, {}, []
+    files: dict[str, Any] = {}
+    histograms: dict[str, dict[str, int]] = {}
+    notes: list[str] = []
 
     progress("capturing the Dynamo graph", 0.2)
     graphs = _dynamo_graphs(model, inputs)
@@ -192,7 +204,8 @@ def capture(args):
     return result
 
 
-def _exported_and_compiled(model, inputs, files, histograms, notes):
+def _exported_and_compiled(model: torch.nn.Module, inputs: tuple[Any, ...], files: dict[str, Any],
+                           histograms: dict[str, dict[str, int]], notes: list[str]) -> str | None:
     """torch.export's archive and program, and torch.compile's debug files,
     into files/histograms; returns torch.export's error (one line) or None."""
     progress("exporting with torch.export", 0.8)
@@ -226,7 +239,8 @@ def _exported_and_compiled(model, inputs, files, histograms, notes):
     return export_error
 
 
-def _compile_debug_files(model, inputs):
+def _compile_debug_files(model: torch.nn.Module, inputs: tuple[Any, ...]) -> tuple[dict[str, str], str | None]:
+    """({"torch_compile_debug/NAME": text}, None) of a TORCH_COMPILE_DEBUG run, or ({}, why it wrote none)."""
     import glob
     import os
     import tempfile
@@ -246,7 +260,7 @@ def _compile_debug_files(model, inputs):
         except Exception as exc:  # no C++ compiler: the debug files are written before codegen
             note = "torch.compile stopped after writing its debug files: " + one_line(exc)
         torch._dynamo.reset()
-        out = {}
+        out: dict[str, str] = {}
         for name in ("fx_graph_readable.py", "fx_graph_transformed.py", "fx_graph_runnable.py"):
             found = sorted(glob.glob(os.path.join(tmp, "**", name), recursive=True))
             if found:
@@ -257,7 +271,8 @@ def _compile_debug_files(model, inputs):
         return out, None
 
 
-def _counters_on_live_graphs(dynamo_gm, aot_gm, inputs, configs):
+def _counters_on_live_graphs(dynamo_gm: torch.fx.GraphModule, aot_gm: torch.fx.GraphModule | None,
+                             inputs: tuple[Any, ...], configs: list[str]) -> list[dict[str, int]]:
     """counters["inductor"] of Inductor's passes run on the graphs PyTorch itself
     captured (not rebuilt from text): what tests cross-check the bridge's
     `inductor` answers against. Pre-grad options run on the Dynamo graph,
@@ -268,7 +283,7 @@ def _counters_on_live_graphs(dynamo_gm, aot_gm, inputs, configs):
 
     from . import inductor
 
-    out = []
+    out: list[dict[str, int]] = []
     for text in configs:
         cfg = json.loads(text)
         pre = dict(cfg.get("pre_grad_fusion_options") or {})
@@ -280,10 +295,11 @@ def _counters_on_live_graphs(dynamo_gm, aot_gm, inputs, configs):
                 gm = copy.deepcopy(dynamo_gm)
                 pre_grad_passes(gm, _placeholder_values(gm))
             if post and aot_gm is not None:
-                inductor._post_grad_optimus(copy.deepcopy(aot_gm))
+                inductor.post_grad_optimus(copy.deepcopy(aot_gm))
         out.append(dict(sorted(counters["inductor"].items())))
     return out
 
 
-def _placeholder_values(gm):
+def _placeholder_values(gm: torch.fx.GraphModule) -> list[Any]:
+    """meta["val"] of gm's placeholders, in order."""
     return [n.meta["val"] for n in gm.graph.nodes if n.op == "placeholder"]

@@ -24,11 +24,15 @@ symbol: Sleef_expf16_u10") and its check of the CPU's vector instructions
 kernel is scalar. `prepare()` makes SLEEF's symbols global in this process
 and preloads it in the subprocesses Inductor starts.
 """
+from __future__ import annotations
+
 import ctypes
 import ctypes.util
 import os
 import re
 import time
+from collections.abc import Callable
+from typing import Any
 
 import torch
 
@@ -37,7 +41,7 @@ from .server import BridgeError, one_line
 _prepared = False
 
 
-def prepare():
+def prepare() -> str:
     """Once per process: SLEEF for Debian's torch (see above). Returns the
     vector instruction set Inductor will use ("avx512", "avx2", "" for none)."""
     global _prepared
@@ -61,7 +65,8 @@ def prepare():
         return ""
 
 
-def _counts():
+def _counts() -> tuple[int, int]:
+    """(kernels Inductor generated, extern calls) in this process so far."""
     from torch._dynamo.utils import counters
     from torch._inductor import metrics
 
@@ -71,7 +76,7 @@ def _counts():
 _LIFTED = re.compile(r"^L_self_.*_(parameters|buffers)_.*_$")
 
 
-def module_parameters(gm, inputs):
+def module_parameters(gm: torch.fx.GraphModule, inputs: list[Any]) -> tuple[torch.fx.GraphModule, list[Any]]:
     """gm with Dynamo's lifted parameters and buffers (placeholders named
     L_self_..._parameters_..._) turned into parameters of gm holding their
     input's value; returns (gm, the inputs it still takes). Other graphs (AOT,
@@ -93,7 +98,9 @@ def module_parameters(gm, inputs):
     return gm, kept
 
 
-def compile_graph(gm, inputs, inductor_options=None, which="graph", freezing=True):
+def compile_graph(gm: torch.fx.GraphModule, inputs: list[Any], inductor_options: dict[str, Any] | None = None,
+                  which: str = "graph", freezing: bool = True
+                  ) -> tuple[Callable[..., Any], list[Any], float, dict[str, Any]]:
     """(callable, its inputs, seconds, {"kernels", "extern_calls"}) of
     torch.compile(gm) as the module docstring says (gm is changed: its lifted
     parameters become its own); a BridgeError naming `which` when Inductor
@@ -121,7 +128,7 @@ def compile_graph(gm, inputs, inductor_options=None, which="graph", freezing=Tru
                                        "freezing": freezing}
 
 
-def toolchain_problem():
+def toolchain_problem() -> str:
     """Why torch.compile cannot run here (no C++ compiler, no Python.h), or ""."""
     import shutil
     import sysconfig

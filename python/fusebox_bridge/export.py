@@ -15,6 +15,8 @@ Before answering, the bridge loads what it wrote as a user would
 runs it on random inputs against `original` (the graph as it was read, same
 constants), with the verifier's tolerance: `check` says how far they are.
 """
+from __future__ import annotations
+
 import base64
 import builtins
 import importlib.util
@@ -23,6 +25,7 @@ import os
 import sys
 import tempfile
 import types
+from typing import Any
 
 import torch
 
@@ -30,7 +33,7 @@ from . import fxgraph, verify
 from .server import BridgeError, one_line
 
 
-def _import_line(name, value):
+def _import_line(name: str, value: Any) -> str | None:
     """The import that binds `name` to `value` in the module source, or None when
     the source can spell it without one."""
     if isinstance(value, types.ModuleType):
@@ -52,13 +55,15 @@ def _import_line(name, value):
     raise BridgeError("cannot write %s (%r) as Python: export the graph as .pt2 instead" % (name, value))
 
 
-def _torch_constant(value):
+def _torch_constant(value: torch.dtype | torch.device | torch.memory_format | torch.layout) -> str:
+    """How the module source spells a torch dtype, device, memory format or layout."""
     if isinstance(value, torch.device):
         return "torch.device(%r)" % str(value)
     return "torch." + str(value).split(".")[-1]
 
 
-def module_source(gm, stem, source_name, has_weights, input_specs):
+def module_source(gm: torch.fx.GraphModule, stem: str, source_name: str, has_weights: bool,
+                  input_specs: list[tuple[str, fxgraph.TensorSpec | fxgraph.SymSpec | None]]) -> str:
     """The module file's text (see the module docstring)."""
     for node in gm.graph.nodes:
         if node.op == "call_module":
@@ -115,7 +120,7 @@ def module_source(gm, stem, source_name, has_weights, input_specs):
     return "\n".join(lines)
 
 
-def _constants(gm):
+def _constants(gm: torch.fx.GraphModule) -> dict[str, torch.Tensor]:
     """{path: tensor} of gm's get_attr targets."""
     out = {}
     for node in gm.graph.nodes:
@@ -128,7 +133,8 @@ def _constants(gm):
     return out
 
 
-def _load_module(files, stem):
+def _load_module(files: dict[str, bytes | str], stem: str) -> torch.nn.Module:
+    """The module source in `files` imported from a fresh folder, and its load()."""
     # The folder goes once load() has read the weights: the module keeps none of its files open.
     with tempfile.TemporaryDirectory(prefix="fusebox-export-") as folder:
         for name, data in files.items():
@@ -142,7 +148,8 @@ def _load_module(files, stem):
         return module.load()
 
 
-def export(args):
+def export(args: dict[str, Any]) -> dict[str, Any]:
+    """`export`: the graph as a .pt2 archive or a module source, loaded back and checked (module docstring)."""
     fmt = args.get("format", "pt2")
     if fmt not in ("pt2", "module"):
         raise BridgeError("export: unknown format %r (pt2 or module)" % fmt)
@@ -154,13 +161,13 @@ def export(args):
     gm = fxgraph.build(args["graph"], source_name, weights=weights)
     inputs = fxgraph.example_inputs(gm, int(args.get("seed", 0)), args.get("inputs"))
     original = fxgraph.build(args["original"], "original.py", weights=weights) if args.get("original") else gm
-    notes = []
+    notes: list[str] = []
     made_up = sorted(set(_constants(gm)) - set(weights))
     if made_up:
         notes.append("%d constant%s had no values in the file (%s%s) and hold random values"
                      % (len(made_up), "" if len(made_up) == 1 else "s", ", ".join(made_up[:3]),
                         ", ..." if len(made_up) > 3 else ""))
-    files = {}
+    files: dict[str, bytes | str] = {}
     try:
         if fmt == "pt2":
             with torch.no_grad():
@@ -187,12 +194,12 @@ def export(args):
         else:
             loaded = _load_module(files, stem)
         with torch.no_grad():
-            expected = verify._flatten(original(*inputs))
-            actual = verify._flatten(loaded(*inputs))
+            expected = verify.flatten_outputs(original(*inputs))
+            actual = verify.flatten_outputs(loaded(*inputs))
     except Exception as exc:
         raise BridgeError("the exported %s does not run: %s" % (stem, one_line(exc)))
-    check = verify._finite(verify.compare_outputs(expected, actual, verify._output_names(original),
-                                                  float(args.get("precision", 1e-4))))
+    check = verify.finite_result(verify.compare_outputs(expected, actual, verify.output_names(original),
+                                                        float(args.get("precision", 1e-4))))
     answer_files = {name: ({"base64": base64.b64encode(data).decode()} if isinstance(data, bytes)
                            else data) for name, data in files.items()}
     return {"files": answer_files, "check": check, "notes": notes, "torch": torch.__version__}

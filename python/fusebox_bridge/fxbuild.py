@@ -95,7 +95,7 @@ class _Self:
     (or the values Fusebox sent); `self.fc.weight` is one get_attr of the
     path "fc.weight" when a weight has that name."""
 
-    def __init__(self, builder: GraphBuilder, prefix: str = ""):
+    def __init__(self, builder: GraphBuilder, prefix: str = "") -> None:
         self._b = builder
         self._prefix = prefix
 
@@ -109,7 +109,7 @@ class _Self:
 class ModuleCall:
     """A submodule of the graph (a nested class): calling it is a call_module node."""
 
-    def __init__(self, builder: GraphBuilder, name: str):
+    def __init__(self, builder: GraphBuilder, name: str) -> None:
         self.builder, self.name = builder, name
 
     def __call__(self, *args: Any, **kwargs: Any) -> torch.fx.Proxy:
@@ -121,7 +121,7 @@ class GraphBuilder:
     builder of its own) into a GraphModule, statement by statement."""
 
     def __init__(self, cls: ast.ClassDef, symbols: Hints | dict, source_name: str,
-                 weights: dict[str, torch.Tensor] | None = None):
+                 weights: dict[str, torch.Tensor] | None = None) -> None:
         self.root = torch.nn.Module()
         self.weights = weights or {}
         # "fc" and "fc.inner" for a weight "fc.inner.weight": paths that lead to one.

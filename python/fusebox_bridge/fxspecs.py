@@ -51,7 +51,8 @@ class TensorSpec:
     the sizes evaluated with their hints), the run's device (CPU for one
     recorded on an accelerator), and `sizes`, the sizes as written."""
 
-    def __init__(self, dtype: torch.dtype, shape: list[int], device: str = "cpu", sizes: list[str] | None = None):
+    def __init__(self, dtype: torch.dtype, shape: list[int], device: str = "cpu",
+                 sizes: list[str] | None = None) -> None:
         self.dtype, self.shape, self.device = dtype, shape, device
         self.sizes = sizes if sizes is not None else [str(d) for d in shape]
 
@@ -70,7 +71,7 @@ class SymSpec:
     the size expression it stands for ("s0" for "Sym(s0)"; the placeholder's
     name for `s10: torch.SymInt`)."""
 
-    def __init__(self, symbol: str):
+    def __init__(self, symbol: str) -> None:
         self.symbol = symbol.strip()
 
     def value(self, hints: Hints, where: str = "") -> int:

@@ -9,8 +9,12 @@ order; the rest of post_grad_passes (DCE, reinplacing, locality reordering,
 Inductor's general patterns) is not Optimus and is left out so that the
 result compares with Fusebox's rules alone.
 """
+from __future__ import annotations
+
 import json
 import time
+from collections.abc import Iterable
+from typing import Any
 
 import torch
 
@@ -18,7 +22,7 @@ from . import fxgraph
 from .server import BridgeError, progress
 
 
-def graph_stage(gm):
+def graph_stage(gm: torch.fx.GraphModule) -> str:
     """post_grad when every op is a torch.ops overload (an AOT graph), else pre_grad."""
     calls = [n for n in gm.graph.nodes if n.op in ("call_function", "call_method", "call_module")]
     aten = [n for n in calls if isinstance(n.target, (torch._ops.OpOverload, torch._ops.OpOverloadPacket))
@@ -26,7 +30,11 @@ def graph_stage(gm):
     return "post_grad" if calls and len(aten) == len(calls) else "pre_grad"
 
 
-def _post_grad_optimus(gm):
+def post_grad_optimus(gm: torch.fx.GraphModule) -> torch.fx.GraphModule:
+    """Runs the Optimus part of Inductor's post_grad_passes on gm under the
+    current config (its group/batch fusions, then config.post_grad_fusion_options'
+    pattern passes in order), as post_grad_passes runs them; returns gm,
+    changed and recompiled. A BridgeError names a pass this Inductor lacks."""
     from torch._inductor import config
     from torch._inductor.fx_passes import post_grad
     from torch._inductor.fx_passes.group_batch_fusion import POST_GRAD_FUSIONS, group_batch_fusion_passes
@@ -54,13 +62,13 @@ def _post_grad_optimus(gm):
     return gm
 
 
-def _check_names(options, known, section):
+def _check_names(options: Iterable[str], known: set[str], section: str) -> None:
     for name in options:
         if name not in known:
             raise BridgeError("%s: Inductor %s has no pass %r" % (section, torch.__version__, name))
 
 
-def check_pass_names(pre, post):
+def check_pass_names(pre: dict[str, Any], post: dict[str, Any]) -> None:
     """Raises BridgeError naming the first pass this torch's Inductor does not have."""
     from torch._inductor.fx_passes.group_batch_fusion import POST_GRAD_FUSIONS, PRE_GRAD_FUSIONS
     from torch._inductor.fx_passes.split_cat import POST_GRAD_PATTERNS, PRE_GRAD_PATTERNS
@@ -69,7 +77,8 @@ def check_pass_names(pre, post):
     _check_names(post, set(POST_GRAD_FUSIONS) | set(POST_GRAD_PATTERNS), "post_grad_fusion_options")
 
 
-def run_inductor(args):
+def run_inductor(args: dict[str, Any]) -> dict[str, Any]:
+    """`inductor`: the pre-grad or post-grad Optimus passes on the graph, with counters and histograms."""
     from torch._dynamo.utils import counters
     from torch._inductor import config
     from torch._inductor.fx_passes.pre_grad import pre_grad_passes
@@ -105,7 +114,7 @@ def run_inductor(args):
             if stage == "pre_grad":
                 gm = pre_grad_passes(gm, inputs)
             elif stage == "post_grad":
-                gm = _post_grad_optimus(gm)
+                gm = post_grad_optimus(gm)
             else:
                 raise BridgeError("stage must be pre_grad, post_grad or auto, not %r" % stage)
         seconds = time.monotonic() - started
@@ -126,7 +135,7 @@ def run_inductor(args):
     }
 
 
-def inductor_passes(args):
+def inductor_passes(args: dict[str, Any]) -> dict[str, Any]:
     """The pass names this Inductor has, per stage: what a pass config may name."""
     from torch._inductor.fx_passes.group_batch_fusion import POST_GRAD_FUSIONS, PRE_GRAD_FUSIONS
     from torch._inductor.fx_passes.pre_grad import pre_grad_passes  # noqa: F401 (registers the patterns)
@@ -139,7 +148,7 @@ def inductor_passes(args):
     }
 
 
-def propagate_shapes(args):
+def propagate_shapes(args: dict[str, Any]) -> dict[str, Any]:
     """The graph with every value's shape, dtype and device: one run on random
     inputs of the given shapes ([{name, shape, dtype}], else the annotations),
     printed as print_readable() with shapes. For torch-level (Dynamo) graphs
@@ -149,6 +158,7 @@ def propagate_shapes(args):
     return {"graph": fxgraph.print_graph(gm)}
 
 
-def histogram(args):
+def histogram(args: dict[str, Any]) -> dict[str, Any]:
+    """`histogram`: the graph's op counts (fxgraph.histogram) and node count."""
     gm = fxgraph.build(args["graph"], args.get("source_name", "graph.py"))
     return {"ops": fxgraph.histogram(gm), "nodes": len(gm.graph.nodes)}

@@ -26,7 +26,11 @@ Two forms of arguments:
   {name: {eager_ms, compiled_ms?, compile_seconds?, stats?}} and
   `compiled_errors`: {name: line}.
 """
+from __future__ import annotations
+
 import time
+from collections.abc import Callable
+from typing import Any
 
 import torch
 
@@ -34,8 +38,11 @@ from . import compiled as compiling
 from . import fxgraph, verify
 from .server import BridgeError, one_line, progress
 
+# (graph name, mode: "eager" or "compiled", callable, its inputs)
+_Variant = tuple[str, str, Callable[..., Any], list[Any]]
 
-def _timed(fn, inputs, which, calls=1):
+
+def _timed(fn: Callable[..., Any], inputs: list[Any], which: str, calls: int = 1) -> float:
     """Milliseconds per call, over `calls` calls in a row."""
     try:
         start = time.perf_counter()
@@ -46,7 +53,7 @@ def _timed(fn, inputs, which, calls=1):
         raise BridgeError("%s: %s" % (which, one_line(exc)))
 
 
-def _calls_per_sample(variants, min_sample_ms):
+def _calls_per_sample(variants: list[_Variant], min_sample_ms: float) -> int:
     """Calls in a row per timed sample, the same for every variant, so that
     the fastest variant's sample lasts at least min_sample_ms: a graph that
     runs in 50 us is otherwise timed at the clock's and the loop's grain."""
@@ -56,7 +63,7 @@ def _calls_per_sample(variants, min_sample_ms):
     return max(1, min(1000, int(min_sample_ms / max(fastest, 1e-6)) + 1))
 
 
-def _round_order(variants, i):
+def _round_order(variants: list[_Variant], i: int) -> list[_Variant]:
     """Round i's order: the variants rotated by i, and reversed on odd
     rounds, so that each variant comes first, last and after each other one
     equally often. (Alternating one order and its reverse left one compiled
@@ -66,7 +73,7 @@ def _round_order(variants, i):
     return order if i % 2 == 0 else list(reversed(order))
 
 
-def _sacrificial_compile(text, inputs, weights, freezing):
+def _sacrificial_compile(text: str, inputs: list[Any], weights: dict[str, torch.Tensor], freezing: bool) -> None:
     """Compiles the first graph once more and drops it. In one process, the
     first graph torch.compile compiled ran 5-8% slower than the same graph
     compiled after it (bench/bench_compiled.sh's control variant showed it,
@@ -82,13 +89,15 @@ def _sacrificial_compile(text, inputs, weights, freezing):
         pass  # the real compile of the same graph reports it
 
 
-def _graphs(args):
+def _graphs(args: dict[str, Any]) -> tuple[list[tuple[str, str, dict[str, Any] | None]], bool]:
+    """([(name, FX text, inductor_options)], whether the arguments are the `before`/`after` pair)."""
     if "graphs" in args:
         return [(g["name"], g["text"], g.get("inductor_options")) for g in args["graphs"]], False
     return [("original", args["before"], None), ("current graph", args["after"], None)], True
 
 
-def measure(args):
+def measure(args: dict[str, Any]) -> dict[str, Any]:
+    """`latency`: every graph timed eagerly and, with "compiled" in `modes`, compiled (module docstring)."""
     specs, pair = _graphs(args)
     if not specs:
         raise BridgeError("latency: no graphs to time")
@@ -97,17 +106,18 @@ def measure(args):
     warmup = max(0, int(args.get("warmup", 5)))
     iterations = max(1, int(args.get("iterations", 30)))
     precision = float(args.get("precision", 1e-4))
-    modules = []
+    modules: list[torch.fx.GraphModule] = []
     for i, (name, text, _) in enumerate(specs):
         source = args.get("source_name", "before.py") if i == 0 else "%s.py" % name.replace(" ", "_")
         modules.append(fxgraph.build(text, source, weights=weights))
     inputs = fxgraph.example_inputs(modules[0], int(args.get("seed", 0)), args.get("inputs"))
 
-    variants = []  # (graph name, mode, callable, its inputs)
+    variants: list[_Variant] = []
     for (name, _, _), gm in zip(specs, modules):
         variants.append((name, "eager", gm, inputs))
     freezing = bool(args.get("freezing", True))
-    compiled_info, compiled_errors = {}, {}
+    compiled_info: dict[str, dict[str, Any]] = {}
+    compiled_errors: dict[str, str] = {}
     if "compiled" in modes:
         isa = compiling.prepare()
         problem = compiling.toolchain_problem()
@@ -127,16 +137,16 @@ def measure(args):
                 compiled_errors[name] = str(exc)
                 continue
             with torch.no_grad():
-                eager_out = verify._flatten(gm(*inputs))
-                compiled_out = verify._flatten(fn(*fn_inputs))
-            same = verify.compare_outputs(eager_out, compiled_out, verify._output_names(gm), precision)
+                eager_out = verify.flatten_outputs(gm(*inputs))
+                compiled_out = verify.flatten_outputs(fn(*fn_inputs))
+            same = verify.compare_outputs(eager_out, compiled_out, verify.output_names(gm), precision)
             stats["isa"] = isa
             compiled_info[name] = {"seconds": seconds, "stats": stats,
                                    "outputs": "" if same["passed"] else "compiled outputs differ from eager: "
                                    + same["message"]}
             variants.append((name, "compiled", fn, fn_inputs))
 
-    samples = {(name, mode): [] for name, mode, _, _ in variants}
+    samples: dict[tuple[str, str], list[float]] = {(name, mode): [] for name, mode, _, _ in variants}
     with torch.no_grad():
         for _ in range(warmup):
             for name, mode, fn, fn_inputs in variants:
@@ -147,7 +157,7 @@ def measure(args):
                 samples[(name, mode)].append(_timed(fn, fn_inputs, name, calls))
             progress("timed %d of %d" % (i + 1, iterations), (i + 1) / iterations)
 
-    answer = {"torch": torch.__version__, "threads": torch.get_num_threads(), "calls_per_sample": calls}
+    answer: dict[str, Any] = {"torch": torch.__version__, "threads": torch.get_num_threads(), "calls_per_sample": calls}
     if pair:
         answer["before_ms"] = samples[("original", "eager")]
         answer["after_ms"] = samples[("current graph", "eager")]
@@ -165,9 +175,9 @@ def measure(args):
                     "notes": [c["outputs"] for c in compiled_info.values() if c["outputs"]],
                 }
         return answer
-    results = {}
+    results: dict[str, dict[str, Any]] = {}
     for name, _, _ in specs:
-        r = {"eager_ms": samples[(name, "eager")]}
+        r: dict[str, Any] = {"eager_ms": samples[(name, "eager")]}
         if name in compiled_info:
             r["compiled_ms"] = samples[(name, "compiled")]
             r["compile_seconds"] = compiled_info[name]["seconds"]

@@ -1,21 +1,27 @@
 """`check` (what this Python can do) and `schemas` (every op schema of its torch)."""
+from __future__ import annotations
+
 import platform
 import sys
+from types import ModuleType
+from typing import Any
 
 from .server import BridgeError
 
 MINIMUM_TORCH = (2, 4)
 
 
-def _version_tuple(text):
-    parts = []
+def _version_tuple(text: str) -> tuple[int, ...]:
+    """The (major, minor) of a version such as "2.6.0+debian"."""
+    parts: list[int] = []
     for p in text.split("+")[0].split(".")[:2]:
         digits = "".join(c for c in p if c.isdigit())
         parts.append(int(digits or 0))
     return tuple(parts)
 
 
-def _torch():
+def _torch() -> ModuleType:
+    """torch, imported; a BridgeError when it is missing or older than MINIMUM_TORCH."""
     try:
         import torch
     except ImportError as exc:
@@ -26,7 +32,8 @@ def _torch():
     return torch
 
 
-def check(args):
+def check(args: dict[str, Any]) -> dict[str, Any]:
+    """`check`: this Python's version, torch, torchvision and what the bridge can do with them."""
     torch = _torch()
     capabilities = ["schemas", "capture", "verify", "apply_patterns", "latency", "export"]
     try:
@@ -57,9 +64,10 @@ def check(args):
     }
 
 
-def _split_top(text):
+def _split_top(text: str) -> list[str]:
     """Splits 'a, b=[1, 2], c="x,y"' at commas outside brackets and quotes."""
-    parts, depth, quote, start = [], 0, None, 0
+    parts: list[str] = []
+    depth, quote, start = 0, None, 0
     for i, c in enumerate(text):
         if quote:
             if c == quote and text[i - 1] != "\\":
@@ -78,7 +86,8 @@ def _split_top(text):
     return parts
 
 
-def _argument(text, kwarg_only):
+def _argument(text: str, kwarg_only: bool) -> dict[str, Any]:
+    """One argument or return of a schema ("int dim=0") as {name, type, kwarg_only, default?}."""
     default = None
     if "=" in text:
         text, default = text.split("=", 1)
@@ -92,7 +101,8 @@ def _argument(text, kwarg_only):
     return out
 
 
-def _close_paren(text, start):
+def _close_paren(text: str, start: int) -> int:
+    """The index of the ")" that closes the "(" at `start`."""
     depth = 0
     for i in range(start, len(text)):
         if text[i] == "(":
@@ -104,20 +114,21 @@ def _close_paren(text, start):
     raise ValueError("unbalanced schema %r" % text)
 
 
-def parse_schema(text):
+def parse_schema(text: str) -> dict[str, Any]:
     """'aten::sum.dim_IntList(Tensor self, ...) -> Tensor' as the JSON the C++ side reads."""
     open_at = text.index("(")
     qualified = text[:open_at]
     close_at = _close_paren(text, open_at)
     name, _, overload = qualified.partition(".")
-    arguments, kwarg_only = [], False
+    arguments: list[dict[str, Any]] = []
+    kwarg_only = False
     for part in _split_top(text[open_at + 1:close_at]):
         if part == "*":
             kwarg_only = True
             continue
         arguments.append(_argument(part, kwarg_only))
     returns_text = text[close_at + 1:].strip()
-    returns = []
+    returns: list[dict[str, Any]] = []
     if returns_text.startswith("->"):
         returns_text = returns_text[2:].strip()
         if returns_text.startswith("(") and _close_paren(returns_text, 0) == len(returns_text) - 1:
@@ -126,7 +137,8 @@ def parse_schema(text):
     return {"name": name, "overload": overload, "arguments": arguments, "returns": returns}
 
 
-def schemas(args):
+def schemas(args: dict[str, Any]) -> dict[str, Any]:
+    """`schemas`: every op schema of this torch (parse_schema) and its higher-order ops."""
     torch = _torch()
     out = []
     for schema in torch._C._jit_get_all_schemas():

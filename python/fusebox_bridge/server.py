@@ -5,26 +5,30 @@ one result or error line on the real stdout. fd 1 is moved to stderr before
 anything else runs, so that prints of user scripts and of PyTorch never reach
 the protocol stream.
 """
+from __future__ import annotations
+
 import json
 import os
 import sys
 import time
 import traceback
+from collections.abc import Callable
+from typing import IO, Any
 
-_proto = None
-_current_id = None
-_script_names = set()
+_proto: IO[str] | None = None
+_current_id: Any = None
+_script_names: set[str] = set()
 
 
-def progress(text, fraction=None):
+def progress(text: str, fraction: float | None = None) -> None:
     """Sends a progress line for the request being served."""
-    message = {"id": _current_id, "progress": text}
+    message: dict[str, Any] = {"id": _current_id, "progress": text}
     if fraction is not None:
         message["fraction"] = fraction
     _send(message)
 
 
-def register_script_name(name):
+def register_script_name(name: str) -> None:
     """Errors raised inside a file compiled under this name are reported at its
     innermost frame (the user's script) rather than at the bridge's."""
     _script_names.add(name)
@@ -34,12 +38,14 @@ class BridgeError(Exception):
     """An error to report as is, at the caller's frame (not a bug of the bridge)."""
 
 
-def _send(message):
+def _send(message: dict[str, Any]) -> None:
+    """One JSON line on the protocol stream."""
     _proto.write(json.dumps(message, separators=(",", ":")) + "\n")
     _proto.flush()
 
 
-def _where(exc):
+def _where(exc: BaseException) -> str:
+    """Where exc is reported, as "file:line": the user's script's frame, else the bridge's, else the last."""
     frames = traceback.extract_tb(exc.__traceback__)
     for frame in reversed(frames):
         if frame.filename in _script_names:
@@ -52,7 +58,7 @@ def _where(exc):
     return frames[-1].filename + ":%d" % frames[-1].lineno if frames else ""
 
 
-def one_line(exc):
+def one_line(exc: BaseException) -> str:
     """An exception as the one line Fusebox shows: "Type: first line" (a
     BridgeError's text alone)."""
     text = str(exc).strip().splitlines()
@@ -82,7 +88,8 @@ _OPS = {
 }
 
 
-def _handler(op):
+def _handler(op: str) -> Callable[[dict[str, Any]], Any]:
+    """The function serving operation `op` (_OPS), its module imported."""
     import importlib
 
     if op not in _OPS:
@@ -91,7 +98,9 @@ def _handler(op):
     return getattr(importlib.import_module("fusebox_bridge." + module), function)
 
 
-def main(header):
+def main(header: dict[str, Any]) -> None:
+    """Serves requests from stdin until it closes (module docstring); `header` is the
+    bootstrap's first line (core/pt2/Bootstrap.cpp), unused here."""
     global _proto, _current_id
     _proto = os.fdopen(os.dup(1), "w")
     os.dup2(2, 1)

@@ -125,7 +125,7 @@ class _Input:
     """What one placeholder is: a tensor (dtype, sizes, strides or None,
     device), a symbolic int (its expression), or unknown (nothing)."""
 
-    def __init__(self, annotation: str | None, given: dict | None):
+    def __init__(self, annotation: str | None, given: dict | None) -> None:
         self.dtype: torch.dtype | None = None
         self.sizes: list[str] = []
         self.strides: list[str] | None = None
@@ -182,7 +182,7 @@ class _Symbols(dict):
     """The graph's symbol names -> SymInts of one ShapeEnv, made on first use.
     A dict so that `eval` looks annotation expressions up in it."""
 
-    def __init__(self, shape_env: ShapeEnv, hints: dict[str, int]):
+    def __init__(self, shape_env: ShapeEnv, hints: dict[str, int]) -> None:
         super().__init__()
         self.shape_env, self.hints = shape_env, hints
         self.rename: dict[Any, Any] = {}  # the ShapeEnv's sympy symbol -> one named as the graph names it
@@ -219,7 +219,7 @@ class _FakeRun(torch.fx.Interpreter):
     """Runs each node on fake values; a node that raises, or that reads an
     unknown value, is unknown (the failures are kept, one line each)."""
 
-    def __init__(self, gm: torch.fx.GraphModule, mode: FakeTensorMode):
+    def __init__(self, gm: torch.fx.GraphModule, mode: FakeTensorMode) -> None:
         super().__init__(gm)
         self.mode = mode
         self.failed: list[dict[str, str]] = []

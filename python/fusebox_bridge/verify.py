@@ -7,8 +7,12 @@ cannot run, with the tolerance and report of Fusebox's libtorch verifier
 under a handle, so that checking each rewrite costs one run of the rewritten
 graph.
 """
+from __future__ import annotations
+
 import itertools
 import math
+from collections.abc import Sequence
+from typing import Any
 
 import torch
 
@@ -16,18 +20,20 @@ from . import fxgraph
 from .devices import OnCpu
 from .server import BridgeError, one_line
 
-_sessions = {}
+_sessions: dict[int, dict[str, Any]] = {}
 _handles = itertools.count(1)
 
 
-def _sci(value):
+def _sci(value: float) -> str:
+    """A tolerance or difference as the report writes it: "1e-04", "2.5e-03", "0"."""
     if value == 0:
         return "0"
     text = "%.1e" % value
     return text.replace(".0e", "e")
 
 
-def _element(t):
+def _element(t: torch.Tensor) -> str:
+    """A one-element tensor's value as the report writes it."""
     if t.is_complex():
         z = complex(t.item())
         return "%.6g%+.6gj" % (z.real, z.imag)
@@ -38,7 +44,8 @@ def _element(t):
     return "%d" % int(t.item())
 
 
-def _position(flat, sizes):
+def _position(flat: int, sizes: list[int]) -> str:
+    """The flat index `flat` as "[i, j, ...]" in a tensor of `sizes`."""
     index = []
     for size in reversed(sizes):
         index.append(flat % size if size else 0)
@@ -46,18 +53,26 @@ def _position(flat, sizes):
     return "[" + ", ".join(str(i) for i in reversed(index)) + "]"
 
 
-def _flatten(outputs):
+def flatten_outputs(outputs: Any) -> list[torch.Tensor]:
+    """A graph's or module's outputs as the flat list compare_outputs takes:
+    the leaves of nested tuples, lists and dicts, in torch's pytree order,
+    each a tensor: a Python number becomes a 0-d one; a leaf torch.tensor()
+    cannot take (None, a string) raises."""
     leaves = torch.utils._pytree.tree_leaves(outputs)
     return [l if isinstance(l, torch.Tensor) else torch.tensor(l) for l in leaves]
 
 
-def _output_names(gm):
+def output_names(gm: torch.fx.GraphModule) -> list[str]:
+    """The names of gm's outputs, in flatten_outputs' order: each output
+    leaf's node name, "" for a leaf that is not a node (a constant)."""
     out = next(n for n in reversed(gm.graph.nodes) if n.op == "output")
     leaves = torch.utils._pytree.tree_leaves(out.args[0])
     return [l.name if isinstance(l, torch.fx.Node) else "" for l in leaves]
 
 
-def _compare_one(expected, actual, precision, label):
+def _compare_one(expected: torch.Tensor, actual: torch.Tensor, precision: float,
+                 label: str) -> tuple[bool, float, float, float, str]:
+    """(passed, max |diff|, max rel diff, worst |diff|, message) of one output."""
     inf = math.inf
     if expected.dtype != actual.dtype:
         return False, inf, 0.0, inf, "%s: dtype %s expected, %s got" % (
@@ -96,7 +111,8 @@ def _compare_one(expected, actual, precision, label):
     return False, max_abs, max_rel, worst, message
 
 
-def compare_outputs(expected, actual, names, precision):
+def compare_outputs(expected: Sequence[torch.Tensor], actual: Sequence[torch.Tensor], names: Sequence[str],
+                    precision: float) -> dict[str, Any]:
     """The same result and message as NumericVerifier's compareOutputs()."""
     result = {"passed": False, "max_abs_diff": 0.0, "max_rel_diff": 0.0, "worst_output": -1,
               "worst_output_name": "", "message": ""}
@@ -125,29 +141,32 @@ def compare_outputs(expected, actual, names, precision):
     return result
 
 
-def _run(gm, inputs):
-    """gm's outputs on inputs, flattened; on CPU also for a graph recorded on CUDA."""
+def run_graph(gm: torch.fx.GraphModule, inputs: Sequence[Any]) -> list[torch.Tensor]:
+    """gm's outputs on inputs (flatten_outputs), under torch.no_grad(); on CPU
+    (devices.OnCpu) also for a graph recorded on CUDA."""
     with torch.no_grad(), OnCpu():
-        return _flatten(gm(*inputs))
+        return flatten_outputs(gm(*inputs))
 
 
-def begin(args):
+def begin(args: dict[str, Any]) -> dict[str, Any]:
+    """`verify_begin`: runs the original on each input set and keeps its outputs under a new handle."""
     weights = fxgraph.decode_weights(args.get("weights"))
     gm = fxgraph.build(args["graph"], args.get("source_name", "before.py"), weights=weights)
     iterations = max(1, int(args.get("iterations", 1)))
     seed = int(args.get("seed", 0))
     sets = [fxgraph.example_inputs(gm, seed + i, args.get("inputs")) for i in range(iterations)]
     try:
-        expected = [_run(gm, inputs) for inputs in sets]
+        expected = [run_graph(gm, inputs) for inputs in sets]
     except Exception as exc:
         raise BridgeError("before: " + one_line(exc))
     handle = next(_handles)
-    _sessions[handle] = {"inputs": sets, "expected": expected, "names": _output_names(gm), "weights": weights,
+    _sessions[handle] = {"inputs": sets, "expected": expected, "names": output_names(gm), "weights": weights,
                          "precision": float(args.get("precision", 1e-4)), "seed": seed}
     return {"handle": handle, "outputs": len(expected[0]), "iterations": iterations}
 
 
-def check(args):
+def check(args: dict[str, Any]) -> dict[str, Any]:
+    """`verify_check`: runs the rewritten graph on the handle's input sets and compares (compare_outputs)."""
     session = _sessions.get(args.get("handle"))
     if session is None:
         raise BridgeError("no verification session %r (verify_begin first)" % args.get("handle"))
@@ -156,7 +175,7 @@ def check(args):
     iterations = len(session["inputs"])
     for i, (inputs, expected) in enumerate(zip(session["inputs"], session["expected"])):
         try:
-            actual = _run(gm, inputs)
+            actual = run_graph(gm, inputs)
         except Exception as exc:
             raise BridgeError("after: " + one_line(exc))
         r = compare_outputs(expected, actual, session["names"], session["precision"])
@@ -166,15 +185,17 @@ def check(args):
         if not r["passed"]:
             if iterations > 1:
                 r["message"] += " (input set %d, seed %d)" % (i, session["seed"] + i)
-            return _finite(r)
+            return finite_result(r)
         total = r
     if iterations > 1:
         total["message"] += " on %d input sets" % iterations
-    return _finite(total)
+    return finite_result(total)
 
 
-def _finite(result):
-    # JSON has no infinity: a shape or dtype mismatch reports 1e308.
+def finite_result(result: dict[str, Any]) -> dict[str, Any]:
+    """compare_outputs' result made fit for JSON, which has no infinity or
+    NaN: a max_abs_diff or max_rel_diff that is not finite (a shape or dtype
+    mismatch reports inf) becomes 1e308. Changes `result` and returns it."""
     for key in ("max_abs_diff", "max_rel_diff"):
         if not math.isfinite(result[key]):
             result[key] = 1e308
