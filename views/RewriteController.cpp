@@ -387,7 +387,13 @@ void RewriteController::onSceneSelection()
     const std::vector<NodeId> nodes = m_scene->selectedNodes();
     m_matches->setNodeFilter(nodes.size() >= 1 && m_document->hasMatchResults() ? nodes : std::vector<NodeId>{});
     if (nodes.size() == 1 && m_whyNotDock && m_whyNotDock->isVisible()) {
-        m_whyNot->explain(relevantPattern(nodes.front()), nodes.front());
+        // A node no rule starts at (a conv2d) is said to be one, not
+        // explained with the pattern chosen for the last node.
+        const std::string pattern = relevantPattern(nodes.front());
+        if (pattern.empty())
+            m_whyNot->explainUnconcerned(nodes.front());
+        else
+            m_whyNot->explain(pattern, nodes.front());
     }
 }
 

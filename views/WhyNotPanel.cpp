@@ -78,11 +78,13 @@ WhyNotPanel::WhyNotPanel(Document *document, QWidget *parent)
     connect(m_document, &Document::patternsChanged, this, &WhyNotPanel::fillPatterns);
     connect(m_document, &Document::graphLoaded, this, [this] {
         m_node = {};
+        m_unconcerned = false;
         m_nearMisses->clear();
         refresh();
     });
     connect(m_document, &Document::graphRewritten, this, &WhyNotPanel::refresh);
     connect(m_patternBox, &QComboBox::currentIndexChanged, this, [this] {
+        m_unconcerned = false; // the user asks about this pattern here
         m_nearMisses->clear();
         m_nearMissLabel->clear();
         refresh();
@@ -121,6 +123,14 @@ void WhyNotPanel::explain(const std::string &pattern, NodeId node)
     }
     if (node.isValid())
         m_node = node;
+    m_unconcerned = false;
+    refresh();
+}
+
+void WhyNotPanel::explainUnconcerned(NodeId node)
+{
+    m_node = node;
+    m_unconcerned = true;
     refresh();
 }
 
@@ -132,6 +142,14 @@ void WhyNotPanel::refresh()
     m_nodeLabel->setToolTip({});
     if (!n) {
         m_summary->setText(tr("Select a node, then a pattern (or right-click a node → “Why didn't … fire here?”)."));
+        emit marksChanged({}, {});
+        return;
+    }
+    if (m_unconcerned) {
+        m_summary->setText(tr("No pattern starts at %1: none of the %2 patterns rewrites from this op. Choose one "
+                              "above to see its checks here.")
+                               .arg(qs(n->op))
+                               .arg(m_document->patterns().all().size()));
         emit marksChanged({}, {});
         return;
     }

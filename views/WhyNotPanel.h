@@ -29,6 +29,10 @@ public:
 
     /// Explains `pattern` at `node` (either may be empty/invalid: keeps the other).
     void explain(const std::string &pattern, NodeId node);
+    /// Shows `node` as one that no pattern starts at (the selection followed
+    /// a node that no rule rewrites from): says so instead of explaining the
+    /// pattern chosen for another node; choosing a pattern then explains it.
+    void explainUnconcerned(NodeId node);
     /// Fills the near-miss list for the current pattern.
     void showNearMisses();
 
@@ -57,6 +61,7 @@ private:
     QTreeWidget *m_nearMisses;
     QLabel *m_nearMissLabel;
     NodeId m_node;
+    bool m_unconcerned = false; ///< m_node is one no pattern starts at (explainUnconcerned)
 };
 
 } // namespace fusebox

@@ -25,6 +25,7 @@
 #include <catch.hpp>
 
 #include <QAction>
+#include <QComboBox>
 #include <QDockWidget>
 #include <QHeaderView>
 #include <QTreeWidgetItemIterator>
@@ -403,4 +404,43 @@ TEST_CASE("another model loaded: every panel forgets the last one's counts and a
     CHECK(rc.whyNotPanel()->text() != oldAnswer);
     CHECK_FALSE(rc.whyNotPanel()->node().isValid());
     CHECK(rc.diffView()->summaryText().contains(QStringLiteral("No rewrite applied yet")));
+}
+
+TEST_CASE("why not: selecting a node no pattern starts at says so instead of explaining another node's pattern", "[views][review]")
+{
+    // Issue 36 item 7: selecting a conv2d explained whichever pattern the
+    // panel showed last, as though it concerned the convolution.
+    MainWindow w;
+    w.setErrorDialogsEnabled(false);
+    w.resize(1600, 1000);
+    w.show();
+    QSignalSpy shown(&w, &MainWindow::graphShown);
+    w.openFile(QString::fromUtf8(FUSEBOX_FIXTURE_DIR) + QStringLiteral("/resnet18.pt"));
+    REQUIRE(shown.wait(120000));
+    RewriteController &rc = *w.rewrite();
+    const Graph &g = w.document()->graph();
+    NodeId conv;
+    for (NodeId id : g.nodeIds())
+        if (g.node(id)->op.find("conv") != std::string::npos)
+            conv = id;
+    REQUIRE(conv.isValid());
+    // Hand check: no pattern of the catalog rewrites from a convolution.
+    for (const Pattern *p : w.document()->patterns().all())
+        REQUIRE_FALSE(p->isRootOp(g.node(conv)->op));
+    const auto linears = g.nodesWithOp("aten::linear");
+    REQUIRE_FALSE(linears.empty()); // resnet18's fc
+    rc.whyNot("batch_linear", linears.front());
+    REQUIRE(settle(w));
+    w.scene()->selectNode(conv);
+    REQUIRE(settle(w));
+    const QString answer = rc.whyNotPanel()->text();
+    INFO(answer.toStdString());
+    CHECK(answer.startsWith(QStringLiteral("No pattern starts at %1:").arg(QString::fromStdString(g.node(conv)->op))));
+    CHECK_FALSE(answer.contains(QStringLiteral("batch_linear")));
+    CHECK(rc.whyNotPanel()->node() == conv);
+    // Choosing a pattern then asks about it at the convolution.
+    auto *box = rc.whyNotPanel()->findChild<QComboBox *>(QStringLiteral("whyNotPattern"));
+    REQUIRE(box);
+    box->setCurrentIndex(box->findText(QStringLiteral("batch_relu")) >= 0 ? box->findText(QStringLiteral("batch_relu")) : 0);
+    CHECK(rc.whyNotPanel()->text().contains(QStringLiteral("does not fire at")));
 }
