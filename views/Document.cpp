@@ -231,9 +231,10 @@ const std::vector<std::string> &Document::configNotes() const { return m_pattern
 
 std::vector<SessionStep> Document::sessionSteps() const { return m_history->sessionSteps(); }
 
-bool Document::replaySteps(const std::vector<SessionStep> &steps, QString *error)
+bool Document::replaySteps(const std::vector<SessionStep> &steps, QString *error, const PassConfig *pass,
+                           const std::string &sourceName)
 {
-    return m_persistence->replaySteps(steps, error);
+    return m_persistence->replaySteps(steps, error, pass, sourceName);
 }
 
 } // namespace fusebox

@@ -245,8 +245,12 @@ public:
     /// Applies the steps again on this graph (a reopened session): each
     /// step's matches are found by signature and applied as one undo step;
     /// an Apply All runs again. False, with the step that failed, when a
-    /// step's matches are no longer there.
-    bool replaySteps(const std::vector<SessionStep> &steps, QString *error = nullptr);
+    /// step's matches are no longer there. With the session's `pass` (the
+    /// config already applied, read from `sourceName`), each step that says
+    /// which custom patterns it had runs with those alone, and `pass` is
+    /// whole again at the end.
+    bool replaySteps(const std::vector<SessionStep> &steps, QString *error = nullptr, const PassConfig *pass = nullptr,
+                     const std::string &sourceName = {});
 
     /// The document's background tasks (load, find, Apply All) and its
     /// window's (views/TaskService.h): one list, one status, one Cancel.

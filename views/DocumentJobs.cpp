@@ -399,7 +399,7 @@ void DocumentJobs::finishApplyAll(quint64 version, ApplyAllOutcome &outcome, con
             applied.size() == 1 ? tr("Apply All (1 rewrite)") : tr("Apply All (%1 rewrites)").arg(applied.size());
         const int rewrites = int(applied.size());
         history.push(new RewriteCommand(&history, text, std::move(groups), std::move(applied),
-                                        SessionStep{true, {}, rewrites}));
+                                        SessionStep{true, {}, rewrites, m_document.patternSet().customNames()}));
     }
     m_document.review().addFailures(outcome.undone);
     m_searchAgain = false;

@@ -85,9 +85,16 @@ Expected<std::vector<std::string>> DocumentPatterns::addPatternText(const QStrin
 
 namespace {
 
-/// The names of the patterns a source defines; empty when it no longer reads
-/// (a file removed since): such a source is kept as it was.
-std::vector<std::string> patternNamesOf(const CustomPatternSource &source)
+/// A source as the refusal below names it.
+std::string describeSource(const CustomPatternSource &source)
+{
+    return source.text.empty() ? source.file : Document::tr("the Pattern Editor's text").toStdString();
+}
+
+} // namespace
+
+// A source that no longer reads is kept as it was (its names are unknown).
+std::vector<std::string> DocumentPatterns::patternNamesOf(const CustomPatternSource &source)
 {
     PatternFileReadOptions options;
     auto file = source.text.empty() ? readPatternFile(source.resolvedFile, options)
@@ -98,14 +105,6 @@ std::vector<std::string> patternNamesOf(const CustomPatternSource &source)
             names.push_back(decl.name);
     return names;
 }
-
-/// A source as the refusal below names it.
-std::string describeSource(const CustomPatternSource &source)
-{
-    return source.text.empty() ? source.file : Document::tr("the Pattern Editor's text").toStdString();
-}
-
-} // namespace
 
 Expected<std::vector<std::string>> DocumentPatterns::adoptPatterns(const PatternFile &file, CustomPatternSource source)
 {

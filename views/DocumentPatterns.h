@@ -41,6 +41,9 @@ public:
     const std::vector<std::string> &customNames() const { return m_customNames; }
     std::string customOrigin(const std::string &pattern) const;
     const std::vector<CustomPatternSource> &customSources() const { return m_customSources; }
+    /// The names of the patterns a source defines; empty when it no longer
+    /// reads (a file removed since).
+    static std::vector<std::string> patternNamesOf(const CustomPatternSource &source);
 
     /// What a pass config applied leaves: its configured set, its custom
     /// patterns (their names, the file they came from, their sources), the

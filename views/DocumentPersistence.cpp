@@ -26,6 +26,20 @@ namespace {
 
 using document_tr::tr;
 
+/// `pass` with the custom sources whose patterns were all in the document
+/// (`had`) when a step was made; a source that no longer reads stays.
+std::vector<CustomPatternSource> sourcesOfStep(const PassConfig &pass, const std::vector<std::string> &had)
+{
+    std::vector<CustomPatternSource> kept;
+    for (const CustomPatternSource &source : pass.customPatterns) {
+        const std::vector<std::string> defined = DocumentPatterns::patternNamesOf(source);
+        if (std::all_of(defined.begin(), defined.end(),
+                        [&](const std::string &name) { return std::find(had.begin(), had.end(), name) != had.end(); }))
+            kept.push_back(source);
+    }
+    return kept;
+}
+
 } // namespace
 
 DocumentPersistence::DocumentPersistence(Document &document) : m_document(document) {}
@@ -132,10 +146,30 @@ Status DocumentPersistence::applyPassConfig(const PassConfig &config, const std:
 
 // ---- sessions ---------------------------------------------------------------------
 
-bool DocumentPersistence::replaySteps(const std::vector<SessionStep> &steps, QString *error)
+bool DocumentPersistence::replaySteps(const std::vector<SessionStep> &steps, QString *error, const PassConfig *pass,
+                                      const std::string &sourceName)
 {
+    // The custom patterns in effect: the whole session's at first. A step
+    // made before a pattern was added runs without it, as it was made (an
+    // Apply All would otherwise fuse with it, and the step that applied it
+    // find its match gone).
+    std::vector<CustomPatternSource> inEffect = pass ? pass->customPatterns : std::vector<CustomPatternSource>{};
+    auto useSources = [&](std::vector<CustomPatternSource> sources) -> Status {
+        if (!pass || sources == inEffect)
+            return {};
+        PassConfig config = *pass;
+        config.customPatterns = sources;
+        inEffect = std::move(sources);
+        return applyPassConfig(config, sourceName);
+    };
     for (size_t i = 0; i < steps.size(); ++i) {
         const SessionStep &step = steps[i];
+        if (pass && step.customPatterns)
+            if (Status s = useSources(sourcesOfStep(*pass, *step.customPatterns)); !s) {
+                if (error)
+                    *error = tr("step %1 of %2: %3").arg(i + 1).arg(steps.size()).arg(qs(s.error().message));
+                return false;
+            }
         if (step.applyAll) {
             QEventLoop loop;
             int made = 0;
@@ -146,12 +180,16 @@ bool DocumentPersistence::replaySteps(const std::vector<SessionStep> &steps, QSt
             m_document.applyAll();
             if (m_document.isApplyingAll())
                 loop.exec();
-            // Fewer rewrites than were saved is not the review that was saved
-            // (the model or its input shapes differ): say so, keep what ran.
-            if (step.rewrites >= 0 && made < step.rewrites) {
+            // Other than the rewrites saved is not the review that was saved
+            // (the model, its input shapes or the patterns differ): say so,
+            // keep what ran.
+            if (step.rewrites >= 0 && made != step.rewrites) {
                 if (error)
-                    *error = tr("step %1 of %2: Apply All made %3 of the %4 rewrites the session saved (are the "
-                                "model and its input shapes the same?)")
+                    *error = tr(made < step.rewrites
+                                    ? "step %1 of %2: Apply All made %3 of the %4 rewrites the session saved (are the "
+                                      "model and its input shapes the same?)"
+                                    : "step %1 of %2: Apply All made %3 rewrites where the session saved %4 (are the "
+                                      "model, its input shapes and the patterns the same?)")
                                  .arg(i + 1)
                                  .arg(steps.size())
                                  .arg(made)
@@ -203,6 +241,12 @@ bool DocumentPersistence::replaySteps(const std::vector<SessionStep> &steps, QSt
             return false;
         }
     }
+    if (pass)
+        if (Status s = useSources(pass->customPatterns); !s) {
+            if (error)
+                *error = qs(s.error().message);
+            return false;
+        }
     return true;
 }
 

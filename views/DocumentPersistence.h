@@ -26,7 +26,8 @@ public:
     Status savePassFile(const QString &path);
     Status loadPassFile(const QString &path);
     Status applyPassConfig(const PassConfig &config, const std::string &sourceName);
-    bool replaySteps(const std::vector<SessionStep> &steps, QString *error);
+    bool replaySteps(const std::vector<SessionStep> &steps, QString *error, const PassConfig *pass,
+                     const std::string &sourceName);
 
 private:
     Document &m_document;

@@ -303,6 +303,7 @@ int DocumentReview::commitApplies(std::vector<EditGroup> groups, std::vector<Mat
                                  ? tr("Apply %1 at %%2").arg(qs(applied.front().match.pattern), applied.front().anchorName)
                                  : tr("Apply %n matches", nullptr, int(applied.size()));
         SessionStep step;
+        step.customPatterns = m_document.patternSet().customNames();
         for (const MatchEntry &e : applied)
             step.signatures.push_back(e.signature);
         history.push(new RewriteCommand(&history, text, std::move(groups), applied, std::move(step)));

@@ -86,7 +86,7 @@ bool ReviewFiles::restoreSession(const Session &session, const QString &sourceNa
         return false;
     }
     QString why;
-    const bool replayed = m_document->replaySteps(session.steps, &why);
+    const bool replayed = m_document->replaySteps(session.steps, &why, &session.pass, sourceName.toStdString());
     m_document->findMatches();
     m_document->markSaved();
     if (!replayed) {

@@ -29,17 +29,24 @@ QString writeSession(const Session &session)
     root.insert("pass", QJsonDocument::fromJson(QByteArray::fromStdString(writePassConfig(session.pass))).object());
     QJsonArray steps;
     for (const SessionStep &step : session.steps) {
+        QJsonObject written;
         if (step.applyAll) {
-            QJsonObject all{{"apply_all", true}};
+            written.insert("apply_all", true);
             if (step.rewrites >= 0)
-                all.insert("rewrites", step.rewrites);
-            steps.append(all);
-            continue;
+                written.insert("rewrites", step.rewrites);
+        } else {
+            QJsonArray signatures;
+            for (const std::string &s : step.signatures)
+                signatures.append(QString::fromStdString(s));
+            written.insert("apply", signatures);
         }
-        QJsonArray signatures;
-        for (const std::string &s : step.signatures)
-            signatures.append(QString::fromStdString(s));
-        steps.append(QJsonObject{{"apply", signatures}});
+        if (step.customPatterns) {
+            QJsonArray names;
+            for (const std::string &name : *step.customPatterns)
+                names.append(QString::fromStdString(name));
+            written.insert("custom_patterns", names);
+        }
+        steps.append(written);
     }
     root.insert("steps", steps);
     return QString::fromUtf8(QJsonDocument(root).toJson(QJsonDocument::Indented));
@@ -91,6 +98,13 @@ Expected<Session> readSession(const QString &text, const QString &sourceName)
                 s.signatures.push_back(v.toString().toStdString());
         } else {
             return Error{source + ": steps[" + std::to_string(i) + "]: expected \"apply\" or \"apply_all\""};
+        }
+        if (step.contains("custom_patterns")) {
+            if (!step.value("custom_patterns").isArray())
+                return Error{source + ": steps[" + std::to_string(i) + "].custom_patterns: expected a list of names"};
+            s.customPatterns.emplace();
+            for (const QJsonValue &v : step.value("custom_patterns").toArray())
+                s.customPatterns->push_back(v.toString().toStdString());
         }
         session.steps.push_back(std::move(s));
     }

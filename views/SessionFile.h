@@ -5,6 +5,7 @@
 
 #include <QString>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,10 @@ struct SessionStep {
     /// Apply All: how many rewrites it made (-1 when the file does not say),
     /// so that a replay that makes fewer says so.
     int rewrites = -1;
+    /// The custom patterns the document had when the step was made, so that a
+    /// replay runs each step with those (a pattern added after an Apply All
+    /// must not join it); nullopt in files written before (every one).
+    std::optional<std::vector<std::string>> customPatterns;
     friend bool operator==(const SessionStep &, const SessionStep &) = default;
 };
 
@@ -31,6 +36,7 @@ struct SessionStep {
 ///  "input_shapes": [[32, 13], [32, 384]] (optional: the shapes the model was opened with),
 ///  "verify_each_apply": true, "pass": {pass file},
 ///  "steps": [{"apply": [sig, ...]} | {"apply_all": true, "rewrites": 12}]}
+/// (each step may add "custom_patterns": [name, ...]: SessionStep::customPatterns)
 struct Session {
     QString modelPath;
     bool demo = false;

@@ -551,3 +551,55 @@ TEST_CASE("a custom pattern used from the editor and then loaded from its file i
     CHECK(refused.error().message.find("linear_gelu_fusion") != std::string::npos);
     CHECK(doc.passConfig().customPatterns == config.customPatterns);
 }
+
+TEST_CASE("a session replays a custom pattern added after an Apply All at its own step", "[views][rewrite]")
+{
+    // Issue 36 item 7: the session loaded its custom pattern before replaying
+    // the Apply All made without it, which then fused one more group, and the
+    // step that applied the custom pattern found its match gone.
+    QTemporaryDir dir;
+    const QString sessionPath = dir.filePath(QStringLiteral("custom.fusebox"));
+    const QString patternPath =
+        QString::fromUtf8(FUSEBOX_SOURCE_DIR) + QStringLiteral("/resources/patterns/linear_relu_fusion.patterns");
+    size_t rewrittenSize = 0;
+    int applyAllRewrites = 0;
+    {
+        auto window = openDemo();
+        MainWindow &w = *window;
+        Document &doc = *w.document();
+        QSignalSpy finished(&doc, &Document::applyAllFinished);
+        doc.applyAll();
+        REQUIRE(finished.wait(60000));
+        applyAllRewrites = finished.first().at(0).toInt();
+        REQUIRE(applyAllRewrites > 0);
+        REQUIRE(settle(w));
+        QFile file(patternPath);
+        REQUIRE(file.open(QIODevice::ReadOnly));
+        REQUIRE(doc.addPatternText(QString::fromUtf8(file.readAll()), QStringLiteral("editor")).hasValue());
+        findMatches(w);
+        const int custom = firstRow(doc, "linear_relu_fusion", MatchStatus::Pending);
+        REQUIRE(custom >= 0); // what the Apply All left, which the custom pattern fuses
+        REQUIRE(doc.applyMatches({custom}) == 1);
+        REQUIRE(settle(w));
+        rewrittenSize = doc.graph().size();
+        QString error;
+        REQUIRE(w.saveSession(sessionPath, &error));
+    }
+    MainWindow w;
+    w.setErrorDialogsEnabled(false);
+    w.show();
+    QSignalSpy restored(&w, &MainWindow::sessionRestored);
+    REQUIRE(w.openSession(sessionPath));
+    REQUIRE(restored.wait(120000));
+    INFO(restored.first().at(1).toString().toStdString());
+    CHECK(restored.first().at(0).toBool());
+    Document &doc = *w.document();
+    REQUIRE(settle(w));
+    CHECK(doc.graph().size() == rewrittenSize);
+    REQUIRE(doc.undoStack()->count() == 2);
+    CHECK(doc.undoStack()->text(0) == QStringLiteral("Apply All (%1 rewrites)").arg(applyAllRewrites));
+    CHECK(doc.tally("linear_relu_fusion").applied == 1);
+    // The custom pattern is the document's again after the replay.
+    CHECK(std::find(doc.customPatternNames().begin(), doc.customPatternNames().end(), "linear_relu_fusion")
+          != doc.customPatternNames().end());
+}
