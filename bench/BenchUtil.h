@@ -50,6 +50,9 @@ inline bool resetPeakRss()
     return std::fclose(f) == 0 && ok;
 }
 
-inline double mib(long kib) { return kib / 1024.0; }
+inline double mib(long kib)
+{
+    return kib / 1024.0;
+}
 
 } // namespace fusebox::bench

@@ -16,8 +16,7 @@ public:
     LinearReluPattern()
         : VerticalPattern("linear_relu", PassStage::PreGrad, 1, {"aten::relu"},
                           "relu(linear(x, w, b)) with a single-use linear")
-    {
-    }
+    {}
 
     std::optional<Match> match(const Graph &graph, NodeId anchor, MatchTrace &trace) const override
     {

@@ -10,10 +10,11 @@ namespace fusebox::bench {
 
 namespace {
 
-
 class Builder {
 public:
-    explicit Builder(Graph &graph) : g(graph) {}
+    explicit Builder(Graph &graph)
+        : g(graph)
+    {}
     GraphBuilder g;
     std::string scope;
 
@@ -104,7 +105,8 @@ Graph generateRecsysGraph(const RecsysGraphOptions &options)
 
         std::vector<NodeId> chunks;
         if (tower % 2 == 0) {
-            NodeId s = bld.listOp("aten::split_with_sizes", {x, intList(std::vector<int64_t>(size_t(k), d)), int64_t(1)});
+            NodeId s = bld.listOp("aten::split_with_sizes",
+                                  {x, intList(std::vector<int64_t>(size_t(k), d)), int64_t(1)});
             for (int64_t j = 0; j < k; ++j)
                 chunks.push_back(bld.item(s, j, {B, d}));
         } else {

@@ -60,8 +60,9 @@ void runCatalog(const Graph &graph, const PatternSet &catalog, int runs, size_t 
             const RoundStats &st = last.roundStats[r];
             std::printf("  round %zu: %s%s, %zu candidates, %zu applied; search %.1f ms, apply %.1f ms, "
                         "reorder %.1f ms\n",
-                        r + 1, st.searchedNodes ? ("near changes (" + std::to_string(st.searchedNodes) + " nodes)").c_str()
-                                                : "whole graph",
+                        r + 1,
+                        st.searchedNodes ? ("near changes (" + std::to_string(st.searchedNodes) + " nodes)").c_str()
+                                         : "whole graph",
                         st.fullSearch ? " then whole graph" : "", st.candidates, st.applied, st.searchMs, st.applyMs,
                         st.reorderMs);
         }

@@ -43,9 +43,7 @@ public:
     StallMeter()
     {
         m_timer.setInterval(5);
-        QObject::connect(&m_timer, &QTimer::timeout, [this] {
-            m_worst = std::max(m_worst, m_clock.restart());
-        });
+        QObject::connect(&m_timer, &QTimer::timeout, [this] { m_worst = std::max(m_worst, m_clock.restart()); });
     }
     void start()
     {
@@ -65,7 +63,10 @@ private:
     qint64 m_worst = 0;
 };
 
-const char *verdict(bool met) { return met ? "MET" : "NOT MET"; }
+const char *verdict(bool met)
+{
+    return met ? "MET" : "NOT MET";
+}
 
 } // namespace
 
@@ -163,7 +164,8 @@ int main(int argc, char *argv[])
     std::printf("regex search over %zu nodes: %.0f ms, %zu hits\n", doc.graph().size(), msSince(start), hits.size());
 
     const long rssAfter = procStatusKiB("VmRSS");
-    std::printf("memory: %.0f MiB resident after opening (+%.0f MiB for the window, scene, original copy and matches)\n",
-                mib(rssAfter), mib(rssAfter - rssBefore));
+    std::printf(
+        "memory: %.0f MiB resident after opening (+%.0f MiB for the window, scene, original copy and matches)\n",
+        mib(rssAfter), mib(rssAfter - rssBefore));
     return 0;
 }

@@ -216,7 +216,8 @@ bool matchingBenchmark(const std::vector<size_t> &sizes)
                     target / 1000, rw, runs > 1 ? "median of 3" : "single run", rw / fb);
         std::printf("  target (issue): fixed-arity matcher at least 5x faster than SubgraphRewriter -> "
                     "%.1fx via findMatches: %s; %.1fx via the match loop: %s\n",
-                    find / fb, find / fb >= 5.0 ? "MET" : "NOT MET", find / loop, find / loop >= 5.0 ? "MET" : "NOT MET");
+                    find / fb, find / fb >= 5.0 ? "MET" : "NOT MET", find / loop,
+                    find / loop >= 5.0 ? "MET" : "NOT MET");
     }
     return agree;
 }
@@ -260,9 +261,9 @@ void latencyBenchmark(const std::string &path, int warmup, int iterations)
     printLatency("original, optimize_for_inference(freeze)", ofi);
 
     Expected<LatencyResult> ofiRew = Error{"not measured"};
-    const std::string tmp =
-        (std::filesystem::temp_directory_path() / ("fusebox_bench_rewritten_" + std::to_string(getpid()) + ".pt"))
-            .string();
+    const std::string tmp = (std::filesystem::temp_directory_path()
+                             / ("fusebox_bench_rewritten_" + std::to_string(getpid()) + ".pt"))
+                                .string();
     if (Status st = exportTorchScript(rewritten, tmp); !st) {
         std::printf("  export of the rewritten graph failed: %s\n", st.error().message.c_str());
     } else {

@@ -25,7 +25,8 @@ inline void checkLoadedModel(const char *target, const LoadedModel &model, bool 
         contractBroken(target, "the graph JSON written of it does not read back",
                        again.error().message + "\n--- written:\n" + written);
     if (auto difference = firstDifference(model.graph, again->graph))
-        contractBroken(target, "the graph read back from graph JSON differs", *difference + "\n--- written:\n" + written);
+        contractBroken(target, "the graph read back from graph JSON differs",
+                       *difference + "\n--- written:\n" + written);
     if (stableWrite && writeGraphJson(again->graph, options) != written)
         contractBroken(target, "the graph JSON written again differs (weights?)", written);
 }

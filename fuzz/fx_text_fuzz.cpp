@@ -58,7 +58,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const std::string written = writeFxText(first->graph);
     auto second = readFxText(written, options);
     if (!second)
-        contractBroken("what the writer wrote does not read back", second.error().message + "\n--- written:\n" + written);
+        contractBroken("what the writer wrote does not read back",
+                       second.error().message + "\n--- written:\n" + written);
     if (auto difference = firstDifference(first->graph, second->graph))
         contractBroken("the graph read back differs", *difference + "\n--- written:\n" + written);
     if (writeFxText(second->graph) != written)

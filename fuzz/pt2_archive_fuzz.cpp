@@ -60,8 +60,8 @@ std::string archiveOf(std::string_view listing, int depth = 0)
         if (nameEnd == std::string_view::npos)
             break;
         const size_t next = listing.find(marker, nameEnd);
-        std::string bytes(listing.substr(nameEnd + 1, next == std::string_view::npos ? std::string_view::npos
-                                                                                     : next - nameEnd - 1));
+        std::string bytes(
+            listing.substr(nameEnd + 1, next == std::string_view::npos ? std::string_view::npos : next - nameEnd - 1));
         if (depth == 0 && std::string_view(bytes).starts_with(kEntriesMagic))
             bytes = archiveOf(bytes, depth + 1);
         entries.emplace_back(std::string(listing.substr(at, nameEnd - at)), std::move(bytes));

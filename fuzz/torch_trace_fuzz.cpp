@@ -39,8 +39,7 @@ const std::string &scratchPath()
 {
     static const std::string path = [] {
         const char *dir = std::getenv("TMPDIR");
-        return std::string(dir && *dir ? dir : "/tmp") + "/torch_trace_fuzz_" + std::to_string(getpid())
-               + "_fuzz.log";
+        return std::string(dir && *dir ? dir : "/tmp") + "/torch_trace_fuzz_" + std::to_string(getpid()) + "_fuzz.log";
     }();
     return path;
 }

@@ -156,8 +156,10 @@ const std::vector<InductorProfile> &inductorProfiles()
             {"batch_nan_to_num", kMathPositionalArgs, "it keys on and keeps positional arguments", true},
             {"batch_clamp", kMathPositionalArgs,
              "it keys on and keeps positional arguments (2.6 fails on a positional clamp)", true},
-            {"batch_dropout", kMathPositionalArgs, "new: keys on and keeps positional arguments, as 2.14's "
-                                                   "nan_to_num and clamp", true},
+            {"batch_dropout", kMathPositionalArgs,
+             "new: keys on and keeps positional arguments, as 2.14's "
+             "nan_to_num and clamp",
+             true},
             {"normalization_pass", kNormalizeConcat, "it rewrites torch.concat to torch.cat", true},
             {"normalization_aten_pass", kNormalizeAtenSplits,
              "it also rewrites aten.split.Tensor and split_with_sizes to split_with_sizes(input, sizes, dim=d)", true},
@@ -206,16 +208,17 @@ Expected<ChosenProfile> chooseInductorProfile(std::string_view torchVersion)
             older = &p;
     }
     if (!older)
-        return ChosenProfile{&profiles.front(),
-                             shown + " is older than Fusebox's oldest Inductor profile " + std::string(profiles.front().version)
-                                 + ": the answers are " + std::string(profiles.front().version) + "'s"};
+        return ChosenProfile{&profiles.front(), shown + " is older than Fusebox's oldest Inductor profile "
+                                                    + std::string(profiles.front().version) + ": the answers are "
+                                                    + std::string(profiles.front().version) + "'s"};
     if (older == &profiles.back())
-        return ChosenProfile{older, shown + " is newer than Fusebox's newest Inductor profile " + std::string(older->version)
-                                        + ": the answers are " + std::string(older->version) + "'s"};
+        return ChosenProfile{older, shown + " is newer than Fusebox's newest Inductor profile "
+                                        + std::string(older->version) + ": the answers are "
+                                        + std::string(older->version) + "'s"};
     const InductorProfile &newer = *(older + 1);
-    return ChosenProfile{older, shown + " lies between Fusebox's Inductor profiles " + std::string(older->version) + " and "
-                                    + std::string(newer.version) + ": the answers are " + std::string(older->version)
-                                    + "'s"};
+    return ChosenProfile{older, shown + " lies between Fusebox's Inductor profiles " + std::string(older->version)
+                                    + " and " + std::string(newer.version) + ": the answers are "
+                                    + std::string(older->version) + "'s"};
 }
 
 } // namespace fusebox

@@ -96,8 +96,8 @@ Status applySection(PatternSet &patterns, const std::map<std::string, std::map<s
             // Inductor 2.6 raises a KeyError for a name it has no pass for;
             // 2.14 skips an unknown pre-grad key.
             if (stage == PassStage::PreGrad && !profile.unknownPreGradPassIsError) {
-                notes.push_back(where + ": not a pass of " + inductor + didYouMean(rule, names)
-                                + "; skipped, as " + inductor + " skips a pre-grad pass it does not know");
+                notes.push_back(where + ": not a pass of " + inductor + didYouMean(rule, names) + "; skipped, as "
+                                + inductor + " skips a pre-grad pass it does not know");
                 continue;
             }
             return Error{where + ": unknown rule" + didYouMean(rule, names)};
@@ -142,8 +142,9 @@ Status applySection(PatternSet &patterns, const std::map<std::string, std::map<s
                 // 2.6 merges a fusion's options over its defaults, and a
                 // pattern pass reads only counter and threshold_to_cat: other
                 // keys are carried along and never read.
-                notes.push_back(where + "/" + name + ": ignored, as " + inductor + " ignores options a pass does not read"
-                                + didYouMean(name, known) + "; " + rule + " takes: " + listed(known));
+                notes.push_back(where + "/" + name + ": ignored, as " + inductor
+                                + " ignores options a pass does not read" + didYouMean(name, known) + "; " + rule
+                                + " takes: " + listed(known));
                 continue;
             }
             std::visit([&](auto v) { p->options().set(name, v); }, value);
@@ -261,10 +262,12 @@ Expected<std::vector<std::string>> addCustomPatterns(PatternSet &patterns, const
     std::vector<std::string> added;
     for (size_t i = 0; i < config.customPatterns.size(); ++i) {
         const CustomPatternSource &source = config.customPatterns[i];
-        Expected<PatternFile> file =
-            source.text.empty()
-                ? readPatternFile(source.resolvedFile.empty() ? source.file : source.resolvedFile, {schemas, {}})
-                : parsePatternFile(source.text, {schemas, configName + ": custom_patterns[" + std::to_string(i) + "]"});
+        Expected<PatternFile> file = source.text.empty()
+                                         ? readPatternFile(source.resolvedFile.empty() ? source.file
+                                                                                       : source.resolvedFile,
+                                                           {schemas, {}})
+                                         : parsePatternFile(source.text, {schemas, configName + ": custom_patterns["
+                                                                                       + std::to_string(i) + "]"});
         if (!file)
             return file.error();
         auto compiled = compilePatterns(*file, schemas);

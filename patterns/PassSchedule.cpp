@@ -70,17 +70,16 @@ std::string whyScheduleSkips(PassSchedule schedule, const PatternSet &patterns, 
     return "not in Inductor's " + std::string(toString(stage)) + " schedule under this pass config";
 }
 
-DriverResult runPassSchedule(PassSchedule schedule, const PatternSet &patterns, const PassConfig &config,
-                             Graph &graph, DriverOptions options, EditLog *log, DriverListener *listener)
+DriverResult runPassSchedule(PassSchedule schedule, const PatternSet &patterns, const PassConfig &config, Graph &graph,
+                             DriverOptions options, EditLog *log, DriverListener *listener)
 {
     if (schedule == PassSchedule::Greedy)
         return GreedyDriver(patterns, std::move(options)).run(graph, log, listener);
     return inductorDriver(patterns, config, std::move(options)).run(graph, log, listener);
 }
 
-std::vector<Explanation> explainForSchedule(PassSchedule schedule, const PatternSet &patterns,
-                                            const PassConfig &config, const Graph &graph, const Pattern &pattern,
-                                            std::vector<NodeId> nodes)
+std::vector<Explanation> explainForSchedule(PassSchedule schedule, const PatternSet &patterns, const PassConfig &config,
+                                            const Graph &graph, const Pattern &pattern, std::vector<NodeId> nodes)
 {
     if (schedule == PassSchedule::Inductor)
         return explainInInductorSchedule(graph, inductorDriver(patterns, config, {}), pattern, std::move(nodes));

@@ -28,9 +28,8 @@ std::vector<std::string> customPatternNames(const PatternSet &patterns);
 /// Runs the enabled patterns on `graph` under `schedule`. Inductor's schedule
 /// takes the passes' order from config (preGradOrder/postGradOrder) and runs
 /// custom patterns after the stage's passes, on a graph of any stage.
-DriverResult runPassSchedule(PassSchedule schedule, const PatternSet &patterns, const PassConfig &config,
-                             Graph &graph, DriverOptions options = {}, EditLog *log = nullptr,
-                             DriverListener *listener = nullptr);
+DriverResult runPassSchedule(PassSchedule schedule, const PatternSet &patterns, const PassConfig &config, Graph &graph,
+                             DriverOptions options = {}, EditLog *log = nullptr, DriverListener *listener = nullptr);
 
 /// Why `schedule` leaves `pattern` out on `graph`, in one line; empty when it
 /// runs it. The greedy search runs every enabled pattern; Inductor's schedule
@@ -44,9 +43,8 @@ std::string whyScheduleSkips(PassSchedule schedule, const PatternSet &patterns, 
 /// empty) for `schedule`: Inductor's answers in the state its schedule meets
 /// the graph in (explainInInductorSchedule), or the greedy search's on the
 /// graph as it is (explain).
-std::vector<Explanation> explainForSchedule(PassSchedule schedule, const PatternSet &patterns,
-                                            const PassConfig &config, const Graph &graph, const Pattern &pattern,
-                                            std::vector<NodeId> nodes = {});
+std::vector<Explanation> explainForSchedule(PassSchedule schedule, const PatternSet &patterns, const PassConfig &config,
+                                            const Graph &graph, const Pattern &pattern, std::vector<NodeId> nodes = {});
 
 /// The near-miss summary of `pattern` for `schedule` (see explainForSchedule).
 NearMissSummary nearMissesForSchedule(PassSchedule schedule, const PatternSet &patterns, const PassConfig &config,

@@ -138,7 +138,9 @@ public:
         size_t removed = 0, added = 0;
     };
 
-    explicit PassSnapshots(const PatternSet &patterns) : m_patterns(patterns) {}
+    explicit PassSnapshots(const PatternSet &patterns)
+        : m_patterns(patterns)
+    {}
 
     void passStarting(const Graph &graph, const std::vector<ScheduledPass> &schedule, size_t index,
                       int64_t repetition) override
@@ -268,9 +270,10 @@ struct LoggedPass {
 class Replayer {
 public:
     Replayer(const TraceLog &log, const TraceCompile &compile, const TraceReplayOptions &options)
-        : m_log(log), m_compile(compile), m_options(options)
-    {
-    }
+        : m_log(log)
+        , m_compile(compile)
+        , m_options(options)
+    {}
 
     /// Why the compile cannot be replayed; empty when it can.
     std::string whyNotReplayable() const;
@@ -284,10 +287,7 @@ public:
     Status compare(CompileReplay &replay);
 
 private:
-    std::string address(const TracePayload &payload) const
-    {
-        return traceGraphPath(m_log, {&m_compile, &payload});
-    }
+    std::string address(const TracePayload &payload) const { return traceGraphPath(m_log, {&m_compile, &payload}); }
     std::optional<StructuralDifference> difference(const Graph &ours, const Graph &theirs) const
     {
         return m_options.schemas ? pt2::firstCanonicalDifference(ours, theirs, *m_options.schemas)
@@ -394,8 +394,8 @@ std::vector<std::string> Replayer::whyNot(const Pattern &pattern, const std::str
                 nodes.push_back(mine);
     std::vector<std::string> lines;
     if (!nodes.empty())
-        for (const Explanation &e : explainForSchedule(PassSchedule::Inductor, m_patterns, m_config, m_original,
-                                                       pattern, nodes))
+        for (const Explanation &e :
+             explainForSchedule(PassSchedule::Inductor, m_patterns, m_config, m_original, pattern, nodes))
             lines.push_back(m_original.node(e.node)->name + ": " + e.summary);
     return lines;
 }
@@ -405,8 +405,8 @@ std::optional<ReplayStep> Replayer::stepOf(const PassSnapshots::Snapshot &snapsh
     const Pattern *pattern = m_patterns.find(snapshot.pass);
     if (!pattern)
         return std::nullopt;
-    const std::string artifact =
-        traceArtifactForPass(snapshot.pass, pattern->stage(), pattern->family() == PatternFamily::Horizontal);
+    const std::string artifact = traceArtifactForPass(snapshot.pass, pattern->stage(),
+                                                      pattern->family() == PatternFamily::Horizontal);
     auto logged = artifact.empty() ? m_logged.end() : m_logged.find(artifact);
     if (logged == m_logged.end() && !snapshot.changed)
         return std::nullopt;
@@ -481,9 +481,10 @@ std::string Replayer::postGradNote() const
     }
     if (!postGrad)
         return {};
-    return std::to_string(postGrad) + " post-grad Optimus pass graphs are listed, not replayed: Inductor runs "
-           "passes of its own between before_post_grad_graph and them (decompositions, no-op removal, "
-           "reinplacing) that Fusebox does not model";
+    return std::to_string(postGrad)
+           + " post-grad Optimus pass graphs are listed, not replayed: Inductor runs "
+             "passes of its own between before_post_grad_graph and them (decompositions, no-op removal, "
+             "reinplacing) that Fusebox does not model";
 }
 
 Status Replayer::compare(CompileReplay &replay)
@@ -522,7 +523,8 @@ Status Replayer::compare(CompileReplay &replay)
 
 } // namespace
 
-Expected<CompileReplay> replayCompile(const TraceLog &log, const TraceCompile &compile, const TraceReplayOptions &options)
+Expected<CompileReplay> replayCompile(const TraceLog &log, const TraceCompile &compile,
+                                      const TraceReplayOptions &options)
 {
     CompileReplay replay;
     replay.compile = compile.label();

@@ -88,6 +88,7 @@ struct TraceReplayOptions {
 Expected<std::optional<PassConfig>> compileOptions(const TraceLog &log, const TraceCompile &compile);
 
 /// Replays one compile (see the file comment). Errors: a graph that does not open.
-Expected<CompileReplay> replayCompile(const TraceLog &log, const TraceCompile &compile, const TraceReplayOptions &options);
+Expected<CompileReplay> replayCompile(const TraceLog &log, const TraceCompile &compile,
+                                      const TraceReplayOptions &options);
 
 } // namespace fusebox

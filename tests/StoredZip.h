@@ -22,8 +22,14 @@ inline uint32_t crc32(const std::string &bytes)
     return ~crc;
 }
 
-inline void put16(std::string &out, uint32_t v) { out += char(v & 0xff), out += char((v >> 8) & 0xff); }
-inline void put32(std::string &out, uint32_t v) { put16(out, v & 0xffff), put16(out, v >> 16); }
+inline void put16(std::string &out, uint32_t v)
+{
+    out += char(v & 0xff), out += char((v >> 8) & 0xff);
+}
+inline void put32(std::string &out, uint32_t v)
+{
+    put16(out, v & 0xffff), put16(out, v >> 16);
+}
 
 /// A zip of stored entries, with correct CRCs; `claimed` replaces each
 /// entry's uncompressed size when nonzero, so that the headers lie.

@@ -14,7 +14,8 @@ inline Graph splitReluCatGraph()
     GraphBuilder build(g);
     TensorMeta in{DType::Float32, std::vector<Dim>{int64_t(8), int64_t(64)}, std::nullopt, "cpu"};
     NodeId x = build.addInput("x", in);
-    NodeId w = build.addConstant("w", "w", TensorMeta{DType::Float32, std::vector<Dim>{int64_t(64), int64_t(64)}, {}, {}});
+    NodeId w = build.addConstant("w", "w",
+                                 TensorMeta{DType::Float32, std::vector<Dim>{int64_t(64), int64_t(64)}, {}, {}});
     NodeId split = build.addOp("aten::split", {x, int64_t(16), int64_t(1)});
     build.node(split).type = "Tensor[]";
     build.node(split).provenance.scope = "tower.split";
@@ -28,7 +29,8 @@ inline Graph splitReluCatGraph()
     }
     NodeId cat = build.addOp("aten::cat", {Arg::list(parts), int64_t(1)});
     NodeId lin = build.addOp("aten::linear", {cat, w, NoneArg{}}, {}, "head");
-    build.node(lin).meta = TensorMeta{DType::Float32, std::vector<Dim>{std::string("s0"), int64_t(64)}, std::vector<int64_t>{64, 1}, "cpu"};
+    build.node(lin).meta = TensorMeta{DType::Float32, std::vector<Dim>{std::string("s0"), int64_t(64)},
+                                      std::vector<int64_t>{64, 1}, "cpu"};
     build.node(lin).provenance.source = {"model.py", 12, 4};
     build.node(lin).provenance.originalSpelling = "torch.nn.functional.linear";
     build.setOutputs({lin});

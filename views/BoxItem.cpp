@@ -5,7 +5,8 @@
 namespace fusebox {
 
 BoxItem::BoxItem(QSizeF size, qreal radius)
-    : m_rect(-size.width() / 2, -size.height() / 2, size.width(), size.height()), m_radius(radius)
+    : m_rect(-size.width() / 2, -size.height() / 2, size.width(), size.height())
+    , m_radius(radius)
 {
     setFlags(ItemIsSelectable);
     setAcceptHoverEvents(true);

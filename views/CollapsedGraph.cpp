@@ -16,8 +16,8 @@ bool isFiltered(const Node &node, const CollapsedGraph::Options &options)
 }
 } // namespace
 
-CollapsedGraph::CollapsedGraph(const Graph &graph, const ScopeTree &tree,
-                               const std::set<std::string> &expanded, Options options)
+CollapsedGraph::CollapsedGraph(const Graph &graph, const ScopeTree &tree, const std::set<std::string> &expanded,
+                               Options options)
 {
     // visibleGroup[s]: -1 when s and all its ancestors are expanded (its nodes
     // show as themselves), else the outermost collapsed scope above or at s.

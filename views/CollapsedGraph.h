@@ -57,8 +57,7 @@ public:
     CollapsedGraph() = default;
     /// `expanded` holds scope paths; the root is always expanded. Paths that
     /// name no scope are ignored.
-    CollapsedGraph(const Graph &graph, const ScopeTree &tree, const std::set<std::string> &expanded,
-                   Options options);
+    CollapsedGraph(const Graph &graph, const ScopeTree &tree, const std::set<std::string> &expanded, Options options);
 
     /// Visible items in program order of their first node.
     const std::vector<Item> &items() const { return m_items; }

@@ -89,29 +89,29 @@ void CompilesPanel::openLog(const QString &path)
     m_searchedText.clear();
     m_header->setText(tr("Reading %1…").arg(QFileInfo(path).fileName()));
     auto result = std::make_shared<Expected<TraceLog>>(Error{"not read"});
-    m_tasks->run(tr("Reading %1").arg(QFileInfo(path).fileName()), QStringLiteral("trace.index"), this,
-                 [path = path.toStdString(), result](TaskControl &control) {
-                     *result = indexTorchTrace(path, [&control](uint64_t done, uint64_t total) {
-                         control.setProgress(static_cast<qint64>(done), static_cast<qint64>(total));
-                         return !control.isCancelled();
-                     });
-                 },
-                 [this, generation, path, result](bool cancelled) {
-                     if (generation != m_generation)
-                         return; // another log was opened meanwhile
-                     if (cancelled || !*result) {
-                         const QString message = cancelled ? tr("%1: reading cancelled").arg(path)
-                                                           : qs(result->error().message);
-                         m_header->setText(message);
-                         emit indexFailed(message);
-                         return;
-                     }
-                     m_log = std::make_shared<const TraceLog>(std::move(result->value()));
-                     // Opening its graphs by address reads this index, not the file again.
-                     rememberTraceIndex(m_log->path, m_log);
-                     fill();
-                     emit logIndexed(path);
-                 });
+    m_tasks->run(
+        tr("Reading %1").arg(QFileInfo(path).fileName()), QStringLiteral("trace.index"), this,
+        [path = path.toStdString(), result](TaskControl &control) {
+            *result = indexTorchTrace(path, [&control](uint64_t done, uint64_t total) {
+                control.setProgress(static_cast<qint64>(done), static_cast<qint64>(total));
+                return !control.isCancelled();
+            });
+        },
+        [this, generation, path, result](bool cancelled) {
+            if (generation != m_generation)
+                return; // another log was opened meanwhile
+            if (cancelled || !*result) {
+                const QString message = cancelled ? tr("%1: reading cancelled").arg(path) : qs(result->error().message);
+                m_header->setText(message);
+                emit indexFailed(message);
+                return;
+            }
+            m_log = std::make_shared<const TraceLog>(std::move(result->value()));
+            // Opening its graphs by address reads this index, not the file again.
+            rememberTraceIndex(m_log->path, m_log);
+            fill();
+            emit logIndexed(path);
+        });
 }
 
 void CompilesPanel::fill()
@@ -120,13 +120,13 @@ void CompilesPanel::fill()
     m_compileItems.assign(m_log->compiles.size(), nullptr);
     const TraceLog &log = *m_log;
     const size_t graphs = log.graphs().size();
-    m_header->setText(tr("%1 · %2 compiles · %3 graphs · torch %4%5")
-                          .arg(QFileInfo(qs(log.path)).fileName())
-                          .arg(log.compiles.size())
-                          .arg(graphs)
-                          .arg(log.torchVersion.empty() ? tr("version not recorded") : qs(log.torchVersion))
-                          .arg(log.warnings.empty() ? QString()
-                                                    : tr(" · %1 lines not read (see the log)").arg(log.warnings.size())));
+    m_header->setText(
+        tr("%1 · %2 compiles · %3 graphs · torch %4%5")
+            .arg(QFileInfo(qs(log.path)).fileName())
+            .arg(log.compiles.size())
+            .arg(graphs)
+            .arg(log.torchVersion.empty() ? tr("version not recorded") : qs(log.torchVersion))
+            .arg(log.warnings.empty() ? QString() : tr(" · %1 lines not read (see the log)").arg(log.warnings.size())));
     std::map<int, QTreeWidgetItem *> ranks;
     for (size_t i = 0; i < log.compiles.size(); ++i) {
         const TraceCompile &compile = log.compiles[i];
@@ -196,8 +196,7 @@ void CompilesPanel::applyFilter(const QString &text)
         if (!item)
             continue;
         bool show = text.isEmpty() || item->text(0).contains(text, Qt::CaseInsensitive)
-                    || item->text(2).contains(text, Qt::CaseInsensitive)
-                    || m_opMatches.count(static_cast<int>(i));
+                    || item->text(2).contains(text, Qt::CaseInsensitive) || m_opMatches.count(static_cast<int>(i));
         for (int c = 0; c < item->childCount() && !show; ++c)
             show = item->child(c)->text(0).contains(text, Qt::CaseInsensitive);
         item->setHidden(!show);
@@ -209,29 +208,30 @@ void CompilesPanel::applyFilter(const QString &text)
     m_tasks->cancel(QStringLiteral("trace.search"));
     auto found = std::make_shared<std::set<int>>();
     const auto log = m_log;
-    m_tasks->run(tr("Searching the graphs for %1").arg(text), QStringLiteral("trace.search"), this,
-                 [log, needles = payloadSpellings(text.toStdString()), found](TaskControl &task) {
-                     const auto graphs = log->graphs();
-                     for (size_t g = 0; g < graphs.size() && !task.isCancelled(); ++g) {
-                         task.setProgress(static_cast<qint64>(g), static_cast<qint64>(graphs.size()));
-                         const int compile = static_cast<int>(graphs[g].compile - log->compiles.data());
-                         if (found->count(compile))
-                             continue;
-                         auto payload = readTracePayload(*log, *graphs[g].payload);
-                         if (payload && std::any_of(needles.begin(), needles.end(), [&](const std::string &n) {
-                                 return payload->find(n) != std::string::npos;
-                             }))
-                             found->insert(compile);
-                     }
-                 },
-                 [this, log, text, found](bool cancelled) {
-                     if (cancelled || log != m_log || text != m_filter->text())
-                         return;
-                     m_opMatches = *found;
-                     for (int index : m_opMatches)
-                         if (QTreeWidgetItem *item = compileItem(index))
-                             item->setHidden(false);
-                 });
+    m_tasks->run(
+        tr("Searching the graphs for %1").arg(text), QStringLiteral("trace.search"), this,
+        [log, needles = payloadSpellings(text.toStdString()), found](TaskControl &task) {
+            const auto graphs = log->graphs();
+            for (size_t g = 0; g < graphs.size() && !task.isCancelled(); ++g) {
+                task.setProgress(static_cast<qint64>(g), static_cast<qint64>(graphs.size()));
+                const int compile = static_cast<int>(graphs[g].compile - log->compiles.data());
+                if (found->count(compile))
+                    continue;
+                auto payload = readTracePayload(*log, *graphs[g].payload);
+                if (payload && std::any_of(needles.begin(), needles.end(), [&](const std::string &n) {
+                        return payload->find(n) != std::string::npos;
+                    }))
+                    found->insert(compile);
+            }
+        },
+        [this, log, text, found](bool cancelled) {
+            if (cancelled || log != m_log || text != m_filter->text())
+                return;
+            m_opMatches = *found;
+            for (int index : m_opMatches)
+                if (QTreeWidgetItem *item = compileItem(index))
+                    item->setHidden(false);
+        });
 }
 
 QTreeWidgetItem *CompilesPanel::compileItem(int index) const
@@ -271,11 +271,11 @@ OptimusStepsWindow *CompilesPanel::showOptimusSteps(int index)
         return nullptr;
     const TraceCompile &compile = m_log->compiles[static_cast<size_t>(index)];
     if (optimusStepsOf(compile).empty()) {
-        m_header->setText(tr("[%1] logged no pre-grad stage: %2")
-                              .arg(qs(compile.id.str()),
-                                   compile.ranNoPreGradPasses()
-                                       ? tr("served from the FX graph cache, it ran no Optimus pass")
-                                       : tr("this torch logs no before_pre_grad_graph (2.6 does not)")));
+        m_header->setText(
+            tr("[%1] logged no pre-grad stage: %2")
+                .arg(qs(compile.id.str()), compile.ranNoPreGradPasses()
+                                               ? tr("served from the FX graph cache, it ran no Optimus pass")
+                                               : tr("this torch logs no before_pre_grad_graph (2.6 does not)")));
         return nullptr;
     }
     auto *window = new OptimusStepsWindow(m_log, static_cast<size_t>(index), m_tasks, this);

@@ -32,13 +32,17 @@ QWidget *pane(QLabel *label, GraphView *view, QWidget *parent)
 } // namespace
 
 DiffView::DiffView(Document *document, QWidget *parent)
-    : QWidget(parent), m_comparison(document == nullptr), m_document(document ? document : new Document(this)),
-      m_before(new Document(this)),
-      m_beforeScene(new GraphScene(m_before, this)), m_afterScene(new GraphScene(m_document, this)),
-      m_beforeView(new GraphView(m_beforeScene, this)), m_afterView(new GraphView(m_afterScene, this)),
-      m_summary(new QLabel(this)),
-      m_beforeTitle(new QLabel(tr("Before (as loaded) — removed nodes in red"), this)),
-      m_afterTitle(new QLabel(tr("After (current) — added nodes in green, changed in orange"), this))
+    : QWidget(parent)
+    , m_comparison(document == nullptr)
+    , m_document(document ? document : new Document(this))
+    , m_before(new Document(this))
+    , m_beforeScene(new GraphScene(m_before, this))
+    , m_afterScene(new GraphScene(m_document, this))
+    , m_beforeView(new GraphView(m_beforeScene, this))
+    , m_afterView(new GraphView(m_afterScene, this))
+    , m_summary(new QLabel(this))
+    , m_beforeTitle(new QLabel(tr("Before (as loaded) — removed nodes in red"), this))
+    , m_afterTitle(new QLabel(tr("After (current) — added nodes in green, changed in orange"), this))
 {
     setObjectName(QStringLiteral("diffView"));
     setWindowTitle(tr("Before / After — Fusebox"));
@@ -80,7 +84,10 @@ DiffView::DiffView(Document *document, QWidget *parent)
     refresh();
 }
 
-bool DiffView::isLayingOut() const { return m_beforeScene->isLayoutRunning() || m_afterScene->isLayoutRunning(); }
+bool DiffView::isLayingOut() const
+{
+    return m_beforeScene->isLayoutRunning() || m_afterScene->isLayoutRunning();
+}
 
 void DiffView::refresh()
 {
@@ -141,7 +148,10 @@ void DiffView::showComparison(const Graph &left, const QString &leftTitle, const
     applyMarks();
 }
 
-QString DiffView::summaryText() const { return m_summary->text(); }
+QString DiffView::summaryText() const
+{
+    return m_summary->text();
+}
 
 void DiffView::applyMarks()
 {

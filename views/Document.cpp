@@ -16,12 +16,15 @@
 namespace fusebox {
 
 Document::Document(QObject *parent)
-    : QObject(parent), m_tasks(new TaskService(this)), m_history(std::make_unique<DocumentHistory>(*this)),
-      m_patterns(std::make_unique<DocumentPatterns>(*this)), m_review(std::make_unique<DocumentReview>(*this)),
-      m_jobs(std::make_unique<DocumentJobs>(*this)), m_persistence(std::make_unique<DocumentPersistence>(*this)),
-      m_pt2(std::make_unique<DocumentPt2>(*this))
-{
-}
+    : QObject(parent)
+    , m_tasks(new TaskService(this))
+    , m_history(std::make_unique<DocumentHistory>(*this))
+    , m_patterns(std::make_unique<DocumentPatterns>(*this))
+    , m_review(std::make_unique<DocumentReview>(*this))
+    , m_jobs(std::make_unique<DocumentJobs>(*this))
+    , m_persistence(std::make_unique<DocumentPersistence>(*this))
+    , m_pt2(std::make_unique<DocumentPt2>(*this))
+{}
 
 Document::~Document()
 {
@@ -39,9 +42,15 @@ Document::~Document()
 
 // ---- the graph ---------------------------------------------------------------------
 
-const Graph &Document::graph() const { return m_history->graph(); }
+const Graph &Document::graph() const
+{
+    return m_history->graph();
+}
 
-bool Document::isLoading() const { return m_jobs->isLoading(); }
+bool Document::isLoading() const
+{
+    return m_jobs->isLoading();
+}
 
 void Document::open(const QString &path, const LoadOptions &options, const QString &displayName,
                     bool requirePytorchShapes)
@@ -49,8 +58,8 @@ void Document::open(const QString &path, const LoadOptions &options, const QStri
     m_jobs->open(path, options, displayName, requirePytorchShapes);
 }
 
-void Document::setGraph(Graph graph, const QString &displayName, const QStringList &warnings,
-                        const QString &filePath, std::vector<int> nodeLines, LoadOptions options)
+void Document::setGraph(Graph graph, const QString &displayName, const QStringList &warnings, const QString &filePath,
+                        std::vector<int> nodeLines, LoadOptions options)
 {
     m_jobs->supersedeLoad();
     m_pt2->cancel(); // its result is for the old graph
@@ -103,55 +112,115 @@ void Document::graphChanged()
 
 // ---- patterns ----------------------------------------------------------------------
 
-const PatternSet &Document::patterns() const { return m_patterns->patterns(); }
+const PatternSet &Document::patterns() const
+{
+    return m_patterns->patterns();
+}
 
-void Document::setPatternEnabled(const QString &name, bool enabled) { m_patterns->setPatternEnabled(name, enabled); }
-void Document::setInductorProfile(const InductorProfile &profile) { m_patterns->setInductorProfile(profile); }
-const InductorProfile &Document::inductorProfile() const { return m_patterns->inductorProfile(); }
+void Document::setPatternEnabled(const QString &name, bool enabled)
+{
+    m_patterns->setPatternEnabled(name, enabled);
+}
+void Document::setInductorProfile(const InductorProfile &profile)
+{
+    m_patterns->setInductorProfile(profile);
+}
+const InductorProfile &Document::inductorProfile() const
+{
+    return m_patterns->inductorProfile();
+}
 
 Status Document::setPatternOption(const QString &pattern, const QString &option, const OptionValue &value)
 {
     return m_patterns->setPatternOption(pattern, option, value);
 }
 
-Status Document::addPatternFile(const QString &path) { return m_patterns->addPatternFile(path); }
+Status Document::addPatternFile(const QString &path)
+{
+    return m_patterns->addPatternFile(path);
+}
 
 Expected<std::vector<std::string>> Document::addPatternText(const QString &text, const QString &sourceName)
 {
     return m_patterns->addPatternText(text, sourceName);
 }
 
-const std::vector<std::string> &Document::customPatternNames() const { return m_patterns->customNames(); }
+const std::vector<std::string> &Document::customPatternNames() const
+{
+    return m_patterns->customNames();
+}
 
-std::string Document::customOrigin(const std::string &pattern) const { return m_patterns->customOrigin(pattern); }
+std::string Document::customOrigin(const std::string &pattern) const
+{
+    return m_patterns->customOrigin(pattern);
+}
 
-PatternTally Document::tally(const std::string &pattern) const { return m_review->tally(pattern); }
+PatternTally Document::tally(const std::string &pattern) const
+{
+    return m_review->tally(pattern);
+}
 
-std::map<std::string, PatternTally> Document::tallies() const { return m_review->tallies(); }
+std::map<std::string, PatternTally> Document::tallies() const
+{
+    return m_review->tallies();
+}
 
 // ---- matches -----------------------------------------------------------------------
 
-const std::vector<MatchEntry> &Document::matches() const { return m_review->matches(); }
+const std::vector<MatchEntry> &Document::matches() const
+{
+    return m_review->matches();
+}
 
-void Document::findMatches() { m_jobs->findMatches(); }
+void Document::findMatches()
+{
+    m_jobs->findMatches();
+}
 
-bool Document::isSearching() const { return m_jobs->isSearching(); }
+bool Document::isSearching() const
+{
+    return m_jobs->isSearching();
+}
 
-void Document::waitForSearch() { m_jobs->waitForSearch(); }
+void Document::waitForSearch()
+{
+    m_jobs->waitForSearch();
+}
 
-bool Document::hasMatchResults() const { return m_review->hasMatchResults(); }
+bool Document::hasMatchResults() const
+{
+    return m_review->hasMatchResults();
+}
 
-int Document::applyMatches(const std::vector<int> &rows, QString *error) { return m_review->applyMatches(rows, error); }
+int Document::applyMatches(const std::vector<int> &rows, QString *error)
+{
+    return m_review->applyMatches(rows, error);
+}
 
-void Document::applyAll() { m_jobs->applyAll(); }
+void Document::applyAll()
+{
+    m_jobs->applyAll();
+}
 
-bool Document::isApplying() const { return m_pt2->isApplying(); }
+bool Document::isApplying() const
+{
+    return m_pt2->isApplying();
+}
 
-bool Document::verifiesInPyTorch2() const { return m_jobs->verifyApplies() && m_pt2->verifiesInPyTorch2(); }
+bool Document::verifiesInPyTorch2() const
+{
+    return m_jobs->verifyApplies() && m_pt2->verifiesInPyTorch2();
+}
 
-QString Document::pt2ProgressText() const { return m_pt2->progressText(); }
+QString Document::pt2ProgressText() const
+{
+    return m_pt2->progressText();
+}
 
-std::shared_ptr<pt2::Pt2Bridge> Document::pt2Bridge() { return m_pt2->bridge(); }
+std::shared_ptr<pt2::Pt2Bridge> Document::pt2Bridge()
+{
+    return m_pt2->bridge();
+}
 
 bool Document::exportForPyTorch2(const QString &path, pt2::Pt2ExportFormat format,
                                  std::function<void(Expected<pt2::Pt2ExportResult>)> done, QString *error)
@@ -159,9 +228,15 @@ bool Document::exportForPyTorch2(const QString &path, pt2::Pt2ExportFormat forma
     return m_pt2->exportInBackground(path, format, std::move(done), error);
 }
 
-bool Document::isApplyingAll() const { return m_jobs->isApplyingAll(); }
+bool Document::isApplyingAll() const
+{
+    return m_jobs->isApplyingAll();
+}
 
-int Document::applyAllProgress() const { return m_jobs->applyAllProgress(); }
+int Document::applyAllProgress() const
+{
+    return m_jobs->applyAllProgress();
+}
 
 void Document::cancelBackground()
 {
@@ -169,21 +244,45 @@ void Document::cancelBackground()
     m_pt2->cancel();
 }
 
-const std::map<std::string, PatternCounters> &Document::lastApplyAllCounters() const { return m_jobs->lastCounters(); }
+const std::map<std::string, PatternCounters> &Document::lastApplyAllCounters() const
+{
+    return m_jobs->lastCounters();
+}
 
-bool Document::rejectMatch(int row) { return m_review->rejectMatch(row); }
+bool Document::rejectMatch(int row)
+{
+    return m_review->rejectMatch(row);
+}
 
-bool Document::restoreMatch(int row) { return m_review->restoreMatch(row); }
+bool Document::restoreMatch(int row)
+{
+    return m_review->restoreMatch(row);
+}
 
-bool Document::isRejected(const std::string &signature) const { return m_review->isRejected(signature); }
+bool Document::isRejected(const std::string &signature) const
+{
+    return m_review->isRejected(signature);
+}
 
-void Document::setSchedule(PassSchedule schedule) { m_jobs->setSchedule(schedule); }
+void Document::setSchedule(PassSchedule schedule)
+{
+    m_jobs->setSchedule(schedule);
+}
 
-PassSchedule Document::schedule() const { return m_jobs->schedule(); }
+PassSchedule Document::schedule() const
+{
+    return m_jobs->schedule();
+}
 
-void Document::setVerifyApplies(bool on) { m_jobs->setVerifyApplies(on); }
+void Document::setVerifyApplies(bool on)
+{
+    m_jobs->setVerifyApplies(on);
+}
 
-bool Document::verifyApplies() const { return m_jobs->verifyApplies(); }
+bool Document::verifyApplies() const
+{
+    return m_jobs->verifyApplies();
+}
 
 std::optional<Explanation> Document::explain(const std::string &pattern, NodeId node) const
 {
@@ -204,32 +303,62 @@ std::optional<NearMissSummary> Document::nearMisses(const std::string &pattern) 
 
 // ---- history -----------------------------------------------------------------------
 
-QUndoStack *Document::undoStack() const { return m_history->undoStack(); }
+QUndoStack *Document::undoStack() const
+{
+    return m_history->undoStack();
+}
 
-const Graph &Document::originalGraph() const { return m_history->original(); }
+const Graph &Document::originalGraph() const
+{
+    return m_history->original();
+}
 
-std::vector<const EditGroup *> Document::appliedGroups() const { return m_history->appliedGroups(); }
+std::vector<const EditGroup *> Document::appliedGroups() const
+{
+    return m_history->appliedGroups();
+}
 
-bool Document::isModified() const { return m_history->isModified(); }
+bool Document::isModified() const
+{
+    return m_history->isModified();
+}
 
-void Document::markSaved() { m_history->markSaved(); }
+void Document::markSaved()
+{
+    m_history->markSaved();
+}
 
 // ---- the pass file and sessions ----------------------------------------------------
 
-PassConfig Document::passConfig() const { return m_persistence->passConfig(); }
+PassConfig Document::passConfig() const
+{
+    return m_persistence->passConfig();
+}
 
-Status Document::savePassFile(const QString &path) { return m_persistence->savePassFile(path); }
+Status Document::savePassFile(const QString &path)
+{
+    return m_persistence->savePassFile(path);
+}
 
-Status Document::loadPassFile(const QString &path) { return m_persistence->loadPassFile(path); }
+Status Document::loadPassFile(const QString &path)
+{
+    return m_persistence->loadPassFile(path);
+}
 
 Status Document::applyPassConfig(const PassConfig &config, const std::string &sourceName)
 {
     return m_persistence->applyPassConfig(config, sourceName);
 }
 
-const std::vector<std::string> &Document::configNotes() const { return m_patterns->configNotes(); }
+const std::vector<std::string> &Document::configNotes() const
+{
+    return m_patterns->configNotes();
+}
 
-std::vector<SessionStep> Document::sessionSteps() const { return m_history->sessionSteps(); }
+std::vector<SessionStep> Document::sessionSteps() const
+{
+    return m_history->sessionSteps();
+}
 
 bool Document::replaySteps(const std::vector<SessionStep> &steps, QString *error, const PassConfig *pass,
                            const std::string &sourceName)

@@ -9,10 +9,12 @@ namespace fusebox {
 
 RewriteCommand::RewriteCommand(DocumentHistory *history, const QString &text, std::vector<EditGroup> groups,
                                std::vector<MatchEntry> applied, SessionStep step)
-    : QUndoCommand(text), m_history(history), m_groups(std::move(groups)), m_applied(std::move(applied)),
-      m_step(std::move(step))
-{
-}
+    : QUndoCommand(text)
+    , m_history(history)
+    , m_groups(std::move(groups))
+    , m_applied(std::move(applied))
+    , m_step(std::move(step))
+{}
 
 void RewriteCommand::undo()
 {
@@ -29,15 +31,24 @@ void RewriteCommand::redo()
 }
 
 RejectCommand::RejectCommand(DocumentReview *review, MatchEntry entry, bool reject)
-    : QUndoCommand(), m_review(review), m_entry(std::move(entry)), m_reject(reject)
+    : QUndoCommand()
+    , m_review(review)
+    , m_entry(std::move(entry))
+    , m_reject(reject)
 {
     setText(QStringLiteral("%1 %2 at %%3")
                 .arg(reject ? QObject::tr("Reject") : QObject::tr("Restore"),
                      QString::fromStdString(m_entry.match.pattern), m_entry.anchorName));
 }
 
-void RejectCommand::undo() { m_review->setRejected(m_entry, !m_reject); }
+void RejectCommand::undo()
+{
+    m_review->setRejected(m_entry, !m_reject);
+}
 
-void RejectCommand::redo() { m_review->setRejected(m_entry, m_reject); }
+void RejectCommand::redo()
+{
+    m_review->setRejected(m_entry, m_reject);
+}
 
 } // namespace fusebox

@@ -11,12 +11,17 @@
 
 namespace fusebox {
 
-DocumentHistory::DocumentHistory(Document &document) : m_document(document), m_undo(new QUndoStack(&document))
+DocumentHistory::DocumentHistory(Document &document)
+    : m_document(document)
+    , m_undo(new QUndoStack(&document))
 {
     QObject::connect(m_undo, &QUndoStack::indexChanged, &document, [this] { onUndoIndexChanged(); });
 }
 
-DocumentHistory::~DocumentHistory() { deleteUndoStack(); }
+DocumentHistory::~DocumentHistory()
+{
+    deleteUndoStack();
+}
 
 void DocumentHistory::deleteUndoStack()
 {
@@ -36,7 +41,10 @@ void DocumentHistory::reset(Graph graph)
     m_decisionsDirty = false;
 }
 
-void DocumentHistory::push(QUndoCommand *command) { m_undo->push(command); }
+void DocumentHistory::push(QUndoCommand *command)
+{
+    m_undo->push(command);
+}
 
 void DocumentHistory::revertEdits(const std::vector<EditGroup> &groups)
 {
@@ -98,7 +106,10 @@ std::vector<SessionStep> DocumentHistory::sessionSteps() const
     return steps;
 }
 
-bool DocumentHistory::isModified() const { return m_undo->index() != m_savedIndex || m_decisionsDirty; }
+bool DocumentHistory::isModified() const
+{
+    return m_undo->index() != m_savedIndex || m_decisionsDirty;
+}
 
 void DocumentHistory::markSaved()
 {

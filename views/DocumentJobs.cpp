@@ -56,9 +56,10 @@ const QString kApplyAllTask = QStringLiteral("document.applyAll");
 class UndoneCollector final : public DriverListener {
 public:
     UndoneCollector(std::vector<MatchEntry> &out, std::atomic<int> &progress, TaskControl &task)
-        : m_out(out), m_progress(progress), m_task(task)
-    {
-    }
+        : m_out(out)
+        , m_progress(progress)
+        , m_task(task)
+    {}
     void rewriteApplied(const Graph &, const Match &, const EditGroup &) override
     {
         const int done = ++m_progress;
@@ -116,7 +117,7 @@ QString applyAllSummary(const ApplyAllOutcome &outcome, const OffSchedule &offSc
 {
     const DriverResult &r = outcome.result;
     const QString how = outcome.schedule == PassSchedule::Inductor ? tr("in Inductor's schedule")
-                        : r.rounds == 1 ? tr("in 1 round of the greedy search")
+                        : r.rounds == 1                            ? tr("in 1 round of the greedy search")
                                         : tr("in %1 rounds of the greedy search").arg(r.rounds);
     const QString count = r.rewrites.size() == 1 ? tr("1 rewrite") : tr("%1 rewrites").arg(r.rewrites.size());
     QString summary = tr("%1 %2; %3 → %4 nodes").arg(count, how).arg(r.nodesBefore).arg(r.nodesAfter)
@@ -138,7 +139,9 @@ QString applyAllSummary(const ApplyAllOutcome &outcome, const OffSchedule &offSc
 
 } // namespace
 
-DocumentJobs::DocumentJobs(Document &document) : m_document(document) {}
+DocumentJobs::DocumentJobs(Document &document)
+    : m_document(document)
+{}
 
 // ---- loading -------------------------------------------------------------------
 
@@ -395,8 +398,8 @@ void DocumentJobs::finishApplyAll(quint64 version, ApplyAllOutcome &outcome, con
         std::vector<EditGroup> groups(outcome.log.groups().begin(), outcome.log.groups().end());
         // Named before the call: an argument that moves `applied` away may be
         // evaluated before one that counts it.
-        const QString text =
-            applied.size() == 1 ? tr("Apply All (1 rewrite)") : tr("Apply All (%1 rewrites)").arg(applied.size());
+        const QString text = applied.size() == 1 ? tr("Apply All (1 rewrite)")
+                                                 : tr("Apply All (%1 rewrites)").arg(applied.size());
         const int rewrites = int(applied.size());
         history.push(new RewriteCommand(&history, text, std::move(groups), std::move(applied),
                                         SessionStep{true, {}, rewrites, m_document.patternSet().customNames()}));
@@ -417,7 +420,10 @@ void DocumentJobs::cancel()
     }
 }
 
-int DocumentJobs::applyAllProgress() const { return m_applyAllProgress ? m_applyAllProgress->load() : 0; }
+int DocumentJobs::applyAllProgress() const
+{
+    return m_applyAllProgress ? m_applyAllProgress->load() : 0;
+}
 
 // ---- verification ------------------------------------------------------------------
 

@@ -18,7 +18,10 @@
 
 namespace fusebox {
 
-DocumentPatterns::DocumentPatterns(Document &document) : m_document(document), m_patterns(builtinCatalog()) {}
+DocumentPatterns::DocumentPatterns(Document &document)
+    : m_document(document)
+    , m_patterns(builtinCatalog())
+{}
 
 void DocumentPatterns::setInductorProfile(const InductorProfile &profile)
 {
@@ -128,8 +131,8 @@ Expected<std::vector<std::string>> DocumentPatterns::adoptPatterns(const Pattern
             continue;
         if (!kept.empty())
             return Error{"pattern '" + shared.front() + "' is already defined in " + describeSource(m_customSources[i])
-                         + ", together with '" + kept.front() + "', which this source does not define: "
-                         + "put the patterns of one source in one file"};
+                         + ", together with '" + kept.front()
+                         + "', which this source does not define: " + "put the patterns of one source in one file"};
         replaced.push_back(i);
     }
     for (auto i = replaced.rbegin(); i != replaced.rend(); ++i)

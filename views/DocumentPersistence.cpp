@@ -42,7 +42,9 @@ std::vector<CustomPatternSource> sourcesOfStep(const PassConfig &pass, const std
 
 } // namespace
 
-DocumentPersistence::DocumentPersistence(Document &document) : m_document(document) {}
+DocumentPersistence::DocumentPersistence(Document &document)
+    : m_document(document)
+{}
 
 // ---- the pass file ----------------------------------------------------------------
 
@@ -201,8 +203,8 @@ bool DocumentPersistence::replaySteps(const std::vector<SessionStep> &steps, QSt
         // The candidates of the graph as it is now, found on this thread.
         DocumentReview &review = m_document.review();
         m_document.jobs().waitForPatternsIdle();
-        std::vector<MatchEntry> found =
-            DocumentJobs::searchCandidates(m_document.graph(), m_document.patternSet().patterns());
+        std::vector<MatchEntry> found = DocumentJobs::searchCandidates(m_document.graph(),
+                                                                       m_document.patternSet().patterns());
         review.setHasMatchResults(true);
         review.rebuildMatchList(std::move(found));
         const std::vector<MatchEntry> &matches = review.matches();

@@ -40,7 +40,9 @@ const QString kPt2Task = QStringLiteral("document.pt2");
 
 } // namespace
 
-DocumentPt2::DocumentPt2(Document &document) : m_document(document) {}
+DocumentPt2::DocumentPt2(Document &document)
+    : m_document(document)
+{}
 
 DocumentPt2::~DocumentPt2()
 {
@@ -111,9 +113,16 @@ void DocumentPt2::reportTo(TaskControl *task)
     m_task = task;
 }
 
-DocumentPt2::Reporting::Reporting(DocumentPt2 &pt2, TaskControl &task) : m_pt2(pt2) { m_pt2.reportTo(&task); }
+DocumentPt2::Reporting::Reporting(DocumentPt2 &pt2, TaskControl &task)
+    : m_pt2(pt2)
+{
+    m_pt2.reportTo(&task);
+}
 
-DocumentPt2::Reporting::~Reporting() { m_pt2.reportTo(nullptr); }
+DocumentPt2::Reporting::~Reporting()
+{
+    m_pt2.reportTo(nullptr);
+}
 
 QString DocumentPt2::progressText() const
 {
@@ -123,9 +132,15 @@ QString DocumentPt2::progressText() const
     return tr("PyTorch 2: %1…").arg(qs(m_progress));
 }
 
-void DocumentPt2::cancel() { m_document.tasks()->cancel(kPt2Task); }
+void DocumentPt2::cancel()
+{
+    m_document.tasks()->cancel(kPt2Task);
+}
 
-void DocumentPt2::waitForFinished() { m_document.tasks()->waitFor(kPt2Task); }
+void DocumentPt2::waitForFinished()
+{
+    m_document.tasks()->waitFor(kPt2Task);
+}
 
 // ---- applies verified in PyTorch 2 ------------------------------------------------
 
@@ -176,60 +191,64 @@ bool DocumentPt2::applyInBackground(std::vector<MatchEntry> chosen)
                                                        : tr("%1: %2").arg(what, error));
     };
     const PatternSet &patterns = m_document.patternSet().patterns();
-    m_document.tasks()->run(tr("PyTorch 2: %1").arg(what), kPt2Task, &m_document, [this, &patterns, outcome](TaskControl &task) {
-        const Reporting reporting(*this, task);
-        pt2::RequestControl control;
-        control.cancel = task.cancelFlag();
-        const std::atomic<bool> *cancel = task.cancelFlag();
-        control.progress = [this](const std::string &text, double) { setProgress(text); };
-        auto verifier = pt2Verifier(control);
-        if (!verifier) {
-            outcome->error = cancel->load() ? "cancelled" : verifier.error().message;
-            return;
-        }
-        const size_t total = outcome->chosen.size();
-        for (size_t i = 0; i < total && !cancel->load(); ++i) {
-            MatchEntry e = outcome->chosen[i];
-            // PyTorch 2's check is the verifier of the one apply path
-            // (applyOneMatch): a rewrite it objects to is undone there.
-            double maxAbsDiff = 0;
-            DriverOptions options;
-            options.verifyRewrite = [&](const Graph &g) -> std::optional<std::string> {
-                setProgress("verifying " + e.match.pattern + " at %" + e.anchorName.toStdString() + " in "
-                            + (*verifier)->engine()
-                            + (total > 1 ? " (" + std::to_string(i + 1) + " of " + std::to_string(total) + ")" : ""));
-                auto checked = (*verifier)->check(g, control);
-                if (!checked)
-                    return checked.error().message;
-                if (!checked->passed)
-                    return checked->message;
-                maxAbsDiff = checked->maxAbsDiff;
-                return std::nullopt;
-            };
-            EditLog log;
-            const ApplyOutcome applied = applyOneMatch(outcome->graph, patterns, e.match, log, options);
-            if (cancel->load())
-                return; // the outcome is dropped whole: the copy's state does not matter
-            if (applied.kind == ApplyOutcome::Kind::FailedVerification) {
-                e.status = MatchStatus::FailedVerification;
-                e.verification = qs(applied.message);
-                outcome->failed.push_back(std::move(e));
-                continue;
+    m_document.tasks()->run(
+        tr("PyTorch 2: %1").arg(what), kPt2Task, &m_document,
+        [this, &patterns, outcome](TaskControl &task) {
+            const Reporting reporting(*this, task);
+            pt2::RequestControl control;
+            control.cancel = task.cancelFlag();
+            const std::atomic<bool> *cancel = task.cancelFlag();
+            control.progress = [this](const std::string &text, double) { setProgress(text); };
+            auto verifier = pt2Verifier(control);
+            if (!verifier) {
+                outcome->error = cancel->load() ? "cancelled" : verifier.error().message;
+                return;
             }
-            if (applied.kind != ApplyOutcome::Kind::Applied) {
-                ++outcome->stale; // an earlier rewrite of this batch changed it
-                continue;
+            const size_t total = outcome->chosen.size();
+            for (size_t i = 0; i < total && !cancel->load(); ++i) {
+                MatchEntry e = outcome->chosen[i];
+                // PyTorch 2's check is the verifier of the one apply path
+                // (applyOneMatch): a rewrite it objects to is undone there.
+                double maxAbsDiff = 0;
+                DriverOptions options;
+                options.verifyRewrite = [&](const Graph &g) -> std::optional<std::string> {
+                    setProgress(
+                        "verifying " + e.match.pattern + " at %" + e.anchorName.toStdString() + " in "
+                        + (*verifier)->engine()
+                        + (total > 1 ? " (" + std::to_string(i + 1) + " of " + std::to_string(total) + ")" : ""));
+                    auto checked = (*verifier)->check(g, control);
+                    if (!checked)
+                        return checked.error().message;
+                    if (!checked->passed)
+                        return checked->message;
+                    maxAbsDiff = checked->maxAbsDiff;
+                    return std::nullopt;
+                };
+                EditLog log;
+                const ApplyOutcome applied = applyOneMatch(outcome->graph, patterns, e.match, log, options);
+                if (cancel->load())
+                    return; // the outcome is dropped whole: the copy's state does not matter
+                if (applied.kind == ApplyOutcome::Kind::FailedVerification) {
+                    e.status = MatchStatus::FailedVerification;
+                    e.verification = qs(applied.message);
+                    outcome->failed.push_back(std::move(e));
+                    continue;
+                }
+                if (applied.kind != ApplyOutcome::Kind::Applied) {
+                    ++outcome->stale; // an earlier rewrite of this batch changed it
+                    continue;
+                }
+                e.verification = qs("passed in " + (*verifier)->engine() + " (max |diff| " + sci(maxAbsDiff) + ")");
+                e.status = MatchStatus::Applied;
+                const std::vector<EditGroup> mine(log.groups().begin(),
+                                                  log.groups().begin() + std::ptrdiff_t(log.appliedCount()));
+                for (const EditGroup &g : mine)
+                    countEdits(g, e);
+                outcome->groups.insert(outcome->groups.end(), mine.begin(), mine.end());
+                outcome->applied.push_back(std::move(e));
             }
-            e.verification = qs("passed in " + (*verifier)->engine() + " (max |diff| " + sci(maxAbsDiff) + ")");
-            e.status = MatchStatus::Applied;
-            const std::vector<EditGroup> mine(log.groups().begin(),
-                                              log.groups().begin() + std::ptrdiff_t(log.appliedCount()));
-            for (const EditGroup &g : mine)
-                countEdits(g, e);
-            outcome->groups.insert(outcome->groups.end(), mine.begin(), mine.end());
-            outcome->applied.push_back(std::move(e));
-        }
-    }, std::move(finish));
+        },
+        std::move(finish));
     return true;
 }
 

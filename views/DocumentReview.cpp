@@ -69,7 +69,9 @@ bool sameMatch(const MatchEntry &decided, const Match &candidate, const std::str
 
 } // namespace
 
-DocumentReview::DocumentReview(Document &document) : m_document(document) {}
+DocumentReview::DocumentReview(Document &document)
+    : m_document(document)
+{}
 
 void DocumentReview::reset()
 {
@@ -134,8 +136,7 @@ const MatchEntry *DocumentReview::rejectionOf(const std::map<std::string, MatchE
         std::vector<NodeId> rejected = r.match.nodes;
         std::sort(rejected.begin(), rejected.end());
         std::vector<NodeId> common;
-        std::set_intersection(nodes.begin(), nodes.end(), rejected.begin(), rejected.end(),
-                              std::back_inserter(common));
+        std::set_intersection(nodes.begin(), nodes.end(), rejected.begin(), rejected.end(), std::back_inserter(common));
         if (common.size() >= 2 && (common.size() == nodes.size() || common.size() == rejected.size()))
             return &r;
     }
@@ -300,7 +301,8 @@ int DocumentReview::commitApplies(std::vector<EditGroup> groups, std::vector<Mat
     DocumentHistory &history = m_document.history();
     if (!applied.empty()) {
         const QString text = applied.size() == 1
-                                 ? tr("Apply %1 at %%2").arg(qs(applied.front().match.pattern), applied.front().anchorName)
+                                 ? tr("Apply %1 at %%2")
+                                       .arg(qs(applied.front().match.pattern), applied.front().anchorName)
                                  : tr("Apply %n matches", nullptr, int(applied.size()));
         SessionStep step;
         step.customPatterns = m_document.patternSet().customNames();

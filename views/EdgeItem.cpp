@@ -22,9 +22,11 @@ QPolygonF arrowHead(QPointF base, QPointF tip)
 }
 } // namespace
 
-EdgeItem::EdgeItem(uint64_t from, uint64_t to, const std::vector<QPointF> &spline,
-                   std::optional<QPointF> arrowTip, size_t multiplicity)
-    : m_from(from), m_to(to), m_multiplicity(multiplicity)
+EdgeItem::EdgeItem(uint64_t from, uint64_t to, const std::vector<QPointF> &spline, std::optional<QPointF> arrowTip,
+                   size_t multiplicity)
+    : m_from(from)
+    , m_to(to)
+    , m_multiplicity(multiplicity)
 {
     setZValue(1);
     setAcceptedMouseButtons(Qt::NoButton);
@@ -54,7 +56,10 @@ void EdgeItem::setHighlighted(bool highlighted)
     update();
 }
 
-QRectF EdgeItem::boundingRect() const { return m_bounds; }
+QRectF EdgeItem::boundingRect() const
+{
+    return m_bounds;
+}
 
 void EdgeItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *, QWidget *)
 {
@@ -75,8 +80,8 @@ void EdgeItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *, QWidge
         const QString text = QStringLiteral("×%1").arg(m_multiplicity);
         QFont font = SceneStyle::captionFont();
         const QFontMetricsF metrics(font);
-        QRectF box(m_labelPos.x() + 4, m_labelPos.y() - metrics.height() / 2,
-                   metrics.horizontalAdvance(text) + 6, metrics.height());
+        QRectF box(m_labelPos.x() + 4, m_labelPos.y() - metrics.height() / 2, metrics.horizontalAdvance(text) + 6,
+                   metrics.height());
         painter->setPen(Qt::NoPen);
         painter->setBrush(QColor(255, 255, 255, 220));
         painter->drawRoundedRect(box, 3, 3);

@@ -18,8 +18,8 @@ public:
     enum { Type = UserType + 3 };
 
     /// spline: 3n+1 control points (p0, then c1 c2 p per segment).
-    EdgeItem(uint64_t from, uint64_t to, const std::vector<QPointF> &spline,
-             std::optional<QPointF> arrowTip, size_t multiplicity);
+    EdgeItem(uint64_t from, uint64_t to, const std::vector<QPointF> &spline, std::optional<QPointF> arrowTip,
+             size_t multiplicity);
 
     uint64_t from() const { return m_from; }
     uint64_t to() const { return m_to; }

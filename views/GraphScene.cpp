@@ -41,7 +41,9 @@ double layoutSize(const CollapsedGraph &view)
 
 } // namespace
 
-GraphScene::GraphScene(Document *document, QObject *parent) : QGraphicsScene(parent), m_document(document)
+GraphScene::GraphScene(Document *document, QObject *parent)
+    : QGraphicsScene(parent)
+    , m_document(document)
 {
     m_options.showConstants = false; // weights clutter model graphs; the View menu shows them
     setBackgroundBrush(SceneStyle::background());
@@ -201,7 +203,8 @@ bool GraphScene::expandAll()
             m_expanded.insert(scope.path);
             // Dense connections (DenseNet) make dot slow long before the item
             // count is large: check what dot would really face.
-            if (layoutSize(CollapsedGraph(m_document->graph(), m_tree, m_expanded, m_options)) > kMaxExpandedLayoutSize) {
+            if (layoutSize(CollapsedGraph(m_document->graph(), m_tree, m_expanded, m_options))
+                > kMaxExpandedLayoutSize) {
                 m_expanded.erase(scope.path);
                 complete = false;
                 continue;
@@ -249,11 +252,20 @@ void GraphScene::selectNode(NodeId id)
     relayout();
 }
 
-NodeId GraphScene::selectedNode() const { return m_selectedNode; }
+NodeId GraphScene::selectedNode() const
+{
+    return m_selectedNode;
+}
 
-int GraphScene::selectedGroup() const { return m_selectedGroup; }
+int GraphScene::selectedGroup() const
+{
+    return m_selectedGroup;
+}
 
-QString GraphScene::groupTitle(int scope) const { return GroupItem::titleFor(m_tree, scope); }
+QString GraphScene::groupTitle(int scope) const
+{
+    return GroupItem::titleFor(m_tree, scope);
+}
 
 void GraphScene::relayout(std::optional<int> focusScope)
 {
@@ -288,8 +300,8 @@ void GraphScene::relayout(std::optional<int> focusScope)
             Result cached = it->second;
             m_layoutCache.splice(m_layoutCache.begin(), m_layoutCache, it);
             ++m_layoutCacheHits;
-            QMetaObject::invokeMethod(this, [this, generation, cached] { applyLayout(generation, cached); },
-                                      Qt::QueuedConnection);
+            QMetaObject::invokeMethod(
+                this, [this, generation, cached] { applyLayout(generation, cached); }, Qt::QueuedConnection);
             return;
         }
     }
@@ -304,9 +316,8 @@ void GraphScene::relayout(std::optional<int> focusScope)
         }
         applyLayout(generation, result);
     });
-    watcher->setFuture(QtConcurrent::run([input] {
-        return std::make_shared<Expected<LayoutResult>>(layoutWithDot(input));
-    }));
+    watcher->setFuture(
+        QtConcurrent::run([input] { return std::make_shared<Expected<LayoutResult>>(layoutWithDot(input)); }));
 }
 
 void GraphScene::applyLayout(quint64 generation, const std::shared_ptr<Expected<LayoutResult>> &result)
@@ -401,7 +412,8 @@ void GraphScene::applyLayout(quint64 generation, const std::shared_ptr<Expected<
         addItem(frame);
         m_frameItems.append(frame);
     }
-    setSceneRect(itemsBoundingRect().adjusted(-kSceneMargin, -kSceneMargin, kSceneMargin, kSceneMargin)
+    setSceneRect(itemsBoundingRect()
+                     .adjusted(-kSceneMargin, -kSceneMargin, kSceneMargin, kSceneMargin)
                      .united(QRectF(-kSceneMargin, -kSceneMargin, layout.width + 2 * kSceneMargin,
                                     layout.height + 2 * kSceneMargin)));
 
@@ -535,7 +547,8 @@ void GraphScene::contextMenuEvent(QGraphicsSceneContextMenuEvent *event)
             menu.addAction(tr("Expand %1").arg(groupTitle(scope)), this, [this, scope] { expandScope(scope); });
             const int parent = m_tree.scope(scope).parent;
             if (parent > 0)
-                menu.addAction(tr("Collapse %1").arg(groupTitle(parent)), this, [this, parent] { collapseScope(parent); });
+                menu.addAction(tr("Collapse %1").arg(groupTitle(parent)), this,
+                               [this, parent] { collapseScope(parent); });
             break;
         }
         if (auto *node = qgraphicsitem_cast<NodeItem *>(item)) {

@@ -106,10 +106,13 @@ void GraphScene::scheduleMarks()
     if (m_marksScheduled)
         return;
     m_marksScheduled = true;
-    QMetaObject::invokeMethod(this, [this] {
-        m_marksScheduled = false;
-        applyMarks();
-    }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        this,
+        [this] {
+            m_marksScheduled = false;
+            applyMarks();
+        },
+        Qt::QueuedConnection);
 }
 
 void GraphScene::setOutline(const std::vector<NodeId> &nodes, const QColor &color, const QString &caption)
@@ -128,7 +131,10 @@ void GraphScene::setGroupFrames(std::vector<GroupFrame> frames)
     scheduleMarks();
 }
 
-QRectF GraphScene::outlineRect() const { return m_outline ? m_outline->sceneBoundingRect() : QRectF(); }
+QRectF GraphScene::outlineRect() const
+{
+    return m_outline ? m_outline->sceneBoundingRect() : QRectF();
+}
 
 void GraphScene::applyMarks()
 {

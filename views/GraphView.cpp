@@ -13,7 +13,10 @@
 
 namespace fusebox {
 
-GraphView::GraphView(GraphScene *scene, QWidget *parent) : QGraphicsView(scene, parent), m_scene(scene), m_miniMap(nullptr)
+GraphView::GraphView(GraphScene *scene, QWidget *parent)
+    : QGraphicsView(scene, parent)
+    , m_scene(scene)
+    , m_miniMap(nullptr)
 {
     setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing | QPainter::SmoothPixmapTransform);
     setDragMode(QGraphicsView::ScrollHandDrag);
@@ -47,7 +50,10 @@ void GraphView::resizeEvent(QResizeEvent *event)
     m_miniMap->refresh();
 }
 
-qreal GraphView::zoom() const { return transform().m11(); }
+qreal GraphView::zoom() const
+{
+    return transform().m11();
+}
 
 void GraphView::scaleBy(qreal factor)
 {
@@ -67,9 +73,15 @@ void GraphView::setZoom(qreal zoom)
     setTransformationAnchor(anchor);
 }
 
-void GraphView::zoomIn() { setZoom(zoom() * 1.25); }
+void GraphView::zoomIn()
+{
+    setZoom(zoom() * 1.25);
+}
 
-void GraphView::zoomOut() { setZoom(zoom() / 1.25); }
+void GraphView::zoomOut()
+{
+    setZoom(zoom() / 1.25);
+}
 
 void GraphView::fitToView()
 {
@@ -100,7 +112,8 @@ void GraphView::showReadable()
     setZoom(zoom);
     const qreal visibleHeight = viewport.height() / zoom;
     const QRectF top = m_scene->topRect(visibleHeight * 0.6);
-    const qreal x = widthFit >= kReadableZoom ? bounds.center().x() : (top.isEmpty() ? bounds.center().x() : top.center().x());
+    const qreal x = widthFit >= kReadableZoom ? bounds.center().x()
+                                              : (top.isEmpty() ? bounds.center().x() : top.center().x());
     centerOn(QPointF(x, bounds.top() + visibleHeight / 2));
 }
 

@@ -41,16 +41,17 @@ QSizeF GroupItem::sizeFor(const Label &label)
     const QFontMetricsF title(SceneStyle::groupTitleFont());
     const QFontMetricsF caption(SceneStyle::captionFont());
     const QFontMetricsF hint(hintFont());
-    qreal text = std::max({title.horizontalAdvance(label.title) + kBadge + 6,
-                           caption.horizontalAdvance(label.count), caption.horizontalAdvance(label.summary),
-                           hint.horizontalAdvance(label.hint)});
+    qreal text = std::max({title.horizontalAdvance(label.title) + kBadge + 6, caption.horizontalAdvance(label.count),
+                           caption.horizontalAdvance(label.summary), hint.horizontalAdvance(label.hint)});
     qreal width = std::clamp(text, kGroupMinWidth - 2 * kGroupPadX, kGroupMaxTextWidth) + 2 * kGroupPadX + 2 * kStack;
     qreal height = 2 * kGroupPadY + title.height() + 2 * caption.height() + hint.height() + 6 + 2 * kStack;
     return {std::ceil(width), std::ceil(height)};
 }
 
 GroupItem::GroupItem(int scope, const Label &label, QSizeF size)
-    : BoxItem(size, kGroupRadius), m_scope(scope), m_label(label)
+    : BoxItem(size, kGroupRadius)
+    , m_scope(scope)
+    , m_label(label)
 {
     setToolTip(QStringLiteral("%1\n%2\n%3\nDouble-click to expand").arg(label.title, label.count, label.summary));
 }
@@ -83,8 +84,10 @@ void GroupItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *option,
     painter->setPen(QPen(border, 1.3));
     painter->setBrush(Qt::white);
     painter->drawRoundedRect(badge, 3, 3);
-    painter->drawLine(QPointF(badge.center().x() - 4, badge.center().y()), QPointF(badge.center().x() + 4, badge.center().y()));
-    painter->drawLine(QPointF(badge.center().x(), badge.center().y() - 4), QPointF(badge.center().x(), badge.center().y() + 4));
+    painter->drawLine(QPointF(badge.center().x() - 4, badge.center().y()),
+                      QPointF(badge.center().x() + 4, badge.center().y()));
+    painter->drawLine(QPointF(badge.center().x(), badge.center().y() - 4),
+                      QPointF(badge.center().x(), badge.center().y() + 4));
 
     painter->setFont(SceneStyle::groupTitleFont());
     painter->setPen(SceneStyle::text());
@@ -113,7 +116,8 @@ QString GroupItem::titleFor(const ScopeTree &tree, int scope)
     return QString::fromStdString(s.artificial ? s.label : s.path);
 }
 
-std::unordered_map<int, GroupItem::Label> GroupItem::labelsFor(const Graph &graph, const ScopeTree &tree, const CollapsedGraph &view)
+std::unordered_map<int, GroupItem::Label> GroupItem::labelsFor(const Graph &graph, const ScopeTree &tree,
+                                                               const CollapsedGraph &view)
 {
     std::unordered_map<int, GroupItem::Label> labels;
     std::unordered_map<int, std::map<std::string, size_t>> ops;
@@ -139,7 +143,8 @@ std::unordered_map<int, GroupItem::Label> GroupItem::labelsFor(const Graph &grap
             modules += tree.scope(c).artificial ? 0 : 1;
         label.count = item.nodeCount == 1 ? QObject::tr("1 node") : QObject::tr("%1 nodes").arg(item.nodeCount);
         if (modules)
-            label.count += QStringLiteral(" · ") + (modules == 1 ? QObject::tr("1 module") : QObject::tr("%1 modules").arg(modules));
+            label.count += QStringLiteral(" · ")
+                           + (modules == 1 ? QObject::tr("1 module") : QObject::tr("%1 modules").arg(modules));
         std::vector<std::pair<std::string, size_t>> sorted(ops[item.scope].begin(), ops[item.scope].end());
         std::stable_sort(sorted.begin(), sorted.end(), [](const auto &a, const auto &b) { return a.second > b.second; });
         QStringList parts;

@@ -61,7 +61,9 @@ std::vector<ShortcutEntry> windowShortcuts(QMainWindow *window)
 }
 
 ShortcutsDialog::ShortcutsDialog(QMainWindow *window)
-    : QDialog(window), m_window(window), m_table(new QTableWidget(this))
+    : QDialog(window)
+    , m_window(window)
+    , m_table(new QTableWidget(this))
 {
     setObjectName(QStringLiteral("shortcutsDialog"));
     setWindowTitle(tr("Keyboard Shortcuts"));
@@ -103,15 +105,16 @@ void ShortcutsDialog::refresh()
 QString aboutText()
 {
     const QString torch = QString::fromLatin1(libtorchVersion());
-    return QObject::tr("<h3>Fusebox %1</h3>"
-                       "<p>An IDE for inspecting and rewriting PyTorch model graphs at the operator level with "
-                       "Optimus-style patterns (split/cat simplifications, horizontal batch fusions), and "
-                       "<code>fusebox-pass</code>, the headless pass that applies the same rewrites.</p>"
-                       "<p>Built with Qt %2 (running %3)%4. PyTorch 2 graphs run through the bridge to the "
-                       "Python that File ▸ PyTorch 2 finds.</p>"
-                       "<p>Documentation: <code>docs/ide.md</code> (this window), <code>docs/pattern-language.md</code> "
-                       "(patterns), <code>docs/pt2-bridge.md</code> (PyTorch 2) in the source tree; "
-                       "<code>fusebox-pass --help</code> for the command line.</p>")
+    return QObject::tr(
+               "<h3>Fusebox %1</h3>"
+               "<p>An IDE for inspecting and rewriting PyTorch model graphs at the operator level with "
+               "Optimus-style patterns (split/cat simplifications, horizontal batch fusions), and "
+               "<code>fusebox-pass</code>, the headless pass that applies the same rewrites.</p>"
+               "<p>Built with Qt %2 (running %3)%4. PyTorch 2 graphs run through the bridge to the "
+               "Python that File ▸ PyTorch 2 finds.</p>"
+               "<p>Documentation: <code>docs/ide.md</code> (this window), <code>docs/pattern-language.md</code> "
+               "(patterns), <code>docs/pt2-bridge.md</code> (PyTorch 2) in the source tree; "
+               "<code>fusebox-pass --help</code> for the command line.</p>")
         .arg(QStringLiteral(FUSEBOX_VERSION), QStringLiteral(QT_VERSION_STR), QString::fromLatin1(qVersion()),
              torch.isEmpty() ? QString() : QObject::tr(" and libtorch %1").arg(torch));
 }

@@ -12,10 +12,10 @@ namespace fusebox {
 
 /// One keyboard shortcut of the window: where its action is and what it does.
 struct ShortcutEntry {
-    QString menu;     ///< "Rewrite", "File ▸ Recent" (menus without their '&')
-    QString action;   ///< "Find Matches"
-    QString keys;     ///< "F5", "Ctrl+Shift+Z, Ctrl+Y" (native text, every binding)
-    QString toolTip;  ///< what the action says of itself, when it says more than its name
+    QString menu;    ///< "Rewrite", "File ▸ Recent" (menus without their '&')
+    QString action;  ///< "Find Matches"
+    QString keys;    ///< "F5", "Ctrl+Shift+Z, Ctrl+Y" (native text, every binding)
+    QString toolTip; ///< what the action says of itself, when it says more than its name
 };
 
 /// Every action of `window`'s menu bar that has a shortcut, in menu order,

@@ -16,9 +16,9 @@
 namespace fusebox {
 
 InductorVersionSetting::InductorVersionSetting(Document *document, QObject *parent)
-    : QObject(parent), m_document(document)
-{
-}
+    : QObject(parent)
+    , m_document(document)
+{}
 
 QMenu *InductorVersionSetting::menu()
 {

@@ -15,7 +15,10 @@ namespace fusebox {
 
 namespace {
 
-QString esc(const std::string &text) { return QString::fromStdString(text).toHtmlEscaped(); }
+QString esc(const std::string &text)
+{
+    return QString::fromStdString(text).toHtmlEscaped();
+}
 
 QString nodeLink(const Graph &graph, NodeId id)
 {
@@ -62,7 +65,10 @@ const char *kStyle = "<style>"
 } // namespace
 
 InspectorPanel::InspectorPanel(Document *document, GraphScene *scene, QWidget *parent)
-    : QDockWidget(tr("Inspector"), parent), m_document(document), m_scene(scene), m_browser(new QTextBrowser(this))
+    : QDockWidget(tr("Inspector"), parent)
+    , m_document(document)
+    , m_scene(scene)
+    , m_browser(new QTextBrowser(this))
 {
     setObjectName(QStringLiteral("inspectorDock"));
     m_browser->setObjectName(QStringLiteral("inspectorText"));
@@ -82,7 +88,10 @@ void InspectorPanel::refresh()
         clear();
 }
 
-QString InspectorPanel::text() const { return m_browser->toPlainText(); }
+QString InspectorPanel::text() const
+{
+    return m_browser->toPlainText();
+}
 
 void InspectorPanel::clear()
 {
@@ -99,12 +108,16 @@ void InspectorPanel::clear()
     html += QStringLiteral("<h2>%1</h2>").arg(m_document->displayName().toHtmlEscaped());
     html += QStringLiteral("<div class='sub'>%1</div>")
                 .arg(tr("%1 nodes · %2 edges · %3 ops · %4 constants")
-                         .arg(summary.nodes).arg(summary.edges).arg(summary.ops).arg(summary.constants));
+                         .arg(summary.nodes)
+                         .arg(summary.edges)
+                         .arg(summary.ops)
+                         .arg(summary.constants));
     html += QStringLiteral("<table>");
     QString inputs;
     for (NodeId id : graph.inputs())
         inputs += QStringLiteral("<div class='mono'>%1: %2</div>")
-                      .arg(nodeLink(graph, id), esc(graph.node(id)->meta.isKnown() ? graph.node(id)->meta.toString() : graph.node(id)->type));
+                      .arg(nodeLink(graph, id), esc(graph.node(id)->meta.isKnown() ? graph.node(id)->meta.toString()
+                                                                                   : graph.node(id)->type));
     html += row(tr("Inputs"), inputs.isEmpty() ? tr("<i>none</i>") : inputs);
     QString outputs;
     for (NodeId id : graph.outputValues())
@@ -115,7 +128,8 @@ void InspectorPanel::clear()
     QString ops;
     for (size_t i = 0; i < summary.opHistogram.size() && i < 12; ++i)
         ops += QStringLiteral("<div class='mono'>%1 &times;%2</div>")
-                   .arg(esc(summary.opHistogram[i].first)).arg(summary.opHistogram[i].second);
+                   .arg(esc(summary.opHistogram[i].first))
+                   .arg(summary.opHistogram[i].second);
     if (summary.opHistogram.size() > 12)
         ops += tr("<div>… %1 more kinds</div>").arg(summary.opHistogram.size() - 12);
     html += row(tr("Ops"), ops);
@@ -180,7 +194,8 @@ void InspectorPanel::showNode(NodeId id)
         if (node->meta.shape)
             html += row(tr("Shape"), QStringLiteral("<code>%1</code>").arg(esc(node->meta.shapeString())));
         if (node->meta.dtype != DType::Unknown)
-            html += row(tr("Dtype"), QStringLiteral("<code>%1</code>").arg(esc(std::string(torchName(node->meta.dtype)))));
+            html += row(tr("Dtype"),
+                        QStringLiteral("<code>%1</code>").arg(esc(std::string(torchName(node->meta.dtype)))));
         if (!node->meta.device.empty())
             html += row(tr("Device"), esc(node->meta.device));
         if (node->meta.strides) {
@@ -198,11 +213,13 @@ void InspectorPanel::showNode(NodeId id)
             links << nodeLink(graph, user);
         html += row(tr("Users"), links.isEmpty() ? tr("<i>none</i>") : links.join(QStringLiteral(", ")));
     }
-    html += row(tr("Scope"), node->provenance.scope.empty() ? tr("<i>top level</i>")
-                                                             : QStringLiteral("<code>%1</code>").arg(esc(node->provenance.scope)));
+    html += row(tr("Scope"), node->provenance.scope.empty()
+                                 ? tr("<i>top level</i>")
+                                 : QStringLiteral("<code>%1</code>").arg(esc(node->provenance.scope)));
     if (node->provenance.source.isKnown()) {
         const SourceLocation &src = node->provenance.source;
-        html += row(tr("Source"), QStringLiteral("<code>%1:%2:%3</code>").arg(esc(src.file)).arg(src.line).arg(src.column));
+        html += row(tr("Source"),
+                    QStringLiteral("<code>%1:%2:%3</code>").arg(esc(src.file)).arg(src.line).arg(src.column));
     }
     if (!node->provenance.createdBy.empty())
         html += row(tr("Created by"), esc(node->provenance.createdBy));

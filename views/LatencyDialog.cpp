@@ -46,7 +46,8 @@ QString spread(const LatencyResult &r)
 
 } // namespace
 
-LatencyChart::LatencyChart(QWidget *parent) : QWidget(parent)
+LatencyChart::LatencyChart(QWidget *parent)
+    : QWidget(parent)
 {
     setObjectName(QStringLiteral("latencyChart"));
     setMinimumHeight(150);
@@ -58,7 +59,10 @@ void LatencyChart::setComparison(std::optional<LatencyComparison> comparison)
     update();
 }
 
-QSize LatencyChart::sizeHint() const { return {560, m_comparison && m_comparison->compiled ? 260 : 170}; }
+QSize LatencyChart::sizeHint() const
+{
+    return {560, m_comparison && m_comparison->compiled ? 260 : 170};
+}
 
 void LatencyChart::paintEvent(QPaintEvent *)
 {
@@ -117,20 +121,23 @@ void LatencyChart::paintEvent(QPaintEvent *)
         p.drawLine(QPointF(x(r.minMs), mid - boxHalf / 2), QPointF(x(r.minMs), mid + boxHalf / 2));
         p.drawLine(QPointF(x(r.maxMs), mid - boxHalf / 2), QPointF(x(r.maxMs), mid + boxHalf / 2));
         // Box: the middle half; bar: the median.
-        const QRectF box(QPointF(x(r.p25Ms), mid - boxHalf), QPointF(std::max(x(r.p75Ms), x(r.p25Ms) + 2), mid + boxHalf));
+        const QRectF box(QPointF(x(r.p25Ms), mid - boxHalf),
+                         QPointF(std::max(x(r.p75Ms), x(r.p25Ms) + 2), mid + boxHalf));
         p.fillRect(box, rows[i].colour);
         p.drawRect(box);
         QPen medianPen(palette().color(QPalette::WindowText), 3);
         p.setPen(medianPen);
         p.drawLine(QPointF(x(r.medianMs), mid - boxHalf), QPointF(x(r.medianMs), mid + boxHalf));
         p.setPen(palette().color(QPalette::WindowText));
-        p.drawText(QRectF(x(r.maxMs) + 6, mid - fm.height() / 2.0, width() - x(r.maxMs), fm.height()),
-                   Qt::AlignLeft, tr("median %1").arg(ms(r.medianMs)));
+        p.drawText(QRectF(x(r.maxMs) + 6, mid - fm.height() / 2.0, width() - x(r.maxMs), fm.height()), Qt::AlignLeft,
+                   tr("median %1").arg(ms(r.medianMs)));
     }
 }
 
 LatencyDialog::LatencyDialog(Document *document, TaskService *tasks, QWidget *parent)
-    : QDialog(parent), m_document(document), m_tasks(tasks)
+    : QDialog(parent)
+    , m_document(document)
+    , m_tasks(tasks)
 {
     setObjectName(QStringLiteral("latencyDialog"));
     setWindowTitle(tr("Measure Latency"));
@@ -207,7 +214,10 @@ void LatencyDialog::setRuns(int runs, int warmup)
     m_warmup->setValue(warmup);
 }
 
-bool LatencyDialog::isRunning() const { return m_tasks && m_tasks->isRunning(QStringLiteral("latency")); }
+bool LatencyDialog::isRunning() const
+{
+    return m_tasks && m_tasks->isRunning(QStringLiteral("latency"));
+}
 
 bool LatencyDialog::start()
 {
@@ -231,7 +241,8 @@ bool LatencyDialog::start()
     QPointer<QLabel> status = m_result;
     options.status = [status](const std::string &text) {
         QMetaObject::invokeMethod(
-            status, [status, line = QString::fromStdString(text)] {
+            status,
+            [status, line = QString::fromStdString(text)] {
                 if (status)
                     status->setText(tr("Measuring: %1…").arg(line));
             },
@@ -240,7 +251,8 @@ bool LatencyDialog::start()
     QPointer<QProgressBar> bar = m_progress;
     options.progress = [bar](int done, int total) {
         QMetaObject::invokeMethod(
-            bar, [bar, done, total] {
+            bar,
+            [bar, done, total] {
                 if (bar) {
                     bar->setMaximum(total);
                     bar->setValue(done);
@@ -249,9 +261,8 @@ bool LatencyDialog::start()
             Qt::QueuedConnection);
     };
     m_progress->setRange(0, 0); // busy until the first timed pair (warm-up, a Python starting)
-    m_result->setText(tr("Measuring: %1 warm-up and %2 timed runs of each graph…")
-                          .arg(options.warmup)
-                          .arg(options.iterations));
+    m_result->setText(
+        tr("Measuring: %1 warm-up and %2 timed runs of each graph…").arg(options.warmup).arg(options.iterations));
     m_details->clear();
     m_comparison.reset();
     m_error.clear();
@@ -286,7 +297,10 @@ void LatencyDialog::cancel()
     }
 }
 
-QString LatencyDialog::resultText() const { return m_result->text(); }
+QString LatencyDialog::resultText() const
+{
+    return m_result->text();
+}
 
 void LatencyDialog::onFinished(const std::shared_ptr<Expected<LatencyComparison>> &result)
 {

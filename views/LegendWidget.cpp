@@ -16,7 +16,8 @@ constexpr int kMargin = 8;
 constexpr int kColumns = 2;
 } // namespace
 
-LegendWidget::LegendWidget(QWidget *parent) : QWidget(parent)
+LegendWidget::LegendWidget(QWidget *parent)
+    : QWidget(parent)
 {
     setObjectName(QStringLiteral("legend"));
     setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Fixed);
@@ -42,7 +43,10 @@ QSize LegendWidget::sizeHint() const
     return {320, 2 * kMargin + rows * kRow};
 }
 
-QSize LegendWidget::minimumSizeHint() const { return sizeHint(); }
+QSize LegendWidget::minimumSizeHint() const
+{
+    return sizeHint();
+}
 
 void LegendWidget::paintEvent(QPaintEvent *)
 {

@@ -102,7 +102,8 @@ MainWindow::MainWindow(QWidget *parent)
                       .arg(path)
                       .arg(log->compiles.size())
                       .arg(log->graphs().size())
-                      .arg(log->torchVersion.empty() ? tr("version not recorded") : QString::fromStdString(log->torchVersion)));
+                      .arg(log->torchVersion.empty() ? tr("version not recorded")
+                                                     : QString::fromStdString(log->torchVersion)));
         for (const std::string &warning : log->warnings)
             this->log(tr("warning: %1").arg(QString::fromStdString(warning)));
     });
@@ -281,11 +282,8 @@ void MainWindow::onSearch(const QString &text)
         return;
     }
     const NodeId id = m_searchHits[m_searchIndex];
-    statusBar()->showMessage(tr("\"%1\": %2 of %3 (Enter for the next)")
-                                 .arg(text)
-                                 .arg(m_searchIndex + 1)
-                                 .arg(m_searchHits.size()),
-                             8000);
+    statusBar()->showMessage(
+        tr("\"%1\": %2 of %3 (Enter for the next)").arg(text).arg(m_searchIndex + 1).arg(m_searchHits.size()), 8000);
     goToNode(id);
 }
 
@@ -430,7 +428,10 @@ void MainWindow::closeEvent(QCloseEvent *event)
     event->accept();
 }
 
-QString MainWindow::countsText() const { return m_countsLabel->text(); }
+QString MainWindow::countsText() const
+{
+    return m_countsLabel->text();
+}
 
 void MainWindow::reportError(const QString &title, const QString &message)
 {
@@ -447,7 +448,8 @@ void MainWindow::reportError(const QString &title, const QString &message)
 
 void MainWindow::log(const QString &line)
 {
-    m_log->appendPlainText(QStringLiteral("%1  %2").arg(QTime::currentTime().toString(QStringLiteral("HH:mm:ss")), line));
+    m_log->appendPlainText(
+        QStringLiteral("%1  %2").arg(QTime::currentTime().toString(QStringLiteral("HH:mm:ss")), line));
 }
 
 void MainWindow::setBusy(const QString &what)
@@ -461,7 +463,8 @@ void MainWindow::onLoadStarted(const QString &path)
 {
     const bool demo = m_demoFile && path == m_demoFile->fileName();
     setBusy(tr("Loading %1…").arg(demo ? tr("the demo model") : QFileInfo(path).fileName()));
-    log(demo ? tr("loading the embedded demo model (%1)").arg(QString::fromLatin1(kDemoResource)) : tr("loading %1").arg(path));
+    log(demo ? tr("loading the embedded demo model (%1)").arg(QString::fromLatin1(kDemoResource))
+             : tr("loading %1").arg(path));
     m_view->viewport()->update();
 }
 
@@ -518,7 +521,9 @@ void MainWindow::onLayoutFinished(bool firstForGraph)
     setBusy({});
     const CollapsedGraph &shown = m_scene->visibleGraph();
     log(tr("laid out %1 items and %2 edges in %3 ms")
-            .arg(shown.items().size()).arg(shown.edges().size()).arg(m_layoutTimer.elapsed()));
+            .arg(shown.items().size())
+            .arg(shown.edges().size())
+            .arg(m_layoutTimer.elapsed()));
     // What is shown changed wholesale (Collapse All, Expand All, Focus, Show
     // Whole Graph): show the new layout as a first one is shown.
     const bool refit = std::exchange(m_refitAfterLayout, false);
@@ -574,13 +579,13 @@ void MainWindow::onExpandAll()
 
 void MainWindow::onExpandAllLimited(int opened)
 {
-    const QString message =
-        opened == 0 ? tr("Expand All: nothing more can be opened at once (the view holds at most %1 items); "
-                         "double-click a group to open it")
-                          .arg(GraphScene::kMaxExpandedItems)
-                    : tr("Expand All opened %1 groups, as far as %2 items; expand the remaining groups one by one")
-                          .arg(opened)
-                          .arg(GraphScene::kMaxExpandedItems);
+    const QString message
+        = opened == 0 ? tr("Expand All: nothing more can be opened at once (the view holds at most %1 items); "
+                           "double-click a group to open it")
+                            .arg(GraphScene::kMaxExpandedItems)
+                      : tr("Expand All opened %1 groups, as far as %2 items; expand the remaining groups one by one")
+                            .arg(opened)
+                            .arg(GraphScene::kMaxExpandedItems);
     statusBar()->showMessage(message, 10000);
     log(message);
 }

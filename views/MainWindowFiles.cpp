@@ -52,7 +52,8 @@ void MainWindow::showOpenDialog()
     QStringList patterns;
     for (const std::string &ext : supportedModelExtensions())
         patterns << QStringLiteral("*.%1").arg(QString::fromStdString(ext));
-    const QString filter = tr("Models (%1);;Fusebox sessions (*.fusebox);;All files (*)").arg(patterns.join(QLatin1Char(' ')));
+    const QString filter = tr("Models (%1);;Fusebox sessions (*.fusebox);;All files (*)")
+                               .arg(patterns.join(QLatin1Char(' ')));
     QString start;
     if (!recentFiles().isEmpty())
         start = QFileInfo(recentFiles().first()).absolutePath();
@@ -61,7 +62,10 @@ void MainWindow::showOpenDialog()
         openFile(path);
 }
 
-bool MainWindow::isDemoOpen() const { return m_demoFile && m_document->filePath() == m_demoFile->fileName(); }
+bool MainWindow::isDemoOpen() const
+{
+    return m_demoFile && m_document->filePath() == m_demoFile->fileName();
+}
 
 bool MainWindow::saveSession(const QString &path, QString *error)
 {
@@ -246,7 +250,10 @@ bool MainWindow::openDemoModel(const LoadOptions *options)
     return true;
 }
 
-QStringList MainWindow::recentFiles() const { return QSettings().value(kRecentKey).toStringList(); }
+QStringList MainWindow::recentFiles() const
+{
+    return QSettings().value(kRecentKey).toStringList();
+}
 
 void MainWindow::addRecentFile(const QString &path)
 {

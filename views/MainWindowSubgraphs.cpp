@@ -16,8 +16,8 @@ MainWindow *MainWindow::openSubgraph(NodeId node, const QString &name)
     const Node *n = m_document->graph().node(node);
     const std::optional<std::string> text = n ? subgraphText(*n, name.toStdString()) : std::nullopt;
     if (!text) {
-        reportError(tr("Open Subgraph"), tr("%1 has no subgraph %2")
-                                             .arg(n ? QString::fromStdString(n->name) : tr("the node"), name));
+        reportError(tr("Open Subgraph"),
+                    tr("%1 has no subgraph %2").arg(n ? QString::fromStdString(n->name) : tr("the node"), name));
         return nullptr;
     }
     auto *window = new MainWindow(this);

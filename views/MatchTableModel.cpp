@@ -11,7 +11,8 @@
 namespace fusebox {
 
 MatchTableModel::MatchTableModel(Document *document, QObject *parent)
-    : QAbstractTableModel(parent), m_document(document)
+    : QAbstractTableModel(parent)
+    , m_document(document)
 {
     connect(m_document, &Document::matchesChanged, this, &MatchTableModel::rebuild);
     connect(m_document, &Document::graphLoaded, this, [this] {
@@ -60,9 +61,15 @@ int MatchTableModel::rowOf(int matchRow) const
     return it == m_rows.end() ? -1 : int(it - m_rows.begin());
 }
 
-int MatchTableModel::rowCount(const QModelIndex &parent) const { return parent.isValid() ? 0 : int(m_rows.size()); }
+int MatchTableModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : int(m_rows.size());
+}
 
-int MatchTableModel::columnCount(const QModelIndex &parent) const { return parent.isValid() ? 0 : ColumnCount; }
+int MatchTableModel::columnCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
 
 QVariant MatchTableModel::data(const QModelIndex &index, int role) const
 {

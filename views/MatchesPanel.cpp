@@ -16,9 +16,13 @@
 namespace fusebox {
 
 MatchesPanel::MatchesPanel(Document *document, QWidget *parent)
-    : QWidget(parent), m_document(document), m_model(new MatchTableModel(document, this)),
-      m_table(new QTableView(this)), m_summary(new QLabel(this)), m_filterBar(new QWidget(this)),
-      m_filterLabel(new QLabel(m_filterBar))
+    : QWidget(parent)
+    , m_document(document)
+    , m_model(new MatchTableModel(document, this))
+    , m_table(new QTableView(this))
+    , m_summary(new QLabel(this))
+    , m_filterBar(new QWidget(this))
+    , m_filterLabel(new QLabel(m_filterBar))
 {
     setObjectName(QStringLiteral("matchesPanel"));
     m_summary->setObjectName(QStringLiteral("matchesSummary"));
@@ -103,9 +107,15 @@ void MatchesPanel::selectMatchRow(int matchRow)
 namespace {
 
 /// How a candidate or rejection is recognised across rebuilds of the list.
-std::pair<std::string, std::string> keyOf(const MatchEntry &e) { return {e.match.pattern, e.signature}; }
+std::pair<std::string, std::string> keyOf(const MatchEntry &e)
+{
+    return {e.match.pattern, e.signature};
+}
 
-bool isDecidable(const MatchEntry &e) { return e.status == MatchStatus::Pending || e.status == MatchStatus::Rejected; }
+bool isDecidable(const MatchEntry &e)
+{
+    return e.status == MatchStatus::Pending || e.status == MatchStatus::Rejected;
+}
 
 } // namespace
 
@@ -158,7 +168,10 @@ void MatchesPanel::setNodeFilter(std::vector<NodeId> nodes)
     updateSummary();
 }
 
-QString MatchesPanel::summaryText() const { return m_summary->text(); }
+QString MatchesPanel::summaryText() const
+{
+    return m_summary->text();
+}
 
 void MatchesPanel::updateSummary()
 {
@@ -199,14 +212,16 @@ void MatchesPanel::updateSummary()
     m_filterBar->setVisible(m_model->isFiltered());
     if (m_model->isFiltered()) {
         const int shown = m_model->rowCount();
-        m_filterLabel->setText(shown == 0 ? tr("No match covers the selected nodes.")
-                               : shown == 1
-                                   ? tr("Showing the 1 match covering the selected nodes.")
-                                   : tr("Showing the %1 matches covering the selected nodes.").arg(shown));
+        m_filterLabel->setText(shown == 0   ? tr("No match covers the selected nodes.")
+                               : shown == 1 ? tr("Showing the 1 match covering the selected nodes.")
+                                            : tr("Showing the %1 matches covering the selected nodes.").arg(shown));
     }
 }
 
-QString MatchesPanel::filterText() const { return m_model->isFiltered() ? m_filterLabel->text() : QString(); }
+QString MatchesPanel::filterText() const
+{
+    return m_model->isFiltered() ? m_filterLabel->text() : QString();
+}
 
 void MatchesPanel::showAll()
 {

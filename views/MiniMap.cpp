@@ -10,7 +10,9 @@
 
 namespace fusebox {
 
-MiniMap::MiniMap(GraphView *view) : QGraphicsView(view->scene(), view), m_view(view)
+MiniMap::MiniMap(GraphView *view)
+    : QGraphicsView(view->scene(), view)
+    , m_view(view)
 {
     setObjectName(QStringLiteral("miniMap"));
     setFixedSize(sizeFor(view->viewport()->size()));
@@ -93,7 +95,10 @@ void MiniMap::centerViewAt(const QPoint &pos)
     m_view->centerOn(mapToScene(pos));
 }
 
-void MiniMap::mousePressEvent(QMouseEvent *event) { centerViewAt(event->pos()); }
+void MiniMap::mousePressEvent(QMouseEvent *event)
+{
+    centerViewAt(event->pos());
+}
 
 void MiniMap::mouseMoveEvent(QMouseEvent *event)
 {
@@ -101,6 +106,9 @@ void MiniMap::mouseMoveEvent(QMouseEvent *event)
         centerViewAt(event->pos());
 }
 
-void MiniMap::wheelEvent(QWheelEvent *event) { event->accept(); }
+void MiniMap::wheelEvent(QWheelEvent *event)
+{
+    event->accept();
+}
 
 } // namespace fusebox

@@ -63,17 +63,16 @@ NodeItem::Label NodeItem::labelFor(const Node &node)
         // A weight Dynamo lifted into an input is drawn as the weight it is.
         if (isLiftedParameter(node))
             return {name, typeText(node),
-                    node.name.find("_buffers_") != std::string::npos ? QStringLiteral("buffer") : QStringLiteral("parameter")};
+                    node.name.find("_buffers_") != std::string::npos ? QStringLiteral("buffer")
+                                                                     : QStringLiteral("parameter")};
         return {name, typeText(node), QStringLiteral("input")};
-    case NodeKind::Constant:
-        return {name, typeText(node), QStringLiteral("constant")};
+    case NodeKind::Constant: return {name, typeText(node), QStringLiteral("constant")};
     case NodeKind::Output: {
         const size_t values = node.inputNodes().size();
         return {QStringLiteral("output"),
                 values == 1 ? QStringLiteral("1 value") : QStringLiteral("%1 values").arg(values), name};
     }
-    case NodeKind::Op:
-        break;
+    case NodeKind::Op: break;
     }
     return {shortOp(node.op), typeText(node), name};
 }
@@ -84,7 +83,8 @@ NodeItem::Label NodeItem::labelFor(const Graph &graph, NodeId id)
     Label label = labelFor(node);
     if (node.kind() == NodeKind::Op)
         if (const size_t items = itemsRead(graph, id))
-            label.detail = items == 1 ? QStringLiteral("list · 1 item read") : QStringLiteral("list · %1 items read").arg(items);
+            label.detail = items == 1 ? QStringLiteral("list · 1 item read")
+                                      : QStringLiteral("list · %1 items read").arg(items);
     return label;
 }
 
@@ -101,7 +101,10 @@ QSizeF NodeItem::sizeFor(const Label &label)
 }
 
 NodeItem::NodeItem(NodeId id, const Label &label, OpFamily family, QSizeF size)
-    : BoxItem(size, kRadius), m_id(id), m_label(label), m_family(family)
+    : BoxItem(size, kRadius)
+    , m_id(id)
+    , m_label(label)
+    , m_family(family)
 {
     setToolTip(QStringLiteral("%1\n%2\n%3").arg(label.title, label.detail, label.caption));
 }

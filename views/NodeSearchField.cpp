@@ -10,7 +10,9 @@
 
 namespace fusebox {
 
-NodeSearchField::NodeSearchField(QWidget *parent) : QLineEdit(parent), m_names(new QStringListModel(this))
+NodeSearchField::NodeSearchField(QWidget *parent)
+    : QLineEdit(parent)
+    , m_names(new QStringListModel(this))
 {
     setObjectName(QStringLiteral("nodeSearch"));
     setPlaceholderText(tr("Find node…  (Ctrl+F)"));

@@ -44,10 +44,9 @@ QString OpPalette::label(OpFamily family)
 
 std::vector<OpFamily> OpPalette::families()
 {
-    return {OpFamily::Input,     OpFamily::Linear,   OpFamily::Norm,      OpFamily::Activation,
-            OpFamily::Pointwise, OpFamily::SplitCat, OpFamily::Shape,     OpFamily::Reduction,
-            OpFamily::Embedding, OpFamily::ControlFlow, OpFamily::Other, OpFamily::Constant,
-            OpFamily::Output};
+    return {OpFamily::Input,    OpFamily::Linear,   OpFamily::Norm,      OpFamily::Activation, OpFamily::Pointwise,
+            OpFamily::SplitCat, OpFamily::Shape,    OpFamily::Reduction, OpFamily::Embedding,  OpFamily::ControlFlow,
+            OpFamily::Other,    OpFamily::Constant, OpFamily::Output};
 }
 
 } // namespace fusebox

@@ -60,49 +60,48 @@ void OptimusStepsWindow::loadSteps()
         addresses.push_back(traceGraphPath(*m_log, {&m_compile, payload}));
     auto graphs = std::make_shared<std::vector<Graph>>();
     auto error = std::make_shared<std::string>();
-    m_tasks->run(tr("Reading the Optimus steps of [%1]").arg(qs(m_compile.label())), QStringLiteral("trace.steps"),
-                 this,
-                 [addresses, graphs, error](TaskControl &control) {
-                     for (size_t i = 0; i < addresses.size() && !control.isCancelled(); ++i) {
-                         control.setProgress(static_cast<qint64>(i), static_cast<qint64>(addresses.size()));
-                         auto model = loadModel(addresses[i]);
-                         if (!model) {
-                             *error = model.error().message;
-                             return;
-                         }
-                         graphs->push_back(std::move(model->graph));
-                     }
-                 },
-                 [this, graphs, error](bool cancelled) {
-                     if (cancelled || !error->empty()) {
-                         const QString message = cancelled ? tr("reading the steps was cancelled") : qs(*error);
-                         m_header->setText(message);
-                         emit failed(message);
-                         return;
-                     }
-                     m_graphs = std::move(*graphs);
-                     for (size_t i = 0; i < m_payloads.size(); ++i) {
-                         QString text = qs(m_payloads[i]->kind);
-                         if (i > 0) {
-                             const NamedDifference difference = namedDifference(m_graphs[i - 1], m_graphs[i]);
-                             text += !difference.empty() ? tr("  −%1 +%2 nodes")
-                                                               .arg(difference.onlyInA.size())
-                                                               .arg(difference.onlyInB.size())
-                                                         : tr("  (no change)");
-                         } else {
-                             text += tr("  %1 nodes").arg(m_graphs[0].size());
-                         }
-                         m_steps->addItem(text);
-                     }
-                     m_header->setText(tr("%1 passes changed the graph in production (torch %2). Select a step to "
-                                          "see what its pass did; Replay compares Fusebox's passes with them.")
-                                           .arg(m_payloads.size() >= 2 ? m_payloads.size() - 2 : 0)
-                                           .arg(m_log->torchVersion.empty() ? tr("version not recorded")
-                                                                            : qs(m_log->torchVersion)));
-                     m_replay->setEnabled(true);
-                     m_steps->setCurrentRow(m_payloads.size() > 1 ? 1 : 0);
-                     emit stepsLoaded();
-                 });
+    m_tasks->run(
+        tr("Reading the Optimus steps of [%1]").arg(qs(m_compile.label())), QStringLiteral("trace.steps"), this,
+        [addresses, graphs, error](TaskControl &control) {
+            for (size_t i = 0; i < addresses.size() && !control.isCancelled(); ++i) {
+                control.setProgress(static_cast<qint64>(i), static_cast<qint64>(addresses.size()));
+                auto model = loadModel(addresses[i]);
+                if (!model) {
+                    *error = model.error().message;
+                    return;
+                }
+                graphs->push_back(std::move(model->graph));
+            }
+        },
+        [this, graphs, error](bool cancelled) {
+            if (cancelled || !error->empty()) {
+                const QString message = cancelled ? tr("reading the steps was cancelled") : qs(*error);
+                m_header->setText(message);
+                emit failed(message);
+                return;
+            }
+            m_graphs = std::move(*graphs);
+            for (size_t i = 0; i < m_payloads.size(); ++i) {
+                QString text = qs(m_payloads[i]->kind);
+                if (i > 0) {
+                    const NamedDifference difference = namedDifference(m_graphs[i - 1], m_graphs[i]);
+                    text += !difference.empty()
+                                ? tr("  −%1 +%2 nodes").arg(difference.onlyInA.size()).arg(difference.onlyInB.size())
+                                : tr("  (no change)");
+                } else {
+                    text += tr("  %1 nodes").arg(m_graphs[0].size());
+                }
+                m_steps->addItem(text);
+            }
+            m_header->setText(
+                tr("%1 passes changed the graph in production (torch %2). Select a step to "
+                   "see what its pass did; Replay compares Fusebox's passes with them.")
+                    .arg(m_payloads.size() >= 2 ? m_payloads.size() - 2 : 0)
+                    .arg(m_log->torchVersion.empty() ? tr("version not recorded") : qs(m_log->torchVersion)));
+            m_replay->setEnabled(true);
+            m_steps->setCurrentRow(m_payloads.size() > 1 ? 1 : 0);
+            emit stepsLoaded();
+        });
 }
 
 void OptimusStepsWindow::showStep(int row)
@@ -113,12 +112,14 @@ void OptimusStepsWindow::showStep(int row)
     const TracePayload &payload = *m_payloads[i];
     const size_t from = i == 0 ? 0 : i - 1;
     const NamedDifference difference = namedDifference(m_graphs[from], m_graphs[i]);
-    QString headline = i == 0 ? tr("%1: the graph Optimus starts from (line %2)").arg(qs(payload.kind)).arg(payload.line)
-                              : tr("%1: the pass removed %2 nodes (outlined on the left) and added %3 (outlined on the right) — line %4")
-                                    .arg(qs(payload.kind))
-                                    .arg(difference.onlyInA.size())
-                                    .arg(difference.onlyInB.size())
-                                    .arg(payload.line);
+    QString headline = i == 0
+                           ? tr("%1: the graph Optimus starts from (line %2)").arg(qs(payload.kind)).arg(payload.line)
+                           : tr("%1: the pass removed %2 nodes (outlined on the left) and added %3 (outlined on the "
+                                "right) — line %4")
+                                 .arg(qs(payload.kind))
+                                 .arg(difference.onlyInA.size())
+                                 .arg(difference.onlyInB.size())
+                                 .arg(payload.line);
     QStringList details;
     if (m_replayResult) {
         for (const ReplayStep &step : m_replayResult->steps) {
@@ -142,24 +143,25 @@ void OptimusStepsWindow::startReplay()
     const TraceLog *log = m_log.get();
     const TraceCompile *compile = &m_compile;
     auto keep = m_log;
-    m_tasks->run(tr("Replaying [%1] with Fusebox").arg(qs(m_compile.label())), QStringLiteral("trace.replay"), this,
-                 [log, compile, keep, result](TaskControl &) {
-                     TraceReplayOptions options;
-                     options.load = [](const std::string &path) { return loadModel(path); };
-                     options.schemas = &pt2GraphSchemas().registry;
-                     *result = replayCompile(*log, *compile, options);
-                 },
-                 [this, result](bool) {
-                     m_replay->setEnabled(true);
-                     if (!*result) {
-                         m_header->setText(qs(result->error().message));
-                         emit failed(qs(result->error().message));
-                         return;
-                     }
-                     m_replayResult = std::move(result->value());
-                     markSteps();
-                     emit replayed();
-                 });
+    m_tasks->run(
+        tr("Replaying [%1] with Fusebox").arg(qs(m_compile.label())), QStringLiteral("trace.replay"), this,
+        [log, compile, keep, result](TaskControl &) {
+            TraceReplayOptions options;
+            options.load = [](const std::string &path) { return loadModel(path); };
+            options.schemas = &pt2GraphSchemas().registry;
+            *result = replayCompile(*log, *compile, options);
+        },
+        [this, result](bool) {
+            m_replay->setEnabled(true);
+            if (!*result) {
+                m_header->setText(qs(result->error().message));
+                emit failed(qs(result->error().message));
+                return;
+            }
+            m_replayResult = std::move(result->value());
+            markSteps();
+            emit replayed();
+        });
 }
 
 void OptimusStepsWindow::markSteps()

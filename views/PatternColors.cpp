@@ -48,8 +48,14 @@ int indexOf(const std::string &pattern)
 
 } // namespace
 
-QColor PatternColors::colorFor(const std::string &pattern) { return colourAt(indexOf(pattern)); }
+QColor PatternColors::colorFor(const std::string &pattern)
+{
+    return colourAt(indexOf(pattern));
+}
 
-int PatternColors::distinctColours() { return kHues * kShades; }
+int PatternColors::distinctColours()
+{
+    return kHues * kShades;
+}
 
 } // namespace fusebox

@@ -113,7 +113,8 @@ PatternEditor::PatternEditor(QWidget *parent)
     connect(saveAction, &QAction::triggered, this, &PatternEditor::saveRequested);
     auto *saveButton = new QPushButton(saveAction->text(), this);
     saveButton->setObjectName(QStringLiteral("patternSave"));
-    saveButton->setToolTip(tr("Save the pattern file (%1)").arg(saveAction->shortcut().toString(QKeySequence::NativeText)));
+    saveButton->setToolTip(
+        tr("Save the pattern file (%1)").arg(saveAction->shortcut().toString(QKeySequence::NativeText)));
     connect(saveButton, &QPushButton::clicked, saveAction, &QAction::trigger);
 
     m_useButton->setObjectName(QStringLiteral("patternUse"));
@@ -254,7 +255,8 @@ void PatternEditor::startSearch(std::shared_ptr<SearchJob> job)
 void PatternEditor::finishSearch()
 {
     const std::shared_ptr<SearchJob> job = std::exchange(m_runningSearch, nullptr);
-    if (std::shared_ptr<SearchJob> next = std::exchange(m_queuedSearch, nullptr); next && next->generation == m_generation)
+    if (std::shared_ptr<SearchJob> next = std::exchange(m_queuedSearch, nullptr);
+        next && next->generation == m_generation)
         startSearch(std::move(next));
     if (!job || job->generation != m_generation)
         return; // superseded by an edit

@@ -12,7 +12,7 @@ class QLabel;
 class QPlainTextEdit;
 class QPushButton;
 class QTimer;
-template <typename T>
+template<typename T>
 class QFutureWatcher;
 
 namespace fusebox {

@@ -41,13 +41,15 @@ int nameEnd(const QString &line, int i)
 
 bool isKeyword(const QString &word)
 {
-    static const QStringList keywords = {
-        QStringLiteral("pattern"), QStringLiteral("match"),    QStringLiteral("where"),
-        QStringLiteral("replace"), QStringLiteral("options"),  QStringLiteral("benefit"),
-        QStringLiteral("description"), QStringLiteral("stage"), QStringLiteral("True"),
-        QStringLiteral("False"),   QStringLiteral("None"),     QStringLiteral("and"),
-        QStringLiteral("or"),      QStringLiteral("not"),      QStringLiteral("in"),
-        QStringLiteral("pre_grad"), QStringLiteral("post_grad")};
+    static const QStringList keywords = {QStringLiteral("pattern"),     QStringLiteral("match"),
+                                         QStringLiteral("where"),       QStringLiteral("replace"),
+                                         QStringLiteral("options"),     QStringLiteral("benefit"),
+                                         QStringLiteral("description"), QStringLiteral("stage"),
+                                         QStringLiteral("True"),        QStringLiteral("False"),
+                                         QStringLiteral("None"),        QStringLiteral("and"),
+                                         QStringLiteral("or"),          QStringLiteral("not"),
+                                         QStringLiteral("in"),          QStringLiteral("pre_grad"),
+                                         QStringLiteral("post_grad")};
     return keywords.contains(word);
 }
 
@@ -107,7 +109,9 @@ int stringEnd(const QString &line, int i)
 
 } // namespace
 
-PatternHighlighter::PatternHighlighter(QTextDocument *document) : QSyntaxHighlighter(document) {}
+PatternHighlighter::PatternHighlighter(QTextDocument *document)
+    : QSyntaxHighlighter(document)
+{}
 
 QList<PatternHighlighter::Span> PatternHighlighter::classify(const QString &line)
 {
@@ -182,25 +186,15 @@ QTextCharFormat PatternHighlighter::formatFor(Role role)
         format.setForeground(QColor(0x1f, 0x3f, 0x9f));
         format.setFontWeight(QFont::Bold);
         break;
-    case Role::Op:
-        format.setForeground(QColor(0x8a, 0x1c, 0x7c));
-        break;
+    case Role::Op: format.setForeground(QColor(0x8a, 0x1c, 0x7c)); break;
     case Role::Comment:
         format.setForeground(QColor(0x6a, 0x73, 0x7d));
         format.setFontItalic(true);
         break;
-    case Role::String:
-        format.setForeground(QColor(0x1b, 0x7a, 0x2e));
-        break;
-    case Role::Number:
-        format.setForeground(QColor(0xb3, 0x5c, 0x00));
-        break;
-    case Role::Function:
-        format.setForeground(QColor(0x00, 0x6e, 0x7f));
-        break;
-    case Role::DType:
-        format.setForeground(QColor(0x6f, 0x42, 0xc1));
-        break;
+    case Role::String: format.setForeground(QColor(0x1b, 0x7a, 0x2e)); break;
+    case Role::Number: format.setForeground(QColor(0xb3, 0x5c, 0x00)); break;
+    case Role::Function: format.setForeground(QColor(0x00, 0x6e, 0x7f)); break;
+    case Role::DType: format.setForeground(QColor(0x6f, 0x42, 0xc1)); break;
     }
     return format;
 }

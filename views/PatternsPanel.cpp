@@ -52,7 +52,9 @@ std::optional<OptionValue> parseOption(const QString &text, const OptionValue &c
 } // namespace
 
 PatternsPanel::PatternsPanel(Document *document, QWidget *parent)
-    : QWidget(parent), m_document(document), m_tree(new QTreeWidget(this))
+    : QWidget(parent)
+    , m_document(document)
+    , m_tree(new QTreeWidget(this))
 {
     setObjectName(QStringLiteral("patternsPanel"));
     m_tree->setObjectName(QStringLiteral("patternsTree"));
@@ -96,7 +98,8 @@ PatternsPanel::PatternsPanel(Document *document, QWidget *parent)
 QTreeWidgetItem *PatternsPanel::patternItem(const std::string &name) const
 {
     for (QTreeWidgetItemIterator it(m_tree); *it; ++it)
-        if ((*it)->data(Name, kPatternRole).toString() == qs(name) && (*it)->data(Name, kOptionRole).toString().isEmpty())
+        if ((*it)->data(Name, kPatternRole).toString() == qs(name)
+            && (*it)->data(Name, kOptionRole).toString().isEmpty())
             return *it;
     return nullptr;
 }
@@ -216,7 +219,8 @@ void PatternsPanel::updateCounts()
     const QFontMetrics metrics = m_tree->fontMetrics();
     const int digits = metrics.horizontalAdvance(QString::number(widest)) + 10;
     for (int c = Candidates; c < ColumnCount; ++c)
-        m_tree->header()->resizeSection(c, std::max(digits, metrics.horizontalAdvance(m_tree->headerItem()->text(c)) + 10));
+        m_tree->header()->resizeSection(c, std::max(digits,
+                                                    metrics.horizontalAdvance(m_tree->headerItem()->text(c)) + 10));
     m_updating = false;
 }
 
@@ -239,7 +243,8 @@ void PatternsPanel::onItemChanged(QTreeWidgetItem *item, int column)
     const auto &values = p->options().values();
     auto parsed = parseOption(text, values.at(option.toStdString()));
     if (!parsed) {
-        QMessageBox::warning(this, tr("Option"), tr("'%1' is not a valid value for %2.%3").arg(text.trimmed(), pattern, option));
+        QMessageBox::warning(this, tr("Option"),
+                             tr("'%1' is not a valid value for %2.%3").arg(text.trimmed(), pattern, option));
         rebuild();
         return;
     }

@@ -70,7 +70,10 @@ std::string_view lastName(std::string_view op)
 } // namespace
 
 ProblemsPanel::ProblemsPanel(Document *document, QWidget *parent)
-    : QDockWidget(tr("Problems"), parent), m_document(document), m_tree(new QTreeWidget), m_empty(new QLabel)
+    : QDockWidget(tr("Problems"), parent)
+    , m_document(document)
+    , m_tree(new QTreeWidget)
+    , m_empty(new QLabel)
 {
     setObjectName(QStringLiteral("problemsDock"));
     m_tree->setObjectName(QStringLiteral("problemsTree"));

@@ -50,7 +50,9 @@ QString countersText(const pt2::Counters &counters)
 } // namespace
 
 Pt2Controller::Pt2Controller(MainWindow *window, RewriteController *rewrite)
-    : QObject(window), m_window(window), m_rewrite(rewrite)
+    : QObject(window)
+    , m_window(window)
+    , m_rewrite(rewrite)
 {
     m_settings = new QAction(tr("PyTorch 2 &Python…"), this);
     m_settings->setToolTip(tr("The Python with torch >= 2.4 that captures scripts and runs Inductor's passes"));
@@ -92,7 +94,10 @@ void Pt2Controller::install(QMenu *fileMenu, QMenu *rewriteMenu)
     m_inductorVersion->refresh(pythonCommand());
 }
 
-QString Pt2Controller::pythonCommand() { return QSettings().value(kPythonKey).toString().trimmed(); }
+QString Pt2Controller::pythonCommand()
+{
+    return QSettings().value(kPythonKey).toString().trimmed();
+}
 
 void Pt2Controller::setPythonCommand(const QString &command)
 {
@@ -110,11 +115,20 @@ QString Pt2Controller::defaultCaptureDir(const QString &scriptPath)
     return script.absoluteDir().filePath(script.completeBaseName() + QStringLiteral("_capture"));
 }
 
-bool Pt2Controller::isBusy() const { return m_window->tasks()->isRunning(kTaskKind); }
+bool Pt2Controller::isBusy() const
+{
+    return m_window->tasks()->isRunning(kTaskKind);
+}
 
-QString Pt2Controller::busyText() const { return m_window->tasks()->statusText(kTaskKind); }
+QString Pt2Controller::busyText() const
+{
+    return m_window->tasks()->statusText(kTaskKind);
+}
 
-void Pt2Controller::cancel() { m_window->tasks()->cancel(kTaskKind); }
+void Pt2Controller::cancel()
+{
+    m_window->tasks()->cancel(kTaskKind);
+}
 
 void Pt2Controller::updateActions()
 {
@@ -255,14 +269,14 @@ bool Pt2Controller::capture(const QString &scriptPath, const QString &outputDir)
                     open = path;
             }
             if (!captured->exportError.empty())
-                emit logLine(tr("note: exported.pt2 not written: torch.export failed: %1").arg(qs(captured->exportError)));
+                emit logLine(
+                    tr("note: exported.pt2 not written: torch.export failed: %1").arg(qs(captured->exportError)));
             for (const std::string &note : captured->notes)
                 emit logLine(tr("note: %1").arg(qs(note)));
             const QString files = captured->files.size() == 1 ? tr("1 graph file")
                                                               : tr("%1 graph files").arg(captured->files.size());
-            const QString line = tr("captured %1 into %2 in %3 s (inside Python)")
-                                     .arg(files, dir)
-                                     .arg(captured->seconds, 0, 'f', 2);
+            const QString line
+                = tr("captured %1 into %2 in %3 s (inside Python)").arg(files, dir).arg(captured->seconds, 0, 'f', 2);
             emit logLine(line);
             emit statusMessage(line);
             if (open.isEmpty()) {
@@ -328,7 +342,8 @@ bool Pt2Controller::compareWithInductor()
                 return;
             }
             const std::string config = writePassConfig(pt2::passesInductorHas(o->config, *passes, &o->leftOut));
-            o->compared = pt2::compareWithInductor(bridge, o->original, {}, o->current, config, pt2GraphSchemas().registry, control);
+            o->compared = pt2::compareWithInductor(bridge, o->original, {}, o->current, config,
+                                                   pt2GraphSchemas().registry, control);
         },
         [this, o, applied, name, title] {
             const Expected<pt2::InductorComparison> &compared = *o->compared;
@@ -352,19 +367,20 @@ bool Pt2Controller::compareWithInductor()
             QStringList counts;
             for (const pt2::CountDifference &d : pt2::countDifferences(applied, inductor->counters, passesRun))
                 counts << tr("%1 %2 here, %3 in Inductor").arg(qs(d.pass)).arg(d.fusebox).arg(d.inductor);
-            const QString headline =
-                difference       ? tr("Differs from Inductor: %1").arg(qs(difference->description))
-                : counts.isEmpty() ? tr("Same as Inductor (up to node names)")
-                                   : tr("Same graph as Inductor (up to node names), but not the same counts: %1")
-                                         .arg(counts.join(QStringLiteral(", ")));
+            const QString headline = difference ? tr("Differs from Inductor: %1").arg(qs(difference->description))
+                                     : counts.isEmpty()
+                                         ? tr("Same as Inductor (up to node names)")
+                                         : tr("Same graph as Inductor (up to node names), but not the same counts: %1")
+                                               .arg(counts.join(QStringLiteral(", ")));
             QStringList fusebox;
             for (const auto &[pattern, n] : applied)
                 fusebox << QStringLiteral("%1 %2").arg(qs(pattern)).arg(n);
             QStringList details;
             details << tr("Fusebox (current graph): %1 nodes; rewrites applied: %2")
                            .arg(o->current.size())
-                           .arg(fusebox.isEmpty() ? tr("none yet (Rewrite ▸ Apply All first to compare Fusebox's result)")
-                                                  : fusebox.join(QStringLiteral(" · ")));
+                           .arg(fusebox.isEmpty()
+                                    ? tr("none yet (Rewrite ▸ Apply All first to compare Fusebox's result)")
+                                    : fusebox.join(QStringLiteral(" · ")));
             details << tr("Inductor %1 (%2, %3 s): %4 nodes; counters[\"inductor\"]: %5")
                            .arg(qs(inductor->torchVersion), qs(inductor->stage))
                            .arg(inductor->seconds, 0, 'f', 3)

@@ -9,8 +9,17 @@
 namespace fusebox {
 
 /// A UTF-8 string of the core as a QString.
-inline QString qs(const std::string &s) { return QString::fromStdString(s); }
-inline QString qs(std::string_view s) { return QString::fromUtf8(s.data(), qsizetype(s.size())); }
-inline QString qs(const char *s) { return QString::fromUtf8(s); }
+inline QString qs(const std::string &s)
+{
+    return QString::fromStdString(s);
+}
+inline QString qs(std::string_view s)
+{
+    return QString::fromUtf8(s.data(), qsizetype(s.size()));
+}
+inline QString qs(const char *s)
+{
+    return QString::fromUtf8(s);
+}
 
 } // namespace fusebox

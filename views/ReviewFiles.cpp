@@ -25,9 +25,11 @@
 namespace fusebox {
 
 ReviewFiles::ReviewFiles(Document *document, GraphScene *scene, GraphView *view, QObject *parent)
-    : QObject(parent), m_document(document), m_scene(scene), m_view(view)
-{
-}
+    : QObject(parent)
+    , m_document(document)
+    , m_scene(scene)
+    , m_view(view)
+{}
 
 bool ReviewFiles::exportPassFile(const QString &path, QString *error)
 {
@@ -47,7 +49,8 @@ bool ReviewFiles::importPassFile(const QString &path, QString *error)
             *error = qs(s.error().message);
         return false;
     }
-    emit logLine(tr("opened the pass file %1: %2 rejected matches").arg(path).arg(m_document->passConfig().rejected.size()));
+    emit logLine(
+        tr("opened the pass file %1: %2 rejected matches").arg(path).arg(m_document->passConfig().rejected.size()));
     for (const std::string &note : m_document->configNotes())
         emit logLine(tr("  note: %1").arg(qs(note)));
     return true;
@@ -146,7 +149,8 @@ bool ReviewFiles::exportForPyTorch2(const QString &path, QString *error)
     };
     if (!m_document->exportForPyTorch2(path, format, done, error))
         return false;
-    emit logLine(tr("exporting the rewritten model (%1 nodes) to %2 in PyTorch 2…").arg(m_document->graph().size()).arg(path));
+    emit logLine(
+        tr("exporting the rewritten model (%1 nodes) to %2 in PyTorch 2…").arg(m_document->graph().size()).arg(path));
     return true;
 }
 
@@ -185,8 +189,8 @@ bool ReviewFiles::exportPicture(const QString &path, PictureExtent extent, QStri
         }
     }
     const QSize size(std::max(1, qRound(source.width() * scale)), std::max(1, qRound(source.height() * scale)));
-    const QBrush background =
-        m_view->backgroundBrush().style() != Qt::NoBrush ? m_view->backgroundBrush() : QBrush(Qt::white);
+    const QBrush background = m_view->backgroundBrush().style() != Qt::NoBrush ? m_view->backgroundBrush()
+                                                                               : QBrush(Qt::white);
     // Items cache themselves as pixmaps for the view: drawn from the cache, an
     // SVG would hold bitmaps instead of text and a scaled PNG blurred labels.
     std::vector<std::pair<QGraphicsItem *, QGraphicsItem::CacheMode>> cached;
@@ -257,8 +261,9 @@ bool ReviewFiles::exportPicture(const QString &path, PictureExtent extent, QStri
 
 bool ReviewFiles::exportReport(const QString &path, QString *error)
 {
-    const QString text = path.endsWith(QStringLiteral(".json"), Qt::CaseInsensitive) ? reviewReportJson(*m_document)
-                                                                                       : reviewReportMarkdown(*m_document);
+    const QString text = path.endsWith(QStringLiteral(".json"), Qt::CaseInsensitive)
+                             ? reviewReportJson(*m_document)
+                             : reviewReportMarkdown(*m_document);
     QFile file(path);
     if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate) || file.write(text.toUtf8()) < 0) {
         if (error)

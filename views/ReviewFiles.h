@@ -55,8 +55,7 @@ public:
     /// Writes a picture of the graph: .svg (vector) or .png. The whole graph
     /// at 100 % (every item of the scene, collapsed groups as shown), or the
     /// visible part at the view's zoom. The Log gives size and scale.
-    bool exportPicture(const QString &path, PictureExtent extent, QString *error = nullptr,
-                       PictureInfo *info = nullptr);
+    bool exportPicture(const QString &path, PictureExtent extent, QString *error = nullptr, PictureInfo *info = nullptr);
     /// The whole graph (File ▸ Export Picture).
     bool exportPicture(const QString &path, QString *error = nullptr);
     /// The visible part (File ▸ Export Picture of the View).

@@ -45,10 +45,16 @@ const QColor kEditorColor(0xe0, 0x8a, 0x00);
 } // namespace
 
 RewriteController::RewriteController(QMainWindow *window, Document *document, GraphScene *scene, GraphView *view)
-    : QObject(window), m_window(window), m_document(document), m_scene(scene), m_view(view),
-      m_patterns(new PatternsPanel(document, window)), m_matches(new MatchesPanel(document, window)),
-      m_whyNot(new WhyNotPanel(document, window)), m_editor(new PatternEditor(window)),
-      m_files(new ReviewFiles(document, scene, view, this))
+    : QObject(window)
+    , m_window(window)
+    , m_document(document)
+    , m_scene(scene)
+    , m_view(view)
+    , m_patterns(new PatternsPanel(document, window))
+    , m_matches(new MatchesPanel(document, window))
+    , m_whyNot(new WhyNotPanel(document, window))
+    , m_editor(new PatternEditor(window))
+    , m_files(new ReviewFiles(document, scene, view, this))
 {
     connect(m_files, &ReviewFiles::logLine, this, &RewriteController::logLine);
     connect(m_files, &ReviewFiles::pt2ExportFinished, this, [this](bool, const QString &line) {
@@ -76,7 +82,8 @@ RewriteController::RewriteController(QMainWindow *window, Document *document, Gr
             rejected += e.status == MatchStatus::Rejected;
             patterns.insert(e.match.pattern);
         }
-        QString line = candidates == 1 ? tr("Find Matches: 1 candidate") : tr("Find Matches: %1 candidates").arg(candidates);
+        QString line = candidates == 1 ? tr("Find Matches: 1 candidate")
+                                       : tr("Find Matches: %1 candidates").arg(candidates);
         if (!patterns.empty())
             line += patterns.size() == 1 ? tr(" of 1 pattern") : tr(" of %1 patterns").arg(patterns.size());
         if (rejected)
@@ -113,7 +120,8 @@ RewriteController::RewriteController(QMainWindow *window, Document *document, Gr
     });
     connect(m_document, &Document::verificationFailed, this,
             [this](const QString &pattern, const QString &anchor, const QString &message) {
-                const QString line = tr("%1 at %%2 failed numeric verification and was undone: %3").arg(pattern, anchor, message);
+                const QString line = tr("%1 at %%2 failed numeric verification and was undone: %3")
+                                         .arg(pattern, anchor, message);
                 emit logLine(line);
                 emit statusMessage(line);
             });
@@ -163,9 +171,8 @@ RewriteController::RewriteController(QMainWindow *window, Document *document, Gr
         m_whyNot->explain({}, id);
         focusNodes({id});
     });
-    connect(m_patterns, &PatternsPanel::patternSelected, this, [this](const QString &name) {
-        m_whyNot->explain(name.toStdString(), {});
-    });
+    connect(m_patterns, &PatternsPanel::patternSelected, this,
+            [this](const QString &name) { m_whyNot->explain(name.toStdString(), {}); });
     connect(m_editor, &PatternEditor::liveMatchesChanged, this, &RewriteController::updateMarks);
     connect(m_editor, &PatternEditor::useRequested, this, [this](const QString &text) {
         auto added = m_document->addPatternText(text, m_editor->sourceName());
@@ -181,7 +188,8 @@ RewriteController::RewriteController(QMainWindow *window, Document *document, Gr
             m_document->findMatches();
     });
     connect(m_editor, &PatternEditor::saveRequested, this, [this] {
-        const QString path = QFileDialog::getSaveFileName(m_window, tr("Save Pattern File"), m_editor->suggestedFileName(),
+        const QString path = QFileDialog::getSaveFileName(m_window, tr("Save Pattern File"),
+                                                          m_editor->suggestedFileName(),
                                                           tr("Pattern files (*.patterns);;All files (*)"));
         QString error;
         if (!path.isEmpty() && !m_editor->saveTo(path, &error))
@@ -514,8 +522,7 @@ bool RewriteController::maybeSave()
         return true;
     const auto answer = QMessageBox::question(
         m_window, tr("Unsaved Decisions"),
-        tr("The review of %1 has decisions that are not saved. Save the session first?")
-            .arg(m_document->displayName()),
+        tr("The review of %1 has decisions that are not saved. Save the session first?").arg(m_document->displayName()),
         QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
     if (answer == QMessageBox::Cancel)
         return false;

@@ -120,7 +120,8 @@ void RewriteController::createActions()
                             "that changes the outputs"));
     connect(m_verify, &QAction::toggled, m_document, &Document::setVerifyApplies);
     // A reopened session brings its own toggle.
-    connect(m_document, &Document::patternsChanged, m_verify, [this] { m_verify->setChecked(m_document->verifyApplies()); });
+    connect(m_document, &Document::patternsChanged, m_verify,
+            [this] { m_verify->setChecked(m_document->verifyApplies()); });
 
     m_whyNotAction = new QAction(tr("&Why Not Here?"), this);
     m_whyNotAction->setShortcut(Qt::CTRL | Qt::Key_Question);
@@ -242,8 +243,9 @@ void RewriteController::install(QMenu *fileMenu, QMenu *viewMenu, QToolBar *tool
     addFileOperation(tr("Export &Picture of the Whole Graph…"), QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_E),
                      tr("Export Picture of the Whole Graph"), QStringLiteral("graph.svg"),
                      tr("SVG (*.svg);;PNG (*.png)"), &ReviewFiles::exportPicture);
-    addFileOperation(tr("Export Picture of the &Visible Part…"), QKeySequence(), tr("Export Picture of the Visible Part"),
-                     QStringLiteral("view.svg"), tr("SVG (*.svg);;PNG (*.png)"), &ReviewFiles::exportVisiblePicture);
+    addFileOperation(tr("Export Picture of the &Visible Part…"), QKeySequence(),
+                     tr("Export Picture of the Visible Part"), QStringLiteral("view.svg"),
+                     tr("SVG (*.svg);;PNG (*.png)"), &ReviewFiles::exportVisiblePicture);
     addFileOperation(tr("Export Review &Report…"), QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_R),
                      tr("Export Review Report"), QStringLiteral("review.md"), tr("Markdown (*.md);;JSON (*.json)"),
                      &ReviewFiles::exportReport);

@@ -12,16 +12,25 @@
 namespace fusebox {
 
 ScopeFrameItem::ScopeFrameItem(int scope, const QString &title, const QRectF &rect, int depth)
-    : m_scope(scope), m_title(title), m_rect(rect), m_depth(depth)
+    : m_scope(scope)
+    , m_title(title)
+    , m_rect(rect)
+    , m_depth(depth)
 {
     setAcceptedMouseButtons(Qt::NoButton);
     setZValue(-1.0 + 0.01 * depth); // behind edges and items, inner frames above outer ones
     setToolTip(QObject::tr("%1 (double-click the header to collapse)").arg(title));
 }
 
-QRectF ScopeFrameItem::headerRect() const { return QRectF(m_rect.topLeft(), QSizeF(m_rect.width(), kHeader)); }
+QRectF ScopeFrameItem::headerRect() const
+{
+    return QRectF(m_rect.topLeft(), QSizeF(m_rect.width(), kHeader));
+}
 
-QRectF ScopeFrameItem::boundingRect() const { return m_rect.adjusted(-1, -1, 1, 1); }
+QRectF ScopeFrameItem::boundingRect() const
+{
+    return m_rect.adjusted(-1, -1, 1, 1);
+}
 
 void ScopeFrameItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *, QWidget *)
 {
@@ -82,7 +91,7 @@ std::vector<ScopeFrameItem *> ScopeFrameItem::build(const ScopeTree &tree, const
     std::stable_sort(scopes.begin(), scopes.end(),
                      [&tree](int a, int b) { return tree.scope(a).depth > tree.scope(b).depth; });
 
-    std::map<int, QRectF> extent;   // union of a scope's items and child frames
+    std::map<int, QRectF> extent;    // union of a scope's items and child frames
     std::map<int, size_t> itemCount; // visible items inside, recursively
     std::vector<ScopeFrameItem *> frames;
     for (int s : scopes) {
@@ -98,7 +107,8 @@ std::vector<ScopeFrameItem *> ScopeFrameItem::build(const ScopeTree &tree, const
                                    return !tree.contains(s, p.scope) && p.rect.intersects(frame);
                                });
         if (framed)
-            frames.push_back(new ScopeFrameItem(s, QString::fromStdString(tree.scope(s).path), frame, tree.scope(s).depth));
+            frames.push_back(
+                new ScopeFrameItem(s, QString::fromStdString(tree.scope(s).path), frame, tree.scope(s).depth));
         else
             frame = rect; // no frame: the parent wraps the bare items
         const int parent = tree.scope(s).parent;

@@ -8,9 +8,18 @@ namespace fusebox {
 
 namespace {
 // A child entry while building: >= 0 a scope index, < 0 a node (~value).
-int64_t nodeEntry(NodeId id) { return ~static_cast<int64_t>(id.value); }
-bool isNodeEntry(int64_t entry) { return entry < 0; }
-NodeId entryNode(int64_t entry) { return NodeId{static_cast<uint32_t>(~entry)}; }
+int64_t nodeEntry(NodeId id)
+{
+    return ~static_cast<int64_t>(id.value);
+}
+bool isNodeEntry(int64_t entry)
+{
+    return entry < 0;
+}
+NodeId entryNode(int64_t entry)
+{
+    return NodeId{static_cast<uint32_t>(~entry)};
+}
 } // namespace
 
 ScopeTree::ScopeTree(const Graph &graph, size_t maxChildren)
@@ -118,7 +127,8 @@ void ScopeTree::split(int index, size_t maxChildren)
             int group = static_cast<int>(m_scopes.size());
             Scope s;
             s.path = parentPath + name;
-            s.label = (parentPath.empty() ? std::string("top level") : m_scopes[static_cast<size_t>(index)].label) + " " + name;
+            s.label = (parentPath.empty() ? std::string("top level") : m_scopes[static_cast<size_t>(index)].label) + " "
+                      + name;
             s.artificial = true;
             m_scopes.push_back(std::move(s));
             std::vector<int64_t> members;

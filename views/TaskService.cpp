@@ -18,7 +18,9 @@ struct TaskService::Task {
     QElapsedTimer clock;
 };
 
-TaskService::TaskService(QObject *parent) : QObject(parent), m_poll(new QTimer(this))
+TaskService::TaskService(QObject *parent)
+    : QObject(parent)
+    , m_poll(new QTimer(this))
 {
     // Progress is read, not pushed: a job reports as often as it likes and the
     // status bar redraws at most ten times a second.

@@ -70,8 +70,8 @@ public:
     /// when it returns, with `cancelled` true when the task was cancelled
     /// meanwhile. `context` owns the task: when it is destroyed first, `done`
     /// is not called (the work still finishes on its thread).
-    void run(const QString &title, const QString &kind, QObject *context,
-             std::function<void(TaskControl &)> work, std::function<void(bool cancelled)> done);
+    void run(const QString &title, const QString &kind, QObject *context, std::function<void(TaskControl &)> work,
+             std::function<void(bool cancelled)> done);
 
     /// Cancels every running task of `kind`; all when empty.
     void cancel(const QString &kind = {});

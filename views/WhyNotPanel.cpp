@@ -22,9 +22,14 @@ const QColor kWhyNotPassColor(0x2a, 0x8a, 0x3a);
 } // namespace
 
 WhyNotPanel::WhyNotPanel(Document *document, QWidget *parent)
-    : QWidget(parent), m_document(document), m_patternBox(new QComboBox(this)), m_nodeLabel(new QLabel(this)),
-      m_summary(new QLabel(this)), m_checks(new QTreeWidget(this)), m_nearMisses(new QTreeWidget(this)),
-      m_nearMissLabel(new QLabel(this))
+    : QWidget(parent)
+    , m_document(document)
+    , m_patternBox(new QComboBox(this))
+    , m_nodeLabel(new QLabel(this))
+    , m_summary(new QLabel(this))
+    , m_checks(new QTreeWidget(this))
+    , m_nearMisses(new QTreeWidget(this))
+    , m_nearMissLabel(new QLabel(this))
 {
     setObjectName(QStringLiteral("whyNotPanel"));
     m_patternBox->setObjectName(QStringLiteral("whyNotPattern"));
@@ -109,7 +114,10 @@ void WhyNotPanel::fillPatterns()
         m_patternBox->setCurrentIndex(i);
 }
 
-std::string WhyNotPanel::pattern() const { return m_patternBox->currentText().toStdString(); }
+std::string WhyNotPanel::pattern() const
+{
+    return m_patternBox->currentText().toStdString();
+}
 
 void WhyNotPanel::explain(const std::string &pattern, NodeId node)
 {
@@ -160,7 +168,8 @@ void WhyNotPanel::refresh()
         return;
     }
     if (e->matched)
-        m_summary->setText(tr("<b style='color:#2a8a3a'>%1 fires here</b>: %2").arg(qs(e->pattern), qs(e->summary).toHtmlEscaped()));
+        m_summary->setText(
+            tr("<b style='color:#2a8a3a'>%1 fires here</b>: %2").arg(qs(e->pattern), qs(e->summary).toHtmlEscaped()));
     else if (e->undecided())
         m_summary->setText(tr("<b style='color:#b06000'>Cannot tell whether %1 fires at %%2</b>: %3")
                                .arg(qs(e->pattern), qs(n->name), qs(e->summary).toHtmlEscaped()));
@@ -181,8 +190,9 @@ void WhyNotPanel::refresh()
         auto *item = new QTreeWidgetItem(m_checks, {what, qs(c.actual), qs(c.source)});
         item->setToolTip(0, qs(c.description));
         item->setToolTip(1, qs(c.actual));
-        item->setToolTip(2, c.fuseboxOnly ? qs(c.source) : tr("Made by %1's %2 (its code as PyTorch 2.6 has it)")
-                                                            .arg(qs(m_document->patterns().inductorLabel()), qs(c.source)));
+        item->setToolTip(2, c.fuseboxOnly ? qs(c.source)
+                                          : tr("Made by %1's %2 (its code as PyTorch 2.6 has it)")
+                                                .arg(qs(m_document->patterns().inductorLabel()), qs(c.source)));
         if (c.fuseboxOnly)
             item->setForeground(2, QColor(0xb0, 0x60, 0x00)); // a check Inductor does not make
         if (&c == failure) {
@@ -222,12 +232,16 @@ void WhyNotPanel::showNearMisses()
                                  .arg(checks == 1 ? tr("1 check failed") : tr("%1 checks failed").arg(checks)));
     const Graph &g = m_document->graph();
     for (const NearMissGroup &group : summary->groups) {
-        auto *top = new QTreeWidgetItem(m_nearMisses, {qs(group.check), group.nodes.size() == 1 ? tr("1 node") : tr("%1 nodes").arg(group.nodes.size())});
+        auto *top = new QTreeWidgetItem(m_nearMisses, {qs(group.check), group.nodes.size() == 1
+                                                                            ? tr("1 node")
+                                                                            : tr("%1 nodes").arg(group.nodes.size())});
         top->setForeground(0, kWhyNotFailColor);
         for (const Explanation &e : group.nodes) {
             const Node *n = g.node(e.node);
-            const int passedChecks = int(std::count_if(e.checks.begin(), e.checks.end(), [](const Check &c) { return c.passed; }));
-            auto *item = new QTreeWidgetItem(top, {n ? QStringLiteral("%") + qs(n->name) + QStringLiteral("  ") + qs(e.summary)
+            const int passedChecks = int(
+                std::count_if(e.checks.begin(), e.checks.end(), [](const Check &c) { return c.passed; }));
+            auto *item = new QTreeWidgetItem(top, {n ? QStringLiteral("%") + qs(n->name) + QStringLiteral("  ")
+                                                           + qs(e.summary)
                                                      : qs(e.summary),
                                                    QString::number(passedChecks)});
             item->setData(0, kNodeRole, e.node.value);

@@ -57,11 +57,16 @@ void printSummary(const MainWindow &window, qint64 elapsedMs)
     const bool named = QFileInfo(doc.filePath()).fileName() == doc.displayName();
     out += QStringLiteral("file:    %1\n").arg(named ? QFileInfo(doc.filePath()).absoluteFilePath() : doc.displayName());
     out += QStringLiteral("nodes:   %1 (%2 inputs, %3 ops, %4 constants, 1 output)\n")
-               .arg(summary.nodes).arg(summary.inputs).arg(summary.ops).arg(summary.constants);
+               .arg(summary.nodes)
+               .arg(summary.inputs)
+               .arg(summary.ops)
+               .arg(summary.constants);
     out += QStringLiteral("edges:   %1\n").arg(summary.edges);
     out += QStringLiteral("ops (top 10 of %1 kinds):\n").arg(summary.opHistogram.size());
     for (size_t i = 0; i < summary.opHistogram.size() && i < 10; ++i)
-        out += QStringLiteral("  %1  %2\n").arg(summary.opHistogram[i].second, 5).arg(QString::fromStdString(summary.opHistogram[i].first));
+        out += QStringLiteral("  %1  %2\n")
+                   .arg(summary.opHistogram[i].second, 5)
+                   .arg(QString::fromStdString(summary.opHistogram[i].first));
     out += QStringLiteral("inputs:\n");
     for (NodeId id : graph.inputs())
         out += QStringLiteral("  %1: %2\n").arg(QString::fromStdString(graph.node(id)->name), shapeOf(*graph.node(id)));
@@ -82,10 +87,12 @@ void printSummary(const MainWindow &window, qint64 elapsedMs)
                .arg(shown.items().size())
                .arg(shown.items().size() - groups)
                .arg(groups)
-               .arg(shown.hiddenNodeCount() ? QStringLiteral(", %1 constants hidden").arg(shown.hiddenNodeCount()) : QString())
+               .arg(shown.hiddenNodeCount() ? QStringLiteral(", %1 constants hidden").arg(shown.hiddenNodeCount())
+                                            : QString())
                .arg(shown.edges().size())
                .arg(window.scene()->startedCollapsed()
-                        ? QStringLiteral("started collapsed (fully expanded: %1 items, layout size %2; limits %3 and %4)")
+                        ? QStringLiteral(
+                              "started collapsed (fully expanded: %1 items, layout size %2; limits %3 and %4)")
                               .arg(window.scene()->fullItemCount())
                               .arg(qRound64(window.scene()->fullLayoutSize()))
                               .arg(GraphScene::kCollapseThreshold)
@@ -149,23 +156,27 @@ std::variant<Request, int> parseCommandLine(const QApplication &app)
         "(0 on success, 1 when the model cannot be opened)."));
     parser.addHelpOption();
     parser.addVersionOption();
-    parser.addPositionalArgument(QStringLiteral("model"), QStringLiteral("Model file to open (default: the demo model)."),
+    parser.addPositionalArgument(QStringLiteral("model"),
+                                 QStringLiteral("Model file to open (default: the demo model)."),
                                  QStringLiteral("[model]"));
     QCommandLineOption screenshot(QStringLiteral("screenshot"),
-                                  QStringLiteral("Write a PNG of the window to <out.png> once the graph is shown, then exit. "
-                                                 "Headless runs default to ./fusebox-screenshot.png."),
+                                  QStringLiteral(
+                                      "Write a PNG of the window to <out.png> once the graph is shown, then exit. "
+                                      "Headless runs default to ./fusebox-screenshot.png."),
                                   QStringLiteral("out.png"));
     QCommandLineOption inputShape(QStringLiteral("input-shape"),
-                                  QStringLiteral("Shape of the model's tensor input, e.g. 1,3,224,224; repeat the option "
-                                                 "(or separate with ';') for several inputs. Overrides shapes the file records."),
+                                  QStringLiteral(
+                                      "Shape of the model's tensor input, e.g. 1,3,224,224; repeat the option "
+                                      "(or separate with ';') for several inputs. Overrides shapes the file records."),
                                   QStringLiteral("dims"));
     QCommandLineOption findMatches(QStringLiteral("find-matches"),
                                    QStringLiteral("Run the engine's search once the graph is shown (as F5 does); "
                                                   "with --screenshot, the picture shows the matches."));
     QCommandLineOption compareInductor(QStringLiteral("compare-inductor"),
-                                       QStringLiteral("Run Rewrite ▸ Compare with Inductor once the graph is shown (needs "
-                                                      "PyTorch 2, docs/pt2-bridge.md); with --screenshot, the picture "
-                                                      "is of the comparison window."));
+                                       QStringLiteral(
+                                           "Run Rewrite ▸ Compare with Inductor once the graph is shown (needs "
+                                           "PyTorch 2, docs/pt2-bridge.md); with --screenshot, the picture "
+                                           "is of the comparison window."));
     for (const QCommandLineOption *option : {&screenshot, &inputShape, &findMatches, &compareInductor})
         parser.addOption(*option);
     parser.process(app);
@@ -257,7 +268,8 @@ void setUpBatchRun(MainWindow &window, const Request &request, const QElapsedTim
     auto grab = [&window, &timer, out, compare] {
         const qint64 elapsed = timer.elapsed();
         // Let the status bar and docks settle before grabbing.
-        QTimer::singleShot(50, &window, [&window, out, elapsed, compare] { grabAndExit(window, out, elapsed, compare); });
+        QTimer::singleShot(50, &window,
+                           [&window, out, elapsed, compare] { grabAndExit(window, out, elapsed, compare); });
     };
     if (compare)
         grabAfterComparison(window, grab);

@@ -19,8 +19,8 @@ std::vector<std::string> ParsedArgs::values(const std::string &name) const
     return it == options.end() ? std::vector<std::string>{} : it->second;
 }
 
-std::optional<std::string> parseArgs(const std::vector<std::string> &args,
-                                     const std::vector<OptionSpec> &specs, ParsedArgs &out)
+std::optional<std::string> parseArgs(const std::vector<std::string> &args, const std::vector<OptionSpec> &specs,
+                                     ParsedArgs &out)
 {
     for (size_t i = 0; i < args.size(); ++i) {
         const std::string &word = args[i];
@@ -35,8 +35,7 @@ std::optional<std::string> parseArgs(const std::vector<std::string> &args,
             inlineValue = word.substr(eq + 1);
             hasInline = true;
         }
-        auto spec = std::find_if(specs.begin(), specs.end(),
-                                 [&](const OptionSpec &s) { return s.name == name; });
+        auto spec = std::find_if(specs.begin(), specs.end(), [&](const OptionSpec &s) { return s.name == name; });
         if (spec == specs.end())
             return "unknown option " + name;
         if (spec->valueName.empty()) {

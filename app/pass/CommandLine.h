@@ -10,8 +10,8 @@ namespace fusebox::cli {
 
 /// A declared option of a subcommand.
 struct OptionSpec {
-    std::string name;        ///< "--json"
-    std::string valueName;   ///< "FILE"; empty for a flag
+    std::string name;      ///< "--json"
+    std::string valueName; ///< "FILE"; empty for a flag
     std::string help;
     bool repeatable = false;
 };
@@ -30,8 +30,8 @@ struct ParsedArgs {
 
 /// Parses args against specs. Returns an error message ("unknown option --x",
 /// "--output needs a value") or nullopt and fills out.
-std::optional<std::string> parseArgs(const std::vector<std::string> &args,
-                                     const std::vector<OptionSpec> &specs, ParsedArgs &out);
+std::optional<std::string> parseArgs(const std::vector<std::string> &args, const std::vector<OptionSpec> &specs,
+                                     ParsedArgs &out);
 
 /// The options table for --help.
 std::string formatOptions(const std::vector<OptionSpec> &specs);

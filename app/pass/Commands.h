@@ -25,9 +25,9 @@ namespace fusebox::cli {
 /// A fusebox-pass subcommand.
 struct Command {
     std::string name;
-    std::string usage;    ///< "inspect MODEL [--json]"
-    std::string summary;  ///< one line for the command list
-    std::string details;  ///< paragraph for `fusebox-pass CMD --help`
+    std::string usage;   ///< "inspect MODEL [--json]"
+    std::string summary; ///< one line for the command list
+    std::string details; ///< paragraph for `fusebox-pass CMD --help`
     std::vector<OptionSpec> options;
     /// Runs the command on parsed args; returns the process exit code.
     std::function<int(const ParsedArgs &)> run;
@@ -78,7 +78,7 @@ inline double secondsSince(std::chrono::steady_clock::time_point start)
 
 /// Hands `value` to the end of the process unfreed: a command about to return
 /// from main() need not free a large graph node by node.
-template <typename T>
+template<typename T>
 void leakAtExit(T &&value)
 {
     new std::decay_t<T>(std::forward<T>(value));

@@ -33,7 +33,8 @@ void printHistograms(const OpCounts &before, const OpCounts &fusebox, const OpCo
         return it == h.end() ? size_t{0} : it->second;
     };
     std::cout << "  " << std::left << std::setw(36) << "op" << std::right << std::setw(8) << "before" << std::setw(9)
-              << "fusebox" << std::setw(10) << "inductor" << "\n";
+              << "fusebox" << std::setw(10) << "inductor"
+              << "\n";
     for (const std::string &op : ops) {
         const size_t b = count(before, op), f = count(fusebox, op), i = count(inductor, op);
         std::cout << (f == i ? "  " : "≠ ") << std::left << std::setw(36) << op << std::right << std::setw(8) << b
@@ -68,8 +69,8 @@ nlohmann::json fuseboxCountersOf(const DriverResult &fused, bool inductorSchedul
 /// --save-inductor and --save-fusebox: false after a one-line error.
 bool saveGraphs(const ParsedArgs &args, const pt2::InductorResult &inductor, const Graph &fusebox)
 {
-    for (auto [option, text] : {std::pair{"--save-inductor", inductor.graphText},
-                                std::pair{"--save-fusebox", writeFxText(fusebox)}})
+    for (auto [option, text] :
+         {std::pair{"--save-inductor", inductor.graphText}, std::pair{"--save-fusebox", writeFxText(fusebox)}})
         if (auto out = args.value(option)) {
             if (Status s = json_support::writeTextFile(*out, text); !s) {
                 std::cerr << "fusebox-pass compare-inductor: " << s.error().message << "\n";
@@ -86,22 +87,23 @@ void printCompareJson(const CompareReport &r)
     nlohmann::json inductorCounters = nlohmann::json::object();
     for (const auto &[name, n] : inductor.counters)
         inductorCounters[name] = n;
-    nlohmann::json report = {
-        {"model", r.path},
-        {"config", r.configPath},
-        {"same", !difference.has_value()},
-        {"schedule", r.inductorSchedule ? "inductor" : "greedy"},
-        {"difference", difference ? difference->description : ""},
-        {"ops_before", summarize(r.before).opCounts},
-        {"fusebox",
-         {{"counters", r.fuseboxCounters}, {"nodes_after", r.fusebox.size()}, {"ops_after", summarize(r.fusebox).opCounts}}},
-        {"inductor",
-         {{"counters", inductorCounters},
-          {"nodes_after", r.compared.inductorGraph.size()},
-          {"ops_after", summarize(r.compared.inductorGraph).opCounts},
-          {"stage", inductor.stage},
-          {"seconds", inductor.seconds},
-          {"torch", inductor.torchVersion}}}};
+    nlohmann::json report = {{"model", r.path},
+                             {"config", r.configPath},
+                             {"same", !difference.has_value()},
+                             {"schedule", r.inductorSchedule ? "inductor" : "greedy"},
+                             {"difference", difference ? difference->description : ""},
+                             {"ops_before", summarize(r.before).opCounts},
+                             {"fusebox",
+                              {{"counters", r.fuseboxCounters},
+                               {"nodes_after", r.fusebox.size()},
+                               {"ops_after", summarize(r.fusebox).opCounts}}},
+                             {"inductor",
+                              {{"counters", inductorCounters},
+                               {"nodes_after", r.compared.inductorGraph.size()},
+                               {"ops_after", summarize(r.compared.inductorGraph).opCounts},
+                               {"stage", inductor.stage},
+                               {"seconds", inductor.seconds},
+                               {"torch", inductor.torchVersion}}}};
     std::cout << report.dump(2) << "\n";
 }
 
@@ -166,8 +168,8 @@ int runCompare(const ParsedArgs &args)
     auto ran = runSchedule(args, "compare-inductor", *patterns, config, fusebox, options);
     if (!ran)
         return kExitUsage;
-    auto compared = pt2::compareWithInductor(*bridge, model->graph, path, fusebox, *configText, pt2GraphSchemas().registry,
-                                             *control);
+    auto compared = pt2::compareWithInductor(*bridge, model->graph, path, fusebox, *configText,
+                                             pt2GraphSchemas().registry, *control);
     if (!compared) {
         std::cerr << "fusebox-pass compare-inductor: " << compared.error().message << "\n";
         return kExitFailure;
@@ -175,7 +177,12 @@ int runCompare(const ParsedArgs &args)
     if (!saveGraphs(args, compared->inductor, fusebox))
         return kExitFailure;
     const bool inductorSchedule = args.value("--schedule").value_or("inductor") == "inductor";
-    const CompareReport report{path,     *configPath, inductorSchedule, model->graph, fusebox, *compared,
+    const CompareReport report{path,
+                               *configPath,
+                               inductorSchedule,
+                               model->graph,
+                               fusebox,
+                               *compared,
                                fuseboxCountersOf(*ran, inductorSchedule)};
     if (args.has("--json"))
         printCompareJson(report);
@@ -189,7 +196,8 @@ int runCompare(const ParsedArgs &args)
 Command compareInductorCommand()
 {
     return {"compare-inductor",
-            "compare-inductor GRAPH --config passes.json [--schedule inductor|greedy] [--json] [--python CMD] [--timeout SECONDS]",
+            "compare-inductor GRAPH --config passes.json [--schedule inductor|greedy] [--json] [--python CMD] "
+            "[--timeout SECONDS]",
             "run Fusebox's rules and Inductor's own passes on a graph and compare the results",
             "Rewrites GRAPH with Fusebox's rules under the pass config, and has PyTorch 2's\n"
             "Inductor run its own Optimus passes under the same config through the bridge\n"
@@ -199,11 +207,19 @@ Command compareInductorCommand()
             "histograms before and after, Inductor's time, and the first structural\n"
             "difference (graphs are compared up to node names). Exit status: 0 when the two\n"
             "results are the same graph, 1 when not (or on error), 2 bad usage.",
-            {configOption(), inductorVersionOption(), patternsOption(), scheduleOption(), {"--json", "", "print the comparison as JSON"},
+            {configOption(),
+             inductorVersionOption(),
+             patternsOption(),
+             scheduleOption(),
+             {"--json", "", "print the comparison as JSON"},
              {"--save-inductor", "OUT.py", "write Inductor's result graph as FX text"},
              {"--save-fusebox", "OUT.py", "write Fusebox's result graph as FX text"},
              pythonOption(),
-             timeoutOption(), inputShapeOption(), warningsOption(), shapesOption(), shapesFromPytorchOption()},
+             timeoutOption(),
+             inputShapeOption(),
+             warningsOption(),
+             shapesOption(),
+             shapesFromPytorchOption()},
             runCompare};
 }
 

@@ -1,6 +1,5 @@
 #include "Commands.h"
 
-
 #include <iostream>
 
 namespace fusebox::cli {
@@ -13,8 +12,8 @@ int runConvert(const ParsedArgs &args)
         return kExitUsage;
     }
     auto output = args.value("-o");
-    if (!output || (outputFormatOf(*output) != OutputFormat::GraphJson
-                    && outputFormatOf(*output) != OutputFormat::FxText)) {
+    if (!output
+        || (outputFormatOf(*output) != OutputFormat::GraphJson && outputFormatOf(*output) != OutputFormat::FxText)) {
         std::cerr << "fusebox-pass convert: -o OUT.json (graph JSON) or -o OUT.py (FX text) is required\n";
         return kExitUsage;
     }
@@ -30,8 +29,7 @@ int runConvert(const ParsedArgs &args)
     }
     const bool embedded = embedWeights && outputFormatOf(*output) == OutputFormat::GraphJson;
     std::cout << "wrote " << *output << " (" << model->graph.size() << " nodes"
-              << (embedded ? ", " + std::to_string(model->graph.weights().size()) + " weights embedded" : "")
-              << ")\n";
+              << (embedded ? ", " + std::to_string(model->graph.weights().size()) + " weights embedded" : "") << ")\n";
     return kExitOk;
 }
 
@@ -47,7 +45,10 @@ Command convertCommand()
             "text (docs/fx-text.md). JSON leaves weights out unless --weights embeds them (base64).",
             {{"-o", "OUT", "where to write the graph: .json or .py/.txt (required)"},
              {"--weights", "", "embed constant payloads in the JSON"},
-             inputShapeOption(), warningsOption(), shapesOption(), shapesFromPytorchOption()},
+             inputShapeOption(),
+             warningsOption(),
+             shapesOption(),
+             shapesFromPytorchOption()},
             runConvert};
 }
 

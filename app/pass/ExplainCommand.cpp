@@ -19,8 +19,12 @@ nlohmann::json checksJson(const Graph &g, const Explanation &e)
         for (NodeId id : c.nodes)
             if (const Node *n = g.node(id))
                 nodes.push_back(n->name);
-        checks.push_back({{"check", c.description}, {"passed", c.passed}, {"actual", c.actual}, {"nodes", nodes},
-                          {"source", c.source}, {"fusebox_only", c.fuseboxOnly},
+        checks.push_back({{"check", c.description},
+                          {"passed", c.passed},
+                          {"actual", c.actual},
+                          {"nodes", nodes},
+                          {"source", c.source},
+                          {"fusebox_only", c.fuseboxOnly},
                           {"undecided", c.undecided}});
     }
     return checks;
@@ -71,10 +75,14 @@ int explainNode(const ExplainRequest &r, const Graph &g, const std::string &node
     }
     Explanation e = explainForSchedule(r.schedule, r.patterns, r.config, g, *r.pattern, {id}).front();
     if (r.json) {
-        std::cout << nlohmann::json{{"pattern", e.pattern},   {"node", g.node(id)->name},
-                                    {"matched", e.matched},   {"undecided", e.undecided()},
-                                    {"schedule", passScheduleName(r.schedule)}, {"context", e.context},
-                                    {"summary", e.summary},   {"checks", checksJson(g, e)}}
+        std::cout << nlohmann::json{{"pattern", e.pattern},
+                                    {"node", g.node(id)->name},
+                                    {"matched", e.matched},
+                                    {"undecided", e.undecided()},
+                                    {"schedule", passScheduleName(r.schedule)},
+                                    {"context", e.context},
+                                    {"summary", e.summary},
+                                    {"checks", checksJson(g, e)}}
                          .dump(2)
                   << "\n";
     } else {
@@ -205,10 +213,14 @@ Command explainCommand()
              {"--schedule", "inductor|greedy",
               "whose answer: Inductor's schedule, as the --inductor-version profile has it (the default), or "
               "Fusebox's greedy search"},
-             configOption(), inductorVersionOption(),
+             configOption(),
+             inductorVersionOption(),
              patternsOption(),
              {"--json", "", "print as JSON"},
-             inputShapeOption(), warningsOption(), shapesOption(), shapesFromPytorchOption()},
+             inputShapeOption(),
+             warningsOption(),
+             shapesOption(),
+             shapesFromPytorchOption()},
             runExplain};
 }
 

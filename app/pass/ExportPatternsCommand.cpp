@@ -43,9 +43,8 @@ int runExportPatterns(const ParsedArgs &args)
         }
         config = std::move(*loaded);
     }
-    const PatternExport exported = *to == "torchscript"
-                                       ? exportTorchScriptPatterns(*file, &torchSchemas())
-                                       : exportInductorPatterns(*file, config ? &*config : nullptr);
+    const PatternExport exported = *to == "torchscript" ? exportTorchScriptPatterns(*file, &torchSchemas())
+                                                        : exportInductorPatterns(*file, config ? &*config : nullptr);
     std::ofstream out(*outPath, std::ios::binary);
     out << exported.text;
     if (!out) {
@@ -76,7 +75,8 @@ Command exportPatternsCommand()
             "express are listed on stderr and as comments in OUT.",
             {{"--to", "TARGET", "torchscript or inductor (required)"},
              {"-o", "OUT", "the file to write (required)"},
-             configOption(), inductorVersionOption()},
+             configOption(),
+             inductorVersionOption()},
             runExportPatterns};
 }
 

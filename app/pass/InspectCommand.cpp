@@ -75,8 +75,8 @@ int runInspect(const ParsedArgs &args)
     if (g.metadata.count("source.format"))
         std::cout << "  (" << g.metadata.at("source.format") << ")";
     std::cout << "\n"
-              << "nodes: " << s.nodes << "  (" << s.inputs << " inputs, " << s.constants
-              << " constants, " << s.ops << " ops, 1 output)\n"
+              << "nodes: " << s.nodes << "  (" << s.inputs << " inputs, " << s.constants << " constants, " << s.ops
+              << " ops, 1 output)\n"
               << "edges: " << s.edges << "\n"
               << "shapes: " << shapes.known << " of " << shapes.known + shapes.unknown << " op values known";
     if (shapes.unknown)
@@ -86,12 +86,10 @@ int runInspect(const ParsedArgs &args)
     std::cout << "\n"
               << "inputs:\n";
     for (NodeId id : g.inputs())
-        std::cout << "  " << std::left << std::setw(24) << g.node(id)->name << " "
-                  << typeAndMeta(*g.node(id)) << "\n";
+        std::cout << "  " << std::left << std::setw(24) << g.node(id)->name << " " << typeAndMeta(*g.node(id)) << "\n";
     std::cout << "outputs:\n";
     for (NodeId id : outputs)
-        std::cout << "  " << std::left << std::setw(24) << g.node(id)->name << " "
-                  << typeAndMeta(*g.node(id)) << "\n";
+        std::cout << "  " << std::left << std::setw(24) << g.node(id)->name << " " << typeAndMeta(*g.node(id)) << "\n";
     std::cout << "ops (" << s.opCounts.size() << " distinct):\n";
     for (const auto &[op, count] : s.opHistogram)
         std::cout << "  " << std::right << std::setw(6) << count << "  " << op << "\n";
@@ -109,7 +107,11 @@ Command inspectCommand()
             "edge counts, the histogram of operators and the graph's inputs and outputs\n"
             "with their shapes. Warnings (e.g. control flow imported as opaque nodes)\n"
             "go to stderr.",
-            {{"--json", "", "print the summary as JSON"}, inputShapeOption(), warningsOption(), shapesOption(), shapesFromPytorchOption()},
+            {{"--json", "", "print the summary as JSON"},
+             inputShapeOption(),
+             warningsOption(),
+             shapesOption(),
+             shapesFromPytorchOption()},
             runInspect};
 }
 

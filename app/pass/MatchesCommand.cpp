@@ -21,7 +21,8 @@ int runMatches(const ParsedArgs &args)
         return kExitFailure;
     if (auto only = args.value("--pattern")) {
         if (!patterns->find(*only)) {
-            std::cerr << "fusebox-pass matches: unknown pattern '" << *only << "' (see `fusebox-pass explain --help` for the list)\n";
+            std::cerr << "fusebox-pass matches: unknown pattern '" << *only
+                      << "' (see `fusebox-pass explain --help` for the list)\n";
             return kExitUsage;
         }
         patterns->disableAll();
@@ -39,8 +40,12 @@ int runMatches(const ParsedArgs &args)
             nlohmann::json nodes = nlohmann::json::array();
             for (NodeId id : m.nodes)
                 nodes.push_back(g.node(id)->name);
-            list.push_back({{"pattern", m.pattern}, {"anchor", g.node(m.anchor)->name}, {"benefit", m.benefit},
-                            {"nodes", nodes}, {"key", m.key}, {"signature", matchSignature(g, m)}});
+            list.push_back({{"pattern", m.pattern},
+                            {"anchor", g.node(m.anchor)->name},
+                            {"benefit", m.benefit},
+                            {"nodes", nodes},
+                            {"key", m.key},
+                            {"signature", matchSignature(g, m)}});
         }
         std::cout << list.dump(2) << "\n";
         return kExitOk;
@@ -67,8 +72,15 @@ Command matchesCommand()
             "Finds every candidate match of the enabled rules on MODEL without rewriting:\n"
             "vertical matches at each anchor node and horizontal groups from Inductor's\n"
             "greedy search, in the order the driver would apply them (benefit first).",
-            {{"--pattern", "NAME", "only this rule"}, configOption(), inductorVersionOption(), patternsOption(), {"--json", "", "print the matches as JSON"},
-             inputShapeOption(), warningsOption(), shapesOption(), shapesFromPytorchOption()},
+            {{"--pattern", "NAME", "only this rule"},
+             configOption(),
+             inductorVersionOption(),
+             patternsOption(),
+             {"--json", "", "print the matches as JSON"},
+             inputShapeOption(),
+             warningsOption(),
+             shapesOption(),
+             shapesFromPytorchOption()},
             runMatches};
 }
 

@@ -66,8 +66,8 @@ std::optional<std::string> shapesMode(const ParsedArgs &args, const std::string 
 std::optional<LoadedModel> loadModelForCommand(const ParsedArgs &args, const std::string &commandName)
 {
     if (args.positionals.size() != 1) {
-        std::cerr << "fusebox-pass " << commandName << ": expected one MODEL argument, got "
-                  << args.positionals.size() << " (see --help)\n";
+        std::cerr << "fusebox-pass " << commandName << ": expected one MODEL argument, got " << args.positionals.size()
+                  << " (see --help)\n";
         return std::nullopt;
     }
     LoadOptions options;
@@ -95,8 +95,7 @@ std::optional<LoadedModel> loadModelForCommand(const ParsedArgs &args, const std
     }
     const std::string warnings = args.value("--warnings").value_or("summary");
     if (warnings != "summary" && warnings != "all") {
-        std::cerr << "fusebox-pass " << commandName << ": --warnings takes summary or all, not '" << warnings
-                  << "'\n";
+        std::cerr << "fusebox-pass " << commandName << ": --warnings takes summary or all, not '" << warnings << "'\n";
         return std::nullopt;
     }
     auto model = loadModel(args.positionals[0], options);
@@ -107,7 +106,7 @@ std::optional<LoadedModel> loadModelForCommand(const ParsedArgs &args, const std
     const auto mode = shapesMode(args, commandName);
     if (!mode)
         return std::nullopt;
-    const pt2::ShapeSource source = *mode == "pytorch" ? pt2::ShapeSource::Pytorch
+    const pt2::ShapeSource source = *mode == "pytorch"   ? pt2::ShapeSource::Pytorch
                                     : *mode == "fusebox" ? pt2::ShapeSource::Fusebox
                                                          : pt2::ShapeSource::Auto;
     auto shaped = pt2::completeShapes(*model, args.positionals[0], args.value("--python").value_or(""), source);
@@ -232,8 +231,7 @@ std::optional<PatternSet> patternsForCommand(const ParsedArgs &args, const std::
 OptionSpec patternsOption()
 {
     return {"--patterns", "FILE",
-            "custom patterns (docs/pattern-language.md) to run with the built-in rules; repeatable",
-            true};
+            "custom patterns (docs/pattern-language.md) to run with the built-in rules; repeatable", true};
 }
 
 } // namespace fusebox::cli

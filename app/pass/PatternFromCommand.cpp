@@ -50,8 +50,7 @@ int runPatternFrom(const ParsedArgs &args)
         if (!id.isValid() && name[0] == '%')
             id = g.findByName(name.substr(1));
         if (!id.isValid()) {
-            std::cerr << "fusebox-pass pattern-from: no node named '" << name << "' in " << args.positionals[0]
-                      << "\n";
+            std::cerr << "fusebox-pass pattern-from: no node named '" << name << "' in " << args.positionals[0] << "\n";
             return kExitFailure;
         }
         nodes.push_back(id);
@@ -104,7 +103,10 @@ Command patternFromCommand()
              {"--generalize-literals", "", "make int/float literals (and lists of them) captures"},
              {"--no-constraints", "", "propose no where-constraints"},
              {"-o", "FILE", "write the pattern file here instead of stdout"},
-             inputShapeOption(), warningsOption(), shapesOption(), shapesFromPytorchOption()},
+             inputShapeOption(),
+             warningsOption(),
+             shapesOption(),
+             shapesFromPytorchOption()},
             runPatternFrom};
 }
 

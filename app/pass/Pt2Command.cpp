@@ -28,10 +28,14 @@ int runPt2(const ParsedArgs &args)
         std::cerr << "fusebox-pass pt2: " << bridge->command().text() << ": " << info.error().message << "\n";
         return kExitFailure;
     }
-    nlohmann::json report = {{"command", bridge->command().text()}, {"origin", bridge->command().origin},
-                             {"python", info->python},          {"executable", info->executable},
-                             {"torch", info->torch},            {"torchvision", info->torchvision},
-                             {"capabilities", info->capabilities}, {"check_seconds", checkSeconds}};
+    nlohmann::json report = {{"command", bridge->command().text()},
+                             {"origin", bridge->command().origin},
+                             {"python", info->python},
+                             {"executable", info->executable},
+                             {"torch", info->torch},
+                             {"torchvision", info->torchvision},
+                             {"capabilities", info->capabilities},
+                             {"check_seconds", checkSeconds}};
     if (args.has("--schemas")) {
         start = std::chrono::steady_clock::now();
         std::vector<std::string> higherOrder;

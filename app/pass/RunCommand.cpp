@@ -151,9 +151,9 @@ std::optional<RunRequest> parseRunRequest(const ParsedArgs &args)
             return std::nullopt;
         }
     }
-    for (auto [option, target, minimum] : {std::tuple{"--max-rounds", &r.options.maxRounds, 0},
-                                           std::tuple{"--measure-runs", &r.latency.iterations, 1},
-                                           std::tuple{"--measure-warmup", &r.latency.warmup, 0}}) {
+    for (auto [option, target, minimum] :
+         {std::tuple{"--max-rounds", &r.options.maxRounds, 0}, std::tuple{"--measure-runs", &r.latency.iterations, 1},
+          std::tuple{"--measure-warmup", &r.latency.warmup, 0}}) {
         if (!args.value(option))
             continue;
         auto n = countOption(args, option, minimum);
@@ -172,7 +172,10 @@ std::optional<RunRequest> parseRunRequest(const ParsedArgs &args)
 /// the earlier ones made. A stage that ends the command returns its exit code.
 class RunJob {
 public:
-    RunJob(const ParsedArgs &args, RunRequest request) : m_args(args), m_request(std::move(request)) {}
+    RunJob(const ParsedArgs &args, RunRequest request)
+        : m_args(args)
+        , m_request(std::move(request))
+    {}
 
     int run();
 
@@ -401,13 +404,14 @@ void RunJob::checkFinalGraph()
 {
     auto final = m_verifier->check(m_model->graph);
     if (!final) {
-        m_report["verification"] = {
-            {"passed", false}, {"engine", m_verifier->engine()}, {"message", final.error().message}};
+        m_report["verification"] = {{"passed", false},
+                                    {"engine", m_verifier->engine()},
+                                    {"message", final.error().message}};
         m_exitCode = kExitFailure;
         return;
     }
-    m_report["verification"] = {{"passed", final->passed}, {"engine", m_verifier->engine()},
-                                {"precision", m_request.precision}, {"max_abs_diff", final->maxAbsDiff},
+    m_report["verification"] = {{"passed", final->passed},           {"engine", m_verifier->engine()},
+                                {"precision", m_request.precision},  {"max_abs_diff", final->maxAbsDiff},
                                 {"max_rel_diff", final->maxRelDiff}, {"message", final->message}};
     if (!final->passed)
         m_exitCode = kExitFailure;
@@ -415,8 +419,8 @@ void RunJob::checkFinalGraph()
 
 nlohmann::json latencyJson(const LatencyResult &r)
 {
-    return nlohmann::json{{"median_ms", r.medianMs}, {"mean_ms", r.meanMs}, {"min_ms", r.minMs},
-                          {"max_ms", r.maxMs},       {"p25_ms", r.p25Ms},   {"p75_ms", r.p75Ms},
+    return nlohmann::json{{"median_ms", r.medianMs}, {"mean_ms", r.meanMs},      {"min_ms", r.minMs},
+                          {"max_ms", r.maxMs},       {"p25_ms", r.p25Ms},        {"p75_ms", r.p75Ms},
                           {"runs", r.iterations},    {"samples_ms", r.samplesMs}};
 }
 
@@ -426,13 +430,18 @@ void addCompiledLatency(const LatencyComparison &latency, nlohmann::json &report
 {
     if (const auto &c = latency.compiled) {
         auto stats = [](const CompiledStats &s) {
-            return nlohmann::json{
-                {"compile_seconds", s.compileSeconds}, {"kernels", s.kernels}, {"extern_calls", s.externCalls}};
+            return nlohmann::json{{"compile_seconds", s.compileSeconds},
+                                  {"kernels", s.kernels},
+                                  {"extern_calls", s.externCalls}};
         };
-        report["compiled"] = {{"backend", "inductor"},        {"isa", c->isa},
-                              {"freezing", c->freezing},     {"before", latencyJson(c->before)},
-                              {"after", latencyJson(c->after)}, {"before_compile", stats(c->beforeStats)},
-                              {"after_compile", stats(c->afterStats)}, {"speedup", c->speedup()},
+        report["compiled"] = {{"backend", "inductor"},
+                              {"isa", c->isa},
+                              {"freezing", c->freezing},
+                              {"before", latencyJson(c->before)},
+                              {"after", latencyJson(c->after)},
+                              {"before_compile", stats(c->beforeStats)},
+                              {"after_compile", stats(c->afterStats)},
+                              {"speedup", c->speedup()},
                               {"notes", c->notes}};
         lines += "\n" + latency.compiledSummary() + "\n  before " + spreadText(c->before) + "\n  after  "
                  + spreadText(c->after);
@@ -536,10 +545,9 @@ std::optional<int> RunJob::writeReport()
         return std::nullopt;
     std::ofstream out(*reportPath);
     if (reportPath->ends_with(".md")) {
-        const std::string verification =
-            m_request.verify
-                ? "verification (" + m_verifier->engine() + "): " + m_report["verification"]["message"].get<std::string>()
-                : std::string();
+        const std::string verification = m_request.verify ? "verification (" + m_verifier->engine() + "): "
+                                                                + m_report["verification"]["message"].get<std::string>()
+                                                          : std::string();
         for (const std::string &line : {m_beyondLine, verification, m_latencyLine})
             if (!line.empty())
                 m_summary.notes.push_back(line);
@@ -561,7 +569,9 @@ void RunJob::printSummary() const
     const char *unit = greedy ? " round" : " pass";
     std::cout << m_request.model << ": " << result.rewrites.size() << " rewrite"
               << (result.rewrites.size() == 1 ? "" : "s") << " in " << result.rounds << unit
-              << (result.rounds == 1 ? "" : greedy ? "s" : "es")
+              << (result.rounds == 1 ? ""
+                  : greedy           ? "s"
+                                     : "es")
               << (result.converged ? "" : " (NOT converged: " + result.message + ")") << "; nodes "
               << result.nodesBefore << " -> " << result.nodesAfter << " (+" << result.nodesAdded << " -"
               << result.nodesRemoved << ")\n";
@@ -602,73 +612,79 @@ int runRun(const ParsedArgs &args)
 
 Command runCommand()
 {
-    return {"run",
-            "run MODEL -o OUT.pt|OUT.json|OUT.py|OUT.pt2 [--module] [--config passes.json] [--patterns FILE] [--schedule inductor|greedy] [--verify] [--precision P] [--measure] [--keep-faster] [--report report.json|report.md]",
-            "apply the rules as Inductor does (or greedily) and write the rewritten model",
-            "Runs the enabled rules (all built-in rules, or those named by --config),\n"
-            "skipping the config's rejected matches, and writes the rewritten model. By\n"
-            "default they run as Inductor runs its passes (the --inductor-version profile,\n"
-            "named on stderr): in the config's\n"
-            "order, each over the whole graph, on the stage the graph is at (pre-grad for\n"
-            "a Dynamo graph, post-grad for an ATen one, both for TorchScript); the report's\n"
-            "inductor_counters read like counters[\"inductor\"]. --schedule greedy runs\n"
-            "Fusebox's own search instead: every rule in benefit order, round after round,\n"
-            "until no rule fires; it then also runs Inductor's schedule on the same graph\n"
-            "and says how far it went beyond (the report's beyond_inductor).\n"
-            "OUT.pt loads with torch.jit.load (Fusebox's own fused ops are written as the\n"
-            "ATen ops they are defined by, unless --keep-fusebox-ops); OUT.json is graph\n"
-            "JSON with weights; OUT.py is print_readable()-style FX text. For stock\n"
-            "PyTorch 2, made in PyTorch 2 through the bridge: OUT.pt2 is a torch.export\n"
-            "archive (torch.export.load(OUT).module()(*inputs)), and OUT.py --module a\n"
-            "torch.nn.Module source with its constants in OUT.weights.pt (import OUT;\n"
-            "OUT.load()(*inputs)); both are loaded back there and run against the\n"
-            "original (exit status 1 when their outputs differ). MODEL may be\n"
-            "TorchScript, a torch.export .pt2, an FX text dump or graph JSON.\n"
-            "--verify runs the original and the graph after every rewrite on the same\n"
-            "random inputs; a rewrite whose outputs differ by more than precision\n"
-            "(absolute + relative) is undone and reported, naming its pattern, output,\n"
-            "element and both values. A PT2 graph (FX text, torch.export) runs in\n"
-            "PyTorch 2 through the bridge, as the IDE verifies it (libtorch 1.13 only\n"
-            "when no PyTorch 2 is set up, with a note); any other graph in libtorch.\n"
-            "The exit status is 1 when the final verification fails.\n"
-            "--measure times the original and the rewritten graph on the same random\n"
-            "inputs: warm-up runs of each, then timed rounds alternating between them;\n"
-            "it prints medians, the middle half and the range of each, and the\n"
-            "speed-up of the medians (the report's latency). A PT2 graph is timed in\n"
-            "PyTorch 2 eagerly and compiled by torch.compile (Inductor, CPU, its own\n"
-            "Optimus passes off), with the kernels and extern calls Inductor made of\n"
-            "each; any other graph in libtorch 1.13's executor.\n"
-            "--keep-faster (PT2 graphs) times every rewrite, once verified, compiled by\n"
-            "torch.compile against the graph before it (--measure-runs rounds, default\n"
-            "20) and undoes it unless the compiled median is within 3% of the one before\n"
-            "or faster; an undone rewrite is not tried again. With --schedule greedy the\n"
-            "search then goes on from the faster graph (the report's keep_faster).",
-            {{"-o", "OUT", "where to write the rewritten model (.pt, .json, .py or .pt2; required)"},
-             configOption(), inductorVersionOption(),
-             patternsOption(),
-             {"--verify", "", "verify every rewrite numerically (Inductor's fx_passes_numeric_check)"},
-             {"--strict", "",
-              "exit 1 when any rule's answer depends on a shape Fusebox does not know (the model is still "
-              "written; the report lists them under undecided)"},
-             {"--precision", "P", "verification tolerance, absolute and relative (default 1e-4)"},
-             {"--measure", "", "time the original and the rewritten graph on the same inputs (medians and spread)"},
-             {"--keep-faster", "", "PT2 graphs: keep a rewrite only when torch.compile runs the graph faster with it"},
-             {"--measure-runs", "N", "--measure: timed runs of each graph (default 30; --keep-faster: 20 per rewrite)"},
-             {"--measure-warmup", "N", "--measure: untimed runs of each graph first (default 5; --keep-faster: 3)"},
-             {"--report", "report.json",
-              "write a JSON report: counters per rule, nodes, verification, seconds per phase (report.md: Markdown, "
-              "as the IDE's review report)"},
-             scheduleOption(),
-             {"--max-rounds", "N", "--schedule greedy: give up after N rounds (default 10)"},
-             {"--module", "",
-              "with -o OUT.py: write a torch.nn.Module source for stock PyTorch 2 (and OUT.weights.pt) instead of "
-              "FX text"},
-             pythonOption(),
-             {"--keep-fusebox-ops", "",
-              "OUT.pt: keep Fusebox's own ops (fusebox::linear_relu, ...) instead of writing each as its ATen "
-              "ops; stock PyTorch cannot load such an archive (a warning names them)"},
-             inputShapeOption(), warningsOption(), shapesOption(), shapesFromPytorchOption()},
-            runRun};
+    return {
+        "run",
+        "run MODEL -o OUT.pt|OUT.json|OUT.py|OUT.pt2 [--module] [--config passes.json] [--patterns FILE] [--schedule "
+        "inductor|greedy] [--verify] [--precision P] [--measure] [--keep-faster] [--report report.json|report.md]",
+        "apply the rules as Inductor does (or greedily) and write the rewritten model",
+        "Runs the enabled rules (all built-in rules, or those named by --config),\n"
+        "skipping the config's rejected matches, and writes the rewritten model. By\n"
+        "default they run as Inductor runs its passes (the --inductor-version profile,\n"
+        "named on stderr): in the config's\n"
+        "order, each over the whole graph, on the stage the graph is at (pre-grad for\n"
+        "a Dynamo graph, post-grad for an ATen one, both for TorchScript); the report's\n"
+        "inductor_counters read like counters[\"inductor\"]. --schedule greedy runs\n"
+        "Fusebox's own search instead: every rule in benefit order, round after round,\n"
+        "until no rule fires; it then also runs Inductor's schedule on the same graph\n"
+        "and says how far it went beyond (the report's beyond_inductor).\n"
+        "OUT.pt loads with torch.jit.load (Fusebox's own fused ops are written as the\n"
+        "ATen ops they are defined by, unless --keep-fusebox-ops); OUT.json is graph\n"
+        "JSON with weights; OUT.py is print_readable()-style FX text. For stock\n"
+        "PyTorch 2, made in PyTorch 2 through the bridge: OUT.pt2 is a torch.export\n"
+        "archive (torch.export.load(OUT).module()(*inputs)), and OUT.py --module a\n"
+        "torch.nn.Module source with its constants in OUT.weights.pt (import OUT;\n"
+        "OUT.load()(*inputs)); both are loaded back there and run against the\n"
+        "original (exit status 1 when their outputs differ). MODEL may be\n"
+        "TorchScript, a torch.export .pt2, an FX text dump or graph JSON.\n"
+        "--verify runs the original and the graph after every rewrite on the same\n"
+        "random inputs; a rewrite whose outputs differ by more than precision\n"
+        "(absolute + relative) is undone and reported, naming its pattern, output,\n"
+        "element and both values. A PT2 graph (FX text, torch.export) runs in\n"
+        "PyTorch 2 through the bridge, as the IDE verifies it (libtorch 1.13 only\n"
+        "when no PyTorch 2 is set up, with a note); any other graph in libtorch.\n"
+        "The exit status is 1 when the final verification fails.\n"
+        "--measure times the original and the rewritten graph on the same random\n"
+        "inputs: warm-up runs of each, then timed rounds alternating between them;\n"
+        "it prints medians, the middle half and the range of each, and the\n"
+        "speed-up of the medians (the report's latency). A PT2 graph is timed in\n"
+        "PyTorch 2 eagerly and compiled by torch.compile (Inductor, CPU, its own\n"
+        "Optimus passes off), with the kernels and extern calls Inductor made of\n"
+        "each; any other graph in libtorch 1.13's executor.\n"
+        "--keep-faster (PT2 graphs) times every rewrite, once verified, compiled by\n"
+        "torch.compile against the graph before it (--measure-runs rounds, default\n"
+        "20) and undoes it unless the compiled median is within 3% of the one before\n"
+        "or faster; an undone rewrite is not tried again. With --schedule greedy the\n"
+        "search then goes on from the faster graph (the report's keep_faster).",
+        {{"-o", "OUT", "where to write the rewritten model (.pt, .json, .py or .pt2; required)"},
+         configOption(),
+         inductorVersionOption(),
+         patternsOption(),
+         {"--verify", "", "verify every rewrite numerically (Inductor's fx_passes_numeric_check)"},
+         {"--strict", "",
+          "exit 1 when any rule's answer depends on a shape Fusebox does not know (the model is still "
+          "written; the report lists them under undecided)"},
+         {"--precision", "P", "verification tolerance, absolute and relative (default 1e-4)"},
+         {"--measure", "", "time the original and the rewritten graph on the same inputs (medians and spread)"},
+         {"--keep-faster", "", "PT2 graphs: keep a rewrite only when torch.compile runs the graph faster with it"},
+         {"--measure-runs", "N", "--measure: timed runs of each graph (default 30; --keep-faster: 20 per rewrite)"},
+         {"--measure-warmup", "N", "--measure: untimed runs of each graph first (default 5; --keep-faster: 3)"},
+         {"--report", "report.json",
+          "write a JSON report: counters per rule, nodes, verification, seconds per phase (report.md: Markdown, "
+          "as the IDE's review report)"},
+         scheduleOption(),
+         {"--max-rounds", "N", "--schedule greedy: give up after N rounds (default 10)"},
+         {"--module", "",
+          "with -o OUT.py: write a torch.nn.Module source for stock PyTorch 2 (and OUT.weights.pt) instead of "
+          "FX text"},
+         pythonOption(),
+         {"--keep-fusebox-ops", "",
+          "OUT.pt: keep Fusebox's own ops (fusebox::linear_relu, ...) instead of writing each as its ATen "
+          "ops; stock PyTorch cannot load such an archive (a warning names them)"},
+         inputShapeOption(),
+         warningsOption(),
+         shapesOption(),
+         shapesFromPytorchOption()},
+        runRun};
 }
 
 } // namespace fusebox::cli

@@ -10,7 +10,8 @@ namespace fusebox::cli {
 OptionSpec scheduleOption()
 {
     return {"--schedule", "inductor|greedy",
-            "inductor (the default): the passes in Inductor's order (of the --inductor-version profile), each over the whole graph once "
+            "inductor (the default): the passes in Inductor's order (of the --inductor-version profile), each over the "
+            "whole graph once "
             "(pre-grad split/cat passes `counter` times), on the stage the graph is at; greedy: Fusebox's "
             "own search, every rule of both stages in benefit order, round after round to a fixed point"};
 }

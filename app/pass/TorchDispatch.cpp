@@ -52,8 +52,8 @@ int handOverToLibtorchBuild(const std::string &command, const ParsedArgs &args, 
     const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
     const std::string torchBuild = (self.parent_path() / "fusebox-pass-torch").string();
     ::execv(torchBuild.c_str(), argv);
-    std::cerr << "fusebox-pass " << command << ": this needs libtorch, and " << torchBuild
-              << " cannot be started (" << std::strerror(errno) << "); build the fusebox-pass-torch target\n";
+    std::cerr << "fusebox-pass " << command << ": this needs libtorch, and " << torchBuild << " cannot be started ("
+              << std::strerror(errno) << "); build the fusebox-pass-torch target\n";
     return kExitFailure;
 }
 

@@ -65,8 +65,8 @@ nlohmann::json jsonListing(const TraceLog &log, const std::vector<OpenedGraph> &
     j["torch_version"] = log.torchVersion.empty() ? nlohmann::json(nullptr) : nlohmann::json(log.torchVersion);
     j["files"] = nlohmann::json::array();
     for (const TraceFile &file : log.files)
-        j["files"].push_back({{"path", file.path}, {"rank", optionalRank(file.rank)}, {"bytes", file.bytes},
-                              {"lines", file.lines}});
+        j["files"].push_back(
+            {{"path", file.path}, {"rank", optionalRank(file.rank)}, {"bytes", file.bytes}, {"lines", file.lines}});
     j["compiles"] = nlohmann::json::array();
     for (const TraceCompile &compile : log.compiles) {
         nlohmann::json c{{"rank", optionalRank(compile.rank)},
@@ -76,9 +76,11 @@ nlohmann::json jsonListing(const TraceLog &log, const std::vector<OpenedGraph> &
                          {"cache", compile.cacheEvents},
                          {"fx_graph_cache_hit", compile.fxGraphCacheHit()},
                          {"ran_no_pre_grad_passes", compile.ranNoPreGradPasses()},
-                         {"failure", compile.failure.empty() ? nlohmann::json(nullptr) : nlohmann::json(compile.failure)},
-                         {"recompile_reason", compile.recompileReason.empty() ? nlohmann::json(nullptr)
-                                                                              : nlohmann::json(compile.recompileReason)}};
+                         {"failure",
+                          compile.failure.empty() ? nlohmann::json(nullptr) : nlohmann::json(compile.failure)},
+                         {"recompile_reason", compile.recompileReason.empty()
+                                                  ? nlohmann::json(nullptr)
+                                                  : nlohmann::json(compile.recompileReason)}};
         c["payloads"] = nlohmann::json::array();
         for (const TracePayload &payload : compile.payloads)
             c["payloads"].push_back({{"kind", payload.kind}, {"line", payload.line}, {"graph", payload.isGraph}});
@@ -105,9 +107,8 @@ void printListing(const TraceLog &log, const std::vector<OpenedGraph> &opened, d
     size_t openedCount = 0;
     for (const OpenedGraph &graph : opened)
         openedCount += graph.nodes.has_value();
-    std::cout << log.path << ": " << log.files.size() << (log.files.size() == 1 ? " log file" : " rank logs")
-              << ", " << log.compiles.size() << " compiles, " << opened.size() << " graphs (" << openedCount
-              << " opened)";
+    std::cout << log.path << ": " << log.files.size() << (log.files.size() == 1 ? " log file" : " rank logs") << ", "
+              << log.compiles.size() << " compiles, " << opened.size() << " graphs (" << openedCount << " opened)";
     std::cout << ", torch " << (log.torchVersion.empty() ? "version not recorded" : log.torchVersion);
     std::cout << "; indexed in " << std::fixed << std::setprecision(2) << seconds << " s\n";
     std::optional<int> lastRank = -2;

@@ -31,15 +31,16 @@ nlohmann::json replayJson(const CompileReplay &replay)
 {
     nlohmann::json j{{"compile", replay.compile},
                      {"replayed", replay.replayed},
-                     {"not_replayed", replay.notReplayed.empty() ? nlohmann::json(nullptr)
-                                                                 : nlohmann::json(replay.notReplayed)},
+                     {"not_replayed",
+                      replay.notReplayed.empty() ? nlohmann::json(nullptr) : nlohmann::json(replay.notReplayed)},
                      {"profile", replay.profile},
                      {"options", replay.optionsSource},
                      {"same", replay.same},
                      {"verdict", replay.verdict},
-                     {"post_grad", replay.postGradNote.empty() ? nlohmann::json(nullptr) : nlohmann::json(replay.postGradNote)},
-                     {"first_difference", replay.firstDifference ? nlohmann::json(*replay.firstDifference)
-                                                                 : nlohmann::json(nullptr)}};
+                     {"post_grad",
+                      replay.postGradNote.empty() ? nlohmann::json(nullptr) : nlohmann::json(replay.postGradNote)},
+                     {"first_difference",
+                      replay.firstDifference ? nlohmann::json(*replay.firstDifference) : nlohmann::json(nullptr)}};
     j["steps"] = nlohmann::json::array();
     for (const ReplayStep &step : replay.steps)
         j["steps"].push_back(stepJson(step));
@@ -63,12 +64,14 @@ void printReplay(const CompileReplay &replay)
         std::cout << "    " << (step.same ? "  " : "≠ ") << step.pass << " (" << step.artifact;
         if (step.line)
             std::cout << ", line " << step.line;
-        std::cout << "): production " << (step.production ? "−" + std::to_string(step.productionRemoved) + " +"
-                                                                 + std::to_string(step.productionAdded) + " nodes"
-                                                           : "did not fire");
-        std::cout << ", Fusebox " << (step.fusebox ? "−" + std::to_string(step.fuseboxRemoved) + " +"
-                                                         + std::to_string(step.fuseboxAdded) + " nodes"
-                                                   : "did not fire");
+        std::cout << "): production "
+                  << (step.production ? "−" + std::to_string(step.productionRemoved) + " +"
+                                            + std::to_string(step.productionAdded) + " nodes"
+                                      : "did not fire");
+        std::cout << ", Fusebox "
+                  << (step.fusebox ? "−" + std::to_string(step.fuseboxRemoved) + " +"
+                                         + std::to_string(step.fuseboxAdded) + " nodes"
+                                   : "did not fire");
         std::cout << "\n        " << step.verdict << "\n";
         for (const std::string &line : step.whyNot)
             std::cout << "        why not " << line << "\n";

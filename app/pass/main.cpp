@@ -12,8 +12,9 @@ namespace {
 
 std::vector<Command> allCommands()
 {
-    return {inspectCommand(), convertCommand(), matchesCommand(), explainCommand(), runCommand(), patternFromCommand(),
-            exportPatternsCommand(), pt2Command(), captureCommand(), compareInductorCommand(), traceCommand()};
+    return {inspectCommand(), convertCommand(),         matchesCommand(),        explainCommand(),
+            runCommand(),     patternFromCommand(),     exportPatternsCommand(), pt2Command(),
+            captureCommand(), compareInductorCommand(), traceCommand()};
 }
 
 void printTopHelp(std::ostream &out)
@@ -38,7 +39,8 @@ void printTopHelp(std::ostream &out)
 
 void printCommandHelp(const Command &c, std::ostream &out)
 {
-    out << "Usage: fusebox-pass " << c.usage << "\n\n" << c.details << "\n\nOptions:\n"
+    out << "Usage: fusebox-pass " << c.usage << "\n\n"
+        << c.details << "\n\nOptions:\n"
         << formatOptions(c.options) << "  --help                  show this help\n";
 }
 

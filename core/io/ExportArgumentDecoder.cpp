@@ -38,7 +38,7 @@ std::pair<std::string, Cursor> unionMember(const Cursor &value, std::string_view
     for (const auto &item : object.items())
         keys += (keys.empty() ? "" : ", ") + item.key();
     value.fail("expected a one-key " + std::string(unionName) + " union, found "
-               + (object.empty() ? std::string("an empty object")
+               + (object.empty()  ? std::string("an empty object")
                   : setCount == 0 ? "keys " + keys + ", every one null"
                                   : "keys " + keys));
 }

@@ -66,9 +66,9 @@ std::string decodeDevice(const Cursor &device);
 class ArgumentDecoder {
 public:
     ArgumentDecoder(const std::unordered_map<std::string, NodeId> &values, Warnings &warnings)
-        : m_values(values), m_warnings(warnings)
-    {
-    }
+        : m_values(values)
+        , m_warnings(warnings)
+    {}
 
     /// Decodes one Argument. Unknown union keys and unsupported ones
     /// (as_graph, as_complex, ...) give a warning and None; when

@@ -19,7 +19,8 @@ void Cursor::fail(const std::string &message) const
 
 void Cursor::expected(const std::string &what) const
 {
-    fail("expected " + what + ", found " + (m_value->is_null() ? std::string("null") : json_support::describe(*m_value)));
+    fail("expected " + what + ", found "
+         + (m_value->is_null() ? std::string("null") : json_support::describe(*m_value)));
 }
 
 const nlohmann::json &Cursor::object() const

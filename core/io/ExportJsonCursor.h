@@ -23,7 +23,10 @@ struct JsonPathError {
 /// value actually found.
 class Cursor {
 public:
-    Cursor(const nlohmann::json &value, std::string path) : m_value(&value), m_path(std::move(path)) {}
+    Cursor(const nlohmann::json &value, std::string path)
+        : m_value(&value)
+        , m_path(std::move(path))
+    {}
 
     const nlohmann::json &json() const { return *m_value; }
     const std::string &path() const { return m_path; }

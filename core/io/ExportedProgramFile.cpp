@@ -51,9 +51,9 @@ bool isZip(std::string_view prefix)
 
 /// Where the exported program sits in an archive.
 struct ProgramEntry {
-    std::string entry;           // "archive/models/model.json"
-    Pt2ModelLocation location;   // root and model name
-    bool legacy = false;         // torch 2.1-2.6 torch.export.save layout (serialized_exported_program.json)
+    std::string entry;         // "archive/models/model.json"
+    Pt2ModelLocation location; // root and model name
+    bool legacy = false;       // torch 2.1-2.6 torch.export.save layout (serialized_exported_program.json)
     std::vector<std::string> otherModels;
 };
 
@@ -86,7 +86,8 @@ std::optional<ProgramEntry> findProgram(const Pt2Archive &archive)
     }
     if (models.empty())
         return legacy;
-    auto chosen = std::find_if(models.begin(), models.end(), [](const ProgramEntry &m) { return m.location.model == "model"; });
+    auto chosen = std::find_if(models.begin(), models.end(),
+                               [](const ProgramEntry &m) { return m.location.model == "model"; });
     if (chosen == models.end())
         chosen = std::min_element(models.begin(), models.end(),
                                   [](const ProgramEntry &a, const ProgramEntry &b) { return a.entry < b.entry; });

@@ -71,9 +71,10 @@ std::string outputType(const std::string &kind)
 } // namespace
 
 ProgramBuilder::ProgramBuilder(const ExportReadOptions &options, Warnings &warnings)
-    : m_options(options), m_warnings(warnings), m_decoder(m_values, warnings)
-{
-}
+    : m_options(options)
+    , m_warnings(warnings)
+    , m_decoder(m_values, warnings)
+{}
 
 Graph ProgramBuilder::build(const Cursor &root)
 {
@@ -114,9 +115,8 @@ void ProgramBuilder::readVersion(const Cursor &root)
     const int64_t minor = (*version)["minor"].integer();
     m_graph.metadata["torch_export.schema_version"] = std::to_string(major) + "." + std::to_string(minor);
     if (major > kExportSchemaMajor || (major == kExportSchemaMajor && minor > kExportSchemaMinor))
-        m_warnings.add("schema_version " + std::to_string(major) + "." + std::to_string(minor)
-                       + " is newer than the " + std::to_string(kExportSchemaMajor) + "."
-                       + std::to_string(kExportSchemaMinor)
+        m_warnings.add("schema_version " + std::to_string(major) + "." + std::to_string(minor) + " is newer than the "
+                       + std::to_string(kExportSchemaMajor) + "." + std::to_string(kExportSchemaMinor)
                        + " this reader knows; fields it does not know are ignored");
 }
 
@@ -153,8 +153,11 @@ void ProgramBuilder::addUserInput(const Cursor &argument, size_t index)
         define(name, m_build.addInput(name.string(), {}, value["class_fqn"].string()));
     } else {
         // A constant user input (an int, None, ...): FX keeps a placeholder for it.
-        static const std::map<std::string, std::string> types{
-            {"as_int", "int"}, {"as_float", "float"}, {"as_bool", "bool"}, {"as_string", "str"}, {"as_none", "NoneType"}};
+        static const std::map<std::string, std::string> types{{"as_int", "int"},
+                                                              {"as_float", "float"},
+                                                              {"as_bool", "bool"},
+                                                              {"as_string", "str"},
+                                                              {"as_none", "NoneType"}};
         auto type = types.find(kind);
         m_build.addInput("input_" + std::to_string(index), {}, type == types.end() ? "Any" : type->second);
         m_warnings.add(argument.path() + ": constant user input (" + kind + ") imported as an input without a value");
@@ -466,8 +469,7 @@ void ProgramBuilder::readOutputs(const Cursor &graph, const std::optional<Cursor
         m_build.setOutputs(std::move(values));
         return;
     }
-    if (!signature->find("output_specs")
-        && (signature->find("user_outputs") || signature->find("buffers_to_mutate"))) {
+    if (!signature->find("output_specs") && (signature->find("user_outputs") || signature->find("buffers_to_mutate"))) {
         readOldSignatureOutputs(graph, *signature);
         return;
     }
@@ -487,8 +489,7 @@ void ProgramBuilder::readOutputs(const Cursor &graph, const std::optional<Cursor
             for (const char *field : {"buffer_name", "parameter_name", "user_input_name"})
                 if (auto f = body.find(field); f && f->json().is_string())
                     target = " of '" + f->string() + "'";
-            m_warnings.add(spec.path() + ": " + what + " output" + target
-                           + " skipped (Fusebox graphs are functional)");
+            m_warnings.add(spec.path() + ": " + what + " output" + target + " skipped (Fusebox graphs are functional)");
         } else if (kind == "token") {
             m_warnings.add(spec.path() + ": effect token output skipped");
         } else {
@@ -546,7 +547,8 @@ Expected<LoadedModel> readExportedProgramJson(std::string_view json, const Expor
             model.warnings.push_back(source + ": " + json_support::oneLine(std::move(line)));
         return model;
     } catch (const export_json::JsonPathError &e) {
-        return Error{source + ": " + json_support::oneLine((e.path.empty() ? std::string("document") : e.path) + ": " + e.message)};
+        return Error{source + ": "
+                     + json_support::oneLine((e.path.empty() ? std::string("document") : e.path) + ": " + e.message)};
     } catch (const nlohmann::json::exception &e) {
         // Guarded accessors should leave nothing for nlohmann to throw; just in case.
         return Error{source + ": " + e.what()};

@@ -16,12 +16,21 @@ constexpr std::array<std::string_view, 11> kUnrepresented = {
     "u16", "u32", "u64", "f8e4m3fnuz", "f8e5m2fnuz", "f8e8m0fnu", "f4e2m1fnx2", "b16", "b1x8", "b2x4", "b4x2",
 };
 
-bool isLower(char c) { return c >= 'a' && c <= 'z'; }
-bool isIdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+bool isLower(char c)
+{
+    return c >= 'a' && c <= 'z';
+}
+bool isIdentChar(char c)
+{
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+}
 
 class AnnotationParser {
 public:
-    AnnotationParser(std::string_view text, AnnotationError &error) : m_text(text), m_error(error) {}
+    AnnotationParser(std::string_view text, AnnotationError &error)
+        : m_text(text)
+        , m_error(error)
+    {}
 
     std::optional<ParsedAnnotation> run()
     {
@@ -95,8 +104,8 @@ public:
                 ++m_pos;
             std::string_view device = m_text.substr(devStart, m_pos - devStart);
             if (device.empty() || !isLower(device[0]))
-                return fail("a device (cpu, cuda:0) or the end of the annotation",
-                            quoted(m_text.substr(devStart, 1)), devStart);
+                return fail("a device (cpu, cuda:0) or the end of the annotation", quoted(m_text.substr(devStart, 1)),
+                            devStart);
             out.meta.device = std::string(device);
         }
         return finish(out);

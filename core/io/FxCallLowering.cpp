@@ -34,7 +34,6 @@ bool isModuleRoot(std::string_view name)
     return false;
 }
 
-
 /// A torch.ops.aten cat or split_with_sizes call that names its dim by
 /// keyword, as Inductor's normalization_aten_pass writes it.
 bool keepsDimKeyword(const std::string &op, const std::string &spelling, const std::vector<NamedArg> &kwargs)
@@ -96,8 +95,8 @@ Arg Builder::tensorIndex(const Arg &object, const Arg &index, const std::string 
     for (size_t i = 0; i < items.size(); ++i) {
         const std::string stepName = i + 1 == items.size() ? name : std::string();
         if (auto at = items[i].asInt()) {
-            value = Arg(addNode("aten::select", std::string("int"), "",
-                                {value, Arg(dim), Arg(*at)}, {}, stepName, line, true));
+            value = Arg(
+                addNode("aten::select", std::string("int"), "", {value, Arg(dim), Arg(*at)}, {}, stepName, line, true));
             continue;
         }
         const auto &bounds = std::get<ArgList>(items[i].value).items;
@@ -178,7 +177,10 @@ Arg Builder::deviceLiteral(const Expr &e)
 {
     CallArgs a = callArgs(e);
     Device d;
-    auto str = [](const Arg &x) { auto *s = std::get_if<std::string>(&x.value); return s ? *s : std::string(); };
+    auto str = [](const Arg &x) {
+        auto *s = std::get_if<std::string>(&x.value);
+        return s ? *s : std::string();
+    };
     if (!a.args.empty())
         d.type = str(a.args[0]);
     if (a.args.size() > 1 && a.args[1].asInt())
@@ -229,8 +231,8 @@ Arg Builder::functionCall(const Expr &e, const std::string &dotted, const std::s
             // is named by its spelling, so its arguments stay as written.
             if (m_options.schemas && m_options.schemas->overloads(adapted->op).empty())
                 return Arg(addNode(t, spelling, std::move(a.args), std::move(a.kwargs), name, e.line));
-            return Arg(addNode(t, spelling, std::move(adapted->call.args), std::move(adapted->call.kwargs), name,
-                               e.line));
+            return Arg(
+                addNode(t, spelling, std::move(adapted->call.args), std::move(adapted->call.kwargs), name, e.line));
         }
         // Python-only functionals (isPythonOnlyFunctional) come here unmapped
         // from canonicalFunction: they keep their spelling, with their
@@ -269,8 +271,7 @@ void Builder::adaptFunctionalEmbedding(CallArgs &a)
 {
     std::vector<Arg> positional = a.args;
     std::vector<NamedArg> named;
-    const char *names[] = {"input", "weight", "padding_idx", "max_norm", "norm_type", "scale_grad_by_freq",
-                           "sparse"};
+    const char *names[] = {"input", "weight", "padding_idx", "max_norm", "norm_type", "scale_grad_by_freq", "sparse"};
     for (size_t i = 2; i < positional.size() && i < 7; ++i)
         named.push_back({names[i], positional[i]});
     for (NamedArg &kw : a.kwargs)
@@ -308,8 +309,8 @@ Arg Builder::methodCall(const Expr &e, const std::string &name)
     }
     if (auto dtype = conversionMethodDType(f.text); dtype && a.args.empty() && a.kwargs.empty()) {
         // x.float() is x.to(torch.float32), as TorchScript records it.
-        return Arg(addNode(CanonicalTarget{"aten::to", std::nullopt, true}, "Tensor." + f.text, {self, Arg(*dtype)},
-                           {}, name, e.line));
+        return Arg(addNode(CanonicalTarget{"aten::to", std::nullopt, true}, "Tensor." + f.text, {self, Arg(*dtype)}, {},
+                           name, e.line));
     }
     a.args.insert(a.args.begin(), self);
     if (t.op == "getitem" && a.args.size() == 2 && self.isNode() && a.args[1].asInt())
@@ -319,15 +320,15 @@ Arg Builder::methodCall(const Expr &e, const std::string &name)
 
 // --- node creation -------------------------------------------------------------
 NodeId Builder::addNode(std::string op, std::optional<std::string> overload, const std::string &spelling,
-               std::vector<Arg> args, std::vector<NamedArg> kwargs, const std::string &name, int line,
-               bool mapped)
+                        std::vector<Arg> args, std::vector<NamedArg> kwargs, const std::string &name, int line,
+                        bool mapped)
 {
     return addNode(CanonicalTarget{std::move(op), std::move(overload), mapped}, spelling, std::move(args),
                    std::move(kwargs), name, line);
 }
 
 NodeId Builder::addNode(CanonicalTarget t, const std::string &spelling, std::vector<Arg> args,
-               std::vector<NamedArg> kwargs, const std::string &name, int line)
+                        std::vector<NamedArg> kwargs, const std::string &name, int line)
 {
     if (t.op == "aten::split" && !t.overload) {
         // torch.split / x.split with a list of sections is split_with_sizes,
@@ -366,9 +367,9 @@ NodeId Builder::addNode(CanonicalTarget t, const std::string &spelling, std::vec
         // (Higher-order ops have no schema to fit: their arguments stay as written.)
         const bool known = !m_options.schemas->overloads(t.op).empty();
         const std::string ns = t.op.substr(0, t.op.find("::"));
-        const std::string kind = isPyTorchNamespace(ns)
-                                     ? "ops without a schema in " + m_options.schemaOrigin + ", arguments kept as written"
-                                     : "custom ops (no schema), arguments kept as written";
+        const std::string kind = isPyTorchNamespace(ns) ? "ops without a schema in " + m_options.schemaOrigin
+                                                              + ", arguments kept as written"
+                                                        : "custom ops (no schema), arguments kept as written";
         if (!known && !t.overload && !spelling.empty()) {
             // A torch-level call whose ATen op the schemas lack: named by its
             // spelling (unless it has none to keep, as F.embedding).
@@ -401,7 +402,8 @@ NodeId Builder::addNode(CanonicalTarget t, const std::string &spelling, std::vec
             }
         }
     }
-    NodeId id = m_build.addOp(t.op, std::move(args), std::move(kwargs), name.empty() ? nodeName(implicitName(t.op)) : writableName(nodeName(name), line));
+    NodeId id = m_build.addOp(t.op, std::move(args), std::move(kwargs),
+                              name.empty() ? nodeName(implicitName(t.op)) : writableName(nodeName(name), line));
     noteLine(id, line);
     Node &n = m_build.node(id);
     attachSubgraphs(n);

@@ -11,7 +11,10 @@ std::string_view trimmed(std::string_view s)
     return s;
 }
 
-ExprPtr make(Expr e) { return std::make_shared<const Expr>(std::move(e)); }
+ExprPtr make(Expr e)
+{
+    return std::make_shared<const Expr>(std::move(e));
+}
 
 // --- token helpers -------------------------------------------------------
 const Token &ExprParser::next()
@@ -105,8 +108,8 @@ bool ExprParser::startsExpr() const
         || t.kind == TokenKind::String)
         return true;
     return t.kind == TokenKind::Op
-           && (t.text == "(" || t.text == "[" || t.text == "{" || t.text == "-" || t.text == "+"
-               || t.text == "~" || t.text == "%");
+           && (t.text == "(" || t.text == "[" || t.text == "{" || t.text == "-" || t.text == "+" || t.text == "~"
+               || t.text == "%");
 }
 
 ExprPtr ExprParser::parseExpr()
@@ -254,8 +257,8 @@ bool ExprParser::closeBracket(const std::string &close, const Token &open)
         next();
         return true;
     }
-    return fail(peek(), "'" + close + "' to close the '" + std::string(open.text) + "' at " + std::to_string(open.line) + ":"
-                            + std::to_string(open.column));
+    return fail(peek(), "'" + close + "' to close the '" + std::string(open.text) + "' at " + std::to_string(open.line)
+                            + ":" + std::to_string(open.column));
 }
 
 /// Call arguments up to `close`: positional, then `name = value` keywords.

@@ -26,17 +26,21 @@ protected:
     /// Parses the tokens of `text` (stream's comments are left to the
     /// caller); sourceName names the text in errors.
     ExprParser(std::string_view text, TokenStream &stream, std::string sourceName)
-        : m_text(text), m_ownTokens(std::move(stream.tokens)), m_tokens(m_ownTokens),
-          m_decoded(std::move(stream.decoded)), m_sourceName(std::move(sourceName))
-    {
-    }
+        : m_text(text)
+        , m_ownTokens(std::move(stream.tokens))
+        , m_tokens(m_ownTokens)
+        , m_decoded(std::move(stream.decoded))
+        , m_sourceName(std::move(sourceName))
+    {}
     /// A parser over `other`'s text and tokens (not copied; `other` must
     /// outlive it), its cursor at token `pos`: a parse running beside `other`.
     ExprParser(const ExprParser &other, size_t pos)
-        : m_text(other.m_text), m_tokens(other.m_tokens), m_sourceName(other.m_sourceName), m_pos(pos),
-          m_graphForm(other.m_graphForm)
-    {
-    }
+        : m_text(other.m_text)
+        , m_tokens(other.m_tokens)
+        , m_sourceName(other.m_sourceName)
+        , m_pos(pos)
+        , m_graphForm(other.m_graphForm)
+    {}
     ExprParser(const ExprParser &) = delete;
     ExprParser &operator=(const ExprParser &) = delete;
 
@@ -94,7 +98,9 @@ private:
     /// Bounds recursion so that pathological nesting is an error, not a stack overflow.
     struct DepthGuard {
         int &depth;
-        explicit DepthGuard(int &d) : depth(++d) {}
+        explicit DepthGuard(int &d)
+            : depth(++d)
+        {}
         ~DepthGuard() { --depth; }
     };
     static constexpr int kMaxNesting = 200;

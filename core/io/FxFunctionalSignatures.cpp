@@ -21,7 +21,8 @@ struct Entry {
 };
 
 constexpr std::string_view kDropout = "input,p=0.5,training=True,inplace=False";
-constexpr std::string_view kPool = "input,kernel_size,stride=None,padding=0,dilation=1,ceil_mode=False,return_indices=False";
+constexpr std::string_view kPool
+    = "input,kernel_size,stride=None,padding=0,dilation=1,ceil_mode=False,return_indices=False";
 
 constexpr std::array<Entry, 22> kEntries = {{
     {"dropout", kDropout, "aten::dropout", "input,p,training", "inplace", "_"},
@@ -183,7 +184,7 @@ std::optional<CallArgs> pythonOnlyPositional(std::string_view name, const CallAr
 }
 
 std::optional<std::vector<Arg>> functionalArguments(std::string_view name, std::string_view op,
-                                                   const std::vector<Arg> &atenArgs, std::vector<NamedArg> &flags)
+                                                    const std::vector<Arg> &atenArgs, std::vector<NamedArg> &flags)
 {
     const Entry *entry = findEntry(name);
     if (!entry)

@@ -40,7 +40,7 @@ std::optional<FunctionalAdaptation> adaptFunctional(std::string_view name, const
 /// suffix. nullopt when the function has no entry or the arguments do not
 /// have the op's form.
 std::optional<std::vector<Arg>> functionalArguments(std::string_view name, std::string_view op,
-                                                   const std::vector<Arg> &atenArgs, std::vector<NamedArg> &flags);
+                                                    const std::vector<Arg> &atenArgs, std::vector<NamedArg> &flags);
 
 /// A call of a Python-only functional with a known Python signature
 /// (embedding_bag, normalize, cross_entropy, nll_loss, mse_loss) with every

@@ -155,8 +155,8 @@ private:
         int depth = 0;
         while (!(isOp("]") && depth == 0)) {
             if (is(TokenKind::Newline) || is(TokenKind::End))
-                return fail(peek(), "']' to close the '[' at " + std::to_string(open.line) + ":"
-                                        + std::to_string(open.column));
+                return fail(peek(),
+                            "']' to close the '[' at " + std::to_string(open.line) + ":" + std::to_string(open.column));
             if (isOp("[") || isOp("("))
                 ++depth;
             else if (isOp("]") || isOp(")"))
@@ -208,8 +208,7 @@ private:
                 if (kind == "call_function")
                     target = pythonTarget(target);
                 if (kind == "call_function" ? !isDottedName(target) : !isIdentifier(target)) {
-                    m_error = positionPrefix(m_sourceName, targetTok.line, targetTok.column) + "expected a "
-                              + kind
+                    m_error = positionPrefix(m_sourceName, targetTok.line, targetTok.column) + "expected a " + kind
                               + (kind == "call_function"
                                      ? " target (a dotted Python name or <built-in function ...>), found '"
                                      : " target (a method name), found '")

@@ -16,11 +16,13 @@ namespace {
 class Parser : public ExprParser {
 public:
     Parser(std::string_view text, TokenStream stream, std::string sourceName)
-        : ExprParser(text, stream, std::move(sourceName)), m_comments(std::move(stream.comments))
-    {
-    }
+        : ExprParser(text, stream, std::move(sourceName))
+        , m_comments(std::move(stream.comments))
+    {}
     /// A parser over `main`'s tokens at token `pos`, for parseBody's second half.
-    Parser(const Parser &main, size_t pos) : ExprParser(main, pos) {}
+    Parser(const Parser &main, size_t pos)
+        : ExprParser(main, pos)
+    {}
 
     Expected<FxFunction> run()
     {
@@ -85,9 +87,9 @@ private:
         nested.line = start.line;
         nested.column = start.column;
         auto fn = std::make_shared<FxFunction>();
-        if (depth > kMaxClassNesting ? fail(start, "at most " + std::to_string(kMaxClassNesting)
-                                                       + " levels of nested classes")
-                                     : parseClass(*fn, depth)) {
+        if (depth > kMaxClassNesting
+                ? fail(start, "at most " + std::to_string(kMaxClassNesting) + " levels of nested classes")
+                : parseClass(*fn, depth)) {
             nested.name = fn->className;
             nested.function = std::move(fn);
         } else {
@@ -142,7 +144,8 @@ private:
             l.remove_prefix(chars);
             while (!l.empty() && (l.back() == ' ' || l.back() == '\t' || l.back() == '\r'))
                 l.remove_suffix(1);
-            out += (l.empty() ? std::string() : std::string(width - std::min(width, dedent), ' ')) + std::string(l) + "\n";
+            out += (l.empty() ? std::string() : std::string(width - std::min(width, dedent), ' ')) + std::string(l)
+                   + "\n";
             pos = end + 1;
         }
         return out;
@@ -335,8 +338,7 @@ private:
     /// small_stmt (';' small_stmt)* NEWLINE; statements go to body when given.
     bool parseSimpleStatements(std::vector<Stmt> *body)
     {
-        if (isName("if") || isName("for") || isName("while") || isName("with") || isName("try")
-            || isName("def"))
+        if (isName("if") || isName("for") || isName("while") || isName("with") || isName("try") || isName("def"))
             return fail(peek(), "a simple statement (FX code has no blocks)");
         while (true) {
             if (!skipValueRelease()) {
@@ -486,7 +488,8 @@ private:
 
 bool startsWithWord(std::string_view line, std::string_view word)
 {
-    return line.starts_with(word) && (line.size() == word.size() || line[word.size()] == ' ' || line[word.size()] == '(');
+    return line.starts_with(word)
+           && (line.size() == word.size() || line[word.size()] == ' ' || line[word.size()] == '(');
 }
 
 } // namespace

@@ -30,8 +30,8 @@ struct Expr {
         String,    // text = decoded value
         List,
         Tuple,
-        Dict,      // keywords = entries (keys as text)
-        Slice,     // a:b:c inside a subscript; items = 3 entries, null when omitted
+        Dict,  // keywords = entries (keys as text)
+        Slice, // a:b:c inside a subscript; items = 3 entries, null when omitted
     };
     Kind kind = Kind::Name;
     std::string text;

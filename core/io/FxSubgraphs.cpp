@@ -4,7 +4,10 @@
 
 namespace fusebox {
 
-Arg subgraphArg(const std::string &name) { return Arg(std::string(kSubgraphArgPrefix) + name); }
+Arg subgraphArg(const std::string &name)
+{
+    return Arg(std::string(kSubgraphArgPrefix) + name);
+}
 
 std::string subgraphArgName(const Arg &arg)
 {
@@ -55,7 +58,10 @@ std::string joinSubgraphs(const std::vector<FxSubgraph> &subgraphs)
     return out;
 }
 
-std::vector<FxSubgraph> subgraphsOf(const Node &node) { return parseSubgraphs(node.opaqueBody); }
+std::vector<FxSubgraph> subgraphsOf(const Node &node)
+{
+    return parseSubgraphs(node.opaqueBody);
+}
 
 std::optional<std::string> subgraphText(const Node &node, std::string_view name)
 {

@@ -10,12 +10,20 @@
 namespace fusebox::fx {
 
 Builder::Builder(const FxFunction &fn, const Builder &parent, const std::string &path)
-    : m_fn(fn), m_options(parent.m_options), m_graph(parent.m_graph), m_warnings(parent.m_warnings),
-      m_nodeLines(parent.m_nodeLines),
-      m_summaries(parent.m_summaries), m_subgraphs(parent.m_subgraphs),
-      m_file(parent.m_file), m_scope(joinPath(parent.m_scope, path)), m_source(parent.m_source), m_parent(&parent),
-      m_selfPath(joinPath(parent.m_selfPath, path)), m_scopeBase(m_scope),
-      m_namePrefix(parent.m_namePrefix + sanitize(path) + "_")
+    : m_fn(fn)
+    , m_options(parent.m_options)
+    , m_graph(parent.m_graph)
+    , m_warnings(parent.m_warnings)
+    , m_nodeLines(parent.m_nodeLines)
+    , m_summaries(parent.m_summaries)
+    , m_subgraphs(parent.m_subgraphs)
+    , m_file(parent.m_file)
+    , m_scope(joinPath(parent.m_scope, path))
+    , m_source(parent.m_source)
+    , m_parent(&parent)
+    , m_selfPath(joinPath(parent.m_selfPath, path))
+    , m_scopeBase(m_scope)
+    , m_namePrefix(parent.m_namePrefix + sanitize(path) + "_")
 {
     for (const NestedClass &n : fn.nested)
         m_nested.emplace(n.name, &n);
@@ -27,8 +35,8 @@ Arg Builder::moduleCall(const Expr &e, const std::string &path, const std::strin
         return flatten(e, *nested, path);
     CallArgs a = callArgs(e);
     const std::string full = joinPath(m_selfPath, path);
-    NodeId id = addNode("call_module:" + full, std::nullopt, "", std::move(a.args), std::move(a.kwargs), name,
-                        e.line, true);
+    NodeId id = addNode("call_module:" + full, std::nullopt, "", std::move(a.args), std::move(a.kwargs), name, e.line,
+                        true);
     summarise("module calls without a class in the dump, imported as opaque nodes", "self." + full, e.line);
     return Arg(id);
 }
@@ -62,8 +70,7 @@ Arg Builder::flatten(const Expr &e, const NestedClass &nested, const std::string
 {
     const std::string callee = "self." + joinPath(m_selfPath, path);
     if (!nested.function) // it did not parse: its own error, where the call is
-        throw Failure{nested.error + " (in submodule " + callee + ", called at line " + std::to_string(e.line)
-                      + ")"};
+        throw Failure{nested.error + " (in submodule " + callee + ", called at line " + std::to_string(e.line) + ")"};
     // Unreachable while self.x only names children (the parser bounds their
     // nesting); kept so that a lookup change cannot recurse forever.
     for (const Builder *b = this; b; b = b->m_parent)
@@ -93,8 +100,7 @@ void Builder::bindParameters(const Expr &call, const CallArgs &args, const std::
     size_t next = 0, positional = 0;
     for (size_t p = 0; p < params.size() && params[p].star != 2; ++p) {
         if (params[p].star == 1) {
-            std::vector<Arg> rest(args.args.begin() + std::ptrdiff_t(std::min(next, args.args.size())),
-                                  args.args.end());
+            std::vector<Arg> rest(args.args.begin() + std::ptrdiff_t(std::min(next, args.args.size())), args.args.end());
             next = args.args.size();
             bind(p, Arg::list(std::move(rest), ArgList::Kind::Tuple));
             break;

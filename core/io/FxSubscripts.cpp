@@ -10,8 +10,8 @@ constexpr std::string_view kSpelling = "operator.getitem";
 
 bool isStep(const Node &n)
 {
-    return n.isOp() && (n.op == "aten::slice" || n.op == "aten::select") && n.kwargs().empty()
-           && !n.args().empty() && n.args()[0].isNode() && n.provenance.originalSpelling == kSpelling;
+    return n.isOp() && (n.op == "aten::slice" || n.op == "aten::select") && n.kwargs().empty() && !n.args().empty()
+           && n.args()[0].isNode() && n.provenance.originalSpelling == kSpelling;
 }
 
 /// One index item (`:16`, `2`) for a step at `dim`, or nullopt when the step

@@ -84,8 +84,8 @@ bool fits(const Arg &arg, const std::string &schemaType, const std::function<std
     bool optional = false, isList = false;
     const std::string base = baseType(schemaType, optional, isList);
     const bool tensor = base == "Tensor";
-    const bool number = base == "int" || base == "SymInt" || base == "float" || base == "Scalar"
-                        || base == "bool" || base == "number" || base == "complex";
+    const bool number = base == "int" || base == "SymInt" || base == "float" || base == "Scalar" || base == "bool"
+                        || base == "number" || base == "complex";
     struct Visitor {
         const std::string &base;
         bool optional, isList, tensor, number;
@@ -121,10 +121,14 @@ bool fits(const Arg &arg, const std::string &schemaType, const std::function<std
         }
         bool operator()(double) const
         {
-            return !isList && ((tensor && wrapped) || base == "float" || base == "Scalar" || base == "number"
-                               || base == "complex");
+            return !isList
+                   && ((tensor && wrapped) || base == "float" || base == "Scalar" || base == "number"
+                       || base == "complex");
         }
-        bool operator()(const std::string &) const { return base == "str" || base == "Dimname" || base == "c10::string_view"; }
+        bool operator()(const std::string &) const
+        {
+            return base == "str" || base == "Dimname" || base == "c10::string_view";
+        }
         bool operator()(DType) const { return base == "ScalarType"; }
         bool operator()(const Device &) const { return base == "Device"; }
         bool operator()(const ArgList &list) const
@@ -137,8 +141,8 @@ bool fits(const Arg &arg, const std::string &schemaType, const std::function<std
             return true;
         }
     };
-    return std::visit(
-        Visitor{base, optional, isList, tensor, number, nodeType, schemaType, wrappedNumbers, strictLists}, arg.value);
+    return std::visit(Visitor{base, optional, isList, tensor, number, nodeType, schemaType, wrappedNumbers, strictLists},
+                      arg.value);
 }
 
 /// Tuples passed to list parameters become lists, and an int passed to a
@@ -218,13 +222,33 @@ namespace {
 
 /// Prefixes of torch-level calls that are not ATen ops (isTorchLevelCall).
 constexpr std::array<std::string_view, 26> kTorchLevelPrefixes = {
-    "torch._C._set_grad_enabled", "torch._C._log_api_usage_once", "torch._C._functorch.", "torch._functorch.",
-    "torch.amp.", "torch.autocast", "torch.cuda.", "torch._C._autograd.", "torch.autograd.", "torch._dynamo.",
-    "torch._check", "torch.sym_", "torch._sym_", "torch._C._cuda_", "torch.fx.", "math.", "builtins.",
-    "operator.getitem", "torch._assert", "torch.distributed.", "torch._C._distributed", "torch._utils.",
-    "torch._C._nn._parse_to", "torch.Size",
+    "torch._C._set_grad_enabled",
+    "torch._C._log_api_usage_once",
+    "torch._C._functorch.",
+    "torch._functorch.",
+    "torch.amp.",
+    "torch.autocast",
+    "torch.cuda.",
+    "torch._C._autograd.",
+    "torch.autograd.",
+    "torch._dynamo.",
+    "torch._check",
+    "torch.sym_",
+    "torch._sym_",
+    "torch._C._cuda_",
+    "torch.fx.",
+    "math.",
+    "builtins.",
+    "operator.getitem",
+    "torch._assert",
+    "torch.distributed.",
+    "torch._C._distributed",
+    "torch._utils.",
+    "torch._C._nn._parse_to",
+    "torch.Size",
     // torch.einsum(equation, *operands): Python varargs, kept as written.
-    "torch.functional.einsum", "torch.einsum",
+    "torch.functional.einsum",
+    "torch.einsum",
 };
 
 bool hasTorchLevelPrefix(std::string_view dotted)
@@ -247,11 +271,36 @@ bool isTorchLevelCall(std::string_view spelling)
 
 bool isPyTorchNamespace(std::string_view ns)
 {
-    for (std::string_view n : {"aten", "prims", "_c10d_functional", "c10d_functional", "_c10d_functional_autograd",
-                               "c10d", "quantized", "_quantized", "quantized_decomposed", "rngprims", "inductor",
-                               "higher_order", "profiler", "debugprims", "mkldnn", "mkl", "onednn", "_dtensor",
-                               "prim", "_inductor_test", "fbgemm", "torchvision", "image", "xnnpack", "cudnn",
-                               "_nested_tensor", "_test", "symm_mem", "_quantized_decomposed", "sparse"})
+    for (std::string_view n : {"aten",
+                               "prims",
+                               "_c10d_functional",
+                               "c10d_functional",
+                               "_c10d_functional_autograd",
+                               "c10d",
+                               "quantized",
+                               "_quantized",
+                               "quantized_decomposed",
+                               "rngprims",
+                               "inductor",
+                               "higher_order",
+                               "profiler",
+                               "debugprims",
+                               "mkldnn",
+                               "mkl",
+                               "onednn",
+                               "_dtensor",
+                               "prim",
+                               "_inductor_test",
+                               "fbgemm",
+                               "torchvision",
+                               "image",
+                               "xnnpack",
+                               "cudnn",
+                               "_nested_tensor",
+                               "_test",
+                               "symm_mem",
+                               "_quantized_decomposed",
+                               "sparse"})
         if (ns == n)
             return true;
     return false;
@@ -318,8 +367,12 @@ CanonicalTarget canonicalMethod(std::string_view method)
     CanonicalTarget out;
     // Comparison dunders are the ATen comparisons (aten has no __eq__).
     static constexpr std::array<std::pair<std::string_view, std::string_view>, 6> kDunders = {{
-        {"__eq__", "aten::eq"}, {"__ne__", "aten::ne"}, {"__lt__", "aten::lt"},
-        {"__le__", "aten::le"}, {"__gt__", "aten::gt"}, {"__ge__", "aten::ge"},
+        {"__eq__", "aten::eq"},
+        {"__ne__", "aten::ne"},
+        {"__lt__", "aten::lt"},
+        {"__le__", "aten::le"},
+        {"__gt__", "aten::gt"},
+        {"__ge__", "aten::ge"},
     }};
     for (const auto &[dunder, op] : kDunders)
         if (method == dunder) {
@@ -359,8 +412,8 @@ std::string infixForOperator(std::string_view spelling, bool unary)
 
 bool takesVarargsList(std::string_view method)
 {
-    for (std::string_view m : {"view", "reshape", "permute", "repeat", "expand", "flip", "tile", "new_zeros",
-                               "new_ones", "new_empty"})
+    for (std::string_view m :
+         {"view", "reshape", "permute", "repeat", "expand", "flip", "tile", "new_zeros", "new_ones", "new_empty"})
         if (method == m)
             return true;
     return false;
@@ -411,9 +464,16 @@ SchemaFit fitSchema(const OpSchemaRegistry &schemas, const std::string &op, cons
 std::optional<DType> conversionMethodDType(std::string_view method)
 {
     static constexpr std::array<std::pair<std::string_view, DType>, 10> kMethods = {{
-        {"float", DType::Float32}, {"double", DType::Float64}, {"half", DType::Float16},
-        {"bfloat16", DType::BFloat16}, {"long", DType::Int64}, {"int", DType::Int32},
-        {"short", DType::Int16}, {"char", DType::Int8}, {"byte", DType::UInt8}, {"bool", DType::Bool},
+        {"float", DType::Float32},
+        {"double", DType::Float64},
+        {"half", DType::Float16},
+        {"bfloat16", DType::BFloat16},
+        {"long", DType::Int64},
+        {"int", DType::Int32},
+        {"short", DType::Int16},
+        {"char", DType::Int8},
+        {"byte", DType::UInt8},
+        {"bool", DType::Bool},
     }};
     for (const auto &[m, dtype] : kMethods)
         if (method == m)
@@ -423,18 +483,22 @@ std::optional<DType> conversionMethodDType(std::string_view method)
 
 bool isPythonKeyword(std::string_view s)
 {
-    static const std::unordered_set<std::string_view> kKeywords = {
-        "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue", "def",
-        "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in", "is", "lambda",
-        "nonlocal", "not", "or", "pass", "raise", "return", "try", "while", "with", "yield"};
+    static const std::unordered_set<std::string_view> kKeywords = {"False",    "None",    "True",  "and",   "as",
+                                                                   "assert",   "async",   "await", "break", "class",
+                                                                   "continue", "def",     "del",   "elif",  "else",
+                                                                   "except",   "finally", "for",   "from",  "global",
+                                                                   "if",       "import",  "in",    "is",    "lambda",
+                                                                   "nonlocal", "not",     "or",    "pass",  "raise",
+                                                                   "return",   "try",     "while", "with",  "yield"};
     return kKeywords.count(s) > 0;
 }
 
 bool isReservedName(std::string_view s)
 {
-    static const std::unordered_set<std::string_view> kReserved = {
-        "self", "torch", "F", "operator", "_operator", "math", "builtins", "pytree", "fx_pytree", "device", "slice",
-        "getattr", "inf", "nan"};
+    static const std::unordered_set<std::string_view> kReserved = {"self",      "torch",  "F",        "operator",
+                                                                   "_operator", "math",   "builtins", "pytree",
+                                                                   "fx_pytree", "device", "slice",    "getattr",
+                                                                   "inf",       "nan"};
     return isPythonKeyword(s) || kReserved.count(s) > 0;
 }
 

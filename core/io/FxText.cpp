@@ -56,8 +56,9 @@ Expected<LoadedModel> readFxText(std::string_view text, const FxReadOptions &opt
     const std::string name = options.sourceName.empty() ? "<fx>" : options.sourceName;
     auto start = fx::findDumpStart(text);
     if (!start)
-        return Error{name + ":1:1: expected 'class GraphModule(torch.nn.Module):', 'def forward(self, ...):' or "
-                            "'graph():', found "
+        return Error{name
+                     + ":1:1: expected 'class GraphModule(torch.nn.Module):', 'def forward(self, ...):' or "
+                       "'graph():', found "
                      + firstLine(text)};
     // An error is one line whatever text it quotes (a decoded string, an
     // annotation): control characters are escaped here, once for all.

@@ -12,9 +12,12 @@
 namespace fusebox::fx {
 
 Builder::Builder(const FxFunction &fn, const FxReadOptions &options, LoadedModel &model)
-    : m_fn(fn), m_options(options), m_graph(model.graph), m_warnings(model.warnings),
-      m_nodeLines(model.nodeLines),
-      m_file(options.sourceName.empty() ? "<fx>" : options.sourceName)
+    : m_fn(fn)
+    , m_options(options)
+    , m_graph(model.graph)
+    , m_warnings(model.warnings)
+    , m_nodeLines(model.nodeLines)
+    , m_file(options.sourceName.empty() ? "<fx>" : options.sourceName)
 {
     for (const NestedClass &n : fn.nested)
         m_nested.emplace(n.name, &n);
@@ -254,8 +257,8 @@ void Builder::subscriptAssignment(const Stmt &s, const Expr &target)
     Arg value = evaluate(*s.value, {});
     if (!object.isNode())
         fail(target, "expected a tensor to assign into, found " + object.toString());
-    addNode(CanonicalTarget{std::string(ops::kSetItem), std::nullopt, true}, "operator.setitem",
-            {object, index, value}, {}, "", s.line);
+    addNode(CanonicalTarget{std::string(ops::kSetItem), std::nullopt, true}, "operator.setitem", {object, index, value},
+            {}, "", s.line);
 }
 
 void Builder::unpack(const Stmt &s, const Expr &targets)
@@ -275,8 +278,8 @@ void Builder::unpack(const Stmt &s, const Expr &targets)
     if (!value.isNode())
         fail(*s.value, "expected a value to unpack, found " + value.toString());
     for (size_t i = 0; i < names.size(); ++i) {
-        NodeId id = addNode("getitem", std::nullopt, "", {value, Arg(int64_t(i))}, {}, names[i]->text,
-                            names[i]->line, true);
+        NodeId id = addNode("getitem", std::nullopt, "", {value, Arg(int64_t(i))}, {}, names[i]->text, names[i]->line,
+                            true);
         auto pending = m_pending.find(names[i]->text);
         if (pending != m_pending.end())
             m_build.node(id).meta = annotation(pending->second).meta;
@@ -444,7 +447,7 @@ Arg Builder::attribute(const Expr &e, const std::string &name)
             if (*dotted == "torch.inf" || *dotted == "math.inf")
                 return Arg(std::numeric_limits<double>::infinity());
             if (std::string op = opReferenceName(*dotted); !op.empty())
-                return Arg(op); // an op passed to a higher-order op: "mylib::foo"
+                return Arg(op);  // an op passed to a higher-order op: "mylib::foo"
             return Arg(*dotted); // memory formats, layouts: kept by name
         }
         if (*dotted == "math.inf")
@@ -462,8 +465,8 @@ Arg Builder::attribute(const Expr &e, const std::string &name)
     // self.body.x (found by fx_text_fuzz).
     if (!subgraphArgName(object).empty())
         fail(e, "subgraph self." + subgraphArgName(object) + " has no attribute '" + e.text + "'");
-    return Arg(addNode(CanonicalTarget{"getattr", std::nullopt, false}, "getattr", {object, Arg(e.text)}, {}, name,
-                       e.line));
+    return Arg(
+        addNode(CanonicalTarget{"getattr", std::nullopt, false}, "getattr", {object, Arg(e.text)}, {}, name, e.line));
 }
 
 std::string Builder::sanitize(const std::string &path)

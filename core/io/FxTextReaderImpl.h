@@ -163,13 +163,12 @@ private:
     // --- node creation (FxCallLowering.cpp) --------------------------------------
     /// addNode() for a target given as op, overload and whether it is mapped.
     NodeId addNode(std::string op, std::optional<std::string> overload, const std::string &spelling,
-                   std::vector<Arg> args, std::vector<NamedArg> kwargs, const std::string &name, int line,
-                   bool mapped);
+                   std::vector<Arg> args, std::vector<NamedArg> kwargs, const std::string &name, int line, bool mapped);
     /// Adds the node of a call of t (spelled `spelling` in the dump), fitting
     /// its arguments to the op's schema when there is one; unmapped targets
     /// become opaque nodes with a warning.
-    NodeId addNode(CanonicalTarget t, const std::string &spelling, std::vector<Arg> args,
-                   std::vector<NamedArg> kwargs, const std::string &name, int line);
+    NodeId addNode(CanonicalTarget t, const std::string &spelling, std::vector<Arg> args, std::vector<NamedArg> kwargs,
+                   const std::string &name, int line);
     /// The value type fitSchema uses to choose overloads; "" when unknown.
     std::string nodeType(NodeId id) const;
 

@@ -28,10 +28,12 @@ namespace {
 /// them as their dotted name).
 bool isTorchConstantName(std::string_view s)
 {
-    static constexpr std::string_view kNames[] = {
-        "torch.contiguous_format", "torch.preserve_format", "torch.channels_last", "torch.channels_last_3d",
-        "torch.strided",           "torch.sparse_coo",      "torch.sparse_csr",    "torch.sparse_csc",
-        "torch.sparse_bsr",        "torch.sparse_bsc",      "torch._mkldnn",       "torch.jagged"};
+    static constexpr std::string_view kNames[] = {"torch.contiguous_format", "torch.preserve_format",
+                                                  "torch.channels_last",     "torch.channels_last_3d",
+                                                  "torch.strided",           "torch.sparse_coo",
+                                                  "torch.sparse_csr",        "torch.sparse_csc",
+                                                  "torch.sparse_bsr",        "torch.sparse_bsc",
+                                                  "torch._mkldnn",           "torch.jagged"};
     return std::find(std::begin(kNames), std::end(kNames), s) != std::end(kNames);
 }
 
@@ -62,7 +64,10 @@ std::string pyString(std::string_view s, char quote = '\'')
 
 class Writer {
 public:
-    Writer(const Graph &graph, const FxWriteOptions &options) : m_graph(graph), m_options(options) {}
+    Writer(const Graph &graph, const FxWriteOptions &options)
+        : m_graph(graph)
+        , m_options(options)
+    {}
 
     std::string run()
     {
@@ -205,7 +210,8 @@ private:
         size_t begin = 0;
         while (begin <= path.size()) {
             size_t dot = path.find('.', begin);
-            std::string_view part = path.substr(begin, dot == std::string_view::npos ? std::string_view::npos : dot - begin);
+            std::string_view part = path.substr(begin,
+                                                dot == std::string_view::npos ? std::string_view::npos : dot - begin);
             s = fx::isIdentifier(part) ? s + "." + std::string(part) : "getattr(" + s + ", " + pyString(part) + ")";
             if (dot == std::string_view::npos)
                 break;
@@ -396,8 +402,8 @@ private:
                          && !std::holds_alternative<DType>(args[1].value);
             if (fx::canonicalMethod(method).op == n.op && !folds)
                 return self + "." + method + "(" + callArgs(n, 1) + ")";
-            if (auto dtype = fx::conversionMethodDType(method); dtype && n.op == "aten::to" && args.size() == 2
-                && n.kwargs().empty() && args[1] == Arg(*dtype))
+            if (auto dtype = fx::conversionMethodDType(method);
+                dtype && n.op == "aten::to" && args.size() == 2 && n.kwargs().empty() && args[1] == Arg(*dtype))
                 return self + "." + method + "()";
         } else if (!spelling.empty() && spelling.find("::") == std::string::npos) {
             if (auto call = functionalCall(n, spelling))

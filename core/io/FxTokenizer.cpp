@@ -43,9 +43,18 @@ std::string describeToken(const Token &token)
 namespace {
 
 // ASCII only, without the C locale's table lookups (called once per byte of a dump).
-bool isDigit(char c) { return c >= '0' && c <= '9'; }
-bool isNameStart(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
-bool isNameChar(char c) { return isNameStart(c) || isDigit(c); }
+bool isDigit(char c)
+{
+    return c >= '0' && c <= '9';
+}
+bool isNameStart(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+bool isNameChar(char c)
+{
+    return isNameStart(c) || isDigit(c);
+}
 
 /// How many characters of `text` (at most 3) the operator at its start
 /// takes when it is one of Python's two- or three-character operators, else 1.
@@ -56,19 +65,26 @@ size_t operatorLength(std::string_view text)
     const char a = text[0], b = text[1];
     const bool third = text.size() > 2 && text[2] == '=';
     switch (a) {
-    case '*': return b == '*' ? (third ? 3 : 2) : b == '=' ? 2 : 1;       // ** **= *=
-    case '/': return b == '/' ? (third ? 3 : 2) : b == '=' ? 2 : 1;       // // //= /=
-    case '-': return b == '>' || b == '=' ? 2 : 1;                        // -> -=
-    case '<': return b == '=' || b == '<' ? 2 : 1;                        // <= <<
-    case '>': return b == '=' || b == '>' ? 2 : 1;                        // >= >>
-    case '=': case '!': case '+': case '@': case '%': return b == '=' ? 2 : 1; // == != += @= %=
+    case '*': return b == '*' ? (third ? 3 : 2) : b == '=' ? 2 : 1; // ** **= *=
+    case '/': return b == '/' ? (third ? 3 : 2) : b == '=' ? 2 : 1; // // //= /=
+    case '-': return b == '>' || b == '=' ? 2 : 1;                  // -> -=
+    case '<': return b == '=' || b == '<' ? 2 : 1;                  // <= <<
+    case '>': return b == '=' || b == '>' ? 2 : 1;                  // >= >>
+    case '=':
+    case '!':
+    case '+':
+    case '@':
+    case '%': return b == '=' ? 2 : 1; // == != += @= %=
     default: return 1;
     }
 }
 
 class Tokenizer {
 public:
-    Tokenizer(std::string_view text, const TokenizeOptions &options) : m_text(text), m_options(options) {}
+    Tokenizer(std::string_view text, const TokenizeOptions &options)
+        : m_text(text)
+        , m_options(options)
+    {}
 
     Expected<TokenStream> run()
     {
@@ -124,8 +140,8 @@ private:
 
     bool fail(size_t offset, const std::string &expected, const std::string &found)
     {
-        m_error = positionPrefix(m_options.sourceName, m_line, column(offset)) + "expected " + expected
-                  + ", found " + found;
+        m_error = positionPrefix(m_options.sourceName, m_line, column(offset)) + "expected " + expected + ", found "
+                  + found;
         return false;
     }
 
@@ -153,8 +169,7 @@ private:
                 push(TokenKind::Dedent, "", p, p);
             }
             if (width != m_indents.back())
-                return fail(p, "indentation of " + std::to_string(m_indents.back()) + " spaces",
-                            std::to_string(width));
+                return fail(p, "indentation of " + std::to_string(m_indents.back()) + " spaces", std::to_string(width));
         }
         return true;
     }
@@ -234,7 +249,7 @@ private:
         static constexpr std::string_view kOne = "()[]{},:;.=+-*/@%<>~&|^!#";
         if (kOne.find(c) == std::string_view::npos) {
             std::string shown = std::isprint(static_cast<unsigned char>(c)) ? std::string("'") + c + "'"
-                                                                              : "byte " + std::to_string(int(uint8_t(c)));
+                                                                            : "byte " + std::to_string(int(uint8_t(c)));
             return fail(begin, "a token", shown);
         }
         if (c == '(' || c == '[' || c == '{')
@@ -336,7 +351,10 @@ private:
                     value += "\\x";
                 }
                 break;
-            case '\n': ++m_line; m_lineStart = m_pos; break;
+            case '\n':
+                ++m_line;
+                m_lineStart = m_pos;
+                break;
             default: value += e; break; // \\ \' \" and unknown escapes keep the character
             }
         }

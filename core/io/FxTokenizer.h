@@ -49,7 +49,7 @@ struct Comment {
 /// into `decoded`: keep both alive while the tokens are read (moving the
 /// stream keeps `decoded`'s strings where they are).
 struct TokenStream {
-    std::vector<Token> tokens; // always ends with an End token
+    std::vector<Token> tokens;     // always ends with an End token
     std::vector<Comment> comments; // in text order
     /// Token texts that are not spelled as written, e.g. strings with escapes.
     std::deque<std::string> decoded;

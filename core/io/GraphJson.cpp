@@ -188,8 +188,7 @@ const json &field(const json &object, const std::string &path, const char *key)
     return *it;
 }
 
-std::string stringField(const json &object, const std::string &path, const char *key,
-                        bool required = true)
+std::string stringField(const json &object, const std::string &path, const char *key, bool required = true)
 {
     if (!required && (!object.is_object() || !object.contains(key)))
         return {};
@@ -268,7 +267,9 @@ TensorMeta metaFromJson(const json &j, const std::string &path)
 
 class GraphReader {
 public:
-    explicit GraphReader(Graph &graph) : m_graph(graph) {}
+    explicit GraphReader(Graph &graph)
+        : m_graph(graph)
+    {}
 
     Arg arg(const json &j, const std::string &path) const
     {
@@ -293,8 +294,8 @@ public:
                     fail(path + "/ref", "expected a node name, found " + describe(value));
                 NodeId id = m_graph.findByName(value.get<std::string>());
                 if (!id.isValid())
-                    fail(path + "/ref", "unknown node '" + value.get<std::string>()
-                                            + "' (nodes must be listed before their users)");
+                    fail(path + "/ref",
+                         "unknown node '" + value.get<std::string>() + "' (nodes must be listed before their users)");
                 return id;
             }
             if (key == "float") {
@@ -322,7 +323,8 @@ public:
                 return EllipsisArg{};
         }
         fail(path, "expected an argument (null, bool, number, string, list, or an object "
-                   "with one of ref/float/dtype/device/tuple/slice/dict/ellipsis), found " + describe(j));
+                   "with one of ref/float/dtype/device/tuple/slice/dict/ellipsis), found "
+                       + describe(j));
     }
 
     void node(const json &j, const std::string &path)
@@ -428,8 +430,7 @@ Expected<LoadedModel> readGraphJson(const std::string &text, const std::string &
             fail("/format", "expected \"fusebox-graph\", found " + describe(root["format"]));
         int64_t version = intValue(field(root, "", "version"), "/version");
         if (version > kGraphJsonVersion || version < 1)
-            fail("/version", "version " + std::to_string(version)
-                                 + " is not supported (this Fusebox reads 1.."
+            fail("/version", "version " + std::to_string(version) + " is not supported (this Fusebox reads 1.."
                                  + std::to_string(kGraphJsonVersion) + ")");
         if (root.contains("metadata")) {
             const json &meta = root["metadata"];

@@ -31,8 +31,7 @@ std::string writeGraphJson(const Graph &graph, const GraphJsonWriteOptions &opti
 Expected<LoadedModel> readGraphJson(const std::string &text, const std::string &sourceName);
 
 /// Writes the graph JSON to path. Errors name the path.
-Status saveGraphJson(const Graph &graph, const std::string &path,
-                     const GraphJsonWriteOptions &options = {});
+Status saveGraphJson(const Graph &graph, const std::string &path, const GraphJsonWriteOptions &options = {});
 /// Reads graph JSON from path.
 Expected<LoadedModel> loadGraphJson(const std::string &path);
 

@@ -48,9 +48,9 @@ namespace {
 /// bracket is open (GraphNet writes `data = [` over many lines and black wraps
 /// long names as `name = (` ... `)`), with comments removed.
 struct MetaStatement {
-    int line = 0;        ///< the first physical line, 1-based
+    int line = 0; ///< the first physical line, 1-based
     bool indented = false;
-    std::string text;    ///< joined with single spaces, trimmed
+    std::string text; ///< joined with single spaces, trimmed
 };
 
 /// Splits text into statements; an unclosed bracket or string at the end is an
@@ -92,8 +92,8 @@ Expected<std::vector<MetaStatement>> statements(std::string_view text, const std
             code += c;
         }
         if (quote)
-            return Error{sourceName + ":" + std::to_string(lineNo) + ": expected the string to close on its line, found '"
-                         + std::string(trimmed(line)) + "'"};
+            return Error{sourceName + ":" + std::to_string(lineNo)
+                         + ": expected the string to close on its line, found '" + std::string(trimmed(line)) + "'"};
         const std::string_view t = trimmed(code);
         if (current.text.empty()) {
             if (t.empty())

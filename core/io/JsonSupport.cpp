@@ -17,7 +17,8 @@ std::string describe(const nlohmann::json &value)
 
 std::string oneLine(std::string message)
 {
-    if (std::none_of(message.begin(), message.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }))
+    if (std::none_of(message.begin(), message.end(),
+                     [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }))
         return message;
     std::string out;
     for (char c : message) {
@@ -76,9 +77,8 @@ std::string quotedReason(const std::string &what)
 std::string withoutPrefix(const std::string &what)
 {
     const auto bracket = what.find("] ");
-    return quotedReason(what.rfind("[json.exception", 0) == 0 && bracket != std::string::npos
-                            ? what.substr(bracket + 2)
-                            : what);
+    return quotedReason(what.rfind("[json.exception", 0) == 0 && bracket != std::string::npos ? what.substr(bracket + 2)
+                                                                                              : what);
 }
 
 /// A SAX pass that only follows where it is ("a.b[3].c"), to name the value
@@ -157,8 +157,8 @@ Expected<nlohmann::json> parse(const std::string &text, const std::string &sourc
         return nlohmann::json::parse(text);
     } catch (const nlohmann::json::parse_error &e) {
         // nlohmann reports a 1-based byte offset.
-        return Error{sourceName + ":" + lineColumn(text, e.byte ? e.byte - 1 : 0) + ": invalid JSON: "
-                     + quotedReason(e.what())};
+        return Error{sourceName + ":" + lineColumn(text, e.byte ? e.byte - 1 : 0)
+                     + ": invalid JSON: " + quotedReason(e.what())};
     } catch (const nlohmann::json::exception &e) {
         // A value the lexer cannot represent (out_of_range.406: a number too
         // large for a double, such as 1e999): say where, by JSON path.

@@ -21,8 +21,8 @@ struct ConfigError {
 
 using json_support::describe;
 
-std::map<std::string, std::map<std::string, ConfigValue>> readSection(const json &section, const std::string &path,
-                                                                      std::map<std::string, std::vector<std::string>> &devices)
+std::map<std::string, std::map<std::string, ConfigValue>> readSection(
+    const json &section, const std::string &path, std::map<std::string, std::vector<std::string>> &devices)
 {
     if (!section.is_object())
         throw ConfigError{path, "expected an object of rule names, found " + describe(section)};
@@ -35,8 +35,8 @@ std::map<std::string, std::map<std::string, ConfigValue>> readSection(const json
         for (const auto &[name, value] : options.items()) {
             if (name == "devices") {
                 const bool strings = value.is_array() && std::all_of(value.begin(), value.end(), [](const json &d) {
-                    return d.is_string();
-                });
+                                         return d.is_string();
+                                     });
                 if (!strings)
                     throw ConfigError{rulePath + "/devices",
                                       "expected a list of device types such as [\"cuda\"], found " + describe(value)};
@@ -117,7 +117,7 @@ Expected<PassConfig> readPassConfig(const std::string &text, const std::string &
                 if (!value.is_string())
                     throw ConfigError{"/disabled_passes", "expected a string of comma-separated pass names "
                                                           "(as torch._inductor.config.disabled_passes), found "
-                                                          + describe(value)};
+                                                              + describe(value)};
                 config.disabledPasses = value.get<std::string>();
             } else if (key == "rejected") {
                 if (!value.is_array())

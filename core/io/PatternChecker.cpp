@@ -31,7 +31,10 @@ std::string suggestion(const std::string &word, const std::vector<std::string> &
     return didYouMean(word, nearest);
 }
 
-std::string at(SourcePos pos) { return std::to_string(pos.line) + ":" + std::to_string(pos.column); }
+std::string at(SourcePos pos)
+{
+    return std::to_string(pos.line) + ":" + std::to_string(pos.column);
+}
 
 bool contains(const std::vector<std::string> &names, const std::string &name)
 {
@@ -43,7 +46,8 @@ enum class Place { Match, Where, Replace };
 
 class PatternChecker {
 public:
-    PatternChecker(const PatternFileReadOptions &options) : m_options(options)
+    PatternChecker(const PatternFileReadOptions &options)
+        : m_options(options)
     {
         if (!options.schemas)
             return;
@@ -81,8 +85,8 @@ private:
             if (!fresh)
                 fail(s.pos, "'" + s.target + "' is defined twice in the match (first at " + at(it->second) + ")");
             if (s.value.kind != ExprKind::OpCall)
-                fail(s.value.pos, "a match statement's value must be an op call, found '"
-                                      + writePatternExpr(s.value) + "'");
+                fail(s.value.pos,
+                     "a match statement's value must be an op call, found '" + writePatternExpr(s.value) + "'");
             m_targets.push_back(s.target);
         }
         for (const Statement &s : decl.match)
@@ -122,8 +126,8 @@ private:
             if (!fresh)
                 fail(option.pos, "option '" + option.key + "' is set twice (first at " + at(it->second) + ")");
             if (!isLiteral(option.value))
-                fail(option.value.pos, "option '" + option.key + "' must be a literal, found '"
-                                           + writePatternExpr(option.value) + "'");
+                fail(option.value.pos,
+                     "option '" + option.key + "' must be a literal, found '" + writePatternExpr(option.value) + "'");
         }
     }
 
@@ -157,18 +161,19 @@ private:
             checkExpr(s.value, Place::Replace, false);
             auto [it, fresh] = assigned.emplace(s.target, s.pos);
             if (!fresh)
-                fail(s.pos, "'" + s.target + "' is assigned twice in the replacement (first at " + at(it->second)
-                                + ")");
+                fail(s.pos, "'" + s.target + "' is assigned twice in the replacement (first at " + at(it->second) + ")");
             if (contains(decl.captures, s.target))
-                fail(s.pos, "'" + s.target + "' is an input of the match, not a value it computes: only match "
-                                             "statement targets can be replaced");
+                fail(s.pos, "'" + s.target
+                                + "' is an input of the match, not a value it computes: only match "
+                                  "statement targets can be replaced");
             if (contains(m_targets, s.target))
                 decl.outputs.push_back(s.target);
             m_replaceDefined.push_back(s.target);
         }
         if (decl.outputs.empty())
-            fail(decl.pos, "pattern '" + decl.name + "': the replacement assigns no match value, so nothing "
-                                                     "would be replaced (assign one, e.g. '"
+            fail(decl.pos, "pattern '" + decl.name
+                               + "': the replacement assigns no match value, so nothing "
+                                 "would be replaced (assign one, e.g. '"
                                + decl.match.back().target + " = ...')");
     }
 
@@ -271,8 +276,8 @@ private:
                 std::vector<std::string> overloads;
                 for (const OpSchema *c : candidates)
                     overloads.push_back(c->qualifiedName());
-                fail(op.pos, "unknown overload '" + op.qualifiedName() + "'"
-                                 + suggestion(op.qualifiedName(), overloads));
+                fail(op.pos,
+                     "unknown overload '" + op.qualifiedName() + "'" + suggestion(op.qualifiedName(), overloads));
             }
             candidates = {schema};
         }

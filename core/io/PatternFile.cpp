@@ -10,7 +10,7 @@ namespace patternlang {
 
 const std::vector<std::string> &builtinFunctions()
 {
-    static const std::vector<std::string> names = {"users", "dtype", "rank",  "shape", "numel",
+    static const std::vector<std::string> names = {"users", "dtype",       "rank",  "shape", "numel",
                                                    "len",   "consecutive", "first", "last"};
     return names;
 }

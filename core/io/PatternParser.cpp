@@ -24,9 +24,9 @@ struct SyntaxError {
 class PatternFileParser {
 public:
     PatternFileParser(std::vector<Token> tokens, std::string sourceName)
-        : m_tokens(std::move(tokens)), m_source(std::move(sourceName))
-    {
-    }
+        : m_tokens(std::move(tokens))
+        , m_source(std::move(sourceName))
+    {}
 
     PatternFile parseFile()
     {
@@ -76,7 +76,7 @@ private:
 
     // Runs item() for each item of a `{ ... }` block; items end at a newline
     // or at the closing brace, so one-line blocks work too.
-    template <typename ParseItem>
+    template<typename ParseItem>
     void parseBlock(ParseItem item)
     {
         const Token open = expectPunct("{");
@@ -181,7 +181,8 @@ private:
     static constexpr int kMaxNesting = 200;
     struct NestingGuard {
         PatternFileParser &parser;
-        NestingGuard(PatternFileParser &p, const Token &at) : parser(p)
+        NestingGuard(PatternFileParser &p, const Token &at)
+            : parser(p)
         {
             if (++parser.m_nesting > kMaxNesting)
                 parser.fail(at, "nesting deeper than " + std::to_string(kMaxNesting) + " levels");
@@ -208,7 +209,7 @@ private:
     }
 
     // One left-associative level: operand { op operand }.
-    template <typename Operand>
+    template<typename Operand>
     Expr parseLeftAssociative(Operand operand, std::initializer_list<std::string_view> operators)
     {
         Expr lhs = (this->*operand)();

@@ -6,13 +6,22 @@
 namespace fusebox::patternlang {
 namespace {
 
-bool isNameStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
-bool isNameChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
-bool isDigit(char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }
+bool isNameStart(char c)
+{
+    return std::isalpha(static_cast<unsigned char>(c)) || c == '_';
+}
+bool isNameChar(char c)
+{
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+}
+bool isDigit(char c)
+{
+    return std::isdigit(static_cast<unsigned char>(c)) != 0;
+}
 
 // Longest first, so "..." wins over "." and "==" over "=".
-constexpr std::array kPunctuation = {"...", "::", "==", "!=", "<=", ">=", ".", "(", ")", "[", "]", "{", "}",
-                                     ",", "=", "<", ">", "+", "-", "*", "/", "%", "|"};
+constexpr std::array kPunctuation = {"...", "::", "==", "!=", "<=", ">=", ".", "(", ")", "[", "]", "{",
+                                     "}",   ",",  "=",  "<",  ">",  "+",  "-", "*", "/", "%", "|"};
 
 } // namespace
 
@@ -56,7 +65,10 @@ namespace {
 /// that finds the text malformed returns the Error.
 class PatternLexer {
 public:
-    PatternLexer(std::string_view text, const std::string &sourceName) : m_text(text), m_sourceName(sourceName) {}
+    PatternLexer(std::string_view text, const std::string &sourceName)
+        : m_text(text)
+        , m_sourceName(sourceName)
+    {}
 
     Expected<std::vector<Token>> run()
     {

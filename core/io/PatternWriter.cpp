@@ -135,7 +135,10 @@ void writeStatements(std::string &out, const char *block, const std::vector<Stat
 
 } // namespace
 
-std::string writePatternExpr(const Expr &expr) { return write(expr, Lowest); }
+std::string writePatternExpr(const Expr &expr)
+{
+    return write(expr, Lowest);
+}
 
 std::string writePatternFile(const PatternFile &file)
 {

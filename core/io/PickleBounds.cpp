@@ -9,10 +9,15 @@ namespace {
 /// How an opcode's argument is laid out (Python's pickletools names them).
 enum class OpArg {
     None,
-    Fixed1, Fixed2, Fixed4, Fixed8,
-    Line,      ///< up to a '\n'
-    TwoLines,  ///< GLOBAL, INST: module and name
-    Counted1, Counted4, Counted8, ///< a little-endian length, then that many bytes
+    Fixed1,
+    Fixed2,
+    Fixed4,
+    Fixed8,
+    Line,     ///< up to a '\n'
+    TwoLines, ///< GLOBAL, INST: module and name
+    Counted1,
+    Counted4,
+    Counted8, ///< a little-endian length, then that many bytes
     Unknown,
 };
 
@@ -25,11 +30,40 @@ struct OpInfo {
 OpInfo opInfo(uint8_t op)
 {
     switch (op) {
-    case '(': case '.': case '0': case '1': case '2': case 'N': case 'R': case 'a': case 'b':
-    case 'd': case '}': case 'e': case 'l': case ']': case 'o': case 's': case 't': case ')':
-    case 'u': case 'Q': case 0x81: case 0x85: case 0x86: case 0x87: case 0x88: case 0x89:
-    case 0x8f: case 0x90: case 0x91: case 0x92: case 0x93: case 0x94: case 0x97: case 0x98:
-        return {OpArg::None, "opcode"};
+    case '(':
+    case '.':
+    case '0':
+    case '1':
+    case '2':
+    case 'N':
+    case 'R':
+    case 'a':
+    case 'b':
+    case 'd':
+    case '}':
+    case 'e':
+    case 'l':
+    case ']':
+    case 'o':
+    case 's':
+    case 't':
+    case ')':
+    case 'u':
+    case 'Q':
+    case 0x81:
+    case 0x85:
+    case 0x86:
+    case 0x87:
+    case 0x88:
+    case 0x89:
+    case 0x8f:
+    case 0x90:
+    case 0x91:
+    case 0x92:
+    case 0x93:
+    case 0x94:
+    case 0x97:
+    case 0x98: return {OpArg::None, "opcode"};
     case 'K': return {OpArg::Fixed1, "BININT1"};
     case 'h': return {OpArg::Fixed1, "BINGET"};
     case 'q': return {OpArg::Fixed1, "BINPUT", true};
@@ -94,17 +128,24 @@ std::optional<PickleSizeError> checkPickleSizes(std::string_view pickle)
         std::string_view argument;
         switch (info.arg) {
         case OpArg::Unknown: return std::nullopt;
-        case OpArg::None:
-            break;
-        case OpArg::Fixed1: case OpArg::Fixed2: case OpArg::Fixed4: case OpArg::Fixed8: {
-            const size_t width = info.arg == OpArg::Fixed1 ? 1 : info.arg == OpArg::Fixed2 ? 2 : info.arg == OpArg::Fixed4 ? 4 : 8;
+        case OpArg::None: break;
+        case OpArg::Fixed1:
+        case OpArg::Fixed2:
+        case OpArg::Fixed4:
+        case OpArg::Fixed8: {
+            const size_t width = info.arg == OpArg::Fixed1   ? 1
+                                 : info.arg == OpArg::Fixed2 ? 2
+                                 : info.arg == OpArg::Fixed4 ? 4
+                                                             : 8;
             if (width > left)
-                return fail("is cut off (" + std::to_string(width) + " argument bytes, " + std::to_string(left) + " remain)");
+                return fail("is cut off (" + std::to_string(width) + " argument bytes, " + std::to_string(left)
+                            + " remain)");
             argument = pickle.substr(pos, width);
             pos += width;
             break;
         }
-        case OpArg::Line: case OpArg::TwoLines: {
+        case OpArg::Line:
+        case OpArg::TwoLines: {
             for (int line = info.arg == OpArg::Line ? 1 : 2; line > 0; --line) {
                 const size_t end = pickle.find('\n', pos);
                 if (end == std::string_view::npos)
@@ -115,14 +156,18 @@ std::optional<PickleSizeError> checkPickleSizes(std::string_view pickle)
             }
             break;
         }
-        case OpArg::Counted1: case OpArg::Counted4: case OpArg::Counted8: {
+        case OpArg::Counted1:
+        case OpArg::Counted4:
+        case OpArg::Counted8: {
             const size_t width = info.arg == OpArg::Counted1 ? 1 : info.arg == OpArg::Counted4 ? 4 : 8;
             if (width > left)
-                return fail("is cut off (" + std::to_string(width) + " length bytes, " + std::to_string(left) + " remain)");
+                return fail("is cut off (" + std::to_string(width) + " length bytes, " + std::to_string(left)
+                            + " remain)");
             const uint64_t count = littleEndian(pickle.substr(pos, width));
             pos += width;
             if (count > pickle.size() - pos)
-                return fail("wants " + std::to_string(count) + " bytes, " + std::to_string(pickle.size() - pos) + " remain");
+                return fail("wants " + std::to_string(count) + " bytes, " + std::to_string(pickle.size() - pos)
+                            + " remain");
             pos += count;
             break;
         }

@@ -40,9 +40,10 @@ std::string libzipMessage(int code)
 } // namespace
 
 Pt2Archive::Pt2Archive(std::string path, std::unique_ptr<Handle> handle, std::vector<std::string> entries)
-    : m_path(std::move(path)), m_handle(std::move(handle)), m_entries(std::move(entries))
-{
-}
+    : m_path(std::move(path))
+    , m_handle(std::move(handle))
+    , m_entries(std::move(entries))
+{}
 
 Pt2Archive::Pt2Archive(Pt2Archive &&) noexcept = default;
 Pt2Archive &Pt2Archive::operator=(Pt2Archive &&) noexcept = default;
@@ -81,7 +82,8 @@ Expected<Pt2Archive> Pt2Archive::openBuffer(std::string bytes, const std::string
     zip_t *zip = zip_open_from_source(source, ZIP_RDONLY, &error);
     if (!zip) {
         zip_source_free(source);
-        std::string message = zip_error_code_zip(&error) == ZIP_ER_NOENT ? kDamagedDirectory : zip_error_strerror(&error);
+        std::string message = zip_error_code_zip(&error) == ZIP_ER_NOENT ? kDamagedDirectory
+                                                                         : zip_error_strerror(&error);
         zip_error_fini(&error);
         return Error{name + ": not a readable zip archive (" + message + ")"};
     }

@@ -192,8 +192,8 @@ std::string loadPickled(const torch_pickle::TorchSaveFile &file, const std::stri
 }
 
 /// The payload of one constant, or the reason it cannot be loaded.
-std::string loadOne(const Pt2Archive &archive, const Pt2ModelLocation &at, const PayloadEntry &entry,
-                    const Node &node, std::map<std::string, std::string> &storages, Weight &weight)
+std::string loadOne(const Pt2Archive &archive, const Pt2ModelLocation &at, const PayloadEntry &entry, const Node &node,
+                    std::map<std::string, std::string> &storages, Weight &weight)
 {
     const Cursor meta(entry.meta, "config." + node.weightKey);
     const bool pickled = meta.find("use_pickle") && meta["use_pickle"].boolean();
@@ -231,8 +231,8 @@ std::string loadOne(const Pt2Archive &archive, const Pt2ModelLocation &at, const
     for (const Dim &d : *decoded.meta.shape)
         sizes.push_back(std::get<int64_t>(d));
     weight.meta = TensorMeta{decoded.meta.dtype, decoded.meta.shape, std::nullopt, decoded.meta.device};
-    const std::string reason =
-        gatherStrided(cached->second, decoded.meta.dtype, sizes, decoded.meta.strides, decoded.storageOffset, weight.data);
+    const std::string reason = gatherStrided(cached->second, decoded.meta.dtype, sizes, decoded.meta.strides,
+                                             decoded.storageOffset, weight.data);
     return reason.empty() ? std::string() : entry.dir + pathName + ": " + reason;
 }
 

@@ -44,8 +44,9 @@ Expected<std::string> writeStoredZip(const std::vector<std::pair<std::string, st
         if (index < 0) {
             zip_source_free(source);
             const bool duplicate = zip_error_code_zip(zip_get_error(zip)) == ZIP_ER_EXISTS;
-            return fail(duplicate ? "duplicate entry '" + json_support::oneLine(name) + "'"
-                                  : "cannot add entry '" + json_support::oneLine(name) + "' (" + zip_strerror(zip) + ")");
+            return fail(duplicate
+                            ? "duplicate entry '" + json_support::oneLine(name) + "'"
+                            : "cannot add entry '" + json_support::oneLine(name) + "' (" + zip_strerror(zip) + ")");
         }
         if (zip_set_file_compression(zip, static_cast<zip_uint64_t>(index), ZIP_CM_STORE, 0) < 0)
             return fail(std::string("cannot store an entry (") + zip_strerror(zip) + ")");

@@ -69,7 +69,7 @@ std::string describe(const Ref &value)
     case Kind::Global: return "the global " + printable(value->text);
     case Kind::Object:
         return value->callable && value->callable->kind == Kind::Global ? "a " + printable(value->callable->text)
-                                                                         : "an object";
+                                                                        : "an object";
     case Kind::Storage: return "a storage";
     case Kind::Tensor: return "a tensor";
     }
@@ -278,10 +278,12 @@ Expected<TorchSaveContents> parsePickle(const std::string &bytes)
 
 TorchSaveFile::TorchSaveFile(Pt2Archive archive, std::string root, std::string name, bool bigEndian,
                              TorchSaveContents contents)
-    : m_archive(std::move(archive)), m_root(std::move(root)), m_name(std::move(name)), m_bigEndian(bigEndian),
-      m_contents(std::move(contents))
-{
-}
+    : m_archive(std::move(archive))
+    , m_root(std::move(root))
+    , m_name(std::move(name))
+    , m_bigEndian(bigEndian)
+    , m_contents(std::move(contents))
+{}
 
 Expected<TorchSaveFile> TorchSaveFile::open(std::string bytes, const std::string &name)
 {
@@ -289,7 +291,8 @@ Expected<TorchSaveFile> TorchSaveFile::open(std::string bytes, const std::string
         return Error{name + ": empty (no torch.save data)"};
     if (!bytes.starts_with("PK\x03\x04") && !bytes.starts_with("PK\x05\x06")) {
         if (static_cast<uint8_t>(bytes[0]) == 0x80)
-            return Error{name + ": a torch.save file in the legacy (pre-1.6, not zip) format, which Fusebox does not read"};
+            return Error{name
+                         + ": a torch.save file in the legacy (pre-1.6, not zip) format, which Fusebox does not read"};
         return Error{name + ": not a torch.save zip (no zip signature)"};
     }
     auto archive = Pt2Archive::openBuffer(std::move(bytes), name);
@@ -342,8 +345,8 @@ Expected<Weight> TorchSaveFile::load(const TensorRecord &tensor) const
         cached = m_storages.emplace(record, std::move(bytes).value()).first;
     }
     Weight weight;
-    const std::string reason =
-        gatherStrided(cached->second, tensor.dtype, tensor.sizes, tensor.strides, tensor.storageOffset, weight.data);
+    const std::string reason = gatherStrided(cached->second, tensor.dtype, tensor.sizes, tensor.strides,
+                                             tensor.storageOffset, weight.data);
     if (!reason.empty())
         return Error{record + ": " + reason};
     if (m_bigEndian && elem > 1) {

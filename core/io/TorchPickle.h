@@ -86,7 +86,7 @@ struct StorageReference {
     std::string key;      ///< the record <folder>/<key> holds its bytes
     std::string typeName; ///< "FloatStorage"
     DType dtype = DType::Unknown;
-    int64_t numel = -1;   ///< elements, as the id gives them; -1 when it gives none
+    int64_t numel = -1; ///< elements, as the id gives them; -1 when it gives none
 };
 
 /// Every storage the pickle refers to, in order, after running it whole;

@@ -40,7 +40,11 @@ struct PyObj {
     static inline std::atomic<int64_t> live{0};
 
     PyObj() { ++live; }
-    explicit PyObj(Kind k) : kind(k) { ++live; }
+    explicit PyObj(Kind k)
+        : kind(k)
+    {
+        ++live;
+    }
     PyObj(const PyObj &) = delete;
     PyObj &operator=(const PyObj &) = delete;
 
@@ -95,7 +99,9 @@ struct ParseError {
 /// Runs one pickle. Errors throw ParseError at the opcode being run.
 class Machine {
 public:
-    explicit Machine(const std::string &bytes) : m_bytes(bytes) {}
+    explicit Machine(const std::string &bytes)
+        : m_bytes(bytes)
+    {}
     /// Empties every container still alive: a pickle can put a value inside
     /// itself (APPEND of a list to itself, through DUP or the memo), and such
     /// a cycle of shared pointers was never freed (found by

@@ -21,8 +21,9 @@ Machine::~Machine()
 
 void Machine::push(Ref value)
 {
-    if (value && (value->kind == Kind::Tuple || value->kind == Kind::List || value->kind == Kind::Dict
-                  || value->kind == Kind::Set || value->kind == Kind::Object))
+    if (value
+        && (value->kind == Kind::Tuple || value->kind == Kind::List || value->kind == Kind::Dict
+            || value->kind == Kind::Set || value->kind == Kind::Object))
         m_containers.push_back(value);
     m_stack.push_back(std::move(value));
 }
@@ -46,7 +47,7 @@ Ref Machine::run()
             else
                 pop();
             break;
-        case '1': popMark(); break; // POP_MARK
+        case '1': popMark(); break;   // POP_MARK
         case '2': push(top()); break; // DUP
         case 'N': push(make(Kind::None)); break;
         case 0x88: push(makeBool(true)); break;
@@ -60,15 +61,15 @@ Ref Machine::run()
         case 0x8b: pushLong(littleEndian(4)); break; // LONG4
         case 'F': pushTextFloat(line()); break;
         case 'G': pushBinFloat(); break;
-        case 'S': push(makeStr(Kind::Str, unquote(line()))); break; // STRING
-        case 'T': push(makeStr(Kind::Str, take(littleEndian(4)))); break; // BINSTRING
-        case 'U': push(makeStr(Kind::Str, take(littleEndian(1)))); break; // SHORT_BINSTRING
-        case 'V': push(makeStr(Kind::Str, line())); break; // UNICODE (raw-unicode-escape; escapes kept)
-        case 'X': push(makeStr(Kind::Str, take(littleEndian(4)))); break; // BINUNICODE
+        case 'S': push(makeStr(Kind::Str, unquote(line()))); break;        // STRING
+        case 'T': push(makeStr(Kind::Str, take(littleEndian(4)))); break;  // BINSTRING
+        case 'U': push(makeStr(Kind::Str, take(littleEndian(1)))); break;  // SHORT_BINSTRING
+        case 'V': push(makeStr(Kind::Str, line())); break;                 // UNICODE (raw-unicode-escape; escapes kept)
+        case 'X': push(makeStr(Kind::Str, take(littleEndian(4)))); break;  // BINUNICODE
         case 0x8c: push(makeStr(Kind::Str, take(littleEndian(1)))); break; // SHORT_BINUNICODE
         case 0x8d: push(makeStr(Kind::Str, take(littleEndian(8)))); break; // BINUNICODE8
-        case 'B': push(makeStr(Kind::Bytes, take(littleEndian(4)))); break; // BINBYTES
-        case 'C': push(makeStr(Kind::Bytes, take(littleEndian(1)))); break; // SHORT_BINBYTES
+        case 'B': push(makeStr(Kind::Bytes, take(littleEndian(4)))); break;  // BINBYTES
+        case 'C': push(makeStr(Kind::Bytes, take(littleEndian(1)))); break;  // SHORT_BINBYTES
         case 0x8e: push(makeStr(Kind::Bytes, take(littleEndian(8)))); break; // BINBYTES8
         case 0x96: push(makeStr(Kind::Bytes, take(littleEndian(8)))); break; // BYTEARRAY8
         case ')': push(make(Kind::Tuple)); break;
@@ -102,13 +103,13 @@ Ref Machine::run()
             break;
         }
         case 0x8f: push(make(Kind::Set)); break; // EMPTY_SET
-        case 0x90: { // ADDITEMS
+        case 0x90: {                             // ADDITEMS
             auto items = popMark();
             extend(top(), std::move(items));
             break;
         }
         case 0x91: push(sequence(Kind::Set, popMark())); break; // FROZENSET
-        case 'c': { // GLOBAL
+        case 'c': {                                             // GLOBAL
             std::string module = line();
             std::string name = line();
             push(global(module, name));
@@ -135,7 +136,7 @@ Ref Machine::run()
             break;
         }
         case 0x92: { // NEWOBJ_EX
-            pop(); // kwargs
+            pop();   // kwargs
             Ref args = pop();
             Ref cls = pop();
             push(object(cls, args));
@@ -158,12 +159,12 @@ Ref Machine::run()
         }
         case 'b': pop(); break; // BUILD: the state of tensors, dicts and objects is not needed
         case 'P': push(persistent(makeStr(Kind::Str, line()))); break; // PERSID
-        case 'Q': push(persistent(pop())); break;                     // BINPERSID
-        case 'p': memoPut(parseInt(line())); break;                   // PUT
+        case 'Q': push(persistent(pop())); break;                      // BINPERSID
+        case 'p': memoPut(parseInt(line())); break;                    // PUT
         case 'q': memoPut(static_cast<int64_t>(littleEndian(1))); break;
         case 'r': memoPut(static_cast<int64_t>(littleEndian(4))); break;
         case 0x94: memoPut(static_cast<int64_t>(m_memo.size())); break; // MEMOIZE
-        case 'g': memoGet(parseInt(line())); break;                      // GET
+        case 'g': memoGet(parseInt(line())); break;                     // GET
         case 'h': memoGet(static_cast<int64_t>(littleEndian(1))); break;
         case 'j': memoGet(static_cast<int64_t>(littleEndian(4))); break;
         default: {

@@ -82,7 +82,8 @@ std::string exceptionLine(std::string_view traceback)
     size_t start = 0;
     while (start < traceback.size()) {
         size_t end = traceback.find('\n', start);
-        std::string_view line = traceback.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
+        std::string_view line = traceback.substr(start,
+                                                 end == std::string_view::npos ? std::string_view::npos : end - start);
         const bool hint = line.starts_with("Set TORCH") || line.starts_with("You can suppress")
                           || line.starts_with("For even more") || line.starts_with("Traceback")
                           || line.starts_with("The above exception") || line.starts_with("from user code");
@@ -115,7 +116,9 @@ std::string firstLineCapped(std::string_view text, size_t limit = 300)
 /// Builds a TraceLog from the envelopes of one file after another.
 class Indexer {
 public:
-    explicit Indexer(TraceLog &log) : m_log(log) {}
+    explicit Indexer(TraceLog &log)
+        : m_log(log)
+    {}
 
     /// Streams file `fileIndex`; false when cancelled.
     Expected<bool> read(int fileIndex, uint64_t doneBefore, uint64_t total, const TraceProgress &progress);
@@ -129,13 +132,14 @@ private:
         std::string captured;
     };
 
-    void onEnvelope(std::string_view jsonText, int line, uint64_t nextOffset, int fileIndex, const std::string &fileName);
+    void onEnvelope(std::string_view jsonText, int line, uint64_t nextOffset, int fileIndex,
+                    const std::string &fileName);
     void onMetrics(const json &body, TraceCompile *compile, std::optional<int> rank);
     void onDescribeTensor(const json &body, TraceCompile &compile);
     void onDescribeSource(const json &body, TraceCompile &compile);
     void onDynamoStart(const json &body, TraceCompile &compile);
-    void startPayload(const json &envelope, const std::string &kind, const std::string &encoding,
-                      TraceCompile *compile, int line, uint64_t nextOffset, int fileIndex);
+    void startPayload(const json &envelope, const std::string &kind, const std::string &encoding, TraceCompile *compile,
+                      int line, uint64_t nextOffset, int fileIndex);
     void closePayload(uint64_t end);
     void finishCaptured(Pending &pending);
     TraceCompile *compileFor(const json &envelope, std::optional<int> rank, bool starts);
@@ -228,7 +232,10 @@ void Indexer::closePayload(uint64_t end)
 }
 
 /// "file:line: " for the warnings of line `line` of `fileName`.
-std::string at(const std::string &fileName, int line) { return fileName + ":" + std::to_string(line) + ": "; }
+std::string at(const std::string &fileName, int line)
+{
+    return fileName + ":" + std::to_string(line) + ": ";
+}
 
 std::string traceStringField(const json &object, const char *field)
 {
@@ -250,7 +257,8 @@ void Indexer::onMetrics(const json &body, TraceCompile *compile, std::optional<i
             where += ":" + std::to_string(*lineNo);
         compile->frame = name + (where.empty() ? "" : " (" + where + ")");
     }
-    const std::string failType = traceStringField(body, "fail_type"), failReason = traceStringField(body, "fail_reason");
+    const std::string failType = traceStringField(body, "fail_type"),
+                      failReason = traceStringField(body, "fail_reason");
     if (!failType.empty() || !failReason.empty())
         compile->failure = oneLineText(failType + (failType.empty() || failReason.empty() ? "" : ": ") + failReason);
 }
@@ -307,8 +315,9 @@ void Indexer::startPayload(const json &envelope, const std::string &kind, const 
     pending.payload.md5 = traceStringField(envelope, "has_payload");
     pending.capture = isCapturedKind(kind);
     if (compile)
-        pending.payload.occurrence = static_cast<int>(std::count_if(
-            compile->payloads.begin(), compile->payloads.end(), [&](const TracePayload &p) { return p.kind == kind; }));
+        pending.payload.occurrence = static_cast<int>(
+            std::count_if(compile->payloads.begin(), compile->payloads.end(),
+                          [&](const TracePayload &p) { return p.kind == kind; }));
     m_pending = std::move(pending);
 }
 
@@ -359,7 +368,8 @@ void Indexer::onEnvelope(std::string_view jsonText, int line, uint64_t nextOffse
     if (key == "artifact" && body.is_object() && !traceStringField(body, "name").empty()) {
         kind = traceStringField(body, "name");
         encoding = traceStringField(body, "encoding");
-        if (compile && (kind.ends_with("_cache_hit") || kind.ends_with("_cache_miss") || kind.ends_with("_cache_bypass")))
+        if (compile
+            && (kind.ends_with("_cache_hit") || kind.ends_with("_cache_miss") || kind.ends_with("_cache_bypass")))
             compile->cacheEvents.push_back(kind);
     }
     if (envelope.contains("has_payload"))
@@ -509,9 +519,10 @@ bool TraceCompile::fxGraphCacheHit() const
 
 bool TraceCompile::ranNoPreGradPasses() const
 {
-    return fxGraphCacheHit() && logsPreGradStages && std::none_of(payloads.begin(), payloads.end(), [](const TracePayload &p) {
-               return p.kind == "before_pre_grad_graph" || p.kind == "after_pre_grad_graph";
-           });
+    return fxGraphCacheHit() && logsPreGradStages
+           && std::none_of(payloads.begin(), payloads.end(), [](const TracePayload &p) {
+                  return p.kind == "before_pre_grad_graph" || p.kind == "after_pre_grad_graph";
+              });
 }
 
 std::vector<const TracePayload *> TraceCompile::graphs() const
@@ -561,8 +572,8 @@ std::vector<TraceLog::GraphRef> TraceLog::graphs() const
 bool isTraceGraphKind(std::string_view kind)
 {
     static constexpr std::string_view envelopeGraphs[] = {
-        "dynamo_output_graph",     "aot_forward_graph",        "aot_backward_graph",
-        "aot_inference_graph",     "aot_joint_graph",          "inductor_pre_grad_graph",
+        "dynamo_output_graph",      "aot_forward_graph",       "aot_backward_graph",
+        "aot_inference_graph",      "aot_joint_graph",         "inductor_pre_grad_graph",
         "inductor_post_grad_graph", "compiled_autograd_graph", "optimize_ddp_split_child",
     };
     if (std::find(std::begin(envelopeGraphs), std::end(envelopeGraphs), kind) != std::end(envelopeGraphs))
@@ -642,7 +653,8 @@ Expected<TraceLog> indexTorchTrace(const std::string &path, const TraceProgress 
     return log;
 }
 
-Expected<std::string> readTracePayload(const TraceLog &log, const TracePayload &payload, std::vector<std::string> *warnings)
+Expected<std::string> readTracePayload(const TraceLog &log, const TracePayload &payload,
+                                       std::vector<std::string> *warnings)
 {
     if (payload.file < 0 || static_cast<size_t>(payload.file) >= log.files.size())
         return Error{log.path + ": no such file in the log"};

@@ -64,7 +64,9 @@ size_t applyDescribedTensors(Graph &graph, const TraceCompile &compile)
                 continue;
             std::vector<Dim> shape;
             for (const std::string &size : record.size) {
-                if (!size.empty() && std::all_of(size.begin(), size.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
+                if (!size.empty() && std::all_of(size.begin(), size.end(), [](char c) {
+                        return std::isdigit(static_cast<unsigned char>(c));
+                    }))
                     shape.emplace_back(static_cast<int64_t>(std::stoll(size)));
                 else
                     shape.emplace_back(size); // symbolic, kept by name
@@ -81,8 +83,14 @@ size_t applyDescribedTensors(Graph &graph, const TraceCompile &compile)
     return given;
 }
 
-bool isIdentifierStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
-bool isIdentifierChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+bool isIdentifierStart(char c)
+{
+    return std::isalpha(static_cast<unsigned char>(c)) || c == '_';
+}
+bool isIdentifierChar(char c)
+{
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+}
 
 /// The identifiers of a statement's text outside string literals.
 std::vector<std::string_view> identifiersIn(std::string_view text)
@@ -282,8 +290,9 @@ Expected<LoadedModel> readTraceGraph(const TraceLog &log, const TraceLog::GraphR
             auto again = readFxText(*sorted, fx);
             if (again) {
                 again->warnings.insert(again->warnings.begin(),
-                                       address + ": Inductor logged this graph before sorting it (a value is used "
-                                                 "above the line that makes it); read in dependency order");
+                                       address
+                                           + ": Inductor logged this graph before sorting it (a value is used "
+                                             "above the line that makes it); read in dependency order");
                 model = std::move(again);
             }
         }

@@ -8,7 +8,10 @@
 namespace fusebox {
 namespace {
 
-bool isDigit(char c) { return c >= '0' && c <= '9'; }
+bool isDigit(char c)
+{
+    return c >= '0' && c <= '9';
+}
 
 /// Advances over `count` digits; false when fewer are there.
 bool digits(std::string_view line, size_t &at, size_t count)

@@ -22,7 +22,9 @@ std::optional<std::string_view> envelopeJson(std::string_view line);
 /// the byte offset where it starts.
 class TraceLineReader {
 public:
-    explicit TraceLineReader(std::istream &in) : m_in(in) {}
+    explicit TraceLineReader(std::istream &in)
+        : m_in(in)
+    {}
 
     /// The next line; false at the end of the stream. `endsMidLine` is set
     /// when the last line had no '\n' (a log cut short).

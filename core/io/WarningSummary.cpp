@@ -6,7 +6,10 @@
 namespace fusebox {
 namespace {
 
-bool isAsciiDigit(char c) { return c >= '0' && c <= '9'; }
+bool isAsciiDigit(char c)
+{
+    return c >= '0' && c <= '9';
+}
 
 /// The count of a summary warning ("12 × kind: items") and where its kind ends; 0 when it is none.
 size_t summaryCount(std::string_view message, std::string_view &kind)

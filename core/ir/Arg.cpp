@@ -76,10 +76,7 @@ std::string Arg::toString(const std::function<std::string(NodeId)> &nodeName) co
         const std::function<std::string(NodeId)> &nodeName;
         std::string operator()(NoneArg) const { return "None"; }
         std::string operator()(EllipsisArg) const { return "Ellipsis"; }
-        std::string operator()(NodeId id) const
-        {
-            return nodeName ? nodeName(id) : "%" + std::to_string(id.value);
-        }
+        std::string operator()(NodeId id) const { return nodeName ? nodeName(id) : "%" + std::to_string(id.value); }
         std::string operator()(bool b) const { return b ? "True" : "False"; }
         std::string operator()(int64_t i) const { return std::to_string(i); }
         std::string operator()(double d) const { return formatDouble(d); }

@@ -48,18 +48,42 @@ struct Arg {
     Value value;
 
     Arg() = default;
-    Arg(NoneArg v) : value(v) {}
-    Arg(EllipsisArg v) : value(v) {}
-    Arg(NodeId v) : value(v) {}
-    Arg(bool v) : value(v) {}
-    Arg(int v) : value(int64_t(v)) {}
-    Arg(int64_t v) : value(v) {}
-    Arg(double v) : value(v) {}
-    Arg(std::string v) : value(std::move(v)) {}
-    Arg(const char *v) : value(std::string(v)) {}
-    Arg(DType v) : value(v) {}
-    Arg(Device v) : value(std::move(v)) {}
-    Arg(ArgList v) : value(std::move(v)) {}
+    Arg(NoneArg v)
+        : value(v)
+    {}
+    Arg(EllipsisArg v)
+        : value(v)
+    {}
+    Arg(NodeId v)
+        : value(v)
+    {}
+    Arg(bool v)
+        : value(v)
+    {}
+    Arg(int v)
+        : value(int64_t(v))
+    {}
+    Arg(int64_t v)
+        : value(v)
+    {}
+    Arg(double v)
+        : value(v)
+    {}
+    Arg(std::string v)
+        : value(std::move(v))
+    {}
+    Arg(const char *v)
+        : value(std::string(v))
+    {}
+    Arg(DType v)
+        : value(v)
+    {}
+    Arg(Device v)
+        : value(std::move(v))
+    {}
+    Arg(ArgList v)
+        : value(std::move(v))
+    {}
 
     /// A list literal of the given items.
     static Arg list(std::vector<Arg> items, ArgList::Kind kind = ArgList::Kind::List);

@@ -43,9 +43,18 @@ const DTypeNames &namesOf(DType dtype)
 
 } // namespace
 
-std::string_view shortName(DType dtype) { return namesOf(dtype).shortName; }
-std::string_view torchName(DType dtype) { return namesOf(dtype).torchName; }
-int elementSize(DType dtype) { return namesOf(dtype).size; }
+std::string_view shortName(DType dtype)
+{
+    return namesOf(dtype).shortName;
+}
+std::string_view torchName(DType dtype)
+{
+    return namesOf(dtype).torchName;
+}
+int elementSize(DType dtype)
+{
+    return namesOf(dtype).size;
+}
 
 std::optional<DType> parseDType(std::string_view text)
 {

@@ -16,11 +16,15 @@ struct Error {
 /// A value or an Error (std::expected is C++23; GCC 12's C++20 mode lacks it).
 /// Contract: exactly one of value()/error() is valid, as told by hasValue().
 /// [[nodiscard]]: a dropped Expected is a dropped error.
-template <typename T>
+template<typename T>
 class [[nodiscard]] Expected {
 public:
-    Expected(T value) : m_state(std::move(value)) {}
-    Expected(Error error) : m_state(std::move(error)) {}
+    Expected(T value)
+        : m_state(std::move(value))
+    {}
+    Expected(Error error)
+        : m_state(std::move(error))
+    {}
 
     bool hasValue() const { return m_state.index() == 0; }
     explicit operator bool() const { return hasValue(); }
@@ -44,7 +48,9 @@ private:
 class [[nodiscard]] Status {
 public:
     Status() = default;
-    Status(Error error) : m_error(std::move(error)) {}
+    Status(Error error)
+        : m_error(std::move(error))
+    {}
     static Status ok() { return {}; }
 
     bool isOk() const { return !m_error.has_value(); }

@@ -115,7 +115,10 @@ const Graph::Slot *Graph::slot(NodeId id) const
     return const_cast<Graph *>(this)->slot(id);
 }
 
-bool Graph::contains(NodeId id) const { return slot(id) != nullptr; }
+bool Graph::contains(NodeId id) const
+{
+    return slot(id) != nullptr;
+}
 
 Node *Graph::mutableNode(NodeId id)
 {
@@ -271,8 +274,7 @@ NodeId Graph::addConstant(std::string name, std::string weightKey, TensorMeta me
     return id;
 }
 
-NodeId Graph::addOp(std::string op, std::vector<Arg> args, std::vector<NamedArg> kwargs,
-                    std::string name, NodeId before)
+NodeId Graph::addOp(std::string op, std::vector<Arg> args, std::vector<NamedArg> kwargs, std::string name, NodeId before)
 {
     if (name.empty())
         name = baseNameForOp(op);

@@ -93,7 +93,7 @@ public:
     size_t useCount(NodeId id) const;
     /// Calls fn(user) once per use of id (a node reading it twice is called
     /// twice), without allocating.
-    template <typename Fn>
+    template<typename Fn>
     void forEachUse(NodeId id, Fn &&fn) const
     {
         if (const Slot *s = slot(id))
@@ -103,7 +103,7 @@ public:
     /// Calls fn(input) once per node reference in id's arguments (args then
     /// kwargs, as Node::forEachInput), from an index kept beside the users
     /// index: walks over many nodes (sorting, searches) stay in one array.
-    template <typename Fn>
+    template<typename Fn>
     void forEachInput(NodeId id, Fn &&fn) const
     {
         if (const Slot *s = slot(id))
@@ -134,8 +134,8 @@ private:
     NodeId addConstant(std::string name, std::string weightKey, TensorMeta meta = {});
     /// Inserts an op call before `before` (appends when invalid). The name is
     /// derived from the op when empty ("aten::linear" -> "linear_4").
-    NodeId addOp(std::string op, std::vector<Arg> args, std::vector<NamedArg> kwargs = {},
-                 std::string name = {}, NodeId before = {});
+    NodeId addOp(std::string op, std::vector<Arg> args, std::vector<NamedArg> kwargs = {}, std::string name = {},
+                 NodeId before = {});
     /// Creates the output node, or replaces its values when it exists.
     NodeId setOutputs(std::vector<Arg> values);
 
@@ -173,10 +173,9 @@ private:
     Node *mutableNode(NodeId id);
     WeightStore &mutableWeights() { return m_weights; }
 
-
     struct Slot {
         std::unique_ptr<Node> node;
-        std::vector<NodeId> users; // one entry per use
+        std::vector<NodeId> users;  // one entry per use
         std::vector<NodeId> inputs; // the node's own references, in arg order
         /// Op nodes: the op-index bucket holding this node, and where in it.
         uint32_t opBucket = kNoBucket;

@@ -19,7 +19,9 @@ namespace fusebox {
 /// before anyone else sees the graph.
 class GraphBuilder {
 public:
-    explicit GraphBuilder(Graph &graph) : m_graph(graph) {}
+    explicit GraphBuilder(Graph &graph)
+        : m_graph(graph)
+    {}
 
     const Graph &graph() const { return m_graph; }
 

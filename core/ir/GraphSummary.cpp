@@ -14,7 +14,10 @@ GraphSummary summarize(const Graph &graph)
         switch (n.kind()) {
         case NodeKind::Input: ++s.inputs; break;
         case NodeKind::Constant: ++s.constants; break;
-        case NodeKind::Op: ++s.ops; ++s.opCounts[n.op]; break;
+        case NodeKind::Op:
+            ++s.ops;
+            ++s.opCounts[n.op];
+            break;
         case NodeKind::Output: break;
         }
     }

@@ -44,7 +44,7 @@ std::optional<std::string> liftedModulePath(std::string_view name)
         }
     }
     if (cut == std::string_view::npos || cut + keyword >= rest.size())
-        return std::nullopt; // no keyword, or no attribute name after it
+        return std::nullopt;                                           // no keyword, or no attribute name after it
     std::string_view modules = rest.substr(0, cut == 0 ? 0 : cut - 1); // "modules_a_modules_0"
     if (modules.empty())
         return std::string();
@@ -70,7 +70,10 @@ bool isLiftedParameter(const Node &node)
     return node.kind() == NodeKind::Input && liftedModulePath(node.name).has_value();
 }
 
-bool isWeight(const Node &node) { return node.kind() == NodeKind::Constant || isLiftedParameter(node); }
+bool isWeight(const Node &node)
+{
+    return node.kind() == NodeKind::Constant || isLiftedParameter(node);
+}
 
 std::vector<std::string> derivedModuleScopes(const Graph &graph)
 {

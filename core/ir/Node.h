@@ -91,7 +91,7 @@ public:
     std::vector<NodeId> inputNodes() const;
     /// Calls fn(NodeId) for every node this node reads, as inputNodes() lists
     /// them, without allocating (for hot loops over large graphs).
-    template <typename Fn>
+    template<typename Fn>
     void forEachInput(Fn &&fn) const
     {
         for (const Arg &a : m_args)
@@ -127,7 +127,7 @@ public:
     std::string qualifiedOp() const { return overload.empty() ? op : op + "." + overload; }
 
 private:
-    template <typename Fn>
+    template<typename Fn>
     static void visitRefs(const Arg &a, Fn &fn)
     {
         if (const auto *id = std::get_if<NodeId>(&a.value))

@@ -20,7 +20,7 @@ struct NodeId {
 
 } // namespace fusebox
 
-template <>
+template<>
 struct std::hash<fusebox::NodeId> {
     size_t operator()(fusebox::NodeId id) const noexcept { return std::hash<uint32_t>()(id.value); }
 };

@@ -19,7 +19,7 @@ namespace fusebox {
 /// caller merges afterwards, which keeps the outcome independent of timing.
 /// The first exception an item throws is rethrown here after every thread
 /// has stopped; items not yet started are then skipped.
-template <typename Fn>
+template<typename Fn>
 void parallelFor(size_t count, unsigned threads, Fn &&fn)
 {
     if (threads == 0)

@@ -29,7 +29,10 @@ inline std::optional<int64_t> intOf(const Dim &d)
     return std::nullopt;
 }
 
-inline int rankOf(const TensorMeta &m) { return m.rank(); }
+inline int rankOf(const TensorMeta &m)
+{
+    return m.rank();
+}
 
 inline std::optional<int64_t> wrapDim(int64_t dim, int rank)
 {
@@ -55,9 +58,11 @@ inline bool isFloating(DType d)
 /// The node's call, read by schema position or keyword.
 class Call {
 public:
-    Call(const Graph &graph, const Node &node, const Lookup &valueOf) : m_graph(graph), m_node(node), m_valueOf(valueOf)
-    {
-    }
+    Call(const Graph &graph, const Node &node, const Lookup &valueOf)
+        : m_graph(graph)
+        , m_node(node)
+        , m_valueOf(valueOf)
+    {}
 
     const Arg *arg(size_t index, std::string_view name) const
     {
@@ -262,7 +267,6 @@ inline std::optional<int64_t> product(const Dims &dims)
 }
 
 // --- rule families --------------------------------------------------------
-
 
 // --- the rule families (ShapeRulesPointwise.cpp, ShapeRulesCompute.cpp,
 // ShapeRulesLayout.cpp) ---------------------------------------------------

@@ -12,12 +12,27 @@ namespace {
 /// the shapes, and they are not counted as values of their own.
 bool returnsList(std::string_view op)
 {
-    for (std::string_view list : {"aten::split", "aten::split_with_sizes", "aten::chunk", "aten::unbind",
-                                  "aten::tensor_split", "aten::unsafe_split", "aten::native_layer_norm",
-                                  "aten::native_batch_norm", "aten::topk", "aten::sort", "aten::max_pool2d_with_indices",
-                                  "aten::_native_batch_norm_legit_functional", "aten::var_mean", "aten::std_mean",
-                                  "aten::aminmax", "aten::lstm", "aten::gru", "aten::meshgrid", "aten::broadcast_tensors",
-                                  "aten::multi_head_attention_forward", "torch.nn.functional.multi_head_attention_forward"})
+    for (std::string_view list : {"aten::split",
+                                  "aten::split_with_sizes",
+                                  "aten::chunk",
+                                  "aten::unbind",
+                                  "aten::tensor_split",
+                                  "aten::unsafe_split",
+                                  "aten::native_layer_norm",
+                                  "aten::native_batch_norm",
+                                  "aten::topk",
+                                  "aten::sort",
+                                  "aten::max_pool2d_with_indices",
+                                  "aten::_native_batch_norm_legit_functional",
+                                  "aten::var_mean",
+                                  "aten::std_mean",
+                                  "aten::aminmax",
+                                  "aten::lstm",
+                                  "aten::gru",
+                                  "aten::meshgrid",
+                                  "aten::broadcast_tensors",
+                                  "aten::multi_head_attention_forward",
+                                  "torch.nn.functional.multi_head_attention_forward"})
         if (op == list)
             return true;
     return false;

@@ -486,7 +486,8 @@ Value tensorIndex(const Call &c)
                 return {};
             out.push_back(*length);
             ++at;
-        } else if (const auto *list = item.items(); list && !advanced
+        } else if (const auto *list = item.items();
+                   list && !advanced
                    && std::all_of(list->begin(), list->end(), [](const Arg &a) { return a.asInt().has_value(); })) {
             // One list of ints (x[..., [-2], :]): advanced indexing that keeps
             // the dimension with the list's length.

@@ -130,5 +130,4 @@ Value scalarArithmetic(const Call &c, std::string_view op)
     return {};
 }
 
-
 } // namespace fusebox::shapes

@@ -39,7 +39,9 @@ std::vector<std::string> closestMatches(std::string_view word, const std::vector
     // Closest first; among equals, the word with a doubled letter typed once
     // ("reluu" -> "relu"), then a candidate of the word's length (a
     // substitution or a swap), then one that adds or drops letters.
-    auto lengthGap = [&](const std::string &c) { return c.size() > word.size() ? c.size() - word.size() : word.size() - c.size(); };
+    auto lengthGap = [&](const std::string &c) {
+        return c.size() > word.size() ? c.size() - word.size() : word.size() - c.size();
+    };
     auto undoubles = [&](const std::string &c) {
         for (size_t i = 1; i < word.size(); ++i)
             if (word[i] == word[i - 1] && c.size() + 1 == word.size() && c.compare(0, i, word, 0, i) == 0

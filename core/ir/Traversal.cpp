@@ -116,7 +116,7 @@ std::vector<NodeId> stableTopologicalOrder(const Graph &graph)
 
 namespace {
 
-template <typename Next>
+template<typename Next>
 std::vector<NodeId> reach(const Graph &graph, NodeId from, Next next)
 {
     std::vector<char> seen(graph.idBound(), 0);

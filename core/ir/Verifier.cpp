@@ -29,8 +29,8 @@ std::vector<VerifierIssue> verify(const Graph &graph)
         int argIndex = 0;
         for (NodeId in : n.inputNodes()) {
             if (!graph.contains(in))
-                report(id, "argument " + std::to_string(argIndex) + " refers to node #"
-                               + std::to_string(in.value) + ", which is not in the graph");
+                report(id, "argument " + std::to_string(argIndex) + " refers to node #" + std::to_string(in.value)
+                               + ", which is not in the graph");
             else if (!defined[in.value])
                 report(id, "reads %" + graph.node(in)->name + " before it is defined");
             ++argIndex;
@@ -50,10 +50,8 @@ std::vector<VerifierIssue> verify(const Graph &graph)
             if (n.op.empty())
                 report(id, "an op node has no op name");
             ++opNodes;
-            if (n.op == ops::kGetItem
-                && (n.args().size() != 2 || !n.args()[0].isNode() || !n.args()[1].asInt()))
-                report(id, "getitem needs (node, int) arguments, has "
-                               + std::to_string(n.args().size()));
+            if (n.op == ops::kGetItem && (n.args().size() != 2 || !n.args()[0].isNode() || !n.args()[1].asInt()))
+                report(id, "getitem needs (node, int) arguments, has " + std::to_string(n.args().size()));
             break;
         case NodeKind::Output:
             if (id != graph.output())
@@ -74,8 +72,9 @@ std::vector<VerifierIssue> verify(const Graph &graph)
                                           + " (an op was assigned without Graph::setOp)"});
         }
     if (indexed != opNodes)
-        issues.push_back({{}, "graph: the op index holds " + std::to_string(indexed) + " nodes for "
-                                  + std::to_string(opNodes) + " op nodes"});
+        issues.push_back({{},
+                          "graph: the op index holds " + std::to_string(indexed) + " nodes for "
+                              + std::to_string(opNodes) + " op nodes"});
 
     if (!graph.output().isValid())
         issues.push_back({{}, "graph: has no output node"});

@@ -35,7 +35,10 @@ int collectMessage(char *message)
 }
 
 // cgraph's API takes char* for strings it only reads (and copies).
-char *cstr(const char *text) { return const_cast<char *>(text); }
+char *cstr(const char *text)
+{
+    return const_cast<char *>(text);
+}
 
 std::string inches(double points)
 {
@@ -67,7 +70,9 @@ GVC_t *sharedContext()
 // (gvFreeLayout before agclose, as Graphviz requires).
 class GraphvizSession {
 public:
-    GraphvizSession() : m_context(sharedContext()) {}
+    GraphvizSession()
+        : m_context(sharedContext())
+    {}
     ~GraphvizSession()
     {
         if (m_graph) {
@@ -108,16 +113,15 @@ Expected<bool> validate(const LayoutInput &input)
             return Error{"layout: duplicate node key " + std::to_string(n.key) + " (nodes "
                          + std::to_string(seen[n.key]) + " and " + std::to_string(i) + ")"};
         if (!std::isfinite(n.width) || !std::isfinite(n.height) || n.width < 0 || n.height < 0)
-            return Error{"layout: node key " + std::to_string(n.key) + " has an invalid size "
-                         + std::to_string(n.width) + " x " + std::to_string(n.height)};
+            return Error{"layout: node key " + std::to_string(n.key) + " has an invalid size " + std::to_string(n.width)
+                         + " x " + std::to_string(n.height)};
     }
     for (size_t i = 0; i < input.edges.size(); ++i) {
         const LayoutEdge &e = input.edges[i];
         for (uint64_t key : {e.from, e.to})
             if (!seen.count(key))
-                return Error{"layout: edge " + std::to_string(i) + " (" + std::to_string(e.from)
-                             + " -> " + std::to_string(e.to) + ") names unknown node key "
-                             + std::to_string(key)};
+                return Error{"layout: edge " + std::to_string(i) + " (" + std::to_string(e.from) + " -> "
+                             + std::to_string(e.to) + ") names unknown node key " + std::to_string(key)};
     }
     return true;
 }
@@ -199,7 +203,10 @@ std::string networkSimplexLimit(const LayoutInput &input)
 
 } // namespace
 
-double estimatedLayoutSize(const LayoutInput &input) { return auxiliarySize(input); }
+double estimatedLayoutSize(const LayoutInput &input)
+{
+    return auxiliarySize(input);
+}
 
 namespace {
 

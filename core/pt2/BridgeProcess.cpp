@@ -73,10 +73,12 @@ std::string describeStatus(int status)
 
 } // namespace
 
-BridgeProcess::BridgeProcess(PythonCommand command) : m_command(std::move(command)), m_readBuffer(1 << 16) {}
+BridgeProcess::BridgeProcess(PythonCommand command)
+    : m_command(std::move(command))
+    , m_readBuffer(1 << 16)
+{}
 
-Expected<std::unique_ptr<BridgeProcess>> BridgeProcess::start(const PythonCommand &command,
-                                                              const std::string &pythonDir)
+Expected<std::unique_ptr<BridgeProcess>> BridgeProcess::start(const PythonCommand &command, const std::string &pythonDir)
 {
     auto sources = readBridgeSources(pythonDir);
     if (!sources)
@@ -150,8 +152,9 @@ Expected<json> BridgeProcess::request(const std::string &op, const json &args, c
     m_pending += '\n';
 
     const auto started = Clock::now();
-    const auto deadline = started + std::chrono::duration_cast<Clock::duration>(
-                                        std::chrono::duration<double>(std::max(0.0, control.timeoutSeconds)));
+    const auto deadline = started
+                          + std::chrono::duration_cast<Clock::duration>(
+                              std::chrono::duration<double>(std::max(0.0, control.timeoutSeconds)));
     for (;;) {
         // Lines already read first: a result that arrived is a result.
         size_t newline;
@@ -322,7 +325,8 @@ void BridgeProcess::appendStderr(const char *data, size_t size)
 
 bool BridgeProcess::waitForExit(double seconds)
 {
-    const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+    const auto deadline = Clock::now()
+                          + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
     for (;;) {
         siginfo_t info{};
         if (::waitid(P_PID, static_cast<id_t>(m_pid), &info, WEXITED | WNOHANG | WNOWAIT) != 0 || info.si_pid != 0)
@@ -335,8 +339,7 @@ bool BridgeProcess::waitForExit(double seconds)
             ::poll(fds, 2, 10);
             if (m_stderr >= 0 && fds[1].revents)
                 readStderr();
-            if (m_stdout >= 0 && fds[0].revents
-                && ::read(m_stdout, m_readBuffer.data(), m_readBuffer.size()) == 0) {
+            if (m_stdout >= 0 && fds[0].revents && ::read(m_stdout, m_readBuffer.data(), m_readBuffer.size()) == 0) {
                 ::close(m_stdout);
                 m_stdout = -1;
             }

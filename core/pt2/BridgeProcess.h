@@ -95,16 +95,16 @@ private:
     int m_stdin = -1;
     int m_stdout = -1;
     int m_stderr = -1;
-    std::string m_pending;       // bytes not yet written to stdin
+    std::string m_pending; // bytes not yet written to stdin
     size_t m_pendingOffset = 0;
-    std::string m_stdoutBuffer;  // bytes read from stdout, not yet handled
-    size_t m_scanned = 0;        // m_stdoutBuffer[0, m_scanned) holds no '\n'
+    std::string m_stdoutBuffer; // bytes read from stdout, not yet handled
+    size_t m_scanned = 0;       // m_stdoutBuffer[0, m_scanned) holds no '\n'
     std::vector<char> m_readBuffer;
     std::string m_deathReason;
     int64_t m_nextId = 1;
     std::mutex m_requestMutex;
     mutable std::mutex m_stderrMutex;
-    std::string m_stderrLine;  // the unfinished last line
+    std::string m_stderrLine; // the unfinished last line
     std::string m_stderrTail;
 };
 

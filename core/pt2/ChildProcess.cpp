@@ -117,7 +117,8 @@ Expected<std::string> runToEnd(const std::vector<std::string> &argv, int timeout
     pollfd fds[2] = {{child->stdoutFd, POLLIN, 0}, {child->stderrFd, POLLIN, 0}};
     int open = 2;
     while (open > 0) {
-        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline
+                                                                                - std::chrono::steady_clock::now());
         if (left.count() <= 0) {
             timedOut = true;
             break;

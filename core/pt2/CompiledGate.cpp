@@ -5,7 +5,10 @@
 namespace fusebox::pt2 {
 
 CompiledGate::CompiledGate(Pt2Bridge &bridge, const Graph &start, LatencyOptions options, double tolerance)
-    : m_bridge(bridge), m_kept(start.clone()), m_options(std::move(options)), m_tolerance(tolerance)
+    : m_bridge(bridge)
+    , m_kept(start.clone())
+    , m_options(std::move(options))
+    , m_tolerance(tolerance)
 {
     m_options.compiled = true;
 }

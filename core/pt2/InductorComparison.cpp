@@ -44,8 +44,7 @@ Expected<InductorComparison> compareWithInductor(Pt2Bridge &bridge, const Graph 
 }
 
 std::vector<CountDifference> countDifferences(const std::map<std::string, int64_t> &fuseboxCounts,
-                                              const Counters &inductorCounters,
-                                              const std::set<std::string> &passesRun)
+                                              const Counters &inductorCounters, const std::set<std::string> &passesRun)
 {
     std::vector<CountDifference> differences;
     for (const auto &[counter, theirs] : inductorCounters) {

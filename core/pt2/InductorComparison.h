@@ -51,8 +51,7 @@ struct CountDifference {
 /// missing = 0) beside Inductor's. Passes Inductor counts under other names
 /// (split_cat_pass's scmerge_* counters) are not compared. Sorted by pass.
 std::vector<CountDifference> countDifferences(const std::map<std::string, int64_t> &fuseboxCounts,
-                                              const Counters &inductorCounters,
-                                              const std::set<std::string> &passesRun);
+                                              const Counters &inductorCounters, const std::set<std::string> &passesRun);
 
 /// firstStructuralDifference(a, b) after canonicaliseCalls and
 /// forgetListMetadata on copies: Fusebox's rewrites pass every argument

@@ -89,10 +89,9 @@ std::string LatencyComparison::compiledSummary() const
     return "compiled: before " + formatMilliseconds(c.before.medianMs) + ", after "
            + formatMilliseconds(c.after.medianMs) + " (median of " + std::to_string(c.before.iterations)
            + ", torch.compile, Inductor CPU" + (c.freezing ? ", freezing" : "")
-           + (c.isa.empty() ? ", scalar kernels" : "") + "): "
-           + ratioText(c.speedup()) + "; kernels " + std::to_string(c.beforeStats.kernels) + " -> "
-           + std::to_string(c.afterStats.kernels) + ", extern calls " + std::to_string(c.beforeStats.externCalls)
-           + " -> " + std::to_string(c.afterStats.externCalls);
+           + (c.isa.empty() ? ", scalar kernels" : "") + "): " + ratioText(c.speedup()) + "; kernels "
+           + std::to_string(c.beforeStats.kernels) + " -> " + std::to_string(c.afterStats.kernels) + ", extern calls "
+           + std::to_string(c.beforeStats.externCalls) + " -> " + std::to_string(c.afterStats.externCalls);
 }
 
 Expected<LatencyComparison> compareLatencyInPt2(pt2::Pt2Bridge &bridge, const Graph &original, const Graph &current,
@@ -136,8 +135,8 @@ Expected<LatencyComparison> compareLatencyInPt2(pt2::Pt2Bridge &bridge, const Gr
         comparison.engine = "PyTorch " + info->torch + " through the bridge";
         if (comparison.before.iterations != options.iterations || comparison.after.iterations != options.iterations)
             return Error{"latency: the bridge answered " + std::to_string(comparison.before.iterations) + " and "
-                         + std::to_string(comparison.after.iterations) + " runs, "
-                         + std::to_string(options.iterations) + " asked"};
+                         + std::to_string(comparison.after.iterations) + " runs, " + std::to_string(options.iterations)
+                         + " asked"};
         if (a.contains("compiled_error"))
             comparison.compiledError = a.at("compiled_error").get<std::string>();
         if (a.contains("compiled")) {

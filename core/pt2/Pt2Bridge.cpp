@@ -47,9 +47,9 @@ Status ensureWritableDir(const std::string &dir)
 } // namespace
 
 Pt2Bridge::Pt2Bridge(PythonCommand command, std::string pythonDir)
-    : m_command(std::move(command)), m_pythonDir(std::move(pythonDir))
-{
-}
+    : m_command(std::move(command))
+    , m_pythonDir(std::move(pythonDir))
+{}
 
 Expected<std::unique_ptr<Pt2Bridge>> Pt2Bridge::find(const std::string &explicitCommand)
 {
@@ -165,7 +165,10 @@ std::string schemaCacheFile(const std::string &torchVersion)
     return schemaCacheDir() + "/torch-" + version + ".json";
 }
 
-std::string commandIndexFile() { return schemaCacheDir() + "/commands.json"; }
+std::string commandIndexFile()
+{
+    return schemaCacheDir() + "/commands.json";
+}
 
 /// Records that `command` runs torch `version` (best effort, like the cache itself).
 void recordCommandVersion(const PythonCommand &command, const std::string &version)

@@ -23,10 +23,10 @@ namespace fusebox::pt2 {
 /// What `check` found about the bridge's Python.
 struct Pt2Info {
     PythonCommand command;
-    std::string python;      ///< "3.13.3"
-    std::string executable;  ///< "/usr/bin/python3" (as the Python sees it)
-    std::string torch;       ///< "2.6.0+debian"
-    std::string torchvision; ///< "" when absent
+    std::string python;                    ///< "3.13.3"
+    std::string executable;                ///< "/usr/bin/python3" (as the Python sees it)
+    std::string torch;                     ///< "2.6.0+debian"
+    std::string torchvision;               ///< "" when absent
     std::vector<std::string> capabilities; ///< "schemas", "capture", "inductor", ...
 };
 
@@ -122,7 +122,6 @@ public:
     /// Handles live in the Python process: after a timeout or crash restarted
     /// it, verifyCheck() reports the handle unknown and the caller begins again
     /// (BridgeVerifier does).
-
 
     /// Runs an `export-patterns --to inductor` module's apply(gm) on fxText.
     Expected<PatternApplyResult> applyPatterns(const std::string &moduleText, const std::string &fxText,

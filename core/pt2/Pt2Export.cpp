@@ -71,8 +71,9 @@ Expected<Pt2ExportResult> exportForPyTorch2(Pt2Bridge &bridge, const Graph &rewr
     const bool module = format == Pt2ExportFormat::Module;
     const std::string stem = module ? target.stem().string() : std::string("rewritten");
     if (module && (target.extension() != ".py" || !isIdentifier(stem)))
-        return Error{path + ": a module export is NAME.py, NAME a Python identifier (letters, digits and _), so "
-                            "that `import NAME` finds it"};
+        return Error{path
+                     + ": a module export is NAME.py, NAME a Python identifier (letters, digits and _), so "
+                       "that `import NAME` finds it"};
     const std::string source = rewritten.metadata.count("source.path") ? rewritten.metadata.at("source.path")
                                                                        : target.filename().string();
     auto answer = bridge.request("export",

@@ -125,7 +125,8 @@ std::optional<std::string> installedTorchVersion(const PythonCommand &command)
     while (!version.empty() && (version.back() == '\n' || version.back() == '\r' || version.back() == ' '))
         version.pop_back();
     // One line that starts like a version ("2.14.1+debian"), nothing else.
-    if (version.empty() || version.find('\n') != std::string::npos || !std::isdigit(static_cast<unsigned char>(version[0])))
+    if (version.empty() || version.find('\n') != std::string::npos
+        || !std::isdigit(static_cast<unsigned char>(version[0])))
         return std::nullopt;
     return version;
 }

@@ -68,8 +68,8 @@ nlohmann::json recordedInputs(const Graph &graph)
             shape.push_back(std::get<int64_t>(d));
         nlohmann::json entry{{"name", n.name},
                              {"shape", shape},
-                             {"dtype", std::string(shortName(n.meta.dtype == DType::Unknown ? DType::Float32
-                                                                                           : n.meta.dtype))}};
+                             {"dtype",
+                              std::string(shortName(n.meta.dtype == DType::Unknown ? DType::Float32 : n.meta.dtype))}};
         if (!n.meta.device.empty())
             entry["device"] = n.meta.device;
         inputs.push_back(std::move(entry));
@@ -118,7 +118,8 @@ size_t applyPytorchShapes(Graph &graph, const PytorchShapes &shapes, std::vector
         if (!parsed || !parsed->meta.shape)
             continue;
         TensorMeta meta = parsed->meta;
-        if (n.meta.shape && *n.meta.shape == *meta.shape && (n.meta.dtype == meta.dtype || n.meta.dtype == DType::Unknown))
+        if (n.meta.shape && *n.meta.shape == *meta.shape
+            && (n.meta.dtype == meta.dtype || n.meta.dtype == DType::Unknown))
             continue;
         if (n.meta.shape && n.isOp()) {
             if (disagreements++ == 0)
@@ -131,9 +132,10 @@ size_t applyPytorchShapes(Graph &graph, const PytorchShapes &shapes, std::vector
         ++changed;
     }
     if (disagreements)
-        warnings.push_back(firstDisagreement + (disagreements > 1 ? " (and " + std::to_string(disagreements - 1)
-                                                                        + " more); PyTorch's shapes are used"
-                                                                  : std::string("; PyTorch's shape is used")));
+        warnings.push_back(firstDisagreement
+                           + (disagreements > 1
+                                  ? " (and " + std::to_string(disagreements - 1) + " more); PyTorch's shapes are used"
+                                  : std::string("; PyTorch's shape is used")));
     for (const std::string &failure : shapes.failures)
         warnings.push_back("PyTorch " + shapes.torchVersion + " could not infer " + failure
                            + "; it and what depends on it have no shape");
@@ -163,8 +165,9 @@ bool anyInputShaped(const Graph &graph)
 Expected<size_t> askPytorch(LoadedModel &model, const std::string &path, const std::string &python)
 {
     if (!anyInputShaped(model.graph))
-        return Error{"no tensor input of " + path + " has a shape (annotate them, put GraphNet's weight_meta.py / "
-                     "input_meta.py beside the dump, or give --input-shape)"};
+        return Error{"no tensor input of " + path
+                     + " has a shape (annotate them, put GraphNet's weight_meta.py / "
+                       "input_meta.py beside the dump, or give --input-shape)"};
     auto text = readGraphSourceText(path);
     if (!text)
         return text.error();
@@ -201,8 +204,8 @@ Expected<ShapeCompletion> completeShapes(LoadedModel &model, const std::string &
         if (!asked && source == ShapeSource::Pytorch)
             return asked.error();
         if (!asked)
-            model.warnings.push_back(path + ": PyTorch 2 could not infer the shapes Fusebox's rules left unknown: "
-                                     + asked.error().message);
+            model.warnings.push_back(
+                path + ": PyTorch 2 could not infer the shapes Fusebox's rules left unknown: " + asked.error().message);
         done.pytorch = asked.hasValue();
     }
     done.after = countShapes(model.graph);

@@ -80,21 +80,16 @@ void EditLog::record(Edit edit)
 bool EditLog::revert(Graph &graph, const Edit &edit)
 {
     switch (edit.kind) {
-    case Edit::Kind::Insert:
-        return graph.erase(edit.node);
-    case Edit::Kind::Erase:
-        return insertCopy(graph, *edit.before, edit.position);
-    case Edit::Kind::Modify:
-        return assign(graph, edit.node, *edit.before);
-    case Edit::Kind::SetArgs:
-        return assignArgs(graph, edit.node, *edit.oldArgs);
+    case Edit::Kind::Insert: return graph.erase(edit.node);
+    case Edit::Kind::Erase: return insertCopy(graph, *edit.before, edit.position);
+    case Edit::Kind::Modify: return assign(graph, edit.node, *edit.before);
+    case Edit::Kind::SetArgs: return assignArgs(graph, edit.node, *edit.oldArgs);
     case Edit::Kind::Move:
         if (!graph.contains(edit.node))
             return false;
         graph.moveBefore(edit.node, edit.oldPosition);
         return true;
-    case Edit::Kind::Reorder:
-        return graph.reorder(*edit.oldOrder);
+    case Edit::Kind::Reorder: return graph.reorder(*edit.oldOrder);
     }
     return false;
 }
@@ -102,21 +97,16 @@ bool EditLog::revert(Graph &graph, const Edit &edit)
 bool EditLog::replay(Graph &graph, const Edit &edit)
 {
     switch (edit.kind) {
-    case Edit::Kind::Insert:
-        return insertCopy(graph, *edit.after, edit.position);
-    case Edit::Kind::Erase:
-        return graph.erase(edit.node);
-    case Edit::Kind::Modify:
-        return assign(graph, edit.node, *edit.after);
-    case Edit::Kind::SetArgs:
-        return assignArgs(graph, edit.node, *edit.newArgs);
+    case Edit::Kind::Insert: return insertCopy(graph, *edit.after, edit.position);
+    case Edit::Kind::Erase: return graph.erase(edit.node);
+    case Edit::Kind::Modify: return assign(graph, edit.node, *edit.after);
+    case Edit::Kind::SetArgs: return assignArgs(graph, edit.node, *edit.newArgs);
     case Edit::Kind::Move:
         if (!graph.contains(edit.node))
             return false;
         graph.moveBefore(edit.node, edit.position);
         return true;
-    case Edit::Kind::Reorder:
-        return graph.reorder(*edit.newOrder);
+    case Edit::Kind::Reorder: return graph.reorder(*edit.newOrder);
     }
     return false;
 }

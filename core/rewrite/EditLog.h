@@ -18,11 +18,11 @@ struct ArgState {
 /// undo and redo it.
 struct Edit {
     enum class Kind {
-        Insert, ///< `after` was inserted before `position`
-        Erase,  ///< `before` was removed from before `position`
-        Modify, ///< the node changed from `before` to `after` (meta, name, op, ...)
+        Insert,  ///< `after` was inserted before `position`
+        Erase,   ///< `before` was removed from before `position`
+        Modify,  ///< the node changed from `before` to `after` (meta, name, op, ...)
         SetArgs, ///< the node's arguments changed from `oldArgs` to `newArgs`
-        Move,   ///< the node moved from before `oldPosition` to before `position`
+        Move,    ///< the node moved from before `oldPosition` to before `position`
         Reorder, ///< the program order changed from `oldOrder` to `newOrder`
     };
     Kind kind = Kind::Insert;
@@ -117,7 +117,13 @@ private:
 
 /// EditLog::revert() / replay() of one edit (the IDE takes a rewrite's edits
 /// back and forth one group at a time).
-inline bool revertEdit(Graph &graph, const Edit &edit) { return EditLog::revert(graph, edit); }
-inline bool replayEdit(Graph &graph, const Edit &edit) { return EditLog::replay(graph, edit); }
+inline bool revertEdit(Graph &graph, const Edit &edit)
+{
+    return EditLog::revert(graph, edit);
+}
+inline bool replayEdit(Graph &graph, const Edit &edit)
+{
+    return EditLog::replay(graph, edit);
+}
 
 } // namespace fusebox

@@ -27,12 +27,11 @@ void explainGroupOutcome(const Graph &graph, const HorizontalPattern &pattern, N
     MatchTrace::Source candidates(trace, "group_batch_fusion.py:1294 get_fusion_candidates (breadth-first "
                                          "from each root, max_fuse_search_depth)");
     const bool found = it != search.outcomes.end();
-    if (!trace.check(found, "found by a root's upward search",
-                     [&] {
-                         return found ? "a root's search reached it within max_fuse_search_depth " + std::to_string(depth)
-                                      : "no node within max_fuse_search_depth " + std::to_string(depth)
-                                            + " below it reached it, or it was fused already";
-                     }))
+    if (!trace.check(found, "found by a root's upward search", [&] {
+            return found ? "a root's search reached it within max_fuse_search_depth " + std::to_string(depth)
+                         : "no node within max_fuse_search_depth " + std::to_string(depth)
+                               + " below it reached it, or it was fused already";
+        }))
         return;
     const CandidateOutcome &o = it->second;
     // The whole candidate group (the same key), not only this node: the IDE
@@ -44,24 +43,27 @@ void explainGroupOutcome(const Graph &graph, const HorizontalPattern &pattern, N
     std::sort(sameKey.begin() + 1, sameKey.end());
     MatchTrace::Source minSizeSource(trace, "group_batch_fusion.py:1346 apply_group_batch_fusion "
                                             "(len(candidate_nodes) < min_fuse_set_size)");
-    trace.check(o.candidates >= static_cast<size_t>(minSize), "candidate group reaches min_fuse_set_size",
-                [&] {
-                    return "candidate group of " + std::to_string(o.candidates)
-                           + (o.candidates >= static_cast<size_t>(minSize) ? " ≥ " : " < ") + "min_fuse_set_size "
-                           + std::to_string(minSize);
-                },
-                sameKey);
+    trace.check(
+        o.candidates >= static_cast<size_t>(minSize), "candidate group reaches min_fuse_set_size",
+        [&] {
+            return "candidate group of " + std::to_string(o.candidates)
+                   + (o.candidates >= static_cast<size_t>(minSize) ? " ≥ " : " < ") + "min_fuse_set_size "
+                   + std::to_string(minSize);
+        },
+        sameKey);
     if (o.kind == CandidateOutcome::Kind::GroupTooSmall)
         return;
-    MatchTrace::Source subsetSource(trace, "group_batch_fusion.py:1212 find_independent_subset_greedy (len(subset) >= min_fuse_set_size, :1283)");
-    trace.check(o.kind == CandidateOutcome::Kind::Grouped, "independent subset reaches min_fuse_set_size",
-                [&] {
-                    if (o.kind == CandidateOutcome::Kind::Grouped)
-                        return "in a group of " + std::to_string(o.subsetSize) + " independent nodes";
-                    return "dependencies left it in a subset of " + std::to_string(o.subsetSize) + " < "
-                           + std::to_string(minSize) + "; dependent candidates: " + joinNames(graph, o.conflicts);
-                },
-                o.conflicts);
+    MatchTrace::Source subsetSource(
+        trace, "group_batch_fusion.py:1212 find_independent_subset_greedy (len(subset) >= min_fuse_set_size, :1283)");
+    trace.check(
+        o.kind == CandidateOutcome::Kind::Grouped, "independent subset reaches min_fuse_set_size",
+        [&] {
+            if (o.kind == CandidateOutcome::Kind::Grouped)
+                return "in a group of " + std::to_string(o.subsetSize) + " independent nodes";
+            return "dependencies left it in a subset of " + std::to_string(o.subsetSize) + " < "
+                   + std::to_string(minSize) + "; dependent candidates: " + joinNames(graph, o.conflicts);
+        },
+        o.conflicts);
 }
 
 } // namespace
@@ -79,16 +81,17 @@ bool checkCanStartAt(const Graph &graph, const Pattern &pattern, NodeId node, Ma
     const Node *n = graph.node(node);
     const bool ok = trace.check(pattern.unavailableReason().empty(), "pattern can run in this build",
                                 [&] { return pattern.unavailableReason(); });
-    return ok && trace.check(n && n->isOp() && pattern.isRootOp(n->op), "node is a root op of the pattern",
-                             [&] {
-                                 std::string roots;
-                                 for (const std::string &r : pattern.rootOps())
-                                     roots += (roots.empty() ? "" : ", ") + r;
-                                 return nodeRef(graph, node) + " is "
-                                        + (n ? (n->isOp() ? n->op : std::string(toString(n->kind()))) : "missing")
-                                        + "; the pattern starts at " + roots;
-                             },
-                             {node});
+    return ok
+           && trace.check(n && n->isOp() && pattern.isRootOp(n->op), "node is a root op of the pattern",
+                          [&] {
+                              std::string roots;
+                              for (const std::string &r : pattern.rootOps())
+                                  roots += (roots.empty() ? "" : ", ") + r;
+                              return nodeRef(graph, node) + " is "
+                                     + (n ? (n->isOp() ? n->op : std::string(toString(n->kind()))) : "missing")
+                                     + "; the pattern starts at " + roots;
+                          },
+                          {node});
 }
 
 bool traceRuleChecks(const Graph &graph, const Pattern &pattern, NodeId node, const HorizontalSearchResult *search,
@@ -183,7 +186,8 @@ NearMissSummary summarizeNearMisses(const std::string &pattern, std::vector<Expl
         summary.groups[it->second].nodes.push_back(std::move(e));
     }
     auto progress = [](const Explanation &e) {
-        return static_cast<int>(std::count_if(e.checks.begin(), e.checks.end(), [](const Check &c) { return c.passed; }));
+        return static_cast<int>(
+            std::count_if(e.checks.begin(), e.checks.end(), [](const Check &c) { return c.passed; }));
     };
     for (NearMissGroup &g : summary.groups) {
         std::stable_sort(g.nodes.begin(), g.nodes.end(),

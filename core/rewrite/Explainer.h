@@ -57,8 +57,7 @@ Explanation explain(const Graph &graph, const Pattern &pattern, NodeId node);
 
 /// Same, reusing a search result of this pattern on this graph (horizontal
 /// patterns only; saves the search when explaining many nodes).
-Explanation explain(const Graph &graph, const Pattern &pattern, NodeId node,
-                    const HorizontalSearchResult *search);
+Explanation explain(const Graph &graph, const Pattern &pattern, NodeId node, const HorizontalSearchResult *search);
 
 /// Nodes that failed the same check, furthest attempts first.
 struct NearMissGroup {

@@ -70,7 +70,8 @@ void extendDownstream(const Graph &graph, std::vector<char> &region, int64_t dep
 } // namespace
 
 GreedyDriver::GreedyDriver(const PatternSet &patterns, DriverOptions options)
-    : m_patterns(patterns), m_options(std::move(options))
+    : m_patterns(patterns)
+    , m_options(std::move(options))
 {
     size_t i = 0;
     for (const Pattern *p : m_patterns.all())
@@ -105,8 +106,8 @@ std::vector<Match> GreedyDriver::verticalMatches(const Graph &graph, const Verti
 }
 
 std::vector<Match> GreedyDriver::horizontalMatches(const Graph &graph, const HorizontalPattern &pattern,
-                                                   const std::vector<NodeId> &order,
-                                                   const std::vector<char> *roots, HorizontalKeyMemo *memo) const
+                                                   const std::vector<NodeId> &order, const std::vector<char> *roots,
+                                                   HorizontalKeyMemo *memo) const
 {
     std::vector<Match> found;
     for (FusionGroup &group :
@@ -241,10 +242,16 @@ struct GreedyDriver::SearchFocus {
 
 namespace {
 using Clock = std::chrono::steady_clock;
-double msSince(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+double msSince(Clock::time_point t)
+{
+    return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+}
 } // namespace
 
-bool GreedyDriver::stopRequested() const { return m_options.shouldStop && m_options.shouldStop(); }
+bool GreedyDriver::stopRequested() const
+{
+    return m_options.shouldStop && m_options.shouldStop();
+}
 
 bool GreedyDriver::stillApplicable(const Graph &graph, Match &candidate, const TouchTracker &tracker) const
 {

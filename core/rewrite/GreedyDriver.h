@@ -45,9 +45,9 @@ struct PatternCounters {
 
 /// What one rewrite did.
 struct AppliedRewrite {
-    std::string label;   ///< "merge_getitem_cat_pass#2"
+    std::string label; ///< "merge_getitem_cat_pass#2"
     std::string pattern;
-    std::string anchor;  ///< the anchor's name before the rewrite
+    std::string anchor; ///< the anchor's name before the rewrite
     size_t nodesRemoved = 0;
     size_t nodesAdded = 0;
 };
@@ -200,8 +200,7 @@ private:
     bool stopRequested() const;
     /// Searches (around the last round's changes first) and applies what it
     /// finds, in order: one round's work.
-    RoundStats searchAndApply(Graph &graph, RewriteApplier &applier, TouchTracker &tracker,
-                              SearchFocus &focus) const;
+    RoundStats searchAndApply(Graph &graph, RewriteApplier &applier, TouchTracker &tracker, SearchFocus &focus) const;
     /// Applies a round's candidates in order; returns how many were applied.
     size_t applyMatches(const Graph &graph, std::vector<Match> &matches, RewriteApplier &applier,
                         TouchTracker &tracker) const;

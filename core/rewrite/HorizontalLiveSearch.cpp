@@ -22,7 +22,9 @@ namespace {
 /// stale (higher) level still orders a node above its inputs.
 class LiveLevels {
 public:
-    LiveLevels(const Graph &graph, const std::vector<NodeId> &order) : m_graph(graph), m_level(graph.idBound(), 0)
+    LiveLevels(const Graph &graph, const std::vector<NodeId> &order)
+        : m_graph(graph)
+        , m_level(graph.idBound(), 0)
     {
         for (NodeId id : order)
             m_level[id.value] = above(id);
@@ -184,8 +186,9 @@ size_t fuseHorizontalLive(const Graph &graph, const HorizontalPattern &pattern, 
                     if (subset.members.size() < minSize) {
                         if (outcomes)
                             for (NodeId c : subset.members)
-                                record(outcomes->outcomes, c, {CandidateOutcome::Kind::SubsetTooSmall, key, -1, found,
-                                                               subset.members.size(), subset.conflicts});
+                                record(outcomes->outcomes, c,
+                                       {CandidateOutcome::Kind::SubsetTooSmall, key, -1, found, subset.members.size(),
+                                        subset.conflicts});
                         return;
                     }
                     if (stopRequested && stopRequested()) {
@@ -201,9 +204,12 @@ size_t fuseHorizontalLive(const Graph &graph, const HorizontalPattern &pattern, 
                     if (outcomes) {
                         const int index = static_cast<int>(outcomes->groups.size());
                         for (NodeId m : subset.members)
-                            outcomes->outcomes.insert_or_assign(
-                                m, CandidateOutcome{CandidateOutcome::Kind::Grouped, key, index, found,
-                                                    subset.members.size(), {}});
+                            outcomes->outcomes.insert_or_assign(m, CandidateOutcome{CandidateOutcome::Kind::Grouped,
+                                                                                    key,
+                                                                                    index,
+                                                                                    found,
+                                                                                    subset.members.size(),
+                                                                                    {}});
                         outcomes->groups.push_back(group);
                     }
                     if (!fuse(group, changed))

@@ -190,7 +190,8 @@ HorizontalSearchResult searchHorizontal(const Graph &graph, const HorizontalPatt
             if (candidates.size() < minSize) {
                 if (withOutcomes)
                     for (NodeId c : candidates)
-                        record(result.outcomes, c, {CandidateOutcome::Kind::GroupTooSmall, key, -1, candidates.size(), 0, {}});
+                        record(result.outcomes, c,
+                               {CandidateOutcome::Kind::GroupTooSmall, key, -1, candidates.size(), 0, {}});
                 continue;
             }
             if (!scratch)
@@ -199,16 +200,21 @@ HorizontalSearchResult searchHorizontal(const Graph &graph, const HorizontalPatt
                 if (subset.members.size() < minSize) {
                     if (withOutcomes)
                         for (NodeId c : subset.members)
-                            record(result.outcomes, c, {CandidateOutcome::Kind::SubsetTooSmall, key, -1,
-                                                        candidates.size(), subset.members.size(), subset.conflicts});
+                            record(result.outcomes, c,
+                                   {CandidateOutcome::Kind::SubsetTooSmall, key, -1, candidates.size(),
+                                    subset.members.size(), subset.conflicts});
                     continue;
                 }
                 const int index = static_cast<int>(result.groups.size());
                 for (NodeId m : subset.members) {
                     fused[m.value] = 1;
                     if (withOutcomes)
-                        result.outcomes.insert_or_assign(m, CandidateOutcome{CandidateOutcome::Kind::Grouped, key, index,
-                                                                             candidates.size(), subset.members.size(), {}});
+                        result.outcomes.insert_or_assign(m, CandidateOutcome{CandidateOutcome::Kind::Grouped,
+                                                                             key,
+                                                                             index,
+                                                                             candidates.size(),
+                                                                             subset.members.size(),
+                                                                             {}});
                 }
                 result.groups.push_back({key, std::move(subset.members), root});
             }

@@ -96,8 +96,7 @@ enum class HorizontalSearchMode {
 HorizontalSearchResult searchHorizontal(const Graph &graph, const HorizontalPattern &pattern,
                                         const std::vector<NodeId> &topologicalOrder,
                                         HorizontalSearchMode mode = HorizontalSearchMode::WithOutcomes,
-                                        const std::vector<char> *roots = nullptr,
-                                        HorizontalKeyMemo *memo = nullptr);
+                                        const std::vector<char> *roots = nullptr, HorizontalKeyMemo *memo = nullptr);
 
 /// Fuses one group the moment the live search finds it; fills `changed`
 /// with the nodes the fusion made or edited and those whose users it
@@ -121,7 +120,6 @@ using LiveFusion = std::function<bool(const FusionGroup &group, std::vector<Node
 /// With `outcomes`, every root is searched and every keyed node's outcome is
 /// recorded there as the live search saw it (explanations), with the groups.
 size_t fuseHorizontalLive(const Graph &graph, const HorizontalPattern &pattern, const LiveFusion &fuse,
-                          const std::function<bool()> &stopRequested = {},
-                          HorizontalSearchResult *outcomes = nullptr);
+                          const std::function<bool()> &stopRequested = {}, HorizontalSearchResult *outcomes = nullptr);
 
 } // namespace fusebox

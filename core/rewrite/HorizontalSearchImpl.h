@@ -23,7 +23,9 @@ namespace fusebox {
 class KeyCache {
 public:
     KeyCache(const Graph &graph, const HorizontalPattern &pattern, HorizontalKeyMemo *memo)
-        : m_graph(graph), m_pattern(pattern), m_memo(memo ? *memo : m_own)
+        : m_graph(graph)
+        , m_pattern(pattern)
+        , m_memo(memo ? *memo : m_own)
     {
         m_memo.m_slot.resize(graph.idBound(), kUnknown);
     }
@@ -74,9 +76,11 @@ namespace horizontal {
 class CandidateFinder {
 public:
     CandidateFinder(const Graph &graph, KeyCache &keys, int64_t maxDepth)
-        : m_graph(graph), m_keys(keys), m_maxDepth(maxDepth), m_stamp(graph.idBound(), 0)
-    {
-    }
+        : m_graph(graph)
+        , m_keys(keys)
+        , m_maxDepth(maxDepth)
+        , m_stamp(graph.idBound(), 0)
+    {}
 
     /// Candidates by key, in discovery order.
     std::vector<std::pair<std::string, std::vector<NodeId>>> find(NodeId root, const std::vector<char> &fused)
@@ -130,7 +134,9 @@ using Positions = std::vector<uint32_t>;
 /// Per-node marks that are cleared in O(1) by moving to a new stamp.
 class StampSet {
 public:
-    explicit StampSet(size_t size) : m_stamp(size, 0) {}
+    explicit StampSet(size_t size)
+        : m_stamp(size, 0)
+    {}
     void clear() { ++m_current; }
     bool contains(NodeId id) const { return id.value < m_stamp.size() && m_stamp[id.value] == m_current; }
     /// Marks id; true when it was not marked yet. Grows for nodes made after
@@ -152,7 +158,13 @@ private:
 
 /// The independence test's scratch space, sized once per search.
 struct DependencyScratch {
-    explicit DependencyScratch(size_t size) : remaining(size), visited(size), found(size), inSubset(size), subsetDeps(size) {}
+    explicit DependencyScratch(size_t size)
+        : remaining(size)
+        , visited(size)
+        , found(size)
+        , inSubset(size)
+        , subsetDeps(size)
+    {}
     StampSet remaining, visited, found, inSubset, subsetDeps;
     std::vector<NodeId> work;
 };
@@ -174,9 +186,9 @@ struct Subset {
 /// on the graph as it left it: a caller may fuse the subset first, and the
 /// dependencies of the rest are then read through the fused nodes (with
 /// `position` kept valid for them).
-template <typename OnSubset>
-void forEachIndependentSubset(const Graph &graph, std::vector<NodeId> nodes, size_t maxSize,
-                              const Positions &position, DependencyScratch &scratch, OnSubset &&onSubset)
+template<typename OnSubset>
+void forEachIndependentSubset(const Graph &graph, std::vector<NodeId> nodes, size_t maxSize, const Positions &position,
+                              DependencyScratch &scratch, OnSubset &&onSubset)
 {
     std::unordered_map<NodeId, std::vector<NodeId>> cache;
     while (!nodes.empty()) {

@@ -12,8 +12,8 @@ namespace {
 
 constexpr std::string_view kPreGradSource = "pre_grad.py:119-312 pre_grad_passes";
 constexpr std::string_view kPostGradSource = "post_grad.py:68-170 post_grad_passes";
-constexpr std::string_view kStageSource =
-    "compile_fx.py: pre_grad_passes on the Dynamo graph, post_grad_passes on the AOT graph";
+constexpr std::string_view kStageSource
+    = "compile_fx.py: pre_grad_passes on the Dynamo graph, post_grad_passes on the AOT graph";
 constexpr std::string_view kSweepSource = "pattern_matcher.py PatternMatcherPass.apply (last node to first)";
 
 /// What the schedule showed of one node.
@@ -39,7 +39,8 @@ struct NodeState {
 class ExplainObserver final : public ScheduleObserver {
 public:
     ExplainObserver(const Pattern &pattern, const std::vector<NodeId> &nodes, uint32_t originalIdBound)
-        : m_pattern(pattern), m_originalIdBound(originalIdBound)
+        : m_pattern(pattern)
+        , m_originalIdBound(originalIdBound)
     {
         for (NodeId id : nodes) {
             NodeState state;
@@ -49,8 +50,7 @@ public:
         }
     }
 
-    void passStarting(const Graph &graph, const std::vector<ScheduledPass> &schedule, size_t index,
-                      int64_t) override
+    void passStarting(const Graph &graph, const std::vector<ScheduledPass> &schedule, size_t index, int64_t) override
     {
         m_idBoundBefore = graph.idBound();
         for (auto &[id, state] : m_states)
@@ -174,7 +174,8 @@ private:
                 const Node *n = graph.node(id);
                 if (n && made.find(nodeRef(graph, id) + ":") == std::string::npos)
                     made += (made.empty() ? "" : "; ") + nodeRef(graph, id) + ": made by "
-                            + (n->provenance.createdBy.empty() ? std::string("an earlier pass") : n->provenance.createdBy);
+                            + (n->provenance.createdBy.empty() ? std::string("an earlier pass")
+                                                               : n->provenance.createdBy);
                 return true;
             });
             if (!made.empty())
@@ -230,18 +231,21 @@ bool checkStage(MatchTrace &trace, const ScheduleContext &c)
 {
     MatchTrace::Source source(trace, kStageSource);
     const std::string passStage(toString(c.pattern.stage()));
-    return trace.check(runsOnStage(c.pattern.stage(), c.stage), "Inductor runs " + passStage + " passes on this graph", [&] {
-        const std::string rule = c.pattern.name() + " is a " + passStage + " pass; ";
-        switch (c.stage) {
-        case GraphStage::PreGrad:
-            return rule + "this graph is pre_grad (a Dynamo graph: torch-level calls), which gets only pre_grad_passes";
-        case GraphStage::PostGrad:
-            return rule + "this graph is post_grad (an ATen graph), which gets only post_grad_passes";
-        case GraphStage::Both: break;
-        }
-        return rule + "Inductor never sees this graph (not from PT2); Fusebox runs the pre_grad passes on it, then the "
-                      "post_grad ones";
-    });
+    return trace
+        .check(runsOnStage(c.pattern.stage(), c.stage), "Inductor runs " + passStage + " passes on this graph", [&] {
+            const std::string rule = c.pattern.name() + " is a " + passStage + " pass; ";
+            switch (c.stage) {
+            case GraphStage::PreGrad:
+                return rule
+                       + "this graph is pre_grad (a Dynamo graph: torch-level calls), which gets only pre_grad_passes";
+            case GraphStage::PostGrad:
+                return rule + "this graph is post_grad (an ATen graph), which gets only post_grad_passes";
+            case GraphStage::Both: break;
+            }
+            return rule
+                   + "Inductor never sees this graph (not from PT2); Fusebox runs the pre_grad passes on it, then the "
+                     "post_grad ones";
+        });
 }
 
 bool checkScheduled(MatchTrace &trace, const ScheduleContext &c)
@@ -295,9 +299,10 @@ bool checkReached(MatchTrace &trace, const ScheduleContext &c, const NodeState &
     return trace.check(state.met, vertical ? "the pass's sweep reaches the node" : "the pass's search sees the node",
                        [&] {
                            if (state.met)
-                               return std::string(vertical ? "the sweep visits it on the graph its later nodes' "
-                                                             "rewrites left"
-                                                           : "the search runs on the graph as the passes before left it");
+                               return std::string(vertical
+                                                      ? "the sweep visits it on the graph its later nodes' "
+                                                        "rewrites left"
+                                                      : "the search runs on the graph as the passes before left it");
                            if (vertical && c.observer.ranPass())
                                return "a rewrite of this pass at a later node (the sweep goes last to first) removed "
                                       + nodeRef(c.graph, node) + " first";
@@ -357,7 +362,8 @@ std::vector<Explanation> explainInInductorSchedule(const Graph &graph, const Ind
         watched.run(copy, stage);
     }
     c.position = "pass " + std::to_string(c.passIndex + 1) + " of " + std::to_string(c.schedule.size());
-    const std::string label = driver.patterns().inductorLabel().empty() ? "Inductor" : driver.patterns().inductorLabel();
+    const std::string label = driver.patterns().inductorLabel().empty() ? "Inductor"
+                                                                        : driver.patterns().inductorLabel();
     c.context = label + "'s " + std::string(toString(stage)) + " schedule, "
                 + (c.isScheduled() ? c.position : std::string("not scheduled"));
     const auto &enabled = driver.patterns().enabled();

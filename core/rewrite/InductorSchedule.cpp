@@ -109,10 +109,11 @@ std::vector<ScheduledPass> inductorSchedule(const PatternSet &patterns, PassStag
 
 InductorScheduleDriver::InductorScheduleDriver(const PatternSet &patterns, std::vector<std::string> preGradOrder,
                                                std::vector<std::string> postGradOrder, DriverOptions options)
-    : m_patterns(patterns), m_preGradOrder(std::move(preGradOrder)), m_postGradOrder(std::move(postGradOrder)),
-      m_options(std::move(options))
-{
-}
+    : m_patterns(patterns)
+    , m_preGradOrder(std::move(preGradOrder))
+    , m_postGradOrder(std::move(postGradOrder))
+    , m_options(std::move(options))
+{}
 
 namespace {
 

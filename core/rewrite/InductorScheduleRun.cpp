@@ -11,7 +11,9 @@ namespace {
 /// back, to pass it on once the pass stays.
 class DeferredListener final : public DriverListener {
 public:
-    explicit DeferredListener(const EditLog &edits) : m_edits(edits) {}
+    explicit DeferredListener(const EditLog &edits)
+        : m_edits(edits)
+    {}
 
     void matchFound(const Graph &, const Match &m) override { m_events.push_back({Kind::Found, m, 0, {}}); }
     void matchRejected(const Graph &, const Match &m) override { m_events.push_back({Kind::Rejected, m, 0, {}}); }
@@ -62,10 +64,15 @@ Match groupMatch(const HorizontalPattern &pattern, const FusionGroup &group)
 } // namespace
 
 InductorScheduleRun::InductorScheduleRun(Graph &graph, const PatternSet &patterns, const DriverOptions &options,
-                         ScheduleObserver *observer, EditLog *log, DriverListener *listener)
-    : m_graph(graph), m_patterns(patterns), m_options(options), m_observer(observer), m_log(log),
-      m_listener(listener), m_edits(log ? *log : m_local),
-      m_applier(graph, patterns, options, &m_edits, listener, m_result)
+                                         ScheduleObserver *observer, EditLog *log, DriverListener *listener)
+    : m_graph(graph)
+    , m_patterns(patterns)
+    , m_options(options)
+    , m_observer(observer)
+    , m_log(log)
+    , m_listener(listener)
+    , m_edits(log ? *log : m_local)
+    , m_applier(graph, patterns, options, &m_edits, listener, m_result)
 {
     m_local.setRedoable(false); // kept only to take a pass back
     m_result.nodesBefore = graph.size();
@@ -113,8 +120,8 @@ bool InductorScheduleRun::stopRequested() const
 bool InductorScheduleRun::restoreOrder()
 {
     m_edits.beginGroup("restore topological order");
-    const bool acyclic =
-        PatternRewriter(m_graph, &m_edits).restoreTopologicalOrder(PatternRewriter::SortStyle::DelayReaders);
+    const bool acyclic = PatternRewriter(m_graph, &m_edits)
+                             .restoreTopologicalOrder(PatternRewriter::SortStyle::DelayReaders);
     m_edits.endGroup();
     return acyclic;
 }
@@ -195,8 +202,7 @@ std::vector<NodeId> InductorScheduleRun::verticalVisitOrder(const VerticalPatter
             visit.push_back(id);
     if (visit.size() > 1) { // (most passes of a schedule find no root at all)
         const std::vector<uint32_t> position = programPositions(m_graph);
-        std::sort(visit.begin(), visit.end(),
-                  [&](NodeId a, NodeId b) { return position[a.value] > position[b.value]; });
+        std::sort(visit.begin(), visit.end(), [&](NodeId a, NodeId b) { return position[a.value] > position[b.value]; });
         visit.erase(std::unique(visit.begin(), visit.end()), visit.end());
     }
     return visit;
@@ -230,7 +236,8 @@ void InductorScheduleRun::matchAndRewrite(const VerticalPattern &pattern, NodeId
     }
 }
 
-bool InductorScheduleRun::fuseGroup(const HorizontalPattern &pattern, const FusionGroup &group, std::vector<NodeId> *changed)
+bool InductorScheduleRun::fuseGroup(const HorizontalPattern &pattern, const FusionGroup &group,
+                                    std::vector<NodeId> *changed)
 {
     for (NodeId id : group.members)
         if (!m_graph.contains(id))

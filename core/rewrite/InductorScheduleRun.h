@@ -19,8 +19,8 @@ class InductorScheduleRun {
 public:
     /// `log` and `listener` may be null (InductorScheduleDriver::run's terms);
     /// `observer` too. Nothing is owned.
-    InductorScheduleRun(Graph &graph, const PatternSet &patterns, const DriverOptions &options, ScheduleObserver *observer,
-                EditLog *log, DriverListener *listener);
+    InductorScheduleRun(Graph &graph, const PatternSet &patterns, const DriverOptions &options,
+                        ScheduleObserver *observer, EditLog *log, DriverListener *listener);
     ~InductorScheduleRun();
     InductorScheduleRun(const InductorScheduleRun &) = delete;
     InductorScheduleRun &operator=(const InductorScheduleRun &) = delete;

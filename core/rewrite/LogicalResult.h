@@ -16,13 +16,27 @@ public:
     bool failed() const { return !m_success; }
 
 private:
-    explicit LogicalResult(bool isSuccess) : m_success(isSuccess) {}
+    explicit LogicalResult(bool isSuccess)
+        : m_success(isSuccess)
+    {}
     bool m_success;
 };
 
-inline LogicalResult success(bool isSuccess = true) { return LogicalResult::success(isSuccess); }
-inline LogicalResult failure(bool isFailure = true) { return LogicalResult::failure(isFailure); }
-inline bool succeeded(LogicalResult result) { return result.succeeded(); }
-inline bool failed(LogicalResult result) { return result.failed(); }
+inline LogicalResult success(bool isSuccess = true)
+{
+    return LogicalResult::success(isSuccess);
+}
+inline LogicalResult failure(bool isFailure = true)
+{
+    return LogicalResult::failure(isFailure);
+}
+inline bool succeeded(LogicalResult result)
+{
+    return result.succeeded();
+}
+inline bool failed(LogicalResult result)
+{
+    return result.failed();
+}
 
 } // namespace fusebox

@@ -25,12 +25,21 @@ public:
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Winit-list-lifetime"
 #endif
-    CheckNodes(std::initializer_list<NodeId> nodes) : m_data(nodes.begin()), m_size(nodes.size()) {}
+    CheckNodes(std::initializer_list<NodeId> nodes)
+        : m_data(nodes.begin())
+        , m_size(nodes.size())
+    {}
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
 #endif
-    CheckNodes(const std::vector<NodeId> &nodes) : m_data(nodes.data()), m_size(nodes.size()) {}
-    std::vector<NodeId> toVector() const { return std::vector<NodeId>(m_data, m_data + m_size); }
+    CheckNodes(const std::vector<NodeId> &nodes)
+        : m_data(nodes.data())
+        , m_size(nodes.size())
+    {}
+    std::vector<NodeId> toVector() const
+    {
+        return std::vector<NodeId>(m_data, m_data + m_size);
+    }
 
 private:
     const NodeId *m_data = nullptr;
@@ -68,7 +77,9 @@ struct Check {
 class MatchTrace {
 public:
     enum class Mode { Quiet, Explain };
-    explicit MatchTrace(Mode mode = Mode::Quiet) : m_mode(mode) {}
+    explicit MatchTrace(Mode mode = Mode::Quiet)
+        : m_mode(mode)
+    {}
 
     bool explaining() const { return m_mode == Mode::Explain; }
 
@@ -79,7 +90,9 @@ public:
     class Source {
     public:
         Source(MatchTrace &trace, std::string_view source, bool fuseboxOnly = false)
-            : m_trace(trace), m_previous(trace.m_source), m_previousFuseboxOnly(trace.m_fuseboxOnly)
+            : m_trace(trace)
+            , m_previous(trace.m_source)
+            , m_previousFuseboxOnly(trace.m_fuseboxOnly)
         {
             trace.m_source = source;
             trace.m_fuseboxOnly = fuseboxOnly;
@@ -105,8 +118,8 @@ public:
     /// `if (!trace.check(ok, "...", [&] { return ...; })) return std::nullopt;`.
     /// `actual` is a callable returning the std::string of observed values; it
     /// runs only when explaining, keeping quiet matching free of formatting.
-    template <typename Actual>
-        requires std::invocable<Actual &>
+    template<typename Actual>
+    requires std::invocable<Actual &>
     bool check(bool passed, std::string_view description, Actual &&actual, CheckNodes nodes = {})
     {
         if (passed)
@@ -121,8 +134,8 @@ public:
     /// A check that needs a value's shape: when `known` is false, the check
     /// is recorded as undecided (Check::undecided) rather than failed, and
     /// dependsOnUnknownShape() becomes true. Returns `known`.
-    template <typename Actual>
-        requires std::invocable<Actual &>
+    template<typename Actual>
+    requires std::invocable<Actual &>
     bool requireShape(bool known, std::string_view description, Actual &&actual, CheckNodes nodes = {})
     {
         const bool passed = check(known, description, std::forward<Actual>(actual), nodes);
@@ -139,11 +152,12 @@ public:
     /// A check with no values worth showing.
     bool check(bool passed, std::string_view description, CheckNodes nodes = {})
     {
-        return check(passed, description, [] { return std::string(); }, nodes);
+        return check(
+            passed, description, [] { return std::string(); }, nodes);
     }
     /// Records a failed condition; returns false.
-    template <typename Actual>
-        requires std::invocable<Actual &>
+    template<typename Actual>
+    requires std::invocable<Actual &>
     bool fail(std::string_view description, Actual &&actual, CheckNodes nodes = {})
     {
         return check(false, description, std::forward<Actual>(actual), nodes);

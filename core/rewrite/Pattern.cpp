@@ -53,10 +53,12 @@ std::string toString(const OptionValue &value)
 
 Pattern::Pattern(std::string name, PassStage stage, int benefit, std::vector<std::string> rootOps,
                  std::string description)
-    : m_name(std::move(name)), m_stage(stage), m_benefit(benefit), m_rootOps(std::move(rootOps)),
-      m_description(std::move(description))
-{
-}
+    : m_name(std::move(name))
+    , m_stage(stage)
+    , m_benefit(benefit)
+    , m_rootOps(std::move(rootOps))
+    , m_description(std::move(description))
+{}
 
 bool Pattern::follows(std::string_view behaviour) const
 {
@@ -71,8 +73,8 @@ bool Pattern::isRootOp(std::string_view op) const
     return false;
 }
 
-HorizontalPattern::HorizontalPattern(std::string name, PassStage stage, int benefit,
-                                     std::vector<std::string> rootOps, std::string description)
+HorizontalPattern::HorizontalPattern(std::string name, PassStage stage, int benefit, std::vector<std::string> rootOps,
+                                     std::string description)
     : Pattern(std::move(name), stage, benefit, std::move(rootOps), std::move(description))
 {
     options().set("min_fuse_set_size", search_defaults::kMinFuseSetSize);

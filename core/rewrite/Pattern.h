@@ -117,8 +117,7 @@ public:
     void setRequiredDevices(std::vector<std::string> devices) { m_requiredDevices = std::move(devices); }
 
 protected:
-    Pattern(std::string name, PassStage stage, int benefit, std::vector<std::string> rootOps,
-            std::string description);
+    Pattern(std::string name, PassStage stage, int benefit, std::vector<std::string> rootOps, std::string description);
     void setUnavailable(std::string reason) { m_unavailable = std::move(reason); }
 
 private:

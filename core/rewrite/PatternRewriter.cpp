@@ -5,14 +5,18 @@
 namespace fusebox {
 namespace {
 
-std::shared_ptr<const Node> snapshot(const Node &n) { return std::make_shared<const Node>(n); }
+std::shared_ptr<const Node> snapshot(const Node &n)
+{
+    return std::make_shared<const Node>(n);
+}
 
 } // namespace
 
 PatternRewriter::PatternRewriter(Graph &graph, EditLog *log, RewriteListener *listener)
-    : m_graph(graph), m_log(log), m_listener(listener)
-{
-}
+    : m_graph(graph)
+    , m_log(log)
+    , m_listener(listener)
+{}
 
 std::shared_ptr<const Node> PatternRewriter::afterSnapshot(NodeId id) const
 {
@@ -25,8 +29,8 @@ void PatternRewriter::record(Edit edit)
         m_log->record(std::move(edit));
 }
 
-NodeId PatternRewriter::createOp(std::string op, std::vector<Arg> args, std::vector<NamedArg> kwargs,
-                                 NodeId before, TensorMeta meta, std::string nameHint)
+NodeId PatternRewriter::createOp(std::string op, std::vector<Arg> args, std::vector<NamedArg> kwargs, NodeId before,
+                                 TensorMeta meta, std::string nameHint)
 {
     NodeId id = m_graph.addOp(std::move(op), std::move(args), std::move(kwargs), std::move(nameHint), before);
     Node &n = *m_graph.mutableNode(id);
@@ -142,8 +146,7 @@ void PatternRewriter::eraseIfDead(NodeId id)
         NodeId next = work.back();
         work.pop_back();
         const Node *n = m_graph.node(next);
-        if (!n || m_graph.useCount(next) != 0 || n->kind() == NodeKind::Input
-            || n->kind() == NodeKind::Output)
+        if (!n || m_graph.useCount(next) != 0 || n->kind() == NodeKind::Input || n->kind() == NodeKind::Output)
             continue;
         std::vector<NodeId> inputs = n->inputNodes();
         if (erase(next))
@@ -181,8 +184,8 @@ bool PatternRewriter::restoreTopologicalOrder(SortStyle style)
     // per pass, one per rewrite under verification) find it so.
     if (isTopologicallySorted(m_graph))
         return true;
-    std::vector<NodeId> order =
-        style == SortStyle::HoistInputs ? topologicalOrder(m_graph) : stableTopologicalOrder(m_graph);
+    std::vector<NodeId> order = style == SortStyle::HoistInputs ? topologicalOrder(m_graph)
+                                                                : stableTopologicalOrder(m_graph);
     if (order.size() != m_graph.size())
         return false;
     std::vector<NodeId> current = m_graph.nodeIds();

@@ -49,8 +49,8 @@ public:
 
     /// Inserts an op call before `before` (before the output node when
     /// invalid). The name is derived from the op (or nameHint) and made unique.
-    NodeId createOp(std::string op, std::vector<Arg> args, std::vector<NamedArg> kwargs = {},
-                    NodeId before = {}, TensorMeta meta = {}, std::string nameHint = {});
+    NodeId createOp(std::string op, std::vector<Arg> args, std::vector<NamedArg> kwargs = {}, NodeId before = {},
+                    TensorMeta meta = {}, std::string nameHint = {});
     /// Replaces a node's arguments.
     void setArgs(NodeId id, std::vector<Arg> args, std::vector<NamedArg> kwargs = {});
     /// Changes a node's data fields (meta, type, provenance, name, op) through fn.

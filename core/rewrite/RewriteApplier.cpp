@@ -17,9 +17,14 @@ struct TouchTracker::Marks {
     absl::flat_hash_set<uint32_t> insertedNow;
 };
 
-void TouchTracker::beginRewrite() { m_marks->insertedNow.clear(); }
+void TouchTracker::beginRewrite()
+{
+    m_marks->insertedNow.clear();
+}
 
-TouchTracker::TouchTracker() : m_marks(std::make_unique<Marks>()) {}
+TouchTracker::TouchTracker()
+    : m_marks(std::make_unique<Marks>())
+{}
 TouchTracker::~TouchTracker() = default;
 
 void TouchTracker::mark(NodeId id)
@@ -28,7 +33,10 @@ void TouchTracker::mark(NodeId id)
         seeds.push_back(id);
 }
 
-bool TouchTracker::isTouched(NodeId id) const { return m_marks->ids.contains(id.value); }
+bool TouchTracker::isTouched(NodeId id) const
+{
+    return m_marks->ids.contains(id.value);
+}
 
 void TouchTracker::nodeInserted(const Graph &, NodeId id)
 {
@@ -53,12 +61,15 @@ void TouchTracker::nodeModifying(const Graph &graph, NodeId id)
     graph.forEachInput(id, [&](NodeId in) { seed(in); });
 }
 
-RewriteApplier::RewriteApplier(Graph &graph, const PatternSet &patterns, const DriverOptions &options,
-                               EditLog *edits, DriverListener *listener, DriverResult &result)
-    : m_graph(graph), m_patterns(patterns), m_options(options), m_edits(edits), m_listener(listener),
-      m_result(result)
-{
-}
+RewriteApplier::RewriteApplier(Graph &graph, const PatternSet &patterns, const DriverOptions &options, EditLog *edits,
+                               DriverListener *listener, DriverResult &result)
+    : m_graph(graph)
+    , m_patterns(patterns)
+    , m_options(options)
+    , m_edits(edits)
+    , m_listener(listener)
+    , m_result(result)
+{}
 
 LogicalResult rewriteMatch(const Pattern &pattern, PatternRewriter &rewriter, const Match &match)
 {

@@ -11,7 +11,13 @@ std::atomic<bool> g_checks{true};
 #endif
 } // namespace
 
-void setRewriteContractChecks(bool on) { g_checks.store(on); }
-bool rewriteContractChecks() { return g_checks.load(); }
+void setRewriteContractChecks(bool on)
+{
+    g_checks.store(on);
+}
+bool rewriteContractChecks()
+{
+    return g_checks.load();
+}
 
 } // namespace fusebox

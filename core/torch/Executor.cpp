@@ -66,14 +66,13 @@ void flattenValue(const c10::IValue &value, const std::string &name, std::vector
 
 /// Flattens one output arg of the IR and the value it became, in step, so
 /// that list literals in the output node give their items' names.
-void flattenArg(const Arg &arg, const c10::IValue &value,
-                const std::unordered_map<uint32_t, std::string> &nodeNames, std::vector<HostTensor> &out,
-                std::vector<std::string> *names)
+void flattenArg(const Arg &arg, const c10::IValue &value, const std::unordered_map<uint32_t, std::string> &nodeNames,
+                std::vector<HostTensor> &out, std::vector<std::string> *names)
 {
     const std::vector<Arg> *items = arg.items();
     if (items && (value.isTuple() || value.isList())) {
         std::vector<c10::IValue> elements = value.isTuple() ? value.toTupleRef().elements().vec()
-                                                             : value.toListRef().vec();
+                                                            : value.toListRef().vec();
         if (elements.size() == items->size()) {
             for (size_t i = 0; i < items->size(); ++i)
                 flattenArg((*items)[i], elements[i], nodeNames, out, names);
@@ -114,12 +113,17 @@ struct Executor::Impl {
     std::unordered_map<uint32_t, std::string> names;
 };
 
-Executor::Executor(std::unique_ptr<Impl> impl) : m_impl(std::move(impl)) {}
+Executor::Executor(std::unique_ptr<Impl> impl)
+    : m_impl(std::move(impl))
+{}
 Executor::Executor(Executor &&) noexcept = default;
 Executor &Executor::operator=(Executor &&) noexcept = default;
 Executor::~Executor() = default;
 
-size_t Executor::inputCount() const { return m_impl->inputNames.size(); }
+size_t Executor::inputCount() const
+{
+    return m_impl->inputNames.size();
+}
 
 Expected<Executor> Executor::create(const Graph &graph)
 {
@@ -192,8 +196,7 @@ Expected<std::vector<HostTensor>> runGraph(const Graph &graph, const std::vector
     return executor->run(inputs);
 }
 
-Expected<std::vector<HostTensor>> runTorchScriptModule(const std::string &path,
-                                                       const std::vector<HostTensor> &inputs)
+Expected<std::vector<HostTensor>> runTorchScriptModule(const std::string &path, const std::vector<HostTensor> &inputs)
 {
     try {
         jit::Module module = jit::load(path);

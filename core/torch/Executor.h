@@ -74,7 +74,6 @@ Expected<std::vector<HostTensor>> randomInputs(const Graph &graph, uint64_t seed
 /// Runs a TorchScript archive's forward as libtorch loads it (torch::jit::load,
 /// eval, no freezing) on `inputs`; outputs flattened as Executor::run does.
 /// The reference a lowered graph is compared against. Errors name the path.
-Expected<std::vector<HostTensor>> runTorchScriptModule(const std::string &path,
-                                                       const std::vector<HostTensor> &inputs);
+Expected<std::vector<HostTensor>> runTorchScriptModule(const std::string &path, const std::vector<HostTensor> &inputs);
 
 } // namespace fusebox

@@ -74,7 +74,10 @@ std::optional<c10::IValue> literalList(const std::vector<Arg> &items, const c10:
 
 class Lowerer {
 public:
-    explicit Lowerer(const Graph &ir) : m_ir(ir), m_graph(std::make_shared<jit::Graph>()) {}
+    explicit Lowerer(const Graph &ir)
+        : m_ir(ir)
+        , m_graph(std::make_shared<jit::Graph>())
+    {}
 
     LoweredGraph run()
     {
@@ -94,14 +97,9 @@ public:
             const Node &n = *m_ir.node(id);
             m_current = &n;
             switch (n.kind()) {
-            case NodeKind::Input:
-                break;
-            case NodeKind::Constant:
-                lowerConstant(n);
-                break;
-            case NodeKind::Op:
-                lowerOp(n);
-                break;
+            case NodeKind::Input: break;
+            case NodeKind::Constant: lowerConstant(n); break;
+            case NodeKind::Op: lowerOp(n); break;
             case NodeKind::Output:
                 lowerOutput(n);
                 lowered.outputs = returnedValues(n);
@@ -151,8 +149,7 @@ private:
         if (!payload)
             fail("constant has no payload (weight '" + n.weightKey
                  + "' is not in the graph's weight store; graph JSON written without --weights?)");
-        at::Tensor tensor = torchimport::tensorFromWeight(*payload, describeNode(n) + ": payload '"
-                                                                        + n.weightKey + "'");
+        at::Tensor tensor = torchimport::tensorFromWeight(*payload, describeNode(n) + ": payload '" + n.weightKey + "'");
         jit::Value *v = m_graph->insertConstant(tensor);
         name(v, n);
         m_constants.emplace(v->node(), n.id());
@@ -174,9 +171,8 @@ private:
         std::vector<jit::Value *> values;
         for (const Arg &arg : returnedValues(n))
             values.push_back(toValue(arg, nullptr));
-        jit::Value *result = values.size() == 1
-                                 ? values.front()
-                                 : m_graph->insertNode(m_graph->createTuple(values))->output();
+        jit::Value *result = values.size() == 1 ? values.front()
+                                                : m_graph->insertNode(m_graph->createTuple(values))->output();
         m_graph->registerOutput(result);
     }
 
@@ -227,8 +223,8 @@ private:
         };
         const std::vector<c10::Argument> &params = schema.arguments();
         if (n.args().size() > params.size())
-            return reject(schema.operator_name().name + " takes " + std::to_string(params.size())
-                          + " arguments, " + std::to_string(n.args().size()) + " given");
+            return reject(schema.operator_name().name + " takes " + std::to_string(params.size()) + " arguments, "
+                          + std::to_string(n.args().size()) + " given");
         for (const NamedArg &kw : n.kwargs()) {
             auto it = std::find_if(params.begin(), params.end(),
                                    [&](const c10::Argument &p) { return p.name() == kw.name; });
@@ -288,8 +284,8 @@ private:
             const std::vector<jit::Value *> &outputs = it->second.outputs;
             int64_t i = *index < 0 ? *index + static_cast<int64_t>(outputs.size()) : *index;
             if (i < 0 || i >= static_cast<int64_t>(outputs.size()))
-                fail("index " + std::to_string(*index) + " out of range for "
-                     + std::to_string(outputs.size()) + " outputs");
+                fail("index " + std::to_string(*index) + " out of range for " + std::to_string(outputs.size())
+                     + " outputs");
             return setValue(n, outputs[i]);
         }
         jit::Value *source = it->second.value;
@@ -375,9 +371,8 @@ private:
             return m_graph->insertNode(m_graph->createTuple(values))->output();
         }
         c10::TypePtr elem = listWanted ? concrete(listWanted->getElementType()) : nullptr;
-        const bool literalItems = std::none_of(list.items.begin(), list.items.end(), [](const Arg &a) {
-            return a.isNode() || a.isList();
-        });
+        const bool literalItems = std::none_of(list.items.begin(), list.items.end(),
+                                               [](const Arg &a) { return a.isNode() || a.isList(); });
         if (literalItems)
             if (std::optional<c10::IValue> folded = literalList(list.items, elem))
                 return m_graph->insertConstant(*folded);

@@ -53,7 +53,9 @@ public:
     }
 
 private:
-    explicit TimedGraph(std::shared_ptr<jit::Graph> graph) : m_executor(std::move(graph), "forward") {}
+    explicit TimedGraph(std::shared_ptr<jit::Graph> graph)
+        : m_executor(std::move(graph), "forward")
+    {}
 
     jit::GraphExecutor m_executor;
     std::vector<c10::IValue> m_values;
@@ -124,8 +126,8 @@ Expected<LatencyComparison> compareLatency(const Graph &original, const Graph &c
         bool originalFailed = false;
         auto onLibtorch = compareOnLibtorch(original, current, options, &originalFailed);
         if (!onLibtorch)
-            return Error{onBridge.error().message + "; and libtorch 1.13 cannot run it either: "
-                         + onLibtorch.error().message};
+            return Error{onBridge.error().message
+                         + "; and libtorch 1.13 cannot run it either: " + onLibtorch.error().message};
         onLibtorch->compiledError = onBridge.error().message;
         return onLibtorch;
     }

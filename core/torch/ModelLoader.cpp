@@ -178,22 +178,20 @@ Expected<LoadedModel> loadModel(const std::string &path, const LoadOptions &opti
     if (isTorchTracePath(path))
         return Error{traceLogIsNotAGraph(path)};
     switch (sniff(path)) {
-    case FileKind::Missing:
-        return Error{path + ": no such file"};
-    case FileKind::Directory:
-        return Error{path + ": is a directory, not a model file"};
-    case FileKind::Empty:
-        return Error{path + ": empty file (0 bytes), not a model"};
+    case FileKind::Missing: return Error{path + ": no such file"};
+    case FileKind::Directory: return Error{path + ": is a directory, not a model file"};
+    case FileKind::Empty: return Error{path + ": empty file (0 bytes), not a model"};
     case FileKind::Json:
         if (looksLikeExportedProgram(path))
-            return shapesIgnored(readExportedProgramFile(path, {&pt2GraphSchemas().registry, path}), "torch.export programs");
+            return shapesIgnored(readExportedProgramFile(path, {&pt2GraphSchemas().registry, path}),
+                                 "torch.export programs");
         return shapesIgnored(loadGraphJson(path), "graph JSON");
     case FileKind::Zip:
         if (looksLikeExportedProgram(path))
-            return shapesIgnored(readExportedProgramFile(path, {&pt2GraphSchemas().registry, path}), "torch.export archives");
+            return shapesIgnored(readExportedProgramFile(path, {&pt2GraphSchemas().registry, path}),
+                                 "torch.export archives");
         return importTorchScript(path, torchOptions);
-    case FileKind::Unknown:
-        break;
+    case FileKind::Unknown: break;
     }
     // Not a zip and not JSON: FX text when it reads like a dump; else let the
     // TorchScript reader explain (it recognises torch.save pickles of the

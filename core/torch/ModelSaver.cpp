@@ -28,16 +28,12 @@ OutputFormat outputFormatOf(const std::string &path)
 Status saveModel(const Graph &graph, const std::string &path, bool embedWeights)
 {
     switch (outputFormatOf(path)) {
-    case OutputFormat::TorchScript:
-        return exportTorchScript(graph, path);
-    case OutputFormat::GraphJson:
-        return saveGraphJson(graph, path, {.embedWeights = embedWeights});
-    case OutputFormat::FxText:
-        return json_support::writeTextFile(path, writeFxText(graph));
+    case OutputFormat::TorchScript: return exportTorchScript(graph, path);
+    case OutputFormat::GraphJson: return saveGraphJson(graph, path, {.embedWeights = embedWeights});
+    case OutputFormat::FxText: return json_support::writeTextFile(path, writeFxText(graph));
     case OutputFormat::Pt2Archive:
         return Error{path + ": a torch.export archive is made in PyTorch 2 through the bridge (exportForPyTorch2)"};
-    case OutputFormat::Unknown:
-        break;
+    case OutputFormat::Unknown: break;
     }
     return Error{path + ": unknown output format (use .pt, .json, or .py/.txt for FX text)"};
 }

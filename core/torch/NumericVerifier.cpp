@@ -66,8 +66,7 @@ struct OutputDiff {
     std::string message;
 };
 
-OutputDiff compareOne(const HostTensor &expected, const HostTensor &actual, double precision,
-                      const std::string &label)
+OutputDiff compareOne(const HostTensor &expected, const HostTensor &actual, double precision, const std::string &label)
 {
     OutputDiff d;
     auto mismatch = [&](const std::string &what, const std::string &e, const std::string &a) {
@@ -77,8 +76,7 @@ OutputDiff compareOne(const HostTensor &expected, const HostTensor &actual, doub
         return d;
     };
     if (expected.meta.dtype != actual.meta.dtype)
-        return mismatch("dtype", std::string(shortName(expected.meta.dtype)),
-                        std::string(shortName(actual.meta.dtype)));
+        return mismatch("dtype", std::string(shortName(expected.meta.dtype)), std::string(shortName(actual.meta.dtype)));
     if (expected.meta.shape != actual.meta.shape)
         return mismatch("shape", expected.meta.shapeString(), actual.meta.shapeString());
 
@@ -116,8 +114,8 @@ OutputDiff compareOne(const HostTensor &expected, const HostTensor &actual, doub
     // A copy: sizes() points into the tensor, a temporary here.
     const std::vector<int64_t> sizes = torchimport::tensorFromWeight(expected, label).sizes().vec();
     d.message = label + ": max |diff| " + sci(d.worst) + " at index " + std::to_string(index)
-                + (sizes.size() > 1 ? " " + position(index, sizes) : "") + " (expected "
-                + elementText(b, index) + ", got " + elementText(a, index) + ") > "
+                + (sizes.size() > 1 ? " " + position(index, sizes) : "") + " (expected " + elementText(b, index)
+                + ", got " + elementText(a, index) + ") > "
                 + (exact ? std::string("0 (compared exactly)")
                          : sci(precision) + " + " + sci(precision) + "*|expected|");
     return d;
@@ -164,16 +162,16 @@ VerificationResult compareOutputs(const std::vector<HostTensor> &expected, const
         result.worstOutputName = names[result.worstOutput];
     if (result.passed)
         result.message = std::to_string(expected.size()) + (expected.size() == 1 ? " output matches" : " outputs match")
-                         + " within " + sci(precision) + " + "
-                         + sci(precision) + "*|expected| (max |diff| " + sci(result.maxAbsDiff) + ")";
+                         + " within " + sci(precision) + " + " + sci(precision) + "*|expected| (max |diff| "
+                         + sci(result.maxAbsDiff) + ")";
     return result;
 }
 
 Expected<VerificationResult> verifyEquivalent(const Graph &before, const Graph &after, const VerifyOptions &options)
 {
     if (before.inputs().size() != after.inputs().size())
-        return Error{"the graphs have different inputs: " + std::to_string(before.inputs().size())
-                     + " before, " + std::to_string(after.inputs().size()) + " after"};
+        return Error{"the graphs have different inputs: " + std::to_string(before.inputs().size()) + " before, "
+                     + std::to_string(after.inputs().size()) + " after"};
     Expected<Executor> runBefore = Executor::create(before);
     if (!runBefore)
         return Error{"before: " + runBefore.error().message};

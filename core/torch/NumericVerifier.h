@@ -22,7 +22,6 @@ struct VerifyOptions {
     uint64_t seed = 0;
 };
 
-
 /// Runs `before` and `after` (Executor: libtorch's interpreter, no graph
 /// optimizations) on the same random inputs (randomInputs(before, ...)) and
 /// compares every output with compareOutputs(). NaN matches NaN and an
@@ -37,8 +36,7 @@ Expected<VerificationResult> verifyEquivalent(const Graph &before, const Graph &
 /// Compares `actual` against `expected` output by output (names: the
 /// expected outputs' names, for the message; may be shorter). The tolerance
 /// and the NaN rule are verifyEquivalent()'s; dtypes and shapes must be equal.
-VerificationResult compareOutputs(const std::vector<HostTensor> &expected,
-                                  const std::vector<HostTensor> &actual,
+VerificationResult compareOutputs(const std::vector<HostTensor> &expected, const std::vector<HostTensor> &actual,
                                   const std::vector<std::string> &names, double precision = 1e-4);
 
 } // namespace fusebox

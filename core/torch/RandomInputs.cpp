@@ -22,12 +22,11 @@ namespace {
 bool keepsValues(std::string_view op)
 {
     static const std::set<std::string_view> kOps = {
-        "getitem",       "aten::select",      "aten::slice",   "aten::view",
-        "aten::reshape", "aten::flatten",     "aten::squeeze", "aten::unsqueeze",
-        "aten::split",   "aten::split_with_sizes", "aten::unbind", "aten::chunk",
-        "aten::contiguous", "aten::clone",    "aten::detach",  "aten::t",
-        "aten::transpose", "aten::permute",   "aten::expand",  "aten::narrow",
-        "aten::movedim", "aten::cat",         "aten::stack",   "aten::index_select",
+        "getitem",       "aten::select",    "aten::slice",      "aten::view",         "aten::reshape",
+        "aten::flatten", "aten::squeeze",   "aten::unsqueeze",  "aten::split",        "aten::split_with_sizes",
+        "aten::unbind",  "aten::chunk",     "aten::contiguous", "aten::clone",        "aten::detach",
+        "aten::t",       "aten::transpose", "aten::permute",    "aten::expand",       "aten::narrow",
+        "aten::movedim", "aten::cat",       "aten::stack",      "aten::index_select",
     };
     return kOps.count(op) != 0;
 }
@@ -51,8 +50,7 @@ std::optional<int64_t> staticDim(const Graph &graph, const Arg &arg, int64_t dim
 std::optional<int64_t> indexBound(const Graph &graph, const Node &user, NodeId value)
 {
     const std::vector<Arg> &args = user.args();
-    if ((user.op == "aten::embedding" || user.op == "aten::embedding_bag") && args.size() > 1
-        && args[1] == Arg(value))
+    if ((user.op == "aten::embedding" || user.op == "aten::embedding_bag") && args.size() > 1 && args[1] == Arg(value))
         return staticDim(graph, args[0], 0);
     if (user.op == "aten::index_select" && args.size() > 2 && args[2] == Arg(value))
         if (auto dim = args[1].asInt())
@@ -99,8 +97,7 @@ Expected<std::vector<HostTensor>> randomInputs(const Graph &graph, uint64_t seed
             const DType dtype = input.meta.dtype == DType::Unknown ? DType::Float32 : input.meta.dtype;
             auto scalar = torchimport::toScalarType(dtype);
             if (!scalar)
-                return Error{"%" + input.name + ": dtype " + std::string(shortName(dtype))
-                             + " has no libtorch type"};
+                return Error{"%" + input.name + ": dtype " + std::string(shortName(dtype)) + " has no libtorch type"};
             at::TensorOptions options = at::TensorOptions().dtype(*scalar);
             at::Tensor tensor;
             if (at::isFloatingType(*scalar) || at::isComplexType(*scalar))

@@ -59,9 +59,11 @@ Expected<RewriteVerifier> RewriteVerifier::create(const Graph &original, double 
 
 RewriteVerifier::RewriteVerifier(std::vector<HostTensor> inputs, std::vector<HostTensor> expected,
                                  std::vector<std::string> names, double precision)
-    : m_inputs(std::move(inputs)), m_expected(std::move(expected)), m_names(std::move(names)), m_precision(precision)
-{
-}
+    : m_inputs(std::move(inputs))
+    , m_expected(std::move(expected))
+    , m_names(std::move(names))
+    , m_precision(precision)
+{}
 
 Expected<VerificationResult> RewriteVerifier::check(const Graph &rewritten) const
 {

@@ -22,16 +22,15 @@ namespace jit = torch::jit;
 bool allDigits(std::string_view text)
 {
     return !text.empty()
-           && std::all_of(text.begin(), text.end(),
-                          [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+           && std::all_of(text.begin(), text.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
 }
 
 /// "x.1" -> "x": TorchScript numbers the SSA versions of a Python name.
 std::string inputName(const jit::Value &value)
 {
     std::string name = value.debugName();
-    if (auto dot = name.rfind('.'); dot != std::string::npos && dot > 0
-                                    && allDigits(std::string_view(name).substr(dot + 1)))
+    if (auto dot = name.rfind('.');
+        dot != std::string::npos && dot > 0 && allDigits(std::string_view(name).substr(dot + 1)))
         name.resize(dot);
     return sanitizeIdentifier(name);
 }
@@ -75,12 +74,14 @@ bool referencesNode(const Arg &arg)
 
 class Converter {
 public:
-    Converter(jit::Graph &source, const jit::Module *module, const std::string &displayName,
-              Graph &target, std::vector<std::string> &warnings)
-        : m_source(source), m_modules(module), m_displayName(displayName), m_target(target),
-          m_warnings(warnings)
-    {
-    }
+    Converter(jit::Graph &source, const jit::Module *module, const std::string &displayName, Graph &target,
+              std::vector<std::string> &warnings)
+        : m_source(source)
+        , m_modules(module)
+        , m_displayName(displayName)
+        , m_target(target)
+        , m_warnings(warnings)
+    {}
 
     void run()
     {
@@ -109,8 +110,7 @@ private:
             TensorMeta meta;
             if (auto tensor = input.type()->cast<c10::TensorType>())
                 meta = metaFromType(*tensor);
-            NodeId id = m_build.addInput(inputName(input), std::move(meta),
-                                          input.type()->annotation_str());
+            NodeId id = m_build.addInput(inputName(input), std::move(meta), input.type()->annotation_str());
             m_values.emplace(&input, Arg(id));
         }
     }
@@ -135,16 +135,14 @@ private:
         if (!value)
             throw std::runtime_error("prim::Constant %" + out.debugName() + " has no value");
         if (value->isTensor()) {
-            m_values.emplace(&out, Arg(addTensorConstant(node, out, value->toTensor(),
-                                                         out.debugName())));
+            m_values.emplace(&out, Arg(addTensorConstant(node, out, value->toTensor(), out.debugName())));
             return;
         }
         if (value->isTensorList()) {
             std::vector<Arg> items;
             size_t i = 0;
             for (const at::Tensor &t : value->toTensorVector())
-                items.emplace_back(
-                    addTensorConstant(node, out, t, out.debugName() + "." + std::to_string(i++)));
+                items.emplace_back(addTensorConstant(node, out, t, out.debugName() + "." + std::to_string(i++)));
             m_values.emplace(&out, Arg::list(std::move(items)));
             return;
         }
@@ -153,16 +151,14 @@ private:
             std::ostringstream text;
             text << *value;
             m_warnings.push_back(m_displayName + ": constant %" + out.debugName() + " of type "
-                                 + out.type()->annotation_str()
-                                 + " has no literal form; kept as the string '" + text.str()
-                                 + "'");
+                                 + out.type()->annotation_str() + " has no literal form; kept as the string '"
+                                 + text.str() + "'");
             literal = Arg(text.str());
         }
         m_values.emplace(&out, std::move(*literal));
     }
 
-    NodeId addTensorConstant(jit::Node &node, const jit::Value &out, const at::Tensor &tensor,
-                             const std::string &key)
+    NodeId addTensorConstant(jit::Node &node, const jit::Value &out, const at::Tensor &tensor, const std::string &key)
     {
         m_build.weights().put(key, weightFromTensor(tensor));
         NodeId id = m_build.addConstant(constantName(out), key, metaFromTensor(tensor));
@@ -177,8 +173,7 @@ private:
         std::vector<Arg> items;
         for (const jit::Value *in : node.inputs())
             items.push_back(argFor(*in));
-        auto kind = node.kind() == c10::prim::TupleConstruct ? ArgList::Kind::Tuple
-                                                              : ArgList::Kind::List;
+        auto kind = node.kind() == c10::prim::TupleConstruct ? ArgList::Kind::Tuple : ArgList::Kind::List;
         m_values.emplace(node.output(), Arg::list(std::move(items), kind));
     }
 
@@ -189,15 +184,13 @@ private:
         if (const std::vector<Arg> *items = source.items()) {
             // Unpacking a folded construct: forward its items, no node.
             if (items->size() != outputs.size())
-                throw std::runtime_error(std::string(node.kind().toQualString())
-                                         + " of a list with the wrong length");
+                throw std::runtime_error(std::string(node.kind().toQualString()) + " of a list with the wrong length");
             for (size_t i = 0; i < outputs.size(); ++i)
                 m_values.emplace(outputs[i], (*items)[i]);
             return;
         }
         if (!source.isNode())
-            throw std::runtime_error(std::string(node.kind().toQualString())
-                                     + " of a literal value");
+            throw std::runtime_error(std::string(node.kind().toQualString()) + " of a literal value");
         addGetItems(node, source.node(), /*onlyUsed=*/false);
     }
 
@@ -209,8 +202,7 @@ private:
         for (size_t i = 0; i < outputs.size(); ++i) {
             if (onlyUsed && !outputs[i]->hasUses())
                 continue;
-            NodeId id = m_build.addOp(std::string(ops::kGetItem),
-                                       {Arg(source), Arg(static_cast<int64_t>(i))});
+            NodeId id = m_build.addOp(std::string(ops::kGetItem), {Arg(source), Arg(static_cast<int64_t>(i))});
             describe(id, *outputs[i]);
             m_build.node(id).provenance = provenance;
             m_values.emplace(outputs[i], Arg(id));
@@ -247,8 +239,7 @@ private:
         args.reserve(inputs.size());
         for (size_t i = 0; i < inputs.size(); ++i) {
             Arg arg = argFor(*inputs[i]);
-            if (schema && i < schema->arguments().size()
-                && isScalarTypeArgument(schema->arguments()[i]))
+            if (schema && i < schema->arguments().size() && isScalarTypeArgument(schema->arguments()[i]))
                 if (auto code = arg.asInt())
                     arg = Arg(toDType(static_cast<c10::ScalarType>(*code)));
             args.push_back(std::move(arg));
@@ -278,8 +269,7 @@ private:
             body << node;
             Node &o = m_build.node(id);
             o.opaqueBody = body.str();
-            m_warnings.push_back(m_displayName + ": " + o.op + " at "
-                                 + describeLocation(o.provenance.source)
+            m_warnings.push_back(m_displayName + ": " + o.op + " at " + describeLocation(o.provenance.source)
                                  + " imported as an opaque node (its blocks are not rewritten)");
         }
         if (outputs.size() > 1)
@@ -336,8 +326,7 @@ private:
     {
         auto it = m_values.find(&value);
         if (it == m_values.end())
-            throw std::runtime_error("%" + value.debugName() + " (made by "
-                                     + value.node()->kind().toQualString()
+            throw std::runtime_error("%" + value.debugName() + " (made by " + value.node()->kind().toQualString()
                                      + ") is read before it is converted");
         return it->second;
     }
@@ -353,8 +342,8 @@ private:
 
 } // namespace
 
-void convertGraph(jit::Graph &source, const jit::Module *module, const std::string &displayName,
-                  Graph &target, std::vector<std::string> &warnings)
+void convertGraph(jit::Graph &source, const jit::Module *module, const std::string &displayName, Graph &target,
+                  std::vector<std::string> &warnings)
 {
     Converter(source, module, displayName, target, warnings).run();
 }

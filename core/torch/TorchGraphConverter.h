@@ -24,7 +24,7 @@ namespace fusebox::torchimport {
 /// module paths; it may be null. Non-fatal findings are appended to
 /// `warnings`, prefixed with displayName. Throws std::runtime_error (one line)
 /// on a construct it cannot represent.
-void convertGraph(torch::jit::Graph &source, const torch::jit::Module *module,
-                  const std::string &displayName, Graph &target, std::vector<std::string> &warnings);
+void convertGraph(torch::jit::Graph &source, const torch::jit::Module *module, const std::string &displayName,
+                  Graph &target, std::vector<std::string> &warnings);
 
 } // namespace fusebox::torchimport

@@ -4,8 +4,14 @@
 
 namespace fusebox {
 
-bool libtorchLinked() { return true; }
+bool libtorchLinked()
+{
+    return true;
+}
 
-const char *libtorchVersion() { return TORCH_VERSION; }
+const char *libtorchVersion()
+{
+    return TORCH_VERSION;
+}
 
 } // namespace fusebox

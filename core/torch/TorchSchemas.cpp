@@ -28,8 +28,7 @@ SchemaArgument convertArgument(const c10::Argument &arg)
     out.kwargOnly = arg.kwarg_only();
     // Print the argument without name and default to get the exact type text.
     c10::Argument typeOnly("", arg.type(), arg.real_type(), arg.N(), c10::nullopt, false,
-                           arg.alias_info() ? c10::optional<c10::AliasInfo>(*arg.alias_info())
-                                            : c10::nullopt);
+                           arg.alias_info() ? c10::optional<c10::AliasInfo>(*arg.alias_info()) : c10::nullopt);
     out.type = printed(typeOnly);
     if (arg.default_value()) {
         std::string full = printed(arg);

@@ -25,9 +25,9 @@ constexpr const char *kClassName = "__torch__.fusebox.ExportedModule";
 const std::set<std::string> &reservedNames()
 {
     static const std::set<std::string> kReserved = {
-        "training", "forward", "code", "graph", "inlined_graph", "original_name", "eval",
-        "train", "to", "cpu", "cuda", "float", "double", "half", "type", "state_dict",
-        "parameters", "buffers", "modules", "children", "apply", "save", "self",
+        "training",   "forward", "code",    "graph",    "inlined_graph", "original_name", "eval", "train",
+        "to",         "cpu",     "cuda",    "float",    "double",        "half",          "type", "state_dict",
+        "parameters", "buffers", "modules", "children", "apply",         "save",          "self",
     };
     return kReserved;
 }
@@ -102,8 +102,7 @@ Status exportTorchScript(const Graph &graph, const std::string &path)
         self->setType(module.type());
         constantsToBuffers(graph, *lowered, module, self);
 
-        jit::Function *function =
-            unit->create_function(c10::QualifiedName(*module.type()->name(), "forward"), forward);
+        jit::Function *function = unit->create_function(c10::QualifiedName(*module.type()->name(), "forward"), forward);
         module.type()->addMethod(function);
 
         jit::ExtraFilesMap extraFiles;

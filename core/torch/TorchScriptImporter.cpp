@@ -55,7 +55,8 @@ std::optional<Error> checkStorages(const std::string &name, const std::map<std::
         const std::string pickle = entry.substr(entry.rfind('/') + 1);
         auto storages = torch_pickle::storageReferences(bytes);
         if (!storages)
-            return Error{name + "/" + json_support::oneLine(entry) + ": corrupt pickle (" + storages.error().message + ")"};
+            return Error{name + "/" + json_support::oneLine(entry) + ": corrupt pickle (" + storages.error().message
+                         + ")"};
         for (const torch_pickle::StorageReference &storage : *storages) {
             const auto record = sizes.find(folder + storage.key);
             const int element = elementSize(storage.dtype);
@@ -63,8 +64,8 @@ std::optional<Error> checkStorages(const std::string &name, const std::map<std::
                 continue;
             const __int128 needed = static_cast<__int128>(storage.numel) * element;
             if (needed > static_cast<__int128>(record->second))
-                return Error{name + "/" + json_support::oneLine(record->first) + ": corrupt storage (" + pickle + " gives it "
-                             + std::to_string(storage.numel) + " elements of " + storage.typeName + ", "
+                return Error{name + "/" + json_support::oneLine(record->first) + ": corrupt storage (" + pickle
+                             + " gives it " + std::to_string(storage.numel) + " elements of " + storage.typeName + ", "
                              + (needed > INT64_MAX ? std::string("more than 2^63") : std::to_string(int64_t(needed)))
                              + " bytes; the record holds " + std::to_string(record->second) + ")"};
         }
@@ -153,7 +154,8 @@ std::optional<Error> checkArchive(const std::string &name, const std::string &zi
             // (SEGV in ScriptTypeParser::parseClassConstant; fuzz/torchscript_fuzz.cpp).
             const bool source = record.ends_with(".py");
             const bool debugTable = record.ends_with(".py.debug_pkl")
-                                    && names.count(record.substr(0, record.size() - std::string_view(".debug_pkl").size()));
+                                    && names.count(
+                                        record.substr(0, record.size() - std::string_view(".debug_pkl").size()));
             if (!source && !debugTable && !record.ends_with('/') && strayCode.empty())
                 strayCode = record;
         }
@@ -194,8 +196,8 @@ std::string tensorWithShortStorage(const jit::Module &module)
         // A storage without data (its record read as empty) has none, whatever its size says.
         const __int128 has = t.has_storage() && t.storage().data() ? static_cast<__int128>(t.storage().nbytes()) : 0;
         if (last < 0 || needed > has)
-            return "tensor '" + attribute.name + "' needs " + (needed > INT64_MAX ? std::string("more than 2^63")
-                                                                                : std::to_string(int64_t(needed)))
+            return "tensor '" + attribute.name + "' needs "
+                   + (needed > INT64_MAX ? std::string("more than 2^63") : std::to_string(int64_t(needed)))
                    + " bytes of storage, its storage has " + std::to_string(int64_t(has));
     }
     return {};
@@ -241,8 +243,7 @@ Expected<LoadedModel> importModule(const std::string &name, const ModuleLoader &
         if (!options.inputShapes.empty()) {
             std::vector<torchimport::InputSpec> given;
             for (size_t i = 0; i < options.inputShapes.size(); ++i)
-                given.push_back({options.inputShapes[i],
-                                 i < specs.size() ? specs[i].dtype : DType::Float32});
+                given.push_back({options.inputShapes[i], i < specs.size() ? specs[i].dtype : DType::Float32});
             specs = std::move(given);
             shapeSource = "options";
         }
@@ -285,8 +286,7 @@ Expected<LoadedModel> importChecked(const std::string &name, const Expected<std:
 
 } // namespace
 
-Expected<LoadedModel> importTorchScript(const std::string &path,
-                                        const TorchScriptImportOptions &options)
+Expected<LoadedModel> importTorchScript(const std::string &path, const TorchScriptImportOptions &options)
 {
     std::error_code ec;
     if (!std::filesystem::exists(path, ec))
@@ -303,8 +303,7 @@ Expected<LoadedModel> importTorchScript(const std::string &path,
     return importChecked(path, checkedArchive(path, Pt2Archive::open(path)), options);
 }
 
-Expected<LoadedModel> importTorchScriptFromBytes(const std::string &bytes,
-                                                 const std::string &displayName,
+Expected<LoadedModel> importTorchScriptFromBytes(const std::string &bytes, const std::string &displayName,
                                                  const TorchScriptImportOptions &options)
 {
     if (auto error = checkHeader(displayName, std::string_view(bytes).substr(0, 4)))

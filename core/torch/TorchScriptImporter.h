@@ -31,12 +31,10 @@ struct TorchScriptImportOptions {
 /// Control flow and shape problems become LoadedModel::warnings. Errors
 /// (missing file, torch.save pickle, not a zip, unsupported version) are one
 /// line naming the file; libtorch exceptions never escape.
-Expected<LoadedModel> importTorchScript(const std::string &path,
-                                        const TorchScriptImportOptions &options = {});
+Expected<LoadedModel> importTorchScript(const std::string &path, const TorchScriptImportOptions &options = {});
 
 /// The same, from an archive held in memory; displayName names it in messages.
-Expected<LoadedModel> importTorchScriptFromBytes(const std::string &bytes,
-                                                 const std::string &displayName,
+Expected<LoadedModel> importTorchScriptFromBytes(const std::string &bytes, const std::string &displayName,
                                                  const TorchScriptImportOptions &options = {});
 
 } // namespace fusebox

@@ -124,8 +124,7 @@ private:
             outputs = evaluate(node, std::move(*inputs));
         } catch (const std::exception &e) {
             if (m_firstFailure.empty())
-                m_firstFailure = (node.outputs().empty() ? std::string("a node")
-                                                         : "%" + node.output(0)->debugName())
+                m_firstFailure = (node.outputs().empty() ? std::string("a node") : "%" + node.output(0)->debugName())
                                  + " (" + node.kind().toQualString() + "): " + oneLineMessage(e);
         }
         if (!outputs || outputs->size() != node.outputs().size())
@@ -229,8 +228,8 @@ std::vector<InputSpec> parseInputSpecs(const std::string &displayName, const std
     return specs;
 }
 
-void inferShapes(const std::shared_ptr<jit::Graph> &graph, const std::vector<InputSpec> &specs,
-                 bool runExample, const std::string &displayName, std::vector<std::string> &warnings)
+void inferShapes(const std::shared_ptr<jit::Graph> &graph, const std::vector<InputSpec> &specs, bool runExample,
+                 const std::string &displayName, std::vector<std::string> &warnings)
 {
     std::vector<jit::Value *> inputs;
     for (jit::Value *v : graph->inputs())

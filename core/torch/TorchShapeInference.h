@@ -46,8 +46,8 @@ std::vector<InputSpec> parseInputSpecs(const std::string &displayName, const std
 /// branch taken, prim::Loop its iterations. Nodes that fail, and what depends
 /// on them, keep the static result. Problems become warnings naming
 /// displayName; nothing throws.
-void inferShapes(const std::shared_ptr<torch::jit::Graph> &graph, const std::vector<InputSpec> &specs,
-                 bool runExample, const std::string &displayName, std::vector<std::string> &warnings);
+void inferShapes(const std::shared_ptr<torch::jit::Graph> &graph, const std::vector<InputSpec> &specs, bool runExample,
+                 const std::string &displayName, std::vector<std::string> &warnings);
 
 /// Runs the graph once, node by node, on `inputs` (one per graph input, in
 /// order) the way inferShapes() runs its example, and returns the first

@@ -245,8 +245,8 @@ std::string classNameOf(const torch::jit::Module &module)
 /// The submodule of `parent` called `instance` of class `className`, looked
 /// for among parent's children and, for uncalled containers, grandchildren.
 /// Returns the dotted path relative to parent, or "" when not found.
-std::string findChild(const torch::jit::Module &parent, const std::string &instance,
-                      const std::string &className, torch::jit::Module &found)
+std::string findChild(const torch::jit::Module &parent, const std::string &instance, const std::string &className,
+                      torch::jit::Module &found)
 {
     if (parent.hasattr(instance) && parent.attr(instance).isModule()) {
         found = parent.attr(instance).toModule();
@@ -320,8 +320,7 @@ Provenance provenanceOf(torch::jit::Node &node, ModulePathResolver &modules)
                 if (!instance || instance->instance_name().empty())
                     continue;
                 auto type = instance->class_type();
-                chain.emplace_back(instance->instance_name(),
-                                   type && type->name() ? type->name()->qualifiedName() : "");
+                chain.emplace_back(instance->instance_name(), type && type->name() ? type->name()->qualifiedName() : "");
             }
             p.scope = modules.resolve(chain);
         }

@@ -67,7 +67,9 @@ std::optional<Arg> literalFromIValue(const c10::IValue &value);
 class ModulePathResolver {
 public:
     /// root may be null: paths are then the instance names joined with dots.
-    explicit ModulePathResolver(const torch::jit::Module *root) : m_root(root) {}
+    explicit ModulePathResolver(const torch::jit::Module *root)
+        : m_root(root)
+    {}
     /// chain: (instance name, class name) from the outermost call inwards.
     std::string resolve(const std::vector<std::pair<std::string, std::string>> &chain);
 

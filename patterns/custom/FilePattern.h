@@ -27,17 +27,17 @@ struct CallSpec {
     /// True when the call sits in a variadic template (matched once per item).
     bool inTemplate = false;
     // Check descriptions, built once so quiet matching formats nothing.
-    std::string opText;                 ///< "r = (aten::relu | aten::gelu)(y): op is aten::relu | aten::gelu"
-    std::string distinctText;           ///< "...: a node not matched already"
-    std::string defaultsText;           ///< "...: arguments left out hold their defaults"
-    std::vector<std::string> argTexts;  ///< per pattern argument: "...: argument 1 `w`"
+    std::string opText;                ///< "r = (aten::relu | aten::gelu)(y): op is aten::relu | aten::gelu"
+    std::string distinctText;          ///< "...: a node not matched already"
+    std::string defaultsText;          ///< "...: arguments left out hold their defaults"
+    std::vector<std::string> argTexts; ///< per pattern argument: "...: argument 1 `w`"
 };
 
 /// Finding a statement nobody matched so far among the users of a bound value.
 struct SearchStep {
-    int spec = -1;          ///< the statement's CallSpec
-    std::string via;        ///< the bound name (capture or match value) whose users are tried
-    std::string text;       ///< "q = aten::mm(a, c): found among the users of a"
+    int spec = -1;    ///< the statement's CallSpec
+    std::string via;  ///< the bound name (capture or match value) whose users are tried
+    std::string text; ///< "q = aten::mm(a, c): found among the users of a"
 };
 
 struct CompiledPattern {
@@ -46,12 +46,12 @@ struct CompiledPattern {
     const OpSchemaRegistry *schemas = nullptr;
 
     std::vector<CallSpec> specs;
-    std::map<const patternlang::Expr *, int> specOf;  ///< nested OpCall expr -> spec
-    std::vector<int> statementSpec;                   ///< match statement -> spec
-    std::map<std::string, int> statementIndex;        ///< match target -> statement
-    std::map<std::string, int> captureIndex;          ///< capture name -> index into decl.captures
-    std::vector<bool> isListCapture;                  ///< per capture
-    std::vector<bool> isOutput;                       ///< per match statement
+    std::map<const patternlang::Expr *, int> specOf; ///< nested OpCall expr -> spec
+    std::vector<int> statementSpec;                  ///< match statement -> spec
+    std::map<std::string, int> statementIndex;       ///< match target -> statement
+    std::map<std::string, int> captureIndex;         ///< capture name -> index into decl.captures
+    std::vector<bool> isListCapture;                 ///< per capture
+    std::vector<bool> isOutput;                      ///< per match statement
     int anchorStatement = -1;
     std::vector<SearchStep> steps;
     /// Per constraint: its canonical text (the check's description).
@@ -69,11 +69,11 @@ struct CompiledPattern {
 
 /// What a successful search bound.
 struct Bindings {
-    std::vector<NodeId> statementNode;          ///< per match statement
-    std::vector<std::optional<Arg>> captures;   ///< per capture
-    std::vector<NodeId> matched;                ///< every matched node, anchor first
-    std::vector<int> choices;                   ///< candidate picked at each search step
-    int progress = 0;                           ///< checks passed on this path
+    std::vector<NodeId> statementNode;        ///< per match statement
+    std::vector<std::optional<Arg>> captures; ///< per capture
+    std::vector<NodeId> matched;              ///< every matched node, anchor first
+    std::vector<int> choices;                 ///< candidate picked at each search step
+    int progress = 0;                         ///< checks passed on this path
 };
 
 class FilePattern final : public VerticalPattern {

@@ -42,7 +42,10 @@ bool contains(const std::vector<NodeId> &ids, NodeId id)
 
 class BindingScope final : public Scope {
 public:
-    BindingScope(const CompiledPattern &p, const Bindings &b) : m_p(p), m_b(b) {}
+    BindingScope(const CompiledPattern &p, const Bindings &b)
+        : m_p(p)
+        , m_b(b)
+    {}
     std::optional<Arg> lookup(const std::string &name) const override
     {
         if (auto s = m_p.statementIndex.find(name); s != m_p.statementIndex.end())
@@ -62,17 +65,18 @@ private:
 class Search {
 public:
     Search(const CompiledPattern &p, const Graph &g, MatchTrace &t, const std::vector<int> *forced)
-        : m_p(p), m_g(g), m_trace(t), m_forced(forced)
-    {
-    }
+        : m_p(p)
+        , m_g(g)
+        , m_trace(t)
+        , m_forced(forced)
+    {}
 
     bool run(NodeId anchor, Bindings &out)
     {
         Bindings b;
         b.statementNode.resize(m_p.decl.match.size());
         b.captures.resize(m_p.decl.captures.size());
-        return matchNode(b, m_p.statementSpec[size_t(m_p.anchorStatement)], anchor, nullptr)
-               && solve(b, 0, out);
+        return matchNode(b, m_p.statementSpec[size_t(m_p.anchorStatement)], anchor, nullptr) && solve(b, 0, out);
     }
 
     int bestProgress = -1;
@@ -83,15 +87,16 @@ private:
 
     /// A structural check: its actual-value text describes a failure, so a
     /// passing check shows none.
-    template <typename Actual>
+    template<typename Actual>
     bool check(Bindings &b, bool ok, const std::string &desc, Actual &&actual, std::vector<NodeId> nodes = {})
     {
         if (ok)
-            return checkWithValues(b, true, desc, [] { return std::string(); }, std::move(nodes));
+            return checkWithValues(
+                b, true, desc, [] { return std::string(); }, std::move(nodes));
         return checkWithValues(b, false, desc, std::forward<Actual>(actual), std::move(nodes));
     }
     /// A check whose actual-value text holds either way (where-constraints).
-    template <typename Actual>
+    template<typename Actual>
     bool checkWithValues(Bindings &b, bool ok, const std::string &desc, Actual &&actual, std::vector<NodeId> nodes = {})
     {
         if (m_trace.check(ok, desc, std::forward<Actual>(actual), std::move(nodes))) {
@@ -122,13 +127,14 @@ private:
     bool matchNode(Bindings &b, int specIndex, NodeId id, Lists *lists)
     {
         const CallSpec &spec = m_p.specs[size_t(specIndex)];
-        if (!check(b, !contains(b.matched, id), spec.distinctText,
-                   [&] { return ref(id) + " is already part of the match"; }, at(id)))
+        if (!check(
+                b, !contains(b.matched, id), spec.distinctText,
+                [&] { return ref(id) + " is already part of the match"; }, at(id)))
             return false;
         const Node *n = m_g.node(id);
-        if (!check(b, n && n->isOp() && anyOpMatches(*spec.call, *n), spec.opText,
-                   [&] { return ref(id) + " is " + (n && n->isOp() ? n->qualifiedOp() : "not an op call"); },
-                   at(id)))
+        if (!check(
+                b, n && n->isOp() && anyOpMatches(*spec.call, *n), spec.opText,
+                [&] { return ref(id) + " is " + (n && n->isOp() ? n->qualifiedOp() : "not an op call"); }, at(id)))
             return false;
         b.matched.push_back(id);
         if (spec.statement >= 0)
@@ -145,8 +151,8 @@ private:
                 actual = j < n->args().size() ? &n->args()[j] : nullptr;
             else
                 actual = n->kwarg(args[j].keyword);
-            if (!check(b, actual != nullptr, spec.argTexts[j], [&] { return ref(id) + " has no such argument"; },
-                       at(id)))
+            if (!check(
+                    b, actual != nullptr, spec.argTexts[j], [&] { return ref(id) + " has no such argument"; }, at(id)))
                 return false;
             if (!matchExpr(b, args[j].value, *actual, spec.argTexts[j], lists))
                 return false;
@@ -172,8 +178,9 @@ private:
         std::vector<int> argOf(params.size(), -1);
         for (size_t j = 0; j < args.size(); ++j) {
             const int i = args[j].keyword.empty() ? int(j) : schema.argumentIndex(args[j].keyword);
-            if (!check(b, i >= 0 && size_t(i) < params.size(), spec.argTexts[j],
-                       [&] { return schema.qualifiedName() + " has no such parameter"; }, at(n.id())))
+            if (!check(
+                    b, i >= 0 && size_t(i) < params.size(), spec.argTexts[j],
+                    [&] { return schema.qualifiedName() + " has no such parameter"; }, at(n.id())))
                 return false;
             argOf[size_t(i)] = int(j);
         }
@@ -190,17 +197,21 @@ private:
             if (argOf[i] < 0) {
                 // Left out of the pattern: the node must hold the default (when one is known).
                 if (actual && def
-                    && !check(b, valuesEqual(*actual, *def), spec.defaultsText, [&] {
-                           return ref(n.id()) + " has " + params[i].name + " = " + fmt(*actual) + ", the default is "
-                                  + fmt(*def);
-                       }, at(n.id())))
+                    && !check(
+                        b, valuesEqual(*actual, *def), spec.defaultsText,
+                        [&] {
+                            return ref(n.id()) + " has " + params[i].name + " = " + fmt(*actual) + ", the default is "
+                                   + fmt(*def);
+                        },
+                        at(n.id())))
                     return false;
                 continue;
             }
             const size_t j = size_t(argOf[i]);
             const Arg *value = actual ? actual : (def ? &*def : nullptr);
-            if (!check(b, value != nullptr, spec.argTexts[j],
-                       [&] { return ref(n.id()) + " has no argument " + params[i].name; }, at(n.id())))
+            if (!check(
+                    b, value != nullptr, spec.argTexts[j],
+                    [&] { return ref(n.id()) + " has no argument " + params[i].name; }, at(n.id())))
                 return false;
             if (!matchExpr(b, args[j].value, *value, spec.argTexts[j], lists))
                 return false;
@@ -229,9 +240,10 @@ private:
                     return false;
                 const NodeId bound = b.statementNode[size_t(s->second)];
                 if (bound.isValid())
-                    return check(b, bound == actual.node(), desc, [&] {
-                        return e.text + " is " + ref(bound) + ", here it is " + ref(actual.node());
-                    }, at(actual.node(), bound));
+                    return check(
+                        b, bound == actual.node(), desc,
+                        [&] { return e.text + " is " + ref(bound) + ", here it is " + ref(actual.node()); },
+                        at(actual.node(), bound));
                 return matchNode(b, m_p.statementSpec[size_t(s->second)], actual.node(), nullptr);
             }
             const int c = m_p.captureIndex.at(e.text);
@@ -297,10 +309,13 @@ private:
         for (NodeId u : m_g.users(from))
             if (!contains(b.matched, u) && m_g.node(u)->isOp() && anyOpMatches(call, *m_g.node(u)))
                 candidates.push_back(u);
-        if (!check(b, !candidates.empty(), st.text, [&] {
-                return "no user of " + ref(from) + " outside the match has the op (" + std::to_string(
-                           m_g.users(from).size()) + " users)";
-            }, at(from)))
+        if (!check(
+                b, !candidates.empty(), st.text,
+                [&] {
+                    return "no user of " + ref(from) + " outside the match has the op ("
+                           + std::to_string(m_g.users(from).size()) + " users)";
+                },
+                at(from)))
             return false;
         const size_t depth = b.choices.size();
         for (size_t i = 0; i < candidates.size(); ++i) {
@@ -350,9 +365,12 @@ bool Search::finish(Bindings &b)
             }
         });
     }
-    if (!check(b, !offender.isValid(), "only pattern outputs are used outside the match", [&] {
-            return ref(offender) + " is used outside the match by " + ref(user) + " (only pattern outputs may be)";
-        }, at(offender, user)))
+    if (!check(
+            b, !offender.isValid(), "only pattern outputs are used outside the match",
+            [&] {
+                return ref(offender) + " is used outside the match by " + ref(user) + " (only pattern outputs may be)";
+            },
+            at(offender, user)))
         return false;
     for (size_t k = 0; k < m_p.computed.size(); ++k) {
         auto v = evaluate(*m_p.computed[k], m_g, scope);
@@ -386,8 +404,9 @@ bool Search::finish(Bindings &b)
         else
             m_g.forEachInput(id, [&](NodeId in) { stack.push_back(in); });
     }
-    return check(b, !hit.isValid(), "no capture depends on a matched node (the rewrite makes no cycle)",
-                 [&] { return "a capture is computed from the matched " + ref(hit); }, at(hit));
+    return check(
+        b, !hit.isValid(), "no capture depends on a matched node (the rewrite makes no cycle)",
+        [&] { return "a capture is computed from the matched " + ref(hit); }, at(hit));
 }
 
 MatchTrace &quietTrace()

@@ -17,9 +17,11 @@ using patternlang::ExprKind;
 class Rewrite final : public Scope {
 public:
     Rewrite(const CompiledPattern &p, PatternRewriter &rw, const Bindings &b, NodeId anchor)
-        : m_p(p), m_rw(rw), m_b(b), m_anchor(anchor)
-    {
-    }
+        : m_p(p)
+        , m_rw(rw)
+        , m_b(b)
+        , m_anchor(anchor)
+    {}
 
     std::optional<Arg> lookup(const std::string &name) const override
     {
@@ -129,10 +131,9 @@ private:
 
 FilePattern::FilePattern(std::shared_ptr<const CompiledPattern> compiled, PassStage stage, int benefit,
                          std::vector<std::string> rootOps, std::string description)
-    : VerticalPattern(compiled->decl.name, stage, benefit, std::move(rootOps), std::move(description)),
-      m_compiled(std::move(compiled))
-{
-}
+    : VerticalPattern(compiled->decl.name, stage, benefit, std::move(rootOps), std::move(description))
+    , m_compiled(std::move(compiled))
+{}
 
 LogicalResult FilePattern::rewrite(PatternRewriter &rewriter, const Match &match) const
 {

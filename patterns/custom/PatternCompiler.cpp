@@ -105,8 +105,8 @@ public:
                 roots.push_back(op.name);
         const PassStage stage = d.stage == Stage::PreGrad ? PassStage::PreGrad : PassStage::PostGrad;
         std::string description = d.description ? *d.description : "pattern " + d.name + " of " + p.sourceName;
-        auto pattern = std::make_unique<custom::FilePattern>(m_p, stage, int(d.benefit.value_or(1)),
-                                                             std::move(roots), std::move(description));
+        auto pattern = std::make_unique<custom::FilePattern>(m_p, stage, int(d.benefit.value_or(1)), std::move(roots),
+                                                             std::move(description));
         pattern->setOptionsFrom(options);
         return std::unique_ptr<Pattern>(std::move(pattern));
     }
@@ -132,8 +132,8 @@ private:
         spec.defaultsText = text + ": arguments left out hold their defaults";
         for (size_t j = 0; j < call.args.size(); ++j)
             spec.argTexts.push_back(text + ": argument "
-                                    + (call.args[j].keyword.empty() ? std::to_string(j) : call.args[j].keyword)
-                                    + " `" + writePatternExpr(call.args[j].value) + "`");
+                                    + (call.args[j].keyword.empty() ? std::to_string(j) : call.args[j].keyword) + " `"
+                                    + writePatternExpr(call.args[j].value) + "`");
         const int index = int(m_p->specs.size());
         m_p->specs.push_back(std::move(spec));
         for (const Argument &a : call.args)
@@ -167,8 +167,9 @@ private:
             if (!read[i])
                 p.anchorStatement = int(i);
         if (p.anchorStatement < 0)
-            return at(p.decl.pos, "pattern '" + p.decl.name + "': every match statement is read by another "
-                                  "(a cycle), so none can be the anchor");
+            return at(p.decl.pos, "pattern '" + p.decl.name
+                                      + "': every match statement is read by another "
+                                        "(a cycle), so none can be the anchor");
         m_statementBound.assign(match.size(), false);
         m_captureBound.assign(p.decl.captures.size(), false);
         close(p.anchorStatement);

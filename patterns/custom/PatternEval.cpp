@@ -81,22 +81,32 @@ std::optional<Arg> arithmetic(const std::string &op, const Arg &a, const Arg &b)
     auto i = a.asInt(), j = b.asInt();
     const bool ints = std::holds_alternative<int64_t>(a.value) && std::holds_alternative<int64_t>(b.value);
     if (ints) {
-        if (op == "+") return Arg(*i + *j);
-        if (op == "-") return Arg(*i - *j);
-        if (op == "*") return Arg(*i * *j);
+        if (op == "+")
+            return Arg(*i + *j);
+        if (op == "-")
+            return Arg(*i - *j);
+        if (op == "*")
+            return Arg(*i * *j);
         if (*j == 0)
             return std::nullopt;
-        if (op == "/") return Arg(*i / *j);
-        if (op == "%") return Arg(*i % *j);
+        if (op == "/")
+            return Arg(*i / *j);
+        if (op == "%")
+            return Arg(*i % *j);
         return std::nullopt;
     }
-    if (op == "+") return Arg(*x + *y);
-    if (op == "-") return Arg(*x - *y);
-    if (op == "*") return Arg(*x * *y);
+    if (op == "+")
+        return Arg(*x + *y);
+    if (op == "-")
+        return Arg(*x - *y);
+    if (op == "*")
+        return Arg(*x * *y);
     if (*y == 0)
         return std::nullopt;
-    if (op == "/") return Arg(*x / *y);
-    if (op == "%") return Arg(std::fmod(*x, *y));
+    if (op == "/")
+        return Arg(*x / *y);
+    if (op == "%")
+        return Arg(std::fmod(*x, *y));
     return std::nullopt;
 }
 
@@ -135,9 +145,12 @@ std::optional<Arg> binary(const Expr &e, const Graph &graph, const Scope &scope)
         auto x = number(*a), y = number(*b);
         if (!x || !y)
             return std::nullopt;
-        if (op == "<") return Arg(*x < *y);
-        if (op == "<=") return Arg(*x <= *y);
-        if (op == ">") return Arg(*x > *y);
+        if (op == "<")
+            return Arg(*x < *y);
+        if (op == "<=")
+            return Arg(*x <= *y);
+        if (op == ">")
+            return Arg(*x > *y);
         return Arg(*x >= *y);
     }
     return arithmetic(op, *a, *b);

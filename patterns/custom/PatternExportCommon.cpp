@@ -11,7 +11,6 @@
 
 namespace fusebox::patternexport {
 
-
 void walk(const Expr &e, const std::function<void(const Expr &)> &f)
 {
     f(e);
@@ -71,8 +70,8 @@ bool usersEquals(const Expr &e, std::string &name, int64_t &count)
     if (e.kind != ExprKind::Binary || e.text != "==")
         return false;
     const Expr &l = e.operands[0], &r = e.operands[1];
-    if (l.kind != ExprKind::FunctionCall || l.text != "users" || l.args.size() != 1 || !l.args[0].value.isName() ||
-        r.kind != ExprKind::Int)
+    if (l.kind != ExprKind::FunctionCall || l.text != "users" || l.args.size() != 1 || !l.args[0].value.isName()
+        || r.kind != ExprKind::Int)
         return false;
     name = l.args[0].value.text;
     count = r.intValue;

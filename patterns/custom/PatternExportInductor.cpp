@@ -12,7 +12,6 @@
 #include <set>
 #include <sstream>
 
-
 namespace fusebox {
 
 using namespace patternexport;
@@ -65,7 +64,8 @@ std::string pyOp(const patternlang::OpName &op)
 
 class InductorPattern {
 public:
-    explicit InductorPattern(const PatternDecl &d) : m_decl(d)
+    explicit InductorPattern(const PatternDecl &d)
+        : m_decl(d)
     {
         for (const Expr &w : d.where) {
             std::vector<const Expr *> parts;
@@ -95,9 +95,9 @@ public:
                     // Read once per repetition of a template: one node, many users.
                     const bool inTemplate = !m_templateList.empty();
                     if (readsInMatch(m_decl, e.text) != 1)
-                        throw Unexpressible{"match value '" + e.text + "' is read " +
-                                            std::to_string(readsInMatch(m_decl, e.text)) +
-                                            " times: CallFunction patterns are trees"};
+                        throw Unexpressible{"match value '" + e.text + "' is read "
+                                            + std::to_string(readsInMatch(m_decl, e.text))
+                                            + " times: CallFunction patterns are trees"};
                     m_reached.insert(e.text);
                     return call(s.value, e.text, path, inTemplate);
                 }
@@ -145,8 +145,8 @@ public:
         std::string text = "CallFunction(" + fns;
         for (size_t i = 0; i < e.args.size(); ++i) {
             const Argument &a = e.args[i];
-            const std::string argPath = "_arg_at(" + path + ", " + std::to_string(i) + ", " +
-                                        (a.keyword.empty() ? std::string("None") : pyString(a.keyword)) + ")";
+            const std::string argPath = "_arg_at(" + path + ", " + std::to_string(i) + ", "
+                                        + (a.keyword.empty() ? std::string("None") : pyString(a.keyword)) + ")";
             text += ", " + (a.keyword.empty() ? "" : a.keyword + "=") + tree(a.value, argPath);
         }
         if (manyUsers)
@@ -243,9 +243,9 @@ public:
     {
         const PatternDecl &d = m_decl;
         if (d.outputs.size() != 1)
-            throw Unexpressible{std::to_string(d.outputs.size()) +
-                                " outputs: only single-output patterns are exported (MultiOutputPattern is not "
-                                "generated)"};
+            throw Unexpressible{std::to_string(d.outputs.size())
+                                + " outputs: only single-output patterns are exported (MultiOutputPattern is not "
+                                  "generated)"};
         const std::string &out = d.outputs.front();
         if (readsInMatch(d, out) != 0)
             throw Unexpressible{"output '" + out + "' is read inside the match"};
@@ -283,12 +283,12 @@ public:
         const std::string pass = d.stage == patternlang::Stage::PreGrad ? "pre_grad_patterns" : "post_grad_patterns";
         std::string text;
         text += "# " + d.name + (d.description ? ": " + *d.description : std::string()) + "\n";
-        text += "def _check_" + id + "(match):\n    try:\n" +
-                (listReads.empty() ? std::string() : "        _out = match.output_node()\n" + listReads) +
-                "        return bool(True\n" + checks +
-                "        )\n    except Exception:  # unknown metadata: do not fire\n        return False\n\n\n";
-        text += "@register_graph_pattern(\n    " + pattern + ",\n    pass_dict=" + pass + ",\n    extra_check=_check_" +
-                id + ",\n)\n";
+        text += "def _check_" + id + "(match):\n    try:\n"
+                + (listReads.empty() ? std::string() : "        _out = match.output_node()\n" + listReads)
+                + "        return bool(True\n" + checks
+                + "        )\n    except Exception:  # unknown metadata: do not fire\n        return False\n\n\n";
+        text += "@register_graph_pattern(\n    " + pattern + ",\n    pass_dict=" + pass + ",\n    extra_check=_check_"
+                + id + ",\n)\n";
         text += "def _replace_" + id + "(match, *args, **kwargs):\n";
         text += "    def repl(" + params + "):\n" + repl;
         std::string argList;
@@ -303,7 +303,7 @@ private:
     std::map<std::string, int64_t> m_users;
     std::vector<const Expr *> m_checks;
     std::set<std::string> m_reached;
-    std::string m_templateList; ///< the list path while inside a variadic template
+    std::string m_templateList;                     ///< the list path while inside a variadic template
     std::map<std::string, std::string> m_listReads; ///< list capture -> Python list expression
 };
 
@@ -349,9 +349,11 @@ std::string fuseboxOpsPreamble()
            "    _fusebox_library.define(schema)\n"
            "    _fusebox_library.impl(name, decomposition, \"CompositeExplicitAutograd\")\n\n\n"
            "_define_fusebox_op(\"linear_relu(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor\",\n"
-           "                   lambda input, weight, bias=None: torch.relu(torch.nn.functional.linear(input, weight, bias)))\n"
+           "                   lambda input, weight, bias=None: torch.relu(torch.nn.functional.linear(input, weight, "
+           "bias)))\n"
            "_define_fusebox_op(\"linear_gelu(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor\",\n"
-           "                   lambda input, weight, bias=None: torch.nn.functional.gelu(torch.nn.functional.linear(input, weight, bias)))\n\n\n";
+           "                   lambda input, weight, bias=None: "
+           "torch.nn.functional.gelu(torch.nn.functional.linear(input, weight, bias)))\n\n\n";
 }
 
 } // namespace
@@ -360,8 +362,8 @@ PatternExport exportInductorPatterns(const PatternFile &file, const PassConfig *
 {
     PatternExport out;
     std::string text;
-    text += "# Generated by `fusebox-pass export-patterns --to inductor` from " +
-            (file.sourceName.empty() ? std::string("<patterns>") : file.sourceName) + ".\n";
+    text += "# Generated by `fusebox-pass export-patterns --to inductor` from "
+            + (file.sourceName.empty() ? std::string("<patterns>") : file.sourceName) + ".\n";
     text += "# Registers the custom patterns with torch._inductor.pattern_matcher (PyTorch 2.x).\n"
             "# Hook the passes in with install(); import this module before compiling.\n"
             "import operator\n\n"

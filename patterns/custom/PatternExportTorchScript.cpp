@@ -12,7 +12,6 @@
 #include <set>
 #include <sstream>
 
-
 namespace fusebox {
 namespace {
 
@@ -22,7 +21,10 @@ using namespace patternexport;
 
 class TsGraph {
 public:
-    TsGraph(const OpSchemaRegistry *schemas, const PatternDecl &decl) : m_schemas(schemas), m_decl(decl) {}
+    TsGraph(const OpSchemaRegistry *schemas, const PatternDecl &decl)
+        : m_schemas(schemas)
+        , m_decl(decl)
+    {}
 
     /// The match graph; fills inputs().
     std::string match()
@@ -82,8 +84,8 @@ private:
     std::string constant(const std::string &type, const std::string &attr)
     {
         const std::string name = fresh("_c");
-        m_body += "  %" + name + " : " + type + " = prim::Constant" + (attr.empty() ? "" : "[value=" + attr + "]") +
-                  "()\n";
+        m_body += "  %" + name + " : " + type + " = prim::Constant" + (attr.empty() ? "" : "[value=" + attr + "]")
+                  + "()\n";
         return "%" + name;
     }
 
@@ -108,8 +110,8 @@ private:
                 for (const std::string &in : m_inputs)
                     if (in == e.text)
                         return "%" + in;
-                throw Unexpressible{"the replacement reads match value '" + e.text +
-                                    "', which SubgraphRewriter does not pass to the replacement"};
+                throw Unexpressible{"the replacement reads match value '" + e.text
+                                    + "', which SubgraphRewriter does not pass to the replacement"};
             }
             if (isMatchTarget(m_decl, e.text))
                 return "%" + e.text;
@@ -264,13 +266,12 @@ private:
                 }
                 auto d = defaultExpr(*s->arguments[i].defaultValue);
                 if (!d)
-                    throw Unexpressible{op.qualifiedName() + ": the default of '" + s->arguments[i].name + "' (" +
-                                        *s->arguments[i].defaultValue + ") has no constant form"};
+                    throw Unexpressible{op.qualifiedName() + ": the default of '" + s->arguments[i].name + "' ("
+                                        + *s->arguments[i].defaultValue + ") has no constant form"};
                 args.push_back(value(*d));
             }
             if (s->returns.size() != 1)
-                throw Unexpressible{op.qualifiedName() + " returns " + std::to_string(s->returns.size()) +
-                                    " values"};
+                throw Unexpressible{op.qualifiedName() + " returns " + std::to_string(s->returns.size()) + " values"};
             const std::string ret = stripAlias(s->returns[0].type);
             if (ret != "Tensor")
                 type = ret;
@@ -340,9 +341,9 @@ PatternExport exportTorchScriptPatterns(const PatternFile &file, const OpSchemaR
             body += "// SKIPPED " + decl.name + ": " + why + "\n\n";
         };
         if (decl.outputs.size() != 1) {
-            skip(std::to_string(decl.outputs.size()) +
-                 " outputs: only single-output patterns are exported (SubgraphRewriter's multi-output matches "
-                 "are not checked for outside uses of every output)");
+            skip(std::to_string(decl.outputs.size())
+                 + " outputs: only single-output patterns are exported (SubgraphRewriter's multi-output matches "
+                   "are not checked for outside uses of every output)");
             continue;
         }
         if (hasVariadic(decl)) {
@@ -350,8 +351,8 @@ PatternExport exportTorchScriptPatterns(const PatternFile &file, const OpSchemaR
             continue;
         }
         if (auto missing = unreachedFromOutput(decl, decl.outputs.front()); !missing.empty()) {
-            skip("match statement '" + missing.front() + "' does not feed the output '" + decl.outputs.front() +
-                 "' (SubgraphRewriter matches upward from the output only)");
+            skip("match statement '" + missing.front() + "' does not feed the output '" + decl.outputs.front()
+                 + "' (SubgraphRewriter matches upward from the output only)");
             continue;
         }
         std::vector<std::string> unchecked;
@@ -362,8 +363,8 @@ PatternExport exportTorchScriptPatterns(const PatternFile &file, const OpSchemaR
             for (const Expr *c : parts) {
                 std::string name;
                 int64_t n = 0;
-                if (usersEquals(*c, name, n) && n == 1 && isMatchTarget(decl, name) && !isOutput(decl, name) &&
-                    readsInMatch(decl, name) == 1)
+                if (usersEquals(*c, name, n) && n == 1 && isMatchTarget(decl, name) && !isOutput(decl, name)
+                    && readsInMatch(decl, name) == 1)
                     continue; // implied: inner values may not be used outside the match
                 if (isMetadataGuard(*c)) {
                     unchecked.push_back(writePatternExpr(*c));
@@ -401,15 +402,16 @@ PatternExport exportTorchScriptPatterns(const PatternFile &file, const OpSchemaR
         body += section + "\n";
         registrations += sectionRegs;
     }
-    out.text = "// Generated by `fusebox-pass export-patterns --to torchscript` from " +
-               (file.sourceName.empty() ? std::string("<patterns>") : file.sourceName) +
-               ".\n// TorchScript IR pattern/replacement pairs for torch::jit::SubgraphRewriter.\n"
-               "#pragma once\n\n#include <torch/csrc/jit/passes/subgraph_rewrite.h>\n\nnamespace fusebox_patterns {\n\n" +
-               body +
-               "/// Registers every exported pattern; then call rewriter.runOnGraph(graph).\n"
-               "inline void registerFuseboxPatterns(torch::jit::SubgraphRewriter &rewriter)\n{\n" +
-               (registrations.empty() ? "    (void)rewriter;\n" : registrations) +
-               "}\n\n} // namespace fusebox_patterns\n";
+    out.text
+        = "// Generated by `fusebox-pass export-patterns --to torchscript` from "
+          + (file.sourceName.empty() ? std::string("<patterns>") : file.sourceName)
+          + ".\n// TorchScript IR pattern/replacement pairs for torch::jit::SubgraphRewriter.\n"
+            "#pragma once\n\n#include <torch/csrc/jit/passes/subgraph_rewrite.h>\n\nnamespace fusebox_patterns {\n\n"
+          + body
+          + "/// Registers every exported pattern; then call rewriter.runOnGraph(graph).\n"
+            "inline void registerFuseboxPatterns(torch::jit::SubgraphRewriter &rewriter)\n{\n"
+          + (registrations.empty() ? "    (void)rewriter;\n" : registrations)
+          + "}\n\n} // namespace fusebox_patterns\n";
     return out;
 }
 } // namespace fusebox

@@ -25,10 +25,9 @@ namespace {
 
 bool isReservedName(const std::string &name)
 {
-    static const std::set<std::string> words = {"True",    "False",   "None",     "_",     "and",
-                                                "or",      "not",     "in",       "getitem", "pattern",
-                                                "benefit", "description", "stage", "options", "match",
-                                                "where",   "replace"};
+    static const std::set<std::string> words = {"True",  "False",   "None",    "_",       "and",     "or",
+                                                "not",   "in",      "getitem", "pattern", "benefit", "description",
+                                                "stage", "options", "match",   "where",   "replace"};
     if (words.count(name))
         return true;
     const auto &functions = patternlang::builtinFunctions();
@@ -90,9 +89,10 @@ Expr binary(std::string op, Expr a, Expr b)
 class Builder {
 public:
     Builder(const Graph &g, const PatternFromOptions &o, const std::unordered_set<NodeId> &selected)
-        : m_g(g), m_options(o), m_selected(selected)
-    {
-    }
+        : m_g(g)
+        , m_options(o)
+        , m_selected(selected)
+    {}
 
     /// Reserves the statement targets first, so captures never take their names.
     void nameTargets(const std::vector<NodeId> &order)

@@ -19,7 +19,9 @@ using namespace typefacts;
 
 class Interpreter {
 public:
-    Interpreter(const PatternDecl &decl, std::string source) : m_decl(decl), m_source(std::move(source))
+    Interpreter(const PatternDecl &decl, std::string source)
+        : m_decl(decl)
+        , m_source(std::move(source))
     {
         for (size_t i = 0; i < decl.match.size(); ++i)
             m_matchIndex[decl.match[i].target] = i;
@@ -334,7 +336,8 @@ private:
         return out;
     }
 
-    Facts shapeOp(const std::string &name, const Expr &e, const Facts &self, const std::map<std::string, Facts> *replaced)
+    Facts shapeOp(const std::string &name, const Expr &e, const Facts &self,
+                  const std::map<std::string, Facts> *replaced)
     {
         Facts out;
         out.dtypes = self.dtypes;
@@ -366,8 +369,7 @@ private:
             if (self.rank && other.rank && self.rank->capture.empty() && other.rank->capture.empty()
                 && self.rank->offset >= 2 && other.rank->offset >= 2)
                 out.rank = Rank{"", std::max(self.rank->offset, other.rank->offset)};
-            if (!(other.dtypes == self.dtypes && other.dtypeOf == self.dtypeOf))
-            {
+            if (!(other.dtypes == self.dtypes && other.dtypeOf == self.dtypeOf)) {
                 out.dtypes |= other.dtypes;
                 out.dtypeOf.clear();
             }
@@ -419,16 +421,21 @@ private:
     {
         const std::string what = st.value.kind == ExprKind::OpCall ? st.value.ops.front().qualifiedName()
                                                                    : "'" + writePatternExpr(st.value) + "'";
-        const std::string matchedOp = matched.value.ops.empty() ? matched.target : matched.value.ops.front().qualifiedName();
+        const std::string matchedOp = matched.value.ops.empty() ? matched.target
+                                                                : matched.value.ops.front().qualifiedName();
         if ((mine.dtypes & theirs.dtypes).none() && mine.dtypes.any() && theirs.dtypes.any()) {
-            return at(st.value.pos, "the replacement of '" + st.target + "' cannot have the dtype of the value it "
-                                        "replaces: " + what + " gives " + describeDType(mine) + ", the matched "
-                                        + matchedOp + " gives " + describeDType(theirs));
+            return at(st.value.pos, "the replacement of '" + st.target
+                                        + "' cannot have the dtype of the value it "
+                                          "replaces: "
+                                        + what + " gives " + describeDType(mine) + ", the matched " + matchedOp
+                                        + " gives " + describeDType(theirs));
         }
         if (mine.rank && theirs.rank && ranksDiffer(*mine.rank, *theirs.rank)) {
-            return at(st.value.pos, "the replacement of '" + st.target + "' cannot have the rank of the value it "
-                                        "replaces: " + what + " gives rank " + describe(*mine.rank)
-                                        + ", the matched " + matchedOp + " gives rank " + describe(*theirs.rank));
+            return at(st.value.pos, "the replacement of '" + st.target
+                                        + "' cannot have the rank of the value it "
+                                          "replaces: "
+                                        + what + " gives rank " + describe(*mine.rank) + ", the matched " + matchedOp
+                                        + " gives rank " + describe(*theirs.rank));
         }
         return {};
     }

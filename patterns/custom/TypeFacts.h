@@ -169,12 +169,14 @@ inline bool among(const std::string &name, std::initializer_list<const char *> n
 /// Ops that keep their first argument's dtype and rank.
 inline bool keepsDTypeAndRank(const std::string &op)
 {
-    return among(op, {"relu", "relu_", "relu6", "neg", "abs", "clamp", "clamp_min", "clamp_max", "hardtanh",
-                      "leaky_relu", "clone", "contiguous", "detach", "dropout", "permute", "transpose", "t", "flip",
-                      "roll", "narrow", "slice", "linear", "layer_norm", "batch_norm", "group_norm", "instance_norm",
-                      "softmax", "log_softmax", "floor", "ceil", "round", "trunc", "sign", "masked_fill", "cumsum",
-                      "tril", "triu", "linear_relu", "linear_gelu", "hardswish", "hardsigmoid", "elu", "gelu", "silu",
-                      "mish", "softplus"});
+    return among(op, {"relu",       "relu_",         "relu6",       "neg",         "abs",         "clamp",
+                      "clamp_min",  "clamp_max",     "hardtanh",    "leaky_relu",  "clone",       "contiguous",
+                      "detach",     "dropout",       "permute",     "transpose",   "t",           "flip",
+                      "roll",       "narrow",        "slice",       "linear",      "layer_norm",  "batch_norm",
+                      "group_norm", "instance_norm", "softmax",     "log_softmax", "floor",       "ceil",
+                      "round",      "trunc",         "sign",        "masked_fill", "cumsum",      "tril",
+                      "triu",       "linear_relu",   "linear_gelu", "hardswish",   "hardsigmoid", "elu",
+                      "gelu",       "silu",          "mish",        "softplus"});
 }
 
 /// Ops that keep their first argument's rank and compute in floating point.
@@ -186,14 +188,14 @@ inline bool floatingUnary(const std::string &op)
 /// Ops whose inputs must be floating (libtorch has no integer kernel).
 inline bool needsFloatingInput(const std::string &op)
 {
-    return among(op, {"layer_norm", "group_norm", "batch_norm", "instance_norm", "gelu", "silu", "mish",
-                      "softplus", "softmax", "log_softmax", "hardswish", "hardsigmoid", "elu", "linear_gelu"});
+    return among(op, {"layer_norm", "group_norm", "batch_norm", "instance_norm", "gelu", "silu", "mish", "softplus",
+                      "softmax", "log_softmax", "hardswish", "hardsigmoid", "elu", "linear_gelu"});
 }
 
 inline bool comparison(const std::string &op)
 {
-    return among(op, {"eq", "ne", "lt", "le", "gt", "ge", "isnan", "isinf", "isfinite", "logical_not",
-                      "logical_and", "logical_or", "logical_xor"});
+    return among(op, {"eq", "ne", "lt", "le", "gt", "ge", "isnan", "isinf", "isfinite", "logical_not", "logical_and",
+                      "logical_or", "logical_xor"});
 }
 
 inline bool broadcasting(const std::string &op)
@@ -207,6 +209,5 @@ inline bool reduction(const std::string &op)
 {
     return among(op, {"sum", "mean", "amax", "amin", "prod", "argmax", "argmin", "logsumexp", "std", "var"});
 }
-
 
 } // namespace fusebox::custom::typefacts

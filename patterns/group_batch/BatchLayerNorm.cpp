@@ -26,16 +26,21 @@ bool affineOperand(const Graph &graph, NodeId id, size_t index, std::string_view
     if (!a || a->isNone())
         return true;
     if (!trace.check(a->isNode(), std::string(role) + " is a tensor or None",
-                     [&] { return std::string(role) + (a->isNode() ? " is " : " is the literal ") + argText(graph, *a); },
+                     [&] {
+                         return std::string(role) + (a->isNode() ? " is " : " is the literal ") + argText(graph, *a);
+                     },
                      {id}))
         return false;
     auto shape = staticShapeOf(graph, a->node(), role, trace);
     if (!shape)
         return false;
-    if (!trace.check(*shape == normalizedShape, std::string(role) + " shape equals normalized_shape", [&] {
-            return std::string(role) + " " + nodeRef(graph, a->node()) + " is "
-                   + graph.node(a->node())->meta.toString() + ", normalized_shape is " + formatInts(normalizedShape);
-        }, {a->node()}))
+    if (!trace.check(*shape == normalizedShape, std::string(role) + " shape equals normalized_shape",
+                     [&] {
+                         return std::string(role) + " " + nodeRef(graph, a->node()) + " is "
+                                + graph.node(a->node())->meta.toString() + ", normalized_shape is "
+                                + formatInts(normalizedShape);
+                     },
+                     {a->node()}))
         return false;
     out = a->node();
     return true;
@@ -58,16 +63,21 @@ std::optional<LayerNormOperands> layerNormOperands(const Graph &graph, NodeId id
     if (!in)
         return std::nullopt;
     auto ns = intListArgAt(n, 1, "normalized_shape");
-    if (!trace.check(ns.has_value(), "normalized_shape is a list of ints", [&] {
-            const Arg *a = argAt(n, 1, "normalized_shape");
-            return a ? "normalized_shape is " + argText(graph, *a) : std::string("normalized_shape is missing");
-        }, {id}))
+    if (!trace.check(ns.has_value(), "normalized_shape is a list of ints",
+                     [&] {
+                         const Arg *a = argAt(n, 1, "normalized_shape");
+                         return a ? "normalized_shape is " + argText(graph, *a)
+                                  : std::string("normalized_shape is missing");
+                     },
+                     {id}))
         return std::nullopt;
     const bool trailing = ns->size() <= in->size() && std::equal(ns->rbegin(), ns->rend(), in->rbegin());
-    if (!trace.check(trailing, "normalized_shape matches the input's trailing dims", [&] {
-            return "input " + nodeRef(graph, l.input) + " is " + graph.node(l.input)->meta.toString()
-                   + ", normalized_shape is " + formatInts(*ns);
-        }, {id, l.input}))
+    if (!trace.check(trailing, "normalized_shape matches the input's trailing dims",
+                     [&] {
+                         return "input " + nodeRef(graph, l.input) + " is " + graph.node(l.input)->meta.toString()
+                                + ", normalized_shape is " + formatInts(*ns);
+                     },
+                     {id, l.input}))
         return std::nullopt;
     if (!affineOperand(graph, id, 2, "weight", *ns, l.weight, trace)
         || !affineOperand(graph, id, 3, "bias", *ns, l.bias, trace))
@@ -153,7 +163,8 @@ LogicalResult BatchLayernormFusion::fuse(PatternRewriter &rewriter, const std::v
 
     NodeId x = emitStack(rewriter, before, inputs, stackDim, first.inputShape, dtype, device);
     NodeId y = emit(rewriter, before,
-                    {"aten::layer_norm", "",
+                    {"aten::layer_norm",
+                     "",
                      {x, Arg::list(std::vector<Arg>(first.normalizedShape.begin(), first.normalizedShape.end())),
                       NoneArg{}, NoneArg{}, first.eps, first.cudnnEnable},
                      tensorMeta(dtype, stackedShape, device)},

@@ -16,11 +16,11 @@ struct LinearOperands {
 
 /// Inductor's is_linear_node_can_be_fused, plus the shape validity the
 /// batched op needs (in-features agree, bias is [out_features]).
-constexpr std::string_view kStaticShapesOnly =
-    "Fusebox only: it builds the batched op's shapes from static sizes; Inductor's is_node_meta_valid "
-    "accepts symbolic ones (it keys on str(shape))";
-constexpr std::string_view kValidLinearOnly =
-    "Fusebox only: a linear that breaks it cannot run, and Fusebox never builds a batched op from one";
+constexpr std::string_view kStaticShapesOnly
+    = "Fusebox only: it builds the batched op's shapes from static sizes; Inductor's is_node_meta_valid "
+      "accepts symbolic ones (it keys on str(shape))";
+constexpr std::string_view kValidLinearOnly
+    = "Fusebox only: a linear that breaks it cannot run, and Fusebox never builds a batched op from one";
 
 std::optional<std::vector<int64_t>> linearShape(const Graph &graph, NodeId operand, std::string_view role,
                                                 MatchTrace &trace)
@@ -48,10 +48,13 @@ std::optional<LinearOperands> linearOperands(const Graph &graph, NodeId id, Matc
         return std::nullopt;
     std::optional<MatchTrace::Source> validOnly;
     validOnly.emplace(trace, kValidLinearOnly, true);
-    if (!trace.check((*in)[1] == (*w)[1], "input features match the weight", [&] {
-            return "input " + nodeRef(graph, l.input) + " has " + std::to_string((*in)[1]) + " features, weight "
-                   + nodeRef(graph, l.weight) + " " + formatInts(*w) + " takes " + std::to_string((*w)[1]);
-        }, {l.input, l.weight}))
+    if (!trace.check((*in)[1] == (*w)[1], "input features match the weight",
+                     [&] {
+                         return "input " + nodeRef(graph, l.input) + " has " + std::to_string((*in)[1])
+                                + " features, weight " + nodeRef(graph, l.weight) + " " + formatInts(*w) + " takes "
+                                + std::to_string((*w)[1]);
+                     },
+                     {l.input, l.weight}))
         return std::nullopt;
 
     const Arg *bias = argAt(*graph.node(id), 2, "bias");
@@ -64,10 +67,13 @@ std::optional<LinearOperands> linearOperands(const Graph &graph, NodeId id, Matc
         auto b = linearShape(graph, l.bias, "bias", trace);
         if (!b)
             return std::nullopt;
-        if (!trace.check(*b == std::vector<int64_t>{(*w)[0]}, "bias is [out_features]", [&] {
-                return "bias " + nodeRef(graph, l.bias) + " is " + graph.node(l.bias)->meta.toString() + ", weight "
-                       + nodeRef(graph, l.weight) + " has " + std::to_string((*w)[0]) + " out-features";
-            }, {l.bias, l.weight}))
+        if (!trace.check(*b == std::vector<int64_t>{(*w)[0]}, "bias is [out_features]",
+                         [&] {
+                             return "bias " + nodeRef(graph, l.bias) + " is " + graph.node(l.bias)->meta.toString()
+                                    + ", weight " + nodeRef(graph, l.weight) + " has " + std::to_string((*w)[0])
+                                    + " out-features";
+                         },
+                         {l.bias, l.weight}))
             return std::nullopt;
     }
     validOnly.reset();
@@ -159,8 +165,7 @@ BatchLinearLHSFusion::BatchLinearLHSFusion()
     : HorizontalPattern("batch_linear_lhs", PassStage::PreGrad, 32, {"aten::linear"},
                         "Fuses independent linears that read the same input into one matmul against the "
                         "concatenated weights, split back per linear.")
-{
-}
+{}
 
 std::optional<std::string> BatchLinearLHSFusion::key(const Graph &graph, NodeId node, MatchTrace &trace) const
 {
@@ -216,8 +221,7 @@ LogicalResult BatchLinearLHSFusion::fuse(PatternRewriter &rewriter, const std::v
     const NodeId before = group.front();
 
     NodeId w = emit(rewriter, before,
-                    {"aten::cat", "", {nodeList(weights), int64_t(0)}, tensorMeta(dtype, {total, k}, device)},
-                    before);
+                    {"aten::cat", "", {nodeList(weights), int64_t(0)}, tensorMeta(dtype, {total, k}, device)}, before);
     NodeId wt = emit(rewriter, before,
                      {"aten::transpose", "int", {w, int64_t(0), int64_t(1)}, tensorMeta(dtype, {k, total}, device)},
                      before);
@@ -226,14 +230,13 @@ LogicalResult BatchLinearLHSFusion::fuse(PatternRewriter &rewriter, const std::v
         y = emit(rewriter, before, {"aten::mm", "", {first.input, wt}, tensorMeta(dtype, {m, total}, device)}, before);
     } else {
         NodeId b = emit(rewriter, before,
-                        {"aten::cat", "", {nodeList(biases), int64_t(0)}, tensorMeta(dtype, {total}, device)},
-                        before);
+                        {"aten::cat", "", {nodeList(biases), int64_t(0)}, tensorMeta(dtype, {total}, device)}, before);
         y = emit(rewriter, before,
                  {"aten::addmm", "", {b, first.input, wt, int64_t(1), int64_t(1)}, tensorMeta(dtype, {m, total}, device)},
                  before);
     }
-    emitListAndReplace(rewriter, before, {"aten::split_with_sizes", "", {y, Arg::list(sections), int64_t(1)}, {}}, group,
-                       itemShapes, dtype, device);
+    emitListAndReplace(rewriter, before, {"aten::split_with_sizes", "", {y, Arg::list(sections), int64_t(1)}, {}},
+                       group, itemShapes, dtype, device);
     return success();
 }
 

@@ -22,17 +22,22 @@ UnaryInfo unaryInfo(BatchPointwiseOpsPreGradFusion::Op op)
     using Op = BatchPointwiseOpsPreGradFusion::Op;
     switch (op) {
     case Op::Tanh:
-        return {"batch_tanh", {"aten::tanh"}, 20,
+        return {"batch_tanh",
+                {"aten::tanh"},
+                20,
                 "Fuses independent tanh ops with equal input shapes into one tanh over the stacked inputs.",
                 {"torch.tanh"}};
     case Op::Sigmoid:
-        return {"batch_sigmoid", {"aten::sigmoid"}, 20,
+        return {"batch_sigmoid",
+                {"aten::sigmoid"},
+                20,
                 "Fuses independent sigmoid ops with equal input shapes into one sigmoid over the stacked inputs.",
                 {"torch.sigmoid"}};
-    case Op::Relu:
-        break;
+    case Op::Relu: break;
     }
-    return {"batch_relu", {"aten::relu", "aten::relu_"}, 20,
+    return {"batch_relu",
+            {"aten::relu", "aten::relu_"},
+            20,
             "Fuses independent relu ops with equal input shapes (and in-place flag) into one relu over the "
             "stacked inputs.",
             {"torch.nn.functional.relu", "torch.nn.functional.relu_"}};
@@ -71,27 +76,31 @@ MathInfo mathInfo(BatchMathOpsPreGradFusion::Op op)
     using Op = BatchMathOpsPreGradFusion::Op;
     switch (op) {
     case Op::Detach:
-        return {"batch_detach", "aten::detach",
+        return {"batch_detach",
+                "aten::detach",
                 "Fuses independent detach ops with equal input shapes and first user into one detach over the "
                 "stacked inputs.",
-                {}, "torch.detach"};
+                {},
+                "torch.detach"};
     case Op::NanToNum:
-        return {"batch_nan_to_num", "aten::nan_to_num",
+        return {"batch_nan_to_num",
+                "aten::nan_to_num",
                 "Fuses independent nan_to_num ops with equal input shapes, replacement values and first user into "
                 "one nan_to_num over the stacked inputs.",
                 {{1, "nan", "", NoneArg{}, "0.0"}, {2, "posinf", "", NoneArg{}}, {3, "neginf", "", NoneArg{}}},
                 "torch.nan_to_num"};
     case Op::Clamp:
-        return {"batch_clamp", "aten::clamp",
+        return {"batch_clamp",
+                "aten::clamp",
                 "Fuses independent clamps with equal input shapes, bounds and first user into one clamp over the "
                 "stacked inputs.",
                 {{1, "min", "", NoneArg{}}, {2, "max", "", NoneArg{}}},
                 "torch.clamp"};
-    case Op::Dropout:
-        break;
+    case Op::Dropout: break;
     }
     // F.dropout's defaults: p=0.5, training=True.
-    return {"batch_dropout", "aten::dropout",
+    return {"batch_dropout",
+            "aten::dropout",
             "Fuses independent dropouts with equal input shapes, p, train flag and first user into one dropout over "
             "the stacked inputs.",
             {{1, "p", "", 0.5}, {2, "train", "training", true}},
@@ -170,8 +179,9 @@ NodeId stackApplyUnbind(PatternRewriter &rewriter, const std::vector<NodeId> &gr
     stacked.insert(stacked.begin(), static_cast<int64_t>(group.size()));
     spec.args.insert(spec.args.begin(), Arg(x));
     // The member's own dtype: the op may change it (none of these do today).
-    const DType outType = graph.node(group.front())->meta.dtype != DType::Unknown ? graph.node(group.front())->meta.dtype
-                                                                                   : dtype;
+    const DType outType = graph.node(group.front())->meta.dtype != DType::Unknown
+                              ? graph.node(group.front())->meta.dtype
+                              : dtype;
     spec.meta = tensorMeta(outType, stacked, device);
     NodeId y = emit(rewriter, before, std::move(spec), before);
     emitListAndReplace(rewriter, before, {"aten::unbind", "int", {y, int64_t(0)}, {}}, group,
@@ -183,14 +193,13 @@ NodeId stackApplyUnbind(PatternRewriter &rewriter, const std::vector<NodeId> &gr
 
 BatchPointwiseOpsPreGradFusion::BatchPointwiseOpsPreGradFusion(Op op)
     : HorizontalPattern(unaryInfo(op).name, PassStage::PreGrad, unaryInfo(op).benefit, unaryInfo(op).ops,
-                        unaryInfo(op).description),
-      m_spellings(unaryInfo(op).spellings)
+                        unaryInfo(op).description)
+    , m_spellings(unaryInfo(op).spellings)
 {
     options().set("fuse_nodes_with_same_parent", false);
 }
 
-std::optional<std::string> BatchPointwiseOpsPreGradFusion::key(const Graph &graph, NodeId node,
-                                                               MatchTrace &trace) const
+std::optional<std::string> BatchPointwiseOpsPreGradFusion::key(const Graph &graph, NodeId node, MatchTrace &trace) const
 {
     auto input = unaryInput(graph, node, rootOps(), trace);
     if (!input || !checkPreGradSpelling(graph, node, m_spellings, trace))
@@ -212,10 +221,9 @@ LogicalResult BatchPointwiseOpsPreGradFusion::fuse(PatternRewriter &rewriter, co
 }
 
 BatchMathOpsPreGradFusion::BatchMathOpsPreGradFusion(Op op)
-    : HorizontalPattern(mathInfo(op).name, PassStage::PreGrad, 18, {mathInfo(op).op}, mathInfo(op).description),
-      m_op(op)
-{
-}
+    : HorizontalPattern(mathInfo(op).name, PassStage::PreGrad, 18, {mathInfo(op).op}, mathInfo(op).description)
+    , m_op(op)
+{}
 
 std::optional<std::string> BatchMathOpsPreGradFusion::key(const Graph &graph, NodeId node, MatchTrace &trace) const
 {
@@ -266,8 +274,7 @@ std::optional<std::string> BatchMathOpsPreGradFusion::key(const Graph &graph, No
             const bool dropsNothing = p && a
                                       && (argText(graph, *a) == argText(graph, p->fallback)
                                           || argText(graph, *a) == p->sameAsFallback);
-            if (!trace.check(dropsNothing,
-                             "positional arguments are the defaults (Inductor 2.6 drops them)",
+            if (!trace.check(dropsNothing, "positional arguments are the defaults (Inductor 2.6 drops them)",
                              [&] {
                                  return nodeRef(graph, node) + " passes " + items[i] + " as positional argument "
                                         + std::to_string(index) + "; Inductor 2.6 would fuse it without it";
@@ -300,7 +307,8 @@ LogicalResult BatchMathOpsPreGradFusion::fuse(PatternRewriter &rewriter, const s
     auto passedAsKeyword = [&](const ScalarParam &p) {
         return std::any_of(items.begin(), items.end(), [&](const std::string &item) {
             return isKeywordItem(item)
-                   && (item.starts_with(std::string(p.name) + "=") || (*p.altName && item.starts_with(std::string(p.altName) + "=")));
+                   && (item.starts_with(std::string(p.name) + "=")
+                       || (*p.altName && item.starts_with(std::string(p.altName) + "=")));
         });
     };
     const bool keepsPositional = follows(behaviour::kMathPositionalArgs) || first.provenance.originalSpelling.empty();

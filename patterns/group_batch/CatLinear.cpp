@@ -36,7 +36,10 @@ std::optional<CatLinearMatch> matchCatLinear(const Graph &graph, NodeId id, Matc
     m.cat = nodeArgAt(linear, 0, "input");
     const Node *cat = graph.node(m.cat);
     if (!trace.check(cat && cat->isOp() && cat->op == "aten::cat", "the input is a cat",
-                     [&] { return "input " + nodeRef(graph, m.cat) + " is " + (cat ? targetText(graph, m.cat) : "missing"); },
+                     [&] {
+                         return "input " + nodeRef(graph, m.cat) + " is "
+                                + (cat ? targetText(graph, m.cat) : "missing");
+                     },
                      {id}))
         return std::nullopt;
     if (!checkPreGradSpelling(graph, m.cat, {"torch.cat"}, trace))
@@ -49,7 +52,8 @@ std::optional<CatLinearMatch> matchCatLinear(const Graph &graph, NodeId id, Matc
     if (!trace.check(parts && parts->size() >= 2 && parts->size() <= kMaxParts, "the cat joins 2 or 3 tensors",
                      [&] {
                          return nodeRef(graph, m.cat) + " joins "
-                                + (parts ? std::to_string(parts->size()) + " tensors" : std::string("a non-tensor list"));
+                                + (parts ? std::to_string(parts->size()) + " tensors"
+                                         : std::string("a non-tensor list"));
                      },
                      {m.cat}))
         return std::nullopt;
@@ -77,9 +81,8 @@ std::optional<CatLinearMatch> matchCatLinear(const Graph &graph, NodeId id, Matc
         if (!shape)
             return std::nullopt;
         if (!trace.check(static_cast<int>(shape->size()) == rank && shape->back() >= kMinPieceWidth,
-                         "every part is as deep as the cat and at least 8 wide", [&] {
-                             return "part " + nodeRef(graph, p) + " is " + graph.node(p)->meta.toString();
-                         }, {p}))
+                         "every part is as deep as the cat and at least 8 wide",
+                         [&] { return "part " + nodeRef(graph, p) + " is " + graph.node(p)->meta.toString(); }, {p}))
             return std::nullopt;
         m.offsets.push_back(m.offsets.back() + shape->back());
     }
@@ -107,7 +110,8 @@ std::optional<CatLinearMatch> matchCatLinear(const Graph &graph, NodeId id, Matc
     const DType dtype = graph.node(m.cat)->meta.dtype;
     const int64_t itemBytes = elementSize(dtype) > 0 ? elementSize(dtype) : 2;
     const int64_t traffic = lead * kTotal * itemBytes;
-    if (!trace.check(traffic >= kTrafficFloorBytes, "the cat moves at least 512 MiB (CAT_LINEAR_CAT_TRAFFIC_FLOOR_BYTES)",
+    if (!trace.check(traffic >= kTrafficFloorBytes,
+                     "the cat moves at least 512 MiB (CAT_LINEAR_CAT_TRAFFIC_FLOOR_BYTES)",
                      [&] { return nodeRef(graph, m.cat) + " moves " + std::to_string(traffic) + " bytes"; }, {m.cat}))
         return std::nullopt;
     if (const Arg *bias = argAt(linear, 2, "bias"); bias && bias->isNode())
@@ -191,17 +195,20 @@ LogicalResult CatLinearFusion::fuse(PatternRewriter &rewriter, const std::vector
                 const NodeId at = hoistBefore(rewriter.graph(), m->weight);
                 const std::vector<int64_t> pieceShape{m->outFeatures, end - begin};
                 const NodeId slice = emit(rewriter, at,
-                                          {"aten::slice", "Tensor", {m->weight, int64_t(1), begin, end},
+                                          {"aten::slice",
+                                           "Tensor",
+                                           {m->weight, int64_t(1), begin, end},
                                            tensorMeta(wType, pieceShape, wDevice)},
                                           m->weight);
                 piece = emit(rewriter, at, {"aten::clone", "", {slice}, tensorMeta(wType, pieceShape, wDevice)},
                              m->weight);
-                rewriter.setArgs(piece, {Arg(slice)}, {NamedArg{"memory_format", Arg(std::string("torch.contiguous_format"))}});
+                rewriter.setArgs(piece, {Arg(slice)},
+                                 {NamedArg{"memory_format", Arg(std::string("torch.contiguous_format"))}});
             }
             const Arg bias = i == 0 && m->bias.isValid() ? Arg(m->bias) : Arg();
-            const NodeId part = emit(rewriter, id,
-                                     {"aten::linear", "", {m->parts[i], piece, bias}, tensorMeta(yType, outShape, yDevice)},
-                                     id);
+            const NodeId part
+                = emit(rewriter, id,
+                       {"aten::linear", "", {m->parts[i], piece, bias}, tensorMeta(yType, outShape, yDevice)}, id);
             rewriter.modify(part, [](Node &n) { n.provenance.originalSpelling = "torch.nn.functional.linear"; });
             partials.push_back(part);
         }

@@ -6,22 +6,26 @@
 
 namespace fusebox::group_batch {
 
-bool checkPreGradSpelling(const Graph &graph, NodeId id, const std::vector<std::string> &spellings,
-                          MatchTrace &trace)
+bool checkPreGradSpelling(const Graph &graph, NodeId id, const std::vector<std::string> &spellings, MatchTrace &trace)
 {
     const std::string &spelling = graph.node(id)->provenance.originalSpelling;
     const bool torchLevel = spelling.starts_with("torch.") && !spelling.starts_with("torch.ops.");
     const bool methodCall = spelling.starts_with("Tensor.");
     const bool ok = (!torchLevel && !methodCall)
                     || std::find(spellings.begin(), spellings.end(), spelling) != spellings.end();
-    return trace.check(ok, [&] {
-        std::string s = "called as ";
-        for (size_t i = 0; i < spellings.size(); ++i)
-            s += (i ? " or " : "") + spellings[i];
-        return s + " (the target Inductor's pre-grad fusion matches)";
-    }(), [&] {
-        return nodeRef(graph, id) + " is called as " + (methodCall ? "the method x." + spelling.substr(7) + "()" : spelling);
-    }, {id});
+    return trace.check(
+        ok,
+        [&] {
+            std::string s = "called as ";
+            for (size_t i = 0; i < spellings.size(); ++i)
+                s += (i ? " or " : "") + spellings[i];
+            return s + " (the target Inductor's pre-grad fusion matches)";
+        }(),
+        [&] {
+            return nodeRef(graph, id) + " is called as "
+                   + (methodCall ? "the method x." + spelling.substr(7) + "()" : spelling);
+        },
+        {id});
 }
 
 bool checkOp(const Graph &graph, NodeId id, const std::vector<std::string> &ops, MatchTrace &trace)
@@ -31,18 +35,22 @@ bool checkOp(const Graph &graph, NodeId id, const std::vector<std::string> &ops,
     if (n && n->isOp())
         for (const std::string &op : ops)
             ok = ok || n->op == op;
-    return trace.check(ok, [&] {
-        std::string s = "node is ";
-        for (size_t i = 0; i < ops.size(); ++i)
-            s += (i ? " or " : "") + ops[i];
-        return s;
-    }(), [&] {
-        if (!n)
-            return std::string("the node is not in the graph");
-        if (!n->isOp())
-            return nodeRef(graph, id) + " is " + std::string(toString(n->kind()));
-        return nodeRef(graph, id) + " is " + n->qualifiedOp();
-    }, {id});
+    return trace.check(
+        ok,
+        [&] {
+            std::string s = "node is ";
+            for (size_t i = 0; i < ops.size(); ++i)
+                s += (i ? " or " : "") + ops[i];
+            return s;
+        }(),
+        [&] {
+            if (!n)
+                return std::string("the node is not in the graph");
+            if (!n->isOp())
+                return nodeRef(graph, id) + " is " + std::string(toString(n->kind()));
+            return nodeRef(graph, id) + " is " + n->qualifiedOp();
+        },
+        {id});
 }
 
 bool checkOutputMeta(const Graph &graph, NodeId id, MatchTrace &trace)
@@ -71,13 +79,15 @@ NodeId tensorOperand(const Graph &graph, NodeId id, size_t index, std::string_vi
     if (!a && !altName.empty())
         a = n.kwarg(altName);
     const bool ok = a && a->isNode() && graph.contains(a->node());
-    const std::string requirement =
-        trace.explaining() ? std::string(role) + " is a tensor" : std::string(); // quiet matching formats nothing
-    if (!trace.check(ok, requirement, [&] {
-            if (!a)
-                return std::string(role) + " is missing";
-            return std::string(role) + (ok ? " is " : " is the literal ") + argText(graph, *a);
-        }, {id}))
+    const std::string requirement = trace.explaining() ? std::string(role) + " is a tensor"
+                                                       : std::string(); // quiet matching formats nothing
+    if (!trace.check(ok, requirement,
+                     [&] {
+                         if (!a)
+                             return std::string(role) + " is missing";
+                         return std::string(role) + (ok ? " is " : " is the literal ") + argText(graph, *a);
+                     },
+                     {id}))
         return {};
     return a->node();
 }
@@ -87,8 +97,8 @@ std::optional<std::vector<int64_t>> staticShapeOf(const Graph &graph, NodeId ope
 {
     const Node &n = *graph.node(operand);
     auto shape = staticShape(n);
-    const std::string requirement =
-        trace.explaining() ? std::string(role) + " shape is static" : std::string(); // quiet matching formats nothing
+    const std::string requirement = trace.explaining() ? std::string(role) + " shape is static"
+                                                       : std::string(); // quiet matching formats nothing
     auto actual = [&] {
         std::string who = std::string(role) + " " + nodeRef(graph, operand);
         if (!n.meta.shape)
@@ -104,15 +114,17 @@ std::optional<std::vector<int64_t>> staticShapeOf(const Graph &graph, NodeId ope
     return shape;
 }
 
-bool checkRank(const Graph &graph, NodeId operand, const std::vector<int64_t> &shape, int rank,
-               std::string_view role, MatchTrace &trace)
+bool checkRank(const Graph &graph, NodeId operand, const std::vector<int64_t> &shape, int rank, std::string_view role,
+               MatchTrace &trace)
 {
-    const std::string requirement =
-        trace.explaining() ? std::string(role) + " is " + std::to_string(rank) + "-D" : std::string(); // quiet matching formats nothing
-    return trace.check(static_cast<int>(shape.size()) == rank, requirement, [&] {
-        return std::string(role) + " " + nodeRef(graph, operand) + " is " + std::to_string(shape.size()) + "-D "
-               + graph.node(operand)->meta.toString();
-    }, {operand});
+    const std::string requirement = trace.explaining() ? std::string(role) + " is " + std::to_string(rank) + "-D"
+                                                       : std::string(); // quiet matching formats nothing
+    return trace.check(static_cast<int>(shape.size()) == rank, requirement,
+                       [&] {
+                           return std::string(role) + " " + nodeRef(graph, operand) + " is "
+                                  + std::to_string(shape.size()) + "-D " + graph.node(operand)->meta.toString();
+                       },
+                       {operand});
 }
 
 bool isMutatingOp(std::string_view op)
@@ -136,34 +148,42 @@ bool checkNoMutatingUser(const Graph &graph, NodeId id, MatchTrace &trace)
             break;
         }
     }
-    return trace.check(!mutating.isValid(), "no user mutates the output", [&] {
-        if (!mutating.isValid())
-            return usersText(graph, id);
-        return "user " + nodeRef(graph, mutating) + " is in-place (" + graph.node(mutating)->qualifiedOp() + ")";
-    }, mutating.isValid() ? std::vector<NodeId>{id, mutating} : std::vector<NodeId>{id});
+    return trace.check(
+        !mutating.isValid(), "no user mutates the output",
+        [&] {
+            if (!mutating.isValid())
+                return usersText(graph, id);
+            return "user " + nodeRef(graph, mutating) + " is in-place (" + graph.node(mutating)->qualifiedOp() + ")";
+        },
+        mutating.isValid() ? std::vector<NodeId>{id, mutating} : std::vector<NodeId>{id});
 }
 
 NodeId firstUser(const Graph &graph, NodeId id, MatchTrace &trace)
 {
     std::vector<NodeId> users = graph.users(id);
-    if (!trace.check(!users.empty(), "output has a user", [&] {
-            return users.empty() ? nodeRef(graph, id) + " has no users" : "first user " + nodeRef(graph, users.front());
-        }, {id}))
+    if (!trace.check(!users.empty(), "output has a user",
+                     [&] {
+                         return users.empty() ? nodeRef(graph, id) + " has no users"
+                                              : "first user " + nodeRef(graph, users.front());
+                     },
+                     {id}))
         return {};
     return users.front();
 }
 
-bool checkLiteral(const Graph &graph, NodeId id, const Arg *arg, std::string_view name,
-                  std::string_view absentText, MatchTrace &trace)
+bool checkLiteral(const Graph &graph, NodeId id, const Arg *arg, std::string_view name, std::string_view absentText,
+                  MatchTrace &trace)
 {
     bool literal = true;
     if (arg)
         forEachNodeRef(*arg, [&](NodeId) { literal = false; });
-    return trace.check(literal, std::string(name) + " is a literal", [&] {
-        if (!arg)
-            return std::string(name) + " is absent (" + std::string(absentText) + ")";
-        return std::string(name) + (literal ? " is " : " is the tensor ") + argText(graph, *arg);
-    }, {id});
+    return trace.check(literal, std::string(name) + " is a literal",
+                       [&] {
+                           if (!arg)
+                               return std::string(name) + " is absent (" + std::string(absentText) + ")";
+                           return std::string(name) + (literal ? " is " : " is the tensor ") + argText(graph, *arg);
+                       },
+                       {id});
 }
 
 bool groupStillMatches(const Graph &graph, const HorizontalPattern &pattern, const std::vector<NodeId> &group)
@@ -242,8 +262,7 @@ NodeId emitStack(PatternRewriter &rewriter, NodeId before, const std::vector<Nod
     const int64_t rank = static_cast<int64_t>(itemShape.size()) + 1;
     const int64_t at = dim < 0 ? dim + rank : dim;
     shape.insert(shape.begin() + at, static_cast<int64_t>(items.size()));
-    return emit(rewriter, before,
-                {"aten::stack", "", {nodeList(items), dim}, tensorMeta(dtype, shape, device)}, before);
+    return emit(rewriter, before, {"aten::stack", "", {nodeList(items), dim}, tensorMeta(dtype, shape, device)}, before);
 }
 
 NodeId emitDecomposedStack(PatternRewriter &rewriter, NodeId before, const std::vector<NodeId> &items,
@@ -279,14 +298,15 @@ void emitListAndReplace(PatternRewriter &rewriter, NodeId before, NewOp listOp, 
     std::vector<NodeId> items;
     for (size_t i = 0; i < group.size(); ++i)
         items.push_back(emit(rewriter, before,
-                             {std::string(ops::kGetItem), "", {list, static_cast<int64_t>(i)},
+                             {std::string(ops::kGetItem),
+                              "",
+                              {list, static_cast<int64_t>(i)},
                               tensorMeta(dtype, itemShapes[i], device)},
                              group[i]));
     replaceMembers(rewriter, group, items);
 }
 
-void replaceMembers(PatternRewriter &rewriter, const std::vector<NodeId> &group,
-                    const std::vector<NodeId> &replacements)
+void replaceMembers(PatternRewriter &rewriter, const std::vector<NodeId> &group, const std::vector<NodeId> &replacements)
 {
     for (size_t i = 0; i < group.size(); ++i) {
         const Node &member = *rewriter.graph().node(group[i]);

@@ -32,8 +32,7 @@ bool checkOp(const Graph &graph, NodeId id, const std::vector<std::string> &ops,
 /// an AOT graph or a rewrite) passes. Requirement "called as
 /// torch.nn.functional.relu (the target Inductor's pre-grad fusion matches)";
 /// actual "%relu is called as torch.relu".
-bool checkPreGradSpelling(const Graph &graph, NodeId id, const std::vector<std::string> &spellings,
-                          MatchTrace &trace);
+bool checkPreGradSpelling(const Graph &graph, NodeId id, const std::vector<std::string> &spellings, MatchTrace &trace);
 
 /// Checks that the node's output carries tensor metadata (Inductor's
 /// is_node_meta_valid). Requirement "output metadata is known".
@@ -52,8 +51,8 @@ std::optional<std::vector<int64_t>> staticShapeOf(const Graph &graph, NodeId ope
 
 /// Checks the rank of an operand whose static shape is `shape`.
 /// Requirement "<role> is 2-D"; actual "<role> %x is 3-D f32[2, 8, 16]".
-bool checkRank(const Graph &graph, NodeId operand, const std::vector<int64_t> &shape, int rank,
-               std::string_view role, MatchTrace &trace);
+bool checkRank(const Graph &graph, NodeId operand, const std::vector<int64_t> &shape, int rank, std::string_view role,
+               MatchTrace &trace);
 
 /// True for ops that write to their input: a name ending in '_' (aten::add_,
 /// aten::relu_) or a Python in-place operator (operator.iadd).
@@ -71,8 +70,8 @@ NodeId firstUser(const Graph &graph, NodeId id, MatchTrace &trace);
 /// Checks that `arg` (nullptr when absent) holds no node reference.
 /// Requirement "<name> is a literal"; actual "<name> is the tensor %t"
 /// ("<name> is absent (<absentText>)" when absent).
-bool checkLiteral(const Graph &graph, NodeId id, const Arg *arg, std::string_view name,
-                  std::string_view absentText, MatchTrace &trace);
+bool checkLiteral(const Graph &graph, NodeId id, const Arg *arg, std::string_view name, std::string_view absentText,
+                  MatchTrace &trace);
 
 /// True when the group is non-empty and every member still has the same key
 /// under `pattern` (a fuse() precondition; a group found on an older version

@@ -38,10 +38,12 @@ std::optional<MmOperands> mmOperands(const Graph &graph, NodeId id, MatchTrace &
     if (addmm) {
         const Arg *beta = argAt(n, 3, "beta");
         const Arg *alpha = argAt(n, 4, "alpha");
-        if (!trace.check(isOne(beta) && isOne(alpha), "addmm has beta = alpha = 1", [&] {
-                return "beta " + (beta ? argText(graph, *beta) : std::string("1")) + ", alpha "
-                       + (alpha ? argText(graph, *alpha) : std::string("1"));
-            }, {id}))
+        if (!trace.check(isOne(beta) && isOne(alpha), "addmm has beta = alpha = 1",
+                         [&] {
+                             return "beta " + (beta ? argText(graph, *beta) : std::string("1")) + ", alpha "
+                                    + (alpha ? argText(graph, *alpha) : std::string("1"));
+                         },
+                         {id}))
             return std::nullopt;
         mm.bias = tensorOperand(graph, id, 0, "self", "bias", trace);
         if (!mm.bias.isValid())
@@ -61,10 +63,12 @@ std::optional<MmOperands> mmOperands(const Graph &graph, NodeId id, MatchTrace &
         return std::nullopt;
     auto scope = trace.fuseboxOnly("Fusebox only: an mm that breaks it cannot run, and Fusebox never builds a "
                                    "batched op from one");
-    if (!trace.check((*in)[1] == (*w)[0], "input columns match weight rows", [&] {
-            return "input " + nodeRef(graph, mm.input) + " " + formatInts(*in) + std::string(kKeySep) + "weight "
-                   + nodeRef(graph, mm.weight) + " " + formatInts(*w);
-        }, {mm.input, mm.weight}))
+    if (!trace.check((*in)[1] == (*w)[0], "input columns match weight rows",
+                     [&] {
+                         return "input " + nodeRef(graph, mm.input) + " " + formatInts(*in) + std::string(kKeySep)
+                                + "weight " + nodeRef(graph, mm.weight) + " " + formatInts(*w);
+                     },
+                     {mm.input, mm.weight}))
         return std::nullopt;
     mm.inputShape = std::move(*in);
     mm.weightShape = std::move(*w);
@@ -125,17 +129,18 @@ LogicalResult PostGradBatchLinearFusion::fuse(PatternRewriter &rewriter, const s
                     before);
     std::vector<NodeId> replacements;
     for (size_t i = 0; i < group.size(); ++i) {
-        NodeId r = emit(rewriter, before,
-                        {"aten::select", "int", {y, int64_t(0), static_cast<int64_t>(i)}, tensorMeta(dtype, {m, n}, device)},
-                        group[i]);
+        NodeId r
+            = emit(rewriter, before,
+                   {"aten::select", "int", {y, int64_t(0), static_cast<int64_t>(i)}, tensorMeta(dtype, {m, n}, device)},
+                   group[i]);
         markPacketTarget(rewriter, r); // graph.call_function(aten.select, ...)
         if (NodeId bias = members[i].bias; bias.isValid()) {
             if (broadcast)
                 bias = emit(rewriter, before,
                             {"aten::broadcast_to", "", {bias, Arg::list({m, n})}, tensorMeta(dtype, {m, n}, device)},
                             group[i]);
-            r = emit(rewriter, before, {"aten::add", "Tensor", {bias, r, int64_t(1)}, tensorMeta(dtype, {m, n}, device)},
-                     group[i]);
+            r = emit(rewriter, before,
+                     {"aten::add", "Tensor", {bias, r, int64_t(1)}, tensorMeta(dtype, {m, n}, device)}, group[i]);
         }
         replacements.push_back(r);
     }
@@ -161,15 +166,15 @@ std::optional<std::string> GroupLinearFusion::key(const Graph &graph, NodeId nod
     std::vector<int64_t> dims = mm->inputShape;
     dims.insert(dims.end(), mm->weightShape.begin(), mm->weightShape.end());
     const auto shapes = [&] {
-        return "input " + nodeRef(graph, mm->input) + " " + formatInts(mm->inputShape) + std::string(kKeySep) + "weight "
-               + nodeRef(graph, mm->weight) + " " + formatInts(mm->weightShape);
+        return "input " + nodeRef(graph, mm->input) + " " + formatInts(mm->inputShape) + std::string(kKeySep)
+               + "weight " + nodeRef(graph, mm->weight) + " " + formatInts(mm->weightShape);
     };
     if (!trace.check(std::all_of(dims.begin(), dims.end(), [](int64_t d) { return d % 2 == 0; }),
                      "every input and weight dim is even", shapes, {mm->input, mm->weight}))
         return std::nullopt;
     if (!trace.check(std::all_of(dims.begin(), dims.end(), [&](int64_t d) { return d <= limit; }),
-                     "every input and weight dim is at most max_fuse_tensor_size_group_linear ("
-                         + std::to_string(limit) + ")",
+                     "every input and weight dim is at most max_fuse_tensor_size_group_linear (" + std::to_string(limit)
+                         + ")",
                      shapes, {mm->input, mm->weight}))
         return std::nullopt;
     trace.check(false, "the fbgemm gmm kernel (torch.ops.fbgemm.gmm) is available",

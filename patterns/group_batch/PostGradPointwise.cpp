@@ -49,7 +49,9 @@ std::vector<NodeId> selects(PatternRewriter &rewriter, NodeId before, NodeId bat
     std::vector<NodeId> out;
     for (size_t i = 0; i < group.size(); ++i) {
         out.push_back(emit(rewriter, before,
-                           {"aten::select", "int", {batched, int64_t(0), static_cast<int64_t>(i)},
+                           {"aten::select",
+                            "int",
+                            {batched, int64_t(0), static_cast<int64_t>(i)},
                             tensorMeta(dtype, shape, device)},
                            group[i]));
         markPacketTarget(rewriter, out.back()); // graph.call_function(aten.select, ...)
@@ -74,8 +76,7 @@ BatchPointwiseOpsPostGradFusion::BatchPointwiseOpsPostGradFusion(Op op)
     options().set("fuse_nodes_with_same_parent", false);
 }
 
-std::optional<std::string> BatchPointwiseOpsPostGradFusion::key(const Graph &graph, NodeId node,
-                                                                MatchTrace &trace) const
+std::optional<std::string> BatchPointwiseOpsPostGradFusion::key(const Graph &graph, NodeId node, MatchTrace &trace) const
 {
     if (!checkOp(graph, node, rootOps(), trace) || !checkOutputMeta(graph, node, trace))
         return std::nullopt;
@@ -122,8 +123,8 @@ BatchPointwiseMathOpsPostGradFusion::BatchPointwiseMathOpsPostGradFusion(Op op)
                         {std::string("aten::") + binaryName(op)},
                         std::string("Fuses independent aten ") + binaryName(op)
                             + " ops on equal-shaped tensors into one over the stacked operands, read back with "
-                              "select."),
-      m_op(op)
+                              "select.")
+    , m_op(op)
 {
     options().set("fuse_nodes_with_same_parent", false);
 }
@@ -139,12 +140,15 @@ std::optional<std::string> BatchPointwiseMathOpsPostGradFusion::key(const Graph 
         overloads.push_back("Tensor_mode");
     const bool overloadOk = n.overload.empty()
                             || std::find(overloads.begin(), overloads.end(), n.overload) != overloads.end();
-    if (!trace.check(overloadOk, [&] {
-            std::string s = "node is ";
-            for (size_t i = 0; i < overloads.size(); ++i)
-                s += (i ? " or " : "") + n.op + "." + overloads[i];
-            return s;
-        }(), [&] { return nodeRef(graph, node) + " is " + n.qualifiedOp(); }, {node}))
+    if (!trace.check(
+            overloadOk,
+            [&] {
+                std::string s = "node is ";
+                for (size_t i = 0; i < overloads.size(); ++i)
+                    s += (i ? " or " : "") + n.op + "." + overloads[i];
+                return s;
+            }(),
+            [&] { return nodeRef(graph, node) + " is " + n.qualifiedOp(); }, {node}))
         return std::nullopt;
     NodeId self = tensorOperand(graph, node, 0, "self", "self", trace, "input");
     if (!self.isValid())
@@ -158,11 +162,13 @@ std::optional<std::string> BatchPointwiseMathOpsPostGradFusion::key(const Graph 
     auto otherShape = staticShapeOf(graph, other, "other", trace);
     if (!otherShape)
         return std::nullopt;
-    if (!trace.check(*selfShape == *otherShape, "self and other have the same shape", [&] {
-            return "self " + nodeRef(graph, self) + " " + formatInts(*selfShape)
-                   + (*selfShape == *otherShape ? " = other " : " ≠ other ")
-                   + nodeRef(graph, other) + " " + formatInts(*otherShape);
-        }, {self, other}))
+    if (!trace.check(*selfShape == *otherShape, "self and other have the same shape",
+                     [&] {
+                         return "self " + nodeRef(graph, self) + " " + formatInts(*selfShape)
+                                + (*selfShape == *otherShape ? " = other " : " ≠ other ") + nodeRef(graph, other) + " "
+                                + formatInts(*otherShape);
+                     },
+                     {self, other}))
         return std::nullopt;
 
     const std::string sep(kKeySep);
@@ -194,7 +200,8 @@ std::optional<std::string> BatchPointwiseMathOpsPostGradFusion::key(const Graph 
     return key;
 }
 
-LogicalResult BatchPointwiseMathOpsPostGradFusion::fuse(PatternRewriter &rewriter, const std::vector<NodeId> &group) const
+LogicalResult BatchPointwiseMathOpsPostGradFusion::fuse(PatternRewriter &rewriter,
+                                                        const std::vector<NodeId> &group) const
 {
     if (!groupStillMatches(rewriter.graph(), *this, group))
         return failure();

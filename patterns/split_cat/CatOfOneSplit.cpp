@@ -2,12 +2,10 @@
 
 namespace fusebox::splitcat {
 
-CatOfOneSplitPattern::CatOfOneSplitPattern(std::string name, int benefit, std::string description,
-                                           bool itemsUsedOnce)
+CatOfOneSplitPattern::CatOfOneSplitPattern(std::string name, int benefit, std::string description, bool itemsUsedOnce)
     : PlannedPattern(std::move(name), PassStage::PreGrad, benefit, {"aten::cat"}, std::move(description))
     , m_itemsUsedOnce(itemsUsedOnce)
-{
-}
+{}
 
 std::optional<CatOfOneSplitPlan> CatOfOneSplitPattern::analyze(const Graph &graph, NodeId anchor,
                                                                MatchTrace &trace) const

@@ -96,7 +96,9 @@ protected:
             return std::nullopt;
         auto as = staticShape(*a), bs = staticShape(*b);
         if (!require(trace, as && bs, "both operands' shapes are known and static",
-                     [&] { return nodeRef(graph, !as ? plan.a : plan.b) + " has shape " + (!as ? a : b)->meta.toString(); },
+                     [&] {
+                         return nodeRef(graph, !as ? plan.a : plan.b) + " has shape " + (!as ? a : b)->meta.toString();
+                     },
                      {anchor}))
             return std::nullopt;
         const size_t rank = plan.kind == Product::Bmm ? 3 : 2;
@@ -109,7 +111,10 @@ protected:
                      [&] { return "devices '" + a->meta.device + "' and '" + b->meta.device + "'"; }, {plan.a, plan.b}))
             return std::nullopt;
         if (!require(trace, memoryBound(plan.kind, da, *as, *bs), thresholdText(plan.kind, da),
-                     [&] { return nodeRef(graph, anchor) + " is " + formatInts(*as) + " x " + formatInts(*bs) + " on " + da; },
+                     [&] {
+                         return nodeRef(graph, anchor) + " is " + formatInts(*as) + " x " + formatInts(*bs) + " on "
+                                + da;
+                     },
                      {anchor}))
             return std::nullopt;
         return plan;
@@ -159,8 +164,9 @@ protected:
                                         : "a has 1 row and b is at most [64, 16] (Inductor 2.6 on CPU)";
         const std::string cpuFirst = std::to_string(options().getInt("cpu_max_first_dimension_decomposition"));
         const std::string cpuOther = std::to_string(options().getInt("cpu_max_other_dimension_decomposition"));
-        return kind == Product::Bmm ? "both batches are at most " + cpuFirst + " (CPU)"
-                                    : "a has at most " + cpuFirst + " rows and b's dims are at most " + cpuOther + " (CPU)";
+        return kind == Product::Bmm
+                   ? "both batches are at most " + cpuFirst + " (CPU)"
+                   : "a has at most " + cpuFirst + " rows and b's dims are at most " + cpuOther + " (CPU)";
     }
 
     InductorCounts countsOf(const Graph &graph, const DecomposeMmPlan &plan) const override

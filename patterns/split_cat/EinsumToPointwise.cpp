@@ -52,8 +52,7 @@ public:
                          {"torch.functional.einsum", "torch.einsum"},
                          "Inductor 2.14: replaces torch.einsum(\"abc,abcd->abd\", x, w) that a + reads by "
                          "(x.unsqueeze(-1) * w).sum(-2).")
-    {
-    }
+    {}
 
 protected:
     std::optional<EinsumToPointwisePlan> analyze(const Graph &graph, NodeId anchor, MatchTrace &trace) const override

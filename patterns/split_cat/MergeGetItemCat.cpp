@@ -19,8 +19,7 @@ public:
                                "the split's dim, each getitem used only by the cat) into one section; the cat "
                                "becomes that section's getitem.",
                                true)
-    {
-    }
+    {}
 
 protected:
     void apply(PatternRewriter &rewriter, const CatOfOneSplitPlan &plan) const override

@@ -22,8 +22,7 @@ public:
         : PlannedPattern("merge_splits_pass", PassStage::PreGrad, 86, {"aten::split_with_sizes", "aten::split"},
                          "Merges split(getitem(split(x, s1, d), i), s2, d) into one split of x whose sections "
                          "are s1 with section i replaced by s2.")
-    {
-    }
+    {}
 
 protected:
     std::optional<MergeSplitsPlan> analyze(const Graph &graph, NodeId anchor, MatchTrace &trace) const override
@@ -43,8 +42,8 @@ protected:
         const Node &sourceNode = *graph.node(source);
         if (!require(trace, isSplitOp(sourceNode), "the getitem reads a split",
                      [&] {
-                         return "getitem " + nodeRef(graph, second->input) + " reads " + nodeRef(graph, source)
-                                + " (" + opText(sourceNode) + "), not a split";
+                         return "getitem " + nodeRef(graph, second->input) + " reads " + nodeRef(graph, source) + " ("
+                                + opText(sourceNode) + "), not a split";
                      },
                      {second->input, source}))
             return std::nullopt;
@@ -54,8 +53,8 @@ protected:
         const size_t itemUsers = graph.users(second->input).size();
         if (!require(trace, itemUsers == 1, "the getitem between the splits is used only by the second split",
                      [&] {
-                         return "getitem " + nodeRef(graph, second->input) + " has "
-                                + std::to_string(itemUsers) + " users (needs 1)";
+                         return "getitem " + nodeRef(graph, second->input) + " has " + std::to_string(itemUsers)
+                                + " users (needs 1)";
                      },
                      {second->input}))
             return std::nullopt;

@@ -24,8 +24,7 @@ public:
                          "Turns split -> consecutive getitems -> stack -> tanh -> unbind (stack dim = unbind "
                          "dim) into split -> one merged getitem -> tanh -> split, so tanh runs once on "
                          "contiguous data.")
-    {
-    }
+    {}
 
 protected:
     std::optional<MergeStackTanhUnbindPlan> analyze(const Graph &graph, NodeId anchor, MatchTrace &trace) const override

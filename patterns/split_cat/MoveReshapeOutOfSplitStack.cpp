@@ -41,11 +41,11 @@ public:
                            "Replaces a stack of reshaped getitems of a split by one reshape (and permute) of the "
                            "split's input or of a slice of it, when the reshapes keep the dims before the split "
                            "dim.")
-    {
-    }
+    {}
 
 protected:
-    std::optional<MoveReshapeOutOfSplitStackPlan> analyze(const Graph &graph, NodeId anchor, MatchTrace &trace) const override
+    std::optional<MoveReshapeOutOfSplitStackPlan> analyze(const Graph &graph, NodeId anchor,
+                                                          MatchTrace &trace) const override
     {
         MoveReshapeOutOfSplitStackPlan plan;
         SliceRunsRule rule = sliceRunsRule();
@@ -77,8 +77,8 @@ protected:
                          {split->input, run.inputs.front()}))
                 return RunReading::fail();
             const auto d = size_t(split->dim);
-            const bool keepsPrefix = target->size() > d && std::equal(input->begin(), input->begin() + long(d),
-                                                                      target->begin());
+            const bool keepsPrefix = target->size() > d
+                                     && std::equal(input->begin(), input->begin() + long(d), target->begin());
             if (!keepsPrefix)
                 return RunReading::keep(nodeRef(graph, run.inputs.front()) + " reshapes a section of "
                                         + nodeRef(graph, run.parent) + " to " + formatInts(*target)

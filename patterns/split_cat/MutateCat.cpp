@@ -17,8 +17,7 @@ public:
                                "Replaces a cat of consecutive getitems of one split on the split's dim by the "
                                "split's input when it joins every section, else by one slice of the input.",
                                false)
-    {
-    }
+    {}
 
 protected:
     void apply(PatternRewriter &rewriter, const CatOfOneSplitPlan &plan) const override

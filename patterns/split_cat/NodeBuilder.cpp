@@ -92,7 +92,8 @@ const TensorMeta kNoMeta{};
 } // namespace
 
 NodeBuilder::NodeBuilder(PatternRewriter &rewriter, NodeId before, NodeId scopeFrom)
-    : m_rewriter(rewriter), m_before(before)
+    : m_rewriter(rewriter)
+    , m_before(before)
 {
     if (const Node *n = rewriter.graph().node(scopeFrom))
         m_scope = n->provenance.scope;
@@ -114,8 +115,7 @@ const TensorMeta &NodeBuilder::metaOf(NodeId id) const
     return n ? n->meta : kNoMeta;
 }
 
-NodeId NodeBuilder::op(std::string op, std::string overload, std::vector<Arg> args, TensorMeta meta,
-                       std::string type)
+NodeId NodeBuilder::op(std::string op, std::string overload, std::vector<Arg> args, TensorMeta meta, std::string type)
 {
     NodeId id = m_rewriter.createOp(std::move(op), std::move(args), {}, m_before, std::move(meta));
     if (!overload.empty() || type != "Tensor" || !m_scope.empty())

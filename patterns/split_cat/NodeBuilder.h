@@ -48,14 +48,12 @@ public:
     const Graph &graph() const { return m_rewriter.graph(); }
 
     /// A generic op node (type "Tensor" unless given).
-    NodeId op(std::string op, std::string overload, std::vector<Arg> args, TensorMeta meta,
-              std::string type = "Tensor");
+    NodeId op(std::string op, std::string overload, std::vector<Arg> args, TensorMeta meta, std::string type = "Tensor");
 
     /// aten::split_with_sizes(input, sections, dim) -> Tensor[].
     NodeId splitWithSizes(NodeId input, const std::vector<int64_t> &sections, int64_t dim);
     /// getitem(list, index) carrying section `index` of split_with_sizes(input, sections, dim).
-    NodeId splitItem(NodeId split, NodeId input, const std::vector<int64_t> &sections, int64_t dim,
-                     int64_t index);
+    NodeId splitItem(NodeId split, NodeId input, const std::vector<int64_t> &sections, int64_t dim, int64_t index);
     /// aten::unbind.int(input, dim) -> Tensor[].
     NodeId unbind(NodeId input, int64_t dim);
     /// getitem(unbind, index) carrying one slice of input along dim.

@@ -48,8 +48,7 @@ public:
                          "Rewrites every aten.cat to cat(tensors, dim=d) with d >= 0 written as a keyword, the form "
                          "Inductor 2.14's split_cat_aten_pass and select_cat_aten_pass match; under Inductor 2.14 "
                          "also every split to split_with_sizes(input, sections, dim=d).")
-    {
-    }
+    {}
 
 protected:
     std::optional<NormalizationAtenPlan> analyze(const Graph &graph, NodeId anchor, MatchTrace &trace) const override
@@ -124,8 +123,7 @@ protected:
                      [&] { return nodeRef(graph, anchor) + " reads no node"; }, {anchor}))
             return std::nullopt;
         if (!require(trace, !split.inductorMeta.missing, "the split has recorded metadata (meta[\"val\"])",
-                     [&] { return nodeRef(graph, anchor) + " has none (a rewrite before left it without)"; },
-                     {anchor}))
+                     [&] { return nodeRef(graph, anchor) + " has none (a rewrite before left it without)"; }, {anchor}))
             return std::nullopt;
         // _get_split_args_default: `get_arg_value(node, 2, "dim") or 0`.
         const Arg *written = argAt(split, 2, "dim");
@@ -177,8 +175,8 @@ protected:
         if (!require(trace, section * count == length, "the sections are even",
                      [&] {
                          return nodeRef(graph, anchor) + " splits " + std::to_string(length) + " by "
-                                + std::to_string(*size) + ": Inductor 2.14 would write "
-                                + std::to_string(count) + " sections of " + std::to_string(section)
+                                + std::to_string(*size) + ": Inductor 2.14 would write " + std::to_string(count)
+                                + " sections of " + std::to_string(section)
                                 + ", which fails when run; Fusebox leaves it";
                      },
                      {anchor}))

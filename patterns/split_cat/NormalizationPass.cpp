@@ -30,8 +30,8 @@ struct NormalizationPassPlan {
     bool respelled = false; // a method call re-created as the function (x.detach() -> torch.detach(x))
 };
 
-std::string callText(const Graph &graph, std::string_view op, std::string_view overload,
-                     const std::vector<Arg> &args, const std::vector<NamedArg> &kwargs = {})
+std::string callText(const Graph &graph, std::string_view op, std::string_view overload, const std::vector<Arg> &args,
+                     const std::vector<NamedArg> &kwargs = {})
 {
     auto name = [&](NodeId id) { return nodeRef(graph, id); };
     std::string s = std::string(op) + (overload.empty() ? "" : "." + std::string(overload)) + "(";
@@ -57,8 +57,7 @@ public:
                          "splits become split_with_sizes with the explicit list of sections, dims become "
                          "non-negative, reshape takes the static output shape; x.detach() becomes "
                          "torch.detach(x).")
-    {
-    }
+    {}
 
 protected:
     std::optional<NormalizationPassPlan> analyze(const Graph &graph, NodeId anchor, MatchTrace &trace) const override
@@ -91,8 +90,8 @@ protected:
                              || !n.kwargs().empty();
         if (!require(trace, changes, "the call is not in canonical form yet",
                      [&] {
-                         return nodeRef(graph, anchor) + " is already canonical: "
-                                + callText(graph, n.op, n.overload, n.args());
+                         return nodeRef(graph, anchor)
+                                + " is already canonical: " + callText(graph, n.op, n.overload, n.args());
                      },
                      {anchor}))
             return std::nullopt;
@@ -114,10 +113,12 @@ protected:
     {
         // The calls 2.6's normalization patterns match (CallFunctionVarArgs /
         // CallMethodVarArgs): each visit counts, whatever the handler does.
-        static const std::set<std::string, std::less<>> kMatched = {
-            "torch.split",   "torch.functional.split", "Tensor.split",   "torch.unbind",
-            "Tensor.unbind", "torch.cat",              "torch.stack",    "Tensor.squeeze",
-            "Tensor.reshape", "Tensor.clamp",          "torch.clamp",    "Tensor.detach"};
+        static const std::set<std::string, std::less<>> kMatched = {"torch.split",    "torch.functional.split",
+                                                                    "Tensor.split",   "torch.unbind",
+                                                                    "Tensor.unbind",  "torch.cat",
+                                                                    "torch.stack",    "Tensor.squeeze",
+                                                                    "Tensor.reshape", "Tensor.clamp",
+                                                                    "torch.clamp",    "Tensor.detach"};
         InductorCounts counts;
         const Node &n = *graph.node(anchor);
         const std::string &spelling = n.provenance.originalSpelling;
@@ -134,8 +135,7 @@ protected:
             recreated = known(nodeArgAt(n, 0, "input"));
         } else if (spelling == "torch.stack") {
             const auto tensors = tensorList(n);
-            recreated = known(anchor) && tensors
-                        && std::all_of(tensors->begin(), tensors->end(), known);
+            recreated = known(anchor) && tensors && std::all_of(tensors->begin(), tensors->end(), known);
         }
         if (recreated)
             counts.added[name()] = 1;
@@ -181,8 +181,8 @@ private:
     }
 
     /// dim made non-negative, recording the literal and rank checks.
-    static std::optional<int64_t> normalizedDim(const Graph &graph, const Node &n, const Arg *dimArg,
-                                                int rank, MatchTrace &trace)
+    static std::optional<int64_t> normalizedDim(const Graph &graph, const Node &n, const Arg *dimArg, int rank,
+                                                MatchTrace &trace)
     {
         std::optional<int64_t> dim = dimArg && !dimArg->isNone() ? dimArg->asInt() : std::optional<int64_t>(0);
         if (!require(trace, dim.has_value(), "dim is a literal int",
@@ -192,17 +192,15 @@ private:
         if (*dim >= 0)
             return dim;
         if (!requireShape(trace, rank >= 0, "rank is known for a negative dim",
-                     [&] {
-                         return nodeRef(graph, n.id()) + " has dim " + std::to_string(*dim)
-                                + " and the rank is unknown (no shape metadata)";
-                     },
-                     {n.id()}))
+                          [&] {
+                              return nodeRef(graph, n.id()) + " has dim " + std::to_string(*dim)
+                                     + " and the rank is unknown (no shape metadata)";
+                          },
+                          {n.id()}))
             return std::nullopt;
         const auto d = normalizeDim(*dim, rank);
         if (!require(trace, d.has_value(), "dim is in range",
-                     [&] {
-                         return "dim " + std::to_string(*dim) + " is out of range for rank " + std::to_string(rank);
-                     },
+                     [&] { return "dim " + std::to_string(*dim) + " is out of range for rank " + std::to_string(rank); },
                      {n.id()}))
             return std::nullopt;
         return d;
@@ -214,8 +212,7 @@ private:
         NodeId input = nodeArgAt(n, 0, "self");
         const Arg *sizes = argAt(n, 1, sizeName);
         if (!require(trace, input.isValid() && sizes, "split has an input and sizes",
-                     [&] { return nodeRef(graph, n.id()) + " lacks its input or its sizes argument"; },
-                     {n.id()}))
+                     [&] { return nodeRef(graph, n.id()) + " lacks its input or its sizes argument"; }, {n.id()}))
             return false;
         const Node &in = *graph.node(input);
         auto dim = normalizedDim(graph, n, argAt(n, 2, "dim"), in.meta.rank(), trace);
@@ -226,15 +223,13 @@ private:
         if (sizes->isList()) {
             auto list = intListArgAt(n, 1, sizeName);
             if (!require(trace, list.has_value(), "split sections are literal ints",
-                         [&] { return nodeRef(graph, n.id()) + " has sections " + argText(graph, *sizes); },
-                         {n.id()}))
+                         [&] { return nodeRef(graph, n.id()) + " has sections " + argText(graph, *sizes); }, {n.id()}))
                 return false;
             sections = *list;
         } else {
             auto size = sizes->asInt();
             if (!require(trace, size && *size > 0, "split_size is a positive literal int",
-                         [&] { return nodeRef(graph, n.id()) + " has split_size " + argText(graph, *sizes); },
-                         {n.id()}))
+                         [&] { return nodeRef(graph, n.id()) + " has split_size " + argText(graph, *sizes); }, {n.id()}))
                 return false;
             const bool known = in.meta.shape && *dim < in.meta.rank()
                                && std::holds_alternative<int64_t>((*in.meta.shape)[*dim]);
@@ -242,8 +237,8 @@ private:
                          [&] {
                              return "input " + nodeRef(graph, input) + " has shape "
                                     + (in.meta.shape ? in.meta.shapeString() : std::string("unknown"))
-                                    + ": the sections of split_size " + std::to_string(*size)
-                                    + " along dim " + std::to_string(*dim) + " cannot be computed";
+                                    + ": the sections of split_size " + std::to_string(*size) + " along dim "
+                                    + std::to_string(*dim) + " cannot be computed";
                          },
                          {input}))
                 return false;

@@ -20,8 +20,7 @@ std::string permuteGap(const Graph &graph, NodeId id)
 {
     const Node &n = *graph.node(id);
     if (!isOp(n, "aten::permute"))
-        return nodeRef(graph, id) + " (" + opText(n)
-               + ") is not a permute";
+        return nodeRef(graph, id) + " (" + opText(n) + ") is not a permute";
     int rank = n.meta.rank();
     if (rank < 0)
         if (NodeId in = nodeArgAt(n, 0, "self"); in.isValid())
@@ -41,8 +40,8 @@ std::string permuteGap(const Graph &graph, NodeId id)
             normalized.push_back(((d % rank) + rank) % rank);
     if (normalized != wanted)
         return "permute " + nodeRef(graph, id) + " has dims "
-               + (dims ? formatInts(*dims) : std::string("that are not literal")) + " (needs "
-               + formatInts(wanted) + ")";
+               + (dims ? formatInts(*dims) : std::string("that are not literal")) + " (needs " + formatInts(wanted)
+               + ")";
     return {};
 }
 
@@ -73,8 +72,7 @@ public:
         : PlannedPattern("permute_linear_fusion", PassStage::PreGrad, 55, {"aten::linear"},
                          "Folds a permute swapping the last two dims of a linear's input into the product: "
                          "matmul(transpose(x, -1, -2), t(w)) + b.")
-    {
-    }
+    {}
 
 protected:
     std::optional<LinearPlan> analyze(const Graph &graph, NodeId anchor, MatchTrace &trace) const override
@@ -124,8 +122,7 @@ public:
         : PlannedPattern("permute_matmul_fusion", PassStage::PreGrad, 55, {"aten::matmul", "aten::bmm"},
                          "Folds a permute swapping the last two dims of a matmul/bmm operand into a transpose "
                          "of that operand: matmul(transpose(a, -1, -2), b).")
-    {
-    }
+    {}
 
 protected:
     std::optional<MatmulPlan> analyze(const Graph &graph, NodeId anchor, MatchTrace &trace) const override
@@ -141,8 +138,7 @@ protected:
         const std::string gapA = permuteGap(graph, plan.a), gapB = permuteGap(graph, plan.b);
         plan.aTrans = gapA.empty();
         plan.bTrans = gapB.empty();
-        if (!require(trace, plan.aTrans || plan.bTrans,
-                     "an operand is a permute swapping the last two dims (rank >= 3)",
+        if (!require(trace, plan.aTrans || plan.bTrans, "an operand is a permute swapping the last two dims (rank >= 3)",
                      [&] { return gapA + "; " + gapB; }, {plan.a, plan.b}))
             return std::nullopt;
         plan.nodes = {anchor};
@@ -176,8 +172,7 @@ public:
         : PlannedPattern("linear_permute_fusion", PassStage::PreGrad, 55, {"aten::permute"},
                          "Folds a permute swapping the last two dims of a linear's output into the product: "
                          "matmul(w, transpose(x, -1, -2)) + unsqueeze(b, -1).")
-    {
-    }
+    {}
 
 protected:
     std::optional<LinearPlan> analyze(const Graph &graph, NodeId anchor, MatchTrace &trace) const override
@@ -199,8 +194,7 @@ protected:
         plan.weight = nodeArgAt(*linear, 1, "weight");
         plan.bias = nodeArgAt(*linear, 2, "bias");
         if (!require(trace, plan.x.isValid() && plan.weight.isValid(), "linear has an input and a weight",
-                     [&] { return nodeRef(graph, plan.linear) + " lacks its input or weight node"; },
-                     {plan.linear}))
+                     [&] { return nodeRef(graph, plan.linear) + " lacks its input or weight node"; }, {plan.linear}))
             return std::nullopt;
         plan.nodes = {anchor, plan.linear};
         return plan;

@@ -15,7 +15,7 @@ namespace fusebox::splitcat {
 /// records every check and returns a plan; match() turns the plan into a
 /// Match, rewrite() re-runs analyze() quietly on the current graph and
 /// applies it, so the explanation and the rewrite can never disagree.
-template <typename Plan>
+template<typename Plan>
 class PlannedPattern : public VerticalPattern {
 public:
     std::optional<Match> match(const Graph &graph, NodeId anchor, MatchTrace &trace) const final

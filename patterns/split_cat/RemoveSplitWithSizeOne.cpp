@@ -24,18 +24,17 @@ public:
                          {"aten::split", "aten::split_with_sizes"},
                          "Removes a split with a single section: the readers of its only getitem read the "
                          "split's input instead.")
-    {
-    }
+    {}
 
 protected:
-    std::optional<RemoveSplitWithSizeOnePlan> analyze(const Graph &graph, NodeId anchor, MatchTrace &trace) const override
+    std::optional<RemoveSplitWithSizeOnePlan> analyze(const Graph &graph, NodeId anchor,
+                                                      MatchTrace &trace) const override
     {
         const Node &split = *graph.node(anchor);
         NodeId input = nodeArgAt(split, 0, "self");
         const Arg *sizes = argAt(split, 1, isOp(split, kSplit) ? "split_size" : "split_sizes");
         if (!require(trace, input.isValid() && sizes, "split has an input and sizes",
-                     [&] { return nodeRef(graph, anchor) + " lacks its input or its sizes argument"; },
-                     {anchor}))
+                     [&] { return nodeRef(graph, anchor) + " lacks its input or its sizes argument"; }, {anchor}))
             return std::nullopt;
 
         std::string unknown;
@@ -57,8 +56,8 @@ protected:
                         [&] {
                             const std::string &by = split.provenance.createdBy;
                             return "split " + nodeRef(graph, anchor) + " has one section, but its example_value"
-                                   + " holds " + std::to_string(*split.inductorMeta.copiedItemCount) + " tensors: "
-                                   + (by.empty() ? std::string("a rewrite") : by)
+                                   + " holds " + std::to_string(*split.inductorMeta.copiedItemCount)
+                                   + " tensors: " + (by.empty() ? std::string("a rewrite") : by)
                                    + " copied it from the split it replaced";
                         },
                         {anchor}))

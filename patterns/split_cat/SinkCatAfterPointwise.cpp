@@ -11,7 +11,7 @@ namespace fusebox::splitcat {
 namespace {
 
 struct SinkCatAfterPointwisePlan {
-    std::vector<NodeId> nodes; // cat, views, the pointwise op
+    std::vector<NodeId> nodes;   // cat, views, the pointwise op
     NodeId cat, pointwise, last; // last: the last view, or the cat
     std::vector<NodeId> inputs;
     int64_t dim = 0;
@@ -28,8 +28,7 @@ public:
         : PlannedPattern("sink_cat_after_pointwise", PassStage::PreGrad, 60, {"aten::cat"},
                          "Moves a relu/tanh that follows a cat (through views) onto each cat input, so the cat "
                          "comes after the pointwise op.")
-    {
-    }
+    {}
 
 protected:
     std::optional<SinkCatAfterPointwisePlan> analyze(const Graph &graph, NodeId anchor, MatchTrace &trace) const override
@@ -66,9 +65,8 @@ protected:
             if (!require(trace, isPointwiseUnary(user) && nodeArgAt(user, 0, "self") == current,
                          "the chain from the cat through views ends in relu or tanh",
                          [&] {
-                             return nodeRef(graph, current) + " is read by " + nodeRef(graph, users.front())
-                                    + " (" + opText(user)
-                                    + "), not relu/tanh";
+                             return nodeRef(graph, current) + " is read by " + nodeRef(graph, users.front()) + " ("
+                                    + opText(user) + "), not relu/tanh";
                          },
                          {users.front()}))
                 return std::nullopt;

@@ -132,8 +132,7 @@ std::vector<NodeId> coveredNodes(NodeId owner, const std::vector<InputRun> &runs
     return nodes;
 }
 
-bool planSliceRuns(const Graph &graph, NodeId owner, const SliceRunsRule &rule, SliceRunsPlan &plan,
-                   MatchTrace &trace)
+bool planSliceRuns(const Graph &graph, NodeId owner, const SliceRunsRule &rule, SliceRunsPlan &plan, MatchTrace &trace)
 {
     const std::string what = rule.stack ? "stack" : "cat";
     auto inputs = readTensorList(graph, owner, trace, what);
@@ -180,8 +179,7 @@ bool planSliceRuns(const Graph &graph, NodeId owner, const SliceRunsRule &rule, 
     return true;
 }
 
-void rewriteSliceRuns(PatternRewriter &rewriter, NodeId owner, const std::vector<RunPart> &parts,
-                      const RunRewrite &how)
+void rewriteSliceRuns(PatternRewriter &rewriter, NodeId owner, const std::vector<RunPart> &parts, const RunRewrite &how)
 {
     NodeBuilder build(rewriter, owner, owner);
     std::vector<NodeId> args, pending;

@@ -123,12 +123,11 @@ struct SliceRunsRule {
 /// runs (rule.checkRuns), keeps the runs of other inputs, plans each parent's
 /// run as rule.readRun says (planRun, keepRun) and records checkShortens.
 /// Fills `plan` (owner, ownerDim, parts, nodes); false after a failed check.
-bool planSliceRuns(const Graph &graph, NodeId owner, const SliceRunsRule &rule, SliceRunsPlan &plan,
-                   MatchTrace &trace);
+bool planSliceRuns(const Graph &graph, NodeId owner, const SliceRunsRule &rule, SliceRunsPlan &plan, MatchTrace &trace);
 
 /// The base of the to-slices rules: a pre-grad rule on a cat or a stack
 /// with the threshold_to_cat option.
-template <typename Plan>
+template<typename Plan>
 class SliceRunsPattern : public PlannedPattern<Plan> {
 protected:
     SliceRunsPattern(std::string name, int benefit, bool stack, std::string description)
@@ -173,7 +172,6 @@ struct RunRewrite {
 /// The rewrite of the to-slices rules: builds the new list from `parts`
 /// before `owner` (in the owner's scope), joins it, makes every reader of the
 /// owner read the result, and erases the owner when it is left unused.
-void rewriteSliceRuns(PatternRewriter &rewriter, NodeId owner, const std::vector<RunPart> &parts,
-                      const RunRewrite &how);
+void rewriteSliceRuns(PatternRewriter &rewriter, NodeId owner, const std::vector<RunPart> &parts, const RunRewrite &how);
 
 } // namespace fusebox::splitcat

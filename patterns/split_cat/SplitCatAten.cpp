@@ -64,8 +64,7 @@ bool catTakesDimByKeyword(const Graph &graph, NodeId cat, MatchTrace &trace)
     if (!require(trace, isPostGradCat(graph, n), "the cat is aten.cat.default of a post-grad graph",
                  [&] {
                      return nodeRef(graph, cat) + " is "
-                            + (n.provenance.originalSpelling.empty() ? n.qualifiedOp()
-                                                                     : n.provenance.originalSpelling)
+                            + (n.provenance.originalSpelling.empty() ? n.qualifiedOp() : n.provenance.originalSpelling)
                             + (isDefaultCat(n) ? ", which no post-grad pass sees" : "");
                  },
                  {cat}))
@@ -172,7 +171,8 @@ protected:
                 return std::nullopt;
             plan.edits.push_back(std::move(*edit));
         }
-        const bool changed = std::any_of(plan.edits.begin(), plan.edits.end(), [](const CatEdit &e) { return e.changed; });
+        const bool changed = std::any_of(plan.edits.begin(), plan.edits.end(),
+                                         [](const CatEdit &e) { return e.changed; });
         if (!require(trace, changed, "a run of getitems merges into the split's input or a slice",
                      [&] {
                          return plan.edits.empty()
@@ -191,8 +191,8 @@ protected:
     }
 
     /// merge_split_cat_aten's loop body on one cat.
-    std::optional<CatEdit> planCat(const Graph &graph, NodeId cat, const std::vector<NodeId> &inputs,
-                                   int64_t threshold, MatchTrace &trace) const
+    std::optional<CatEdit> planCat(const Graph &graph, NodeId cat, const std::vector<NodeId> &inputs, int64_t threshold,
+                                   MatchTrace &trace) const
     {
         struct Run {
             NodeId parent;
@@ -277,8 +277,8 @@ protected:
                 if (!require(trace, last - first + 1 == run.positions.size() && first == run.positions.front(),
                              "each merged run sits side by side in the cat's list",
                              [&] {
-                                 return nodeRef(graph, cat) + ": the getitems of " + nodeRef(graph, parent)
-                                        + " at " + formatInts({int64_t(first), int64_t(last)})
+                                 return nodeRef(graph, cat) + ": the getitems of " + nodeRef(graph, parent) + " at "
+                                        + formatInts({int64_t(first), int64_t(last)})
                                         + " enclose other inputs, which Inductor 2.14 would drop";
                              },
                              {cat}))
@@ -368,7 +368,7 @@ protected:
 struct SelectPlan {
     std::vector<NodeId> nodes; // the cats replaced, then the selects
     NodeId input, firstSelect;
-    std::vector<NodeId> selects; // every reader of input
+    std::vector<NodeId> selects;                               // every reader of input
     std::vector<std::pair<NodeId, std::vector<int64_t>>> cats; // each cat and its shape
 };
 
@@ -387,8 +387,7 @@ public:
                          "Replaces cat(x.select(d, 0), ..., x.select(d, n-1), dim=d), n being x's size along d "
                          "and x read by these selects alone, by x.view(the cat's shape); the cat's dim must be a "
                          "keyword.")
-    {
-    }
+    {}
 
 protected:
     std::optional<SelectPlan> analyze(const Graph &graph, NodeId anchor, MatchTrace &trace) const override

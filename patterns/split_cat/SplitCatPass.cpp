@@ -44,8 +44,7 @@ public:
                          "becomes one section (the split disappears when one is left), cat/stack readers on "
                          "another dim get unflatten/movedim/flatten; a split into size-1 sections read only by "
                          "squeezes becomes an unbind.")
-    {
-    }
+    {}
 
 protected:
     std::optional<SplitCatPassPlan> analyze(const Graph &graph, NodeId anchor, MatchTrace &trace) const override

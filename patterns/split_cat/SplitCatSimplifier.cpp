@@ -192,8 +192,7 @@ std::optional<SimplifyPlan> analyzeSimplify(const Graph &graph, SimplifierSource
     } else if (!require(trace, plan.ranges.size() < src.sections.size(), "runs of consecutive sections can be merged",
                         [&] {
                             return "the next users of " + nodeRef(graph, src.node) + " read its "
-                                   + std::to_string(src.sections.size())
-                                   + " sections one at a time: nothing to merge";
+                                   + std::to_string(src.sections.size()) + " sections one at a time: nothing to merge";
                         },
                         {src.node})) {
         return std::nullopt;
@@ -232,10 +231,10 @@ std::optional<SimplifyPlan> analyzeSimplify(const Graph &graph, SimplifierSource
                 const bool equal = std::all_of(sizes.begin(), sizes.end(), [&](int64_t s) { return s == sizes[0]; });
                 if (!require(trace, equal, "sections joined on another dim (or stacked) have equal sizes",
                              [&] {
-                                 return nodeRef(graph, user.node) + " (" + (user.stack ? "stack" : "cat")
-                                        + " dim " + std::to_string(user.dim) + ") takes " + rangeText(*in.range)
-                                        + " of " + nodeRef(graph, src.node) + " with sizes " + formatInts(sizes)
-                                        + " (split dim " + std::to_string(src.dim) + "): not handled";
+                                 return nodeRef(graph, user.node) + " (" + (user.stack ? "stack" : "cat") + " dim "
+                                        + std::to_string(user.dim) + ") takes " + rangeText(*in.range) + " of "
+                                        + nodeRef(graph, src.node) + " with sizes " + formatInts(sizes) + " (split dim "
+                                        + std::to_string(src.dim) + "): not handled";
                              },
                              {user.node, src.node}))
                     return std::nullopt;

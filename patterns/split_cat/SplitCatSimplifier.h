@@ -36,7 +36,7 @@ struct SimplifierSource {
 struct InputTransform {
     std::optional<int64_t> unflattenCount; ///< unflatten(dim, (count, -1))
     std::optional<std::pair<int64_t, int64_t>> movedim;
-    std::optional<int64_t> unsqueezeDim;   ///< gathered into one stack with its neighbours
+    std::optional<int64_t> unsqueezeDim; ///< gathered into one stack with its neighbours
     std::optional<std::pair<int64_t, int64_t>> flatten;
 };
 
@@ -85,7 +85,7 @@ std::optional<int64_t> inductorSectionsRemoved(const Graph &graph, const Simplif
 /// scmerge_split_sections_removed assigned as inductorSectionsRemoved says,
 /// when the match reached the simplifier: `readSource` gives the source
 /// (nullopt where 2.6's handler stops before simplify).
-template <typename ReadSource>
+template<typename ReadSource>
 InductorCounts withSectionsRemoved(const Graph &graph, InductorCounts counts, ReadSource &&readSource)
 {
     if (counts.added.empty())

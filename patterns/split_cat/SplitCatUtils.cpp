@@ -93,7 +93,7 @@ std::optional<SplitView> readNormalizedSplit(const Graph &graph, NodeId split, M
 }
 
 std::optional<std::map<int64_t, NodeId>> readGetItems(const Graph &graph, NodeId list, MatchTrace &trace,
-                                                       std::string_view what, std::optional<int64_t> count)
+                                                      std::string_view what, std::optional<int64_t> count)
 {
     std::map<int64_t, NodeId> items;
     std::string problem;
@@ -109,14 +109,14 @@ std::optional<std::map<int64_t, NodeId>> readGetItems(const Graph &graph, NodeId
             break;
         }
         if (count && index >= *count) {
-            problem = nodeRef(graph, user) + " reads index " + std::to_string(index) + " of "
-                      + std::to_string(*count) + " outputs";
+            problem = nodeRef(graph, user) + " reads index " + std::to_string(index) + " of " + std::to_string(*count)
+                      + " outputs";
             break;
         }
         auto [it, fresh] = items.emplace(index, user);
         if (!fresh) {
-            problem = "index " + std::to_string(index) + " is read by both " + nodeRef(graph, it->second)
-                      + " and " + nodeRef(graph, user);
+            problem = "index " + std::to_string(index) + " is read by both " + nodeRef(graph, it->second) + " and "
+                      + nodeRef(graph, user);
             break;
         }
     }
@@ -127,8 +127,7 @@ std::optional<std::map<int64_t, NodeId>> readGetItems(const Graph &graph, NodeId
     return items;
 }
 
-std::optional<UnbindView> readNormalizedUnbind(const Graph &graph, NodeId unbind, MatchTrace &trace,
-                                               UnbindDims dims)
+std::optional<UnbindView> readNormalizedUnbind(const Graph &graph, NodeId unbind, MatchTrace &trace, UnbindDims dims)
 {
     const Node &n = *graph.node(unbind);
     std::string gap;
@@ -160,8 +159,8 @@ std::optional<UnbindView> readNormalizedUnbind(const Graph &graph, NodeId unbind
     if (!require(trace, known, "unbind input size along dim is static",
                  [&] {
                      return "input " + nodeRef(graph, v.input) + " has shape "
-                            + (in.meta.shape ? in.meta.shapeString() : std::string("unknown"))
-                            + " (dim " + std::to_string(v.writtenDim) + " not static)";
+                            + (in.meta.shape ? in.meta.shapeString() : std::string("unknown")) + " (dim "
+                            + std::to_string(v.writtenDim) + " not static)";
                  },
                  {v.input}))
         return std::nullopt;
@@ -220,18 +219,15 @@ std::optional<std::vector<NodeId>> readTensorList(const Graph &graph, NodeId own
     if (!require(trace, inputs && !inputs->empty(), std::string(what) + " takes a literal list of tensors",
                  [&] {
                      const Arg *a = argAt(n, 0, "tensors");
-                     return nodeRef(graph, owner) + " takes "
-                            + (a ? argText(graph, *a)
-                                 : std::string("no tensors"));
+                     return nodeRef(graph, owner) + " takes " + (a ? argText(graph, *a) : std::string("no tensors"));
                  },
                  {owner}))
         return std::nullopt;
     return inputs;
 }
 
-std::optional<SplitGetItems> readGetItemsOfOneSplit(const Graph &graph, NodeId owner,
-                                                    const std::vector<NodeId> &inputs, MatchTrace &trace,
-                                                    std::string_view what)
+std::optional<SplitGetItems> readGetItemsOfOneSplit(const Graph &graph, NodeId owner, const std::vector<NodeId> &inputs,
+                                                    MatchTrace &trace, std::string_view what)
 {
     SplitGetItems out;
     NodeId parent;
@@ -240,8 +236,8 @@ std::optional<SplitGetItems> readGetItemsOfOneSplit(const Graph &graph, NodeId o
         int64_t index = 0;
         if (!require(trace, isGetItem(graph, in, &source, &index), "every " + std::string(what) + " input is a getitem",
                      [&] {
-                         return std::string(what) + " input " + nodeRef(graph, in) + " ("
-                                + opText(*graph.node(in)) + ") is not a getitem";
+                         return std::string(what) + " input " + nodeRef(graph, in) + " (" + opText(*graph.node(in))
+                                + ") is not a getitem";
                      },
                      {owner, in}))
             return std::nullopt;
@@ -271,7 +267,7 @@ std::optional<SplitGetItems> readGetItemsOfOneSplit(const Graph &graph, NodeId o
 }
 
 std::optional<std::pair<SplitView, std::map<int64_t, NodeId>>> readSplitAndItems(const Graph &graph, NodeId split,
-                                                                                  MatchTrace &trace)
+                                                                                 MatchTrace &trace)
 {
     auto view = readNormalizedSplit(graph, split, trace);
     if (!view)
@@ -294,8 +290,8 @@ std::optional<SplitGetItems> readCatOfOneSplit(const Graph &graph, NodeId anchor
     auto catDim = dimArg(cat, 1, catRank(graph, cat));
     if (!require(trace, catDim && *catDim == group->split.dim, "cat dim equals split dim",
                  [&] {
-                     return "cat dim " + (catDim ? std::to_string(*catDim) : std::string("unknown"))
-                            + " ≠ split dim " + std::to_string(group->split.dim);
+                     return "cat dim " + (catDim ? std::to_string(*catDim) : std::string("unknown")) + " ≠ split dim "
+                            + std::to_string(group->split.dim);
                  },
                  {anchor, group->split.node}))
         return std::nullopt;
@@ -308,8 +304,7 @@ bool checkUsedOnce(const Graph &graph, const std::vector<NodeId> &items, MatchTr
         const size_t uses = graph.users(item).size();
         if (!require(trace, uses == 1, "each getitem is used once",
                      [&] {
-                         return "getitem " + nodeRef(graph, item) + " has " + std::to_string(uses)
-                                + " users (needs 1)";
+                         return "getitem " + nodeRef(graph, item) + " has " + std::to_string(uses) + " users (needs 1)";
                      },
                      {item}))
             return false;
@@ -347,7 +342,7 @@ namespace {
 
 /// The source of the first getitem in `owner`'s list whose source passes
 /// `accepts` (what a ListOf(getitem(...), partial=True) pattern binds to).
-template <typename Accepts>
+template<typename Accepts>
 NodeId firstGetItemSource(const Graph &graph, NodeId owner, Accepts &&accepts)
 {
     const auto tensors = tensorList(*graph.node(owner));
@@ -378,8 +373,7 @@ bool hasInductorGetItemSplitList(const Graph &graph, NodeId owner)
     return inductorGetItemSplitSource(graph, owner).isValid();
 }
 
-InductorCounts listReaderMatchCounts(const Graph &graph, NodeId source,
-                                     NodeId (*boundSource)(const Graph &, NodeId))
+InductorCounts listReaderMatchCounts(const Graph &graph, NodeId source, NodeId (*boundSource)(const Graph &, NodeId))
 {
     std::set<NodeId> readers;
     for (NodeId item : graph.users(source))

@@ -21,19 +21,20 @@ namespace fusebox::splitcat {
 /// Records a condition whose observed values are only worth showing when it
 /// fails: `fail` runs only then (an explanation shows an empty "actual" for a
 /// passed check rather than a failure text).
-template <typename Fail>
+template<typename Fail>
 bool require(MatchTrace &trace, bool ok, std::string_view description, Fail &&fail, CheckNodes nodes = {})
 {
-    return trace.check(ok, description, [&] { return ok ? std::string() : std::string(fail()); }, nodes);
+    return trace.check(
+        ok, description, [&] { return ok ? std::string() : std::string(fail()); }, nodes);
 }
 
 /// require() for a condition that reads a value's shape: when `known` is
 /// false the check is undecided (MatchTrace::requireShape), not failed.
-template <typename Fail>
+template<typename Fail>
 bool requireShape(MatchTrace &trace, bool known, std::string_view description, Fail &&fail, CheckNodes nodes = {})
 {
-    return trace.requireShape(known, description, [&] { return known ? std::string() : std::string(fail()); },
-                              nodes);
+    return trace.requireShape(
+        known, description, [&] { return known ? std::string() : std::string(fail()); }, nodes);
 }
 
 // --- op names ----------------------------------------------------------------
@@ -100,8 +101,8 @@ std::optional<SplitView> readNormalizedSplit(const Graph &graph, NodeId split, M
 /// recording "every user of the split is a getitem with a distinct index"
 /// (PyTorch's TorchSplit user checks); with `count`, indices must be below it.
 std::optional<std::map<int64_t, NodeId>> readGetItems(const Graph &graph, NodeId list, MatchTrace &trace,
-                                                       std::string_view what = "split",
-                                                       std::optional<int64_t> count = std::nullopt);
+                                                      std::string_view what = "split",
+                                                      std::optional<int64_t> count = std::nullopt);
 
 /// An unbind in canonical form: aten::unbind(input, dim) with dim >= 0, the
 /// input's size along dim static (count).
@@ -158,11 +159,10 @@ struct SplitGetItems {
 /// A normalized split and all its getitems by index (readNormalizedSplit,
 /// then readGetItems over its sections).
 std::optional<std::pair<SplitView, std::map<int64_t, NodeId>>> readSplitAndItems(const Graph &graph, NodeId split,
-                                                                                  MatchTrace &trace);
+                                                                                 MatchTrace &trace);
 
-std::optional<SplitGetItems> readGetItemsOfOneSplit(const Graph &graph, NodeId owner,
-                                                    const std::vector<NodeId> &inputs, MatchTrace &trace,
-                                                    std::string_view what);
+std::optional<SplitGetItems> readGetItemsOfOneSplit(const Graph &graph, NodeId owner, const std::vector<NodeId> &inputs,
+                                                    MatchTrace &trace, std::string_view what);
 
 // --- what 2.6's pattern matcher counts -------------------------------------
 /// 2.6's TorchSplit (split_cat.py:529): a split in normal form whose users are
@@ -188,8 +188,7 @@ NodeId inductorGetItemUnbindSource(const Graph &graph, NodeId owner);
 /// The matches 2.6 counts at the cats and stacks whose list pattern binds to
 /// `source` (`boundSource`: inductorGetItemSplitSource or
 /// inductorGetItemUnbindSource), three nodes each.
-InductorCounts listReaderMatchCounts(const Graph &graph, NodeId source,
-                                     NodeId (*boundSource)(const Graph &, NodeId));
+InductorCounts listReaderMatchCounts(const Graph &graph, NodeId source, NodeId (*boundSource)(const Graph &, NodeId));
 
 /// `base` is what the handler itself counts, to add these to.
 InductorCounts patternMatcherCounts(size_t nodes, InductorCounts base = {});

@@ -34,8 +34,7 @@ public:
                                  : "Replaces, in a cat on the split dim, a run of getitems covering every section "
                                    "of a split by the split's input, and a run of at least threshold_to_cat "
                                    "consecutive getitems by one slice.")
-    {
-    }
+    {}
 
 protected:
     std::optional<SplitToSlicesPlan> analyze(const Graph &graph, NodeId anchor, MatchTrace &trace) const override
@@ -66,11 +65,10 @@ protected:
             if (!split || !readGetItems(graph, run.parent, trace, "split", int64_t(split->sections.size())))
                 return RunReading::fail();
             if (mergeDim && split->dim != *mergeDim)
-                return RunReading::keep(nodeRef(graph, run.parent) + ": split dim " + std::to_string(split->dim)
-                                        + " ≠ "
-                                        + (isStack() ? "split dim " + std::to_string(*mergeDim)
-                                                         + " of the runs merged before"
-                                                   : "cat dim " + std::to_string(*mergeDim)));
+                return RunReading::keep(nodeRef(graph, run.parent) + ": split dim " + std::to_string(split->dim) + " ≠ "
+                                        + (isStack()
+                                               ? "split dim " + std::to_string(*mergeDim) + " of the runs merged before"
+                                               : "cat dim " + std::to_string(*mergeDim)));
             plan.splits[run.parent] = *split;
             return RunReading::plan(int64_t(split->sections.size()));
         };

@@ -26,8 +26,7 @@ public:
         : PlannedPattern("unbind_stack_aten_pass", PassStage::PostGrad, 50, {"aten::cat"},
                          "Replaces cat(unsqueeze(select(p, d, i), d) for i = 0..n-1, d) by p when the selects "
                          "take all of p along d and nothing else reads p.")
-    {
-    }
+    {}
 
 protected:
     std::optional<UnbindStackAtenPlan> analyze(const Graph &graph, NodeId anchor, MatchTrace &trace) const override
@@ -73,8 +72,8 @@ protected:
             NodeId source = nodeArgAt(*graph.node(select), 0, "self");
             if (!require(trace, source == plan.parent, "all selects read the same node",
                          [&] {
-                             return nodeRef(graph, selects.front()) + " reads " + nodeRef(graph, plan.parent)
-                                    + " but " + nodeRef(graph, select) + " reads " + nodeRef(graph, source);
+                             return nodeRef(graph, selects.front()) + " reads " + nodeRef(graph, plan.parent) + " but "
+                                    + nodeRef(graph, select) + " reads " + nodeRef(graph, source);
                          },
                          {select}))
                 return std::nullopt;
@@ -113,8 +112,7 @@ protected:
             indices.push_back(intArgAt(s, 2, "index").value_or(-1));
         }
         if (!require(trace, !indices.empty() && indices.front() == 0 && isSortedAndConsecutive(indices),
-                     "select indices are 0, 1, ..., n-1 in order",
-                     [&] { return "indices " + formatInts(indices); }))
+                     "select indices are 0, 1, ..., n-1 in order", [&] { return "indices " + formatInts(indices); }))
             return std::nullopt;
         const size_t parentUsers = graph.users(plan.parent).size();
         if (!require(trace, parentUsers == selects.size(), "the selected node is read only by these selects",

@@ -8,7 +8,6 @@
 #include "SplitCatPatterns.h"
 #include "SplitCatSimplifier.h"
 
-
 namespace fusebox::splitcat {
 namespace {
 
@@ -20,8 +19,7 @@ public:
         : PlannedPattern("unbind_stack_pass", PassStage::PreGrad, 80, {"aten::unbind"},
                          "Replaces unbind -> stack by movedim and unbind -> cat by movedim + flatten when the "
                          "unbind's outputs are all read, in order, as one run by cat/stack users.")
-    {
-    }
+    {}
 
 protected:
     std::optional<UnbindStackPassPlan> analyze(const Graph &graph, NodeId anchor, MatchTrace &trace) const override
@@ -48,7 +46,10 @@ protected:
         });
     }
 
-    void apply(PatternRewriter &rewriter, const UnbindStackPassPlan &plan) const override { applySimplify(rewriter, plan); }
+    void apply(PatternRewriter &rewriter, const UnbindStackPassPlan &plan) const override
+    {
+        applySimplify(rewriter, plan);
+    }
 
     // 2.6 matches at the cat or stack: it, the first getitem of the unbind
     // in its list and the unbind (getitem_unbind, split_cat.py:1293).

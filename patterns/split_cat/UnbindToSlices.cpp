@@ -39,8 +39,7 @@ public:
                                  : "Replaces, in a cat, a run of getitems of an unbind covering all its outputs "
                                    "(or at least threshold_to_cat consecutive ones) by the unbind's input (or a "
                                    "slice of it) permuted and reshaped to the run's cat.")
-    {
-    }
+    {}
 
 protected:
     std::optional<UnbindToSlicesPlan> analyze(const Graph &graph, NodeId anchor, MatchTrace &trace) const override

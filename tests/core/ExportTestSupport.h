@@ -41,7 +41,7 @@ inline std::string scratchPath(const std::string &name)
 
 /// Writes a zip holding the given entries (stored uncompressed when `store`).
 inline void writeZip(const std::string &path, const std::vector<std::pair<std::string, std::string>> &entries,
-              bool store = false)
+                     bool store = false)
 {
     int code = 0;
     zip_t *zip = zip_open(path.c_str(), ZIP_CREATE | ZIP_TRUNCATE, &code);
@@ -78,10 +78,13 @@ inline std::vector<float> floatsOf(const Weight &weight)
 }
 
 inline json payloadMeta(const std::string &pathName, std::vector<int64_t> sizes, std::vector<int64_t> strides,
-                 int64_t offset = 0)
+                        int64_t offset = 0)
 {
-    json meta = {{"dtype", 7}, {"requires_grad", false}, {"device", {{"type", "cpu"}, {"index", nullptr}}},
-                 {"storage_offset", {{"as_int", offset}}}, {"layout", 7}};
+    json meta = {{"dtype", 7},
+                 {"requires_grad", false},
+                 {"device", {{"type", "cpu"}, {"index", nullptr}}},
+                 {"storage_offset", {{"as_int", offset}}},
+                 {"layout", 7}};
     for (int64_t s : sizes)
         meta["sizes"].push_back({{"as_int", s}});
     for (int64_t s : strides)
@@ -158,8 +161,9 @@ inline std::string stateDictPickle(const std::vector<PickledTensor> &tensors)
 }
 
 /// A torch.save zip (archive/data.pkl, archive/data/<key>, archive/byteorder) in memory.
-inline std::string torchSaveZip(const std::string &pickle, const std::vector<std::pair<std::string, std::string>> &storages,
-                         const std::string &byteorder = "little")
+inline std::string torchSaveZip(const std::string &pickle,
+                                const std::vector<std::pair<std::string, std::string>> &storages,
+                                const std::string &byteorder = "little")
 {
     const std::string path = scratchPath("torch-save.tmp");
     std::vector<std::pair<std::string, std::string>> entries{{"archive/data.pkl", pickle},
@@ -223,14 +227,17 @@ inline const Node &named(const Graph &g, const std::string &name)
 inline OpSchemaRegistry exportSchemas()
 {
     OpSchemaRegistry registry;
-    registry.add({"aten::split", "Tensor",
+    registry.add({"aten::split",
+                  "Tensor",
                   {{"self", "Tensor", {}, false}, {"split_size", "SymInt", {}, false}, {"dim", "int", "0", false}},
-                  {{"", "Tensor[]", {}, false}}, false});
-    registry.add({"aten::linear", "",
+                  {{"", "Tensor[]", {}, false}},
+                  false});
+    registry.add({"aten::linear",
+                  "",
                   {{"input", "Tensor", {}, false}, {"weight", "Tensor", {}, false}, {"bias", "Tensor?", "None", false}},
-                  {{"", "Tensor", {}, false}}, false});
+                  {{"", "Tensor", {}, false}},
+                  false});
     return registry;
 }
-
 
 } // namespace fusebox::exporttest

@@ -13,7 +13,8 @@
 
 namespace fusebox::fxtest {
 
-inline LoadedModel read(const std::string &text, const FxReadOptions &options = {.schemas = nullptr, .sourceName = "m.py"})
+inline LoadedModel read(const std::string &text,
+                        const FxReadOptions &options = {.schemas = nullptr, .sourceName = "m.py"})
 {
     auto result = readFxText(text, options);
     INFO(text);

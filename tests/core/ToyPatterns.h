@@ -9,11 +9,12 @@
 
 namespace fusebox::toy {
 
-
 /// neg(neg(x)) -> x.
 class DoubleNeg final : public VerticalPattern {
 public:
-    DoubleNeg() : VerticalPattern("double_neg", PassStage::PreGrad, 50, {"aten::neg"}, "neg(neg(x)) is x") {}
+    DoubleNeg()
+        : VerticalPattern("double_neg", PassStage::PreGrad, 50, {"aten::neg"}, "neg(neg(x)) is x")
+    {}
     std::optional<Match> match(const Graph &g, NodeId anchor, MatchTrace &trace) const override
     {
         NodeId inner = nodeArgAt(*g.node(anchor), 0, "self");
@@ -38,7 +39,9 @@ public:
 /// first pair, so a later pair matches only after an earlier rewrite.
 class FirstDoubleNeg final : public VerticalPattern {
 public:
-    FirstDoubleNeg() : VerticalPattern("first_double_neg", PassStage::PreGrad, 50, {"aten::neg"}, "toy") {}
+    FirstDoubleNeg()
+        : VerticalPattern("first_double_neg", PassStage::PreGrad, 50, {"aten::neg"}, "toy")
+    {}
     std::optional<Match> match(const Graph &g, NodeId anchor, MatchTrace &trace) const override
     {
         NodeId inner = nodeArgAt(*g.node(anchor), 0, "self");
@@ -60,7 +63,9 @@ public:
 /// Toy horizontal rule: relus of equal shape -> stack, relu, unbind.
 class BatchToyRelu final : public HorizontalPattern {
 public:
-    BatchToyRelu() : HorizontalPattern("batch_toy_relu", PassStage::PreGrad, 20, {"aten::relu"}, "toy") {}
+    BatchToyRelu()
+        : HorizontalPattern("batch_toy_relu", PassStage::PreGrad, 20, {"aten::relu"}, "toy")
+    {}
     std::optional<std::string> key(const Graph &g, NodeId id, MatchTrace &trace) const override
     {
         const Node &n = *g.node(id);

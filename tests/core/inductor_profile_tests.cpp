@@ -27,8 +27,12 @@ std::set<std::string> names(const InductorProfile &p, PassStage stage)
     return out;
 }
 
-const std::set<std::string> kNewIn214 = {"batch_dropout",          "cat_linear",          "einsum_to_pointwise_pass",
-                                         "move_view_after_cat_aten_pass", "select_cat_aten_pass", "split_cat_aten_pass"};
+const std::set<std::string> kNewIn214 = {"batch_dropout",
+                                         "cat_linear",
+                                         "einsum_to_pointwise_pass",
+                                         "move_view_after_cat_aten_pass",
+                                         "select_cat_aten_pass",
+                                         "split_cat_aten_pass"};
 
 } // namespace
 
@@ -78,7 +82,8 @@ TEST_CASE("Inductor profiles: a torch version chooses its own, else the older on
           == "'banana' is not a PyTorch version (expected e.g. 2.14 or 2.6.0)");
 }
 
-TEST_CASE("Inductor profiles: each version's config accepts its passes and refuses a newer one's", "[patterns][profile]")
+TEST_CASE("Inductor profiles: each version's config accepts its passes and refuses a newer one's",
+          "[patterns][profile]")
 {
     const InductorProfile &v26 = *findInductorProfile("2.6");
     const InductorProfile &v214 = *findInductorProfile("2.14");
@@ -90,8 +95,9 @@ TEST_CASE("Inductor profiles: each version's config accepts its passes and refus
     for (const ProfilePass &pass : v214.passes) {
         PatternSet set = builtinCatalog();
         PassConfig config;
-        (pass.stage == PassStage::PreGrad ? config.preGradFusionOptions : config.postGradFusionOptions)[std::string(
-            pass.name)] = {};
+        (pass.stage == PassStage::PreGrad ? config.preGradFusionOptions
+                                          : config.postGradFusionOptions)[std::string(pass.name)]
+            = {};
         std::vector<std::string> notes;
         Status s = configurePatterns(set, config, v214, &notes);
         INFO(pass.name << (s ? "" : ": " + s.error().message));
@@ -125,9 +131,10 @@ TEST_CASE("Inductor profiles: each version's config accepts its passes and refus
           == "pre_grad_fusion_options/batch_lienar: unknown rule (did you mean 'batch_linear'?)");
     std::vector<std::string> notes;
     REQUIRE(configurePatterns(set, typo, v214, &notes).isOk());
-    CHECK(notes == std::vector<std::string>{"pre_grad_fusion_options/batch_lienar: not a pass of Inductor 2.14 (did you "
-                                            "mean 'batch_linear'?); skipped, as Inductor 2.14 skips a pre-grad pass "
-                                            "it does not know"});
+    CHECK(notes
+          == std::vector<std::string>{"pre_grad_fusion_options/batch_lienar: not a pass of Inductor 2.14 (did you "
+                                      "mean 'batch_linear'?); skipped, as Inductor 2.14 skips a pre-grad pass "
+                                      "it does not know"});
     CHECK_FALSE(set.isEnabled("batch_linear"));
     // A post-grad unknown name stays an error in both.
     PassConfig post;
@@ -159,7 +166,8 @@ TEST_CASE("Inductor profiles: devices and disabled_passes act as each version's 
     const InductorProfile &v214 = *findInductorProfile("2.14");
     // Read and written back; a devices option that is no list is one line.
     auto read = readPassConfig(R"({"pre_grad_fusion_options": {"batch_linear": {"min_fuse_set_size": 2,
-        "devices": ["cuda"]}}, "disabled_passes": "GROUP_BATCH_FUSION_PASSES"})", "c.json");
+        "devices": ["cuda"]}}, "disabled_passes": "GROUP_BATCH_FUSION_PASSES"})",
+                               "c.json");
     REQUIRE(read.hasValue());
     CHECK(read->preGradDevices.at("batch_linear") == std::vector<std::string>{"cuda"});
     CHECK(read->preGradFusionOptions.at("batch_linear").size() == 1); // devices is no rule option
@@ -167,11 +175,10 @@ TEST_CASE("Inductor profiles: devices and disabled_passes act as each version's 
     auto again = readPassConfig(writePassConfig(*read), "again.json");
     REQUIRE(again.hasValue());
     CHECK(*again == *read);
-    CHECK(readPassConfig(R"({"pre_grad_fusion_options": {"batch_linear": {"devices": "cuda"}}})", "c.json")
-              .error()
-              .message
-          == "c.json: /pre_grad_fusion_options/batch_linear/devices: expected a list of device types such as "
-             "[\"cuda\"], found string \"cuda\"");
+    CHECK(
+        readPassConfig(R"({"pre_grad_fusion_options": {"batch_linear": {"devices": "cuda"}}})", "c.json").error().message
+        == "c.json: /pre_grad_fusion_options/batch_linear/devices: expected a list of device types such as "
+           "[\"cuda\"], found string \"cuda\"");
 
     // Five linears on CPU inputs (default min_fuse_set_size 5).
     const Graph cpuGraph = test::gb::linearGraph(5).graph;
@@ -191,15 +198,17 @@ TEST_CASE("Inductor profiles: devices and disabled_passes act as each version's 
     CHECK(notes.empty());
     CHECK(dropped.rewrites.empty());
     REQUIRE(dropped.notes.size() == 1);
-    CHECK(dropped.notes[0] == "batch_linear dropped: its devices are [cuda] and no input of the graph is on one "
-                              "(cpu), as Inductor drops it (_resolve_pre_grad_fusion_options)");
+    CHECK(dropped.notes[0]
+          == "batch_linear dropped: its devices are [cuda] and no input of the graph is on one "
+             "(cpu), as Inductor drops it (_resolve_pre_grad_fusion_options)");
     devices.preGradDevices["batch_linear"] = {"cpu", "cuda"};
     CHECK(runWith(devices, v214, &notes).rewrites.size() == 1);
     // 2.6 has no devices option: the pass runs, and the note says why.
     devices.preGradDevices["batch_linear"] = {"cuda"};
     CHECK(runWith(devices, v26, &notes).rewrites.size() == 1);
-    CHECK(notes == std::vector<std::string>{"pre_grad_fusion_options/batch_linear/devices: ignored: Inductor 2.6 has "
-                                            "no per-pass devices option (2.14 added it); the pass runs on every graph"});
+    CHECK(notes
+          == std::vector<std::string>{"pre_grad_fusion_options/batch_linear/devices: ignored: Inductor 2.6 has "
+                                      "no per-pass devices option (2.14 added it); the pass runs on every graph"});
 
     // disabled_passes: 2.14 stops the group/batch fusions by their observer's
     // name; 2.6 has no such setting.
@@ -208,16 +217,19 @@ TEST_CASE("Inductor profiles: devices and disabled_passes act as each version's 
     disabled.preGradFusionOptions["split_cat_pass"] = {};
     disabled.disabledPasses = "group_batch_fusion_passes,SPLIT_CAT_PASS";
     PatternSet set = builtinCatalog();
-    CHECK(configurePatterns(set, disabled, v26).error().message.starts_with(
-        "disabled_passes: a setting of Inductor 2.14 (torch._inductor.config.disabled_passes), which Inductor 2.6 "
-        "does not have"));
+    CHECK(configurePatterns(set, disabled, v26)
+              .error()
+              .message.starts_with("disabled_passes: a setting of Inductor 2.14 "
+                                   "(torch._inductor.config.disabled_passes), which Inductor 2.6 "
+                                   "does not have"));
     REQUIRE(configurePatterns(set, disabled, v214, &notes).isOk());
     CHECK_FALSE(set.isEnabled("batch_linear"));
     CHECK(set.isEnabled("split_cat_pass")); // a pre-grad pattern pass runs outside the observer
     REQUIRE(notes.size() == 2);
     std::sort(notes.begin(), notes.end());
-    CHECK(notes[0] == "disabled_passes: batch_linear does not run: Inductor 2.14 runs it as group_batch_fusion_passes, "
-                      "which disabled_passes names");
+    CHECK(notes[0]
+          == "disabled_passes: batch_linear does not run: Inductor 2.14 runs it as group_batch_fusion_passes, "
+             "which disabled_passes names");
     CHECK(notes[1].starts_with("disabled_passes: names split_cat_pass, which still runs"));
 }
 

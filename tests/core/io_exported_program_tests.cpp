@@ -103,14 +103,16 @@ TEST_CASE("exported program tuple outputs, mutations and newer versions give war
     doc["schema_version"] = {{"major", 9}, {"minor", 0}};
     // var_mean returns two tensors: one getitem per output, named by them.
     graph["nodes"].push_back({{"target", "torch.ops.aten.var_mean.correction"},
-                              {"inputs", {{{"name", "self"}, {"arg", {{"as_tensor", {{"name", "to"}}}}}, {"kind", 1}},
-                                          {{"name", "future"}, {"arg", {{"as_quantum", 3}}}, {"kind", 2}}}},
+                              {"inputs",
+                               {{{"name", "self"}, {"arg", {{"as_tensor", {{"name", "to"}}}}}, {"kind", 1}},
+                                {{"name", "future"}, {"arg", {{"as_quantum", 3}}}, {"kind", 2}}}},
                               {"outputs", {{{"as_tensor", {{"name", "var"}}}}, {{"as_tensor", {{"name", "mean"}}}}}},
                               {"metadata", {{"nn_module_stack", {{"L__self___tower", {"L['self'].tower", "Tower"}}}}}}});
     graph["tensor_values"]["var"] = graph["tensor_values"]["cat"];
     graph["tensor_values"]["mean"] = graph["tensor_values"]["cat"];
     auto &outputs = doc["graph_module"]["signature"]["output_specs"];
-    outputs.insert(outputs.begin(), json{{"buffer_mutation", {{"arg", {{"name", "mul"}}}, {"buffer_name", "tower.scale"}}}});
+    outputs.insert(outputs.begin(),
+                   json{{"buffer_mutation", {{"arg", {{"name", "mul"}}}, {"buffer_name", "tower.scale"}}}});
     outputs.push_back({{"user_output", {{"arg", {{"as_tensor", {{"name", "mean"}}}}}}}});
     doc["graph_module"]["signature"]["input_specs"].push_back({{"token", {{"arg", {{"name", "token"}}}}}});
 
@@ -186,9 +188,10 @@ TEST_CASE("early ExportedProgram JSON: bare-number schema versions and torch 2.1
     for (auto &[name, meta] : graph["tensor_values"].items())
         meta = json{{"meta", meta}};
     // torch.save(tensor): a top-level tensor (no dict).
-    std::string tensorPickle = std::string("\x80\x02", 2) + "ctorch._utils\n_rebuild_tensor_v2\n((" + pickleStr("storage")
-                               + "ctorch\nFloatStorage\n" + pickleStr("0") + pickleStr("cpu") + pickleInt(4) + "tQ"
-                               + pickleInt(0) + pickleInts({4}) + pickleInts({1}) + "\x89" + "ccollections\nOrderedDict\n)RtR.";
+    std::string tensorPickle = std::string("\x80\x02", 2) + "ctorch._utils\n_rebuild_tensor_v2\n(("
+                               + pickleStr("storage") + "ctorch\nFloatStorage\n" + pickleStr("0") + pickleStr("cpu")
+                               + pickleInt(4) + "tQ" + pickleInt(0) + pickleInts({4}) + pickleInts({1}) + "\x89"
+                               + "ccollections\nOrderedDict\n)RtR.";
     const std::string zip = torchSaveZip(tensorPickle, {{"0", floatBytes({4, 3, 2, 1})}});
     std::vector<std::byte> zipBytes(zip.size());
     std::memcpy(zipBytes.data(), zip.data(), zip.size());
@@ -213,10 +216,12 @@ namespace {
 /// schema.py's Argument, SymInt, InputSpec or OutputSpec) with `spell`.
 void respellUnions(json &doc, const std::function<json(const std::string &, const json &)> &spell)
 {
-    static const std::set<std::string> members = {
-        "as_none", "as_tensor", "as_tensors", "as_int", "as_ints", "as_float", "as_floats", "as_string",
-        "as_sym_int", "as_sym_ints", "as_scalar_type", "as_memory_format", "as_layout", "as_bool", "as_name",
-        "as_expr", "user_input", "parameter", "buffer", "tensor_constant", "user_output", "buffer_mutation"};
+    static const std::set<std::string> members = {"as_none",     "as_tensor",      "as_tensors",     "as_int",
+                                                  "as_ints",     "as_float",       "as_floats",      "as_string",
+                                                  "as_sym_int",  "as_sym_ints",    "as_scalar_type", "as_memory_format",
+                                                  "as_layout",   "as_bool",        "as_name",        "as_expr",
+                                                  "user_input",  "parameter",      "buffer",         "tensor_constant",
+                                                  "user_output", "buffer_mutation"};
     if (doc.is_object()) {
         for (auto &item : doc.items())
             respellUnions(item.value(), spell);
@@ -249,7 +254,9 @@ TEST_CASE("every union spelling torch.export has written reads as the one-key un
     });
     CHECK(unions > 40); // hand count of the fixture: inputs, specs, arguments, outputs
     json tagged = fixture();
-    respellUnions(tagged, [](const std::string &key, const json &value) { return json{{"$type", key}, {"$value", value}}; });
+    respellUnions(tagged, [](const std::string &key, const json &value) {
+        return json{{"$type", key}, {"$value", value}};
+    });
     for (const json *doc : {&whole, &tagged}) {
         auto read = readExportedProgramJson(doc->dump(), {nullptr, "model.json"});
         INFO((read ? std::string() : read.error().message));
@@ -284,22 +291,31 @@ TEST_CASE("malformed exported programs give errors that name the JSON path", "[i
                Catch::Contains("graph_module.graph.nodes: expected an array, found object"));
     CHECK(with([](json &d) { d["graph_module"]["signature"]["input_specs"][0]["parameter"].erase("parameter_name"); })
           == "model.json: graph_module.signature.input_specs[0].parameter.parameter_name: missing");
-    CHECK_THAT(with([](json &d) { d["graph_module"]["graph"]["tensor_values"]["x"]["sizes"][1] = {{"as_int", "12"}}; }),
-               Catch::Contains("graph_module.graph.tensor_values.x.sizes[1].as_int: expected an integer, found string"));
+    CHECK_THAT(with([](json &d) {
+                   d["graph_module"]["graph"]["tensor_values"]["x"]["sizes"][1] = {{"as_int", "12"}};
+               }),
+               Catch::Contains(
+                   "graph_module.graph.tensor_values.x.sizes[1].as_int: expected an integer, found string"));
     CHECK_THAT(with([](json &d) { d["graph_module"]["graph"]["tensor_values"].erase("cat"); }),
                Catch::Contains("graph_module.graph.nodes[1].outputs[0].as_tensor.name: tensor 'cat' has no entry in "
                                "graph_module.graph.tensor_values"));
     CHECK_THAT(with([](json &d) { d["graph_module"]["graph"]["nodes"][1]["inputs"][0]["kind"] = 7; }),
                Catch::Contains("graph_module.graph.nodes[1].inputs[0].kind: expected an ArgumentKind"));
-    CHECK_THAT(with([](json &d) { d["graph_module"]["graph"]["nodes"][2]["inputs"][0]["arg"]["as_tensor"]["name"] = "nope"; }),
+    CHECK_THAT(with([](json &d) {
+                   d["graph_module"]["graph"]["nodes"][2]["inputs"][0]["arg"]["as_tensor"]["name"] = "nope";
+               }),
                Catch::Contains("graph_module.graph.nodes[2].inputs[0].arg.as_tensor.name: unknown value 'nope'"));
     CHECK_THAT(with([](json &d) { d["graph_module"]["graph"]["nodes"][2]["inputs"][0]["arg"]["as_int"] = 1; }),
-               Catch::Contains("graph_module.graph.nodes[2].inputs[0].arg: expected a one-key Argument union, found keys"));
+               Catch::Contains(
+                   "graph_module.graph.nodes[2].inputs[0].arg: expected a one-key Argument union, found keys"));
     CHECK_THAT(with([](json &d) { d["graph_module"]["graph"]["nodes"][4]["outputs"][0] = json::object(); }),
                Catch::Contains("graph_module.graph.nodes[4].outputs[0]: expected a one-key Argument union, found an "
                                "empty object"));
-    CHECK_THAT(with([](json &d) { d["graph_module"]["graph"]["nodes"][3]["outputs"][0]["as_tensor"]["name"] = "linear"; }),
-               Catch::Contains("graph_module.graph.nodes[3].outputs[0].as_tensor.name: value 'linear' is defined twice"));
+    CHECK_THAT(with([](json &d) {
+                   d["graph_module"]["graph"]["nodes"][3]["outputs"][0]["as_tensor"]["name"] = "linear";
+               }),
+               Catch::Contains(
+                   "graph_module.graph.nodes[3].outputs[0].as_tensor.name: value 'linear' is defined twice"));
     CHECK_THAT(with([](json &d) { d["schema_version"]["major"] = "8"; }),
                Catch::Contains("schema_version.major: expected an integer, found string \"8\""));
     CHECK_THAT(with([](json &d) { d.erase("graph_module"); }), Catch::Contains("model.json: graph_module: missing"));
@@ -310,4 +326,3 @@ TEST_CASE("malformed exported programs give errors that name the JSON path", "[i
     REQUIRE_FALSE(truncated.hasValue());
     CHECK_THAT(truncated.error().message, Catch::StartsWith("model.json:") && Catch::Contains("invalid JSON"));
 }
-

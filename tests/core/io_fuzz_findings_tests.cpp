@@ -50,8 +50,9 @@ TEST_CASE("JSON fuzz findings: a key with a line break is escaped in the error's
     REQUIRE_FALSE(rule.hasValue());
     CHECK(rule.error().message
           == "p.json: /pre_grad_fusion_options/a\\nb\\t\\x01: expected an object of options, found number 5");
-    auto meta = readGraphJson("{\"format\": \"fusebox-graph\", \"version\": 1, \"metadata\": {\"x\\ny\": 1}, \"nodes\": []}",
-                              "g.json");
+    auto meta
+        = readGraphJson("{\"format\": \"fusebox-graph\", \"version\": 1, \"metadata\": {\"x\\ny\": 1}, \"nodes\": []}",
+                        "g.json");
     REQUIRE_FALSE(meta.hasValue());
     CHECK(meta.error().message == "g.json: /metadata/x\\ny: expected a string, found number 1");
 }
@@ -74,7 +75,8 @@ TEST_CASE(".pt2 fuzz findings: an entry holding more than its header says is cor
     // torchscript_fuzz: a header giving 0 bytes for a 16-byte record made the
     // read stop before libzip's CRC check, and libtorch then built a tensor
     // on an empty storage.
-    const std::string path = scratchFile("understated.pt2", storedZip({{"models/model.json", "{\"graph_module\": 1}"}}, 2));
+    const std::string path = scratchFile("understated.pt2",
+                                         storedZip({{"models/model.json", "{\"graph_module\": 1}"}}, 2));
     auto result = readExportedProgramFile(path);
     REQUIRE_FALSE(result.hasValue());
     CHECK(result.error().message
@@ -90,7 +92,8 @@ TEST_CASE(".pt2 fuzz findings: an entry name with a line break is quoted on one 
     REQUIRE(archive.hasValue());
     auto bytes = archive->read("m/da\nta.pkl");
     REQUIRE_FALSE(bytes.hasValue());
-    CHECK(bytes.error().message == path + "/m/da\\nta.pkl: corrupt entry (it holds more than the 2 bytes its header gives)");
+    CHECK(bytes.error().message
+          == path + "/m/da\\nta.pkl: corrupt entry (it holds more than the 2 bytes its header gives)");
 }
 
 TEST_CASE("graph JSON fuzz findings: a device index that is not a number is an error, not an uncaught exception",
@@ -104,8 +107,9 @@ TEST_CASE("graph JSON fuzz findings: a device index that is not a number is an e
                                  + device + R"("}]}, {"name": "output", "kind": "output", "args": [[{"ref": "z"}]]}]})";
         auto model = readGraphJson(text, "g.json");
         REQUIRE_FALSE(model.hasValue());
-        CHECK(model.error().message == std::string("g.json: /nodes/0/args/1/device: expected a device such as \"cuda:0\", found string \"")
-                                           + device + "\"");
+        CHECK(model.error().message
+              == std::string("g.json: /nodes/0/args/1/device: expected a device such as \"cuda:0\", found string \"")
+                     + device + "\"");
     }
     auto ok = readGraphJson(R"({"format": "fusebox-graph", "version": 1, "nodes": [
         {"name": "z", "kind": "op", "op": "aten::zeros", "type": "Tensor", "args": [[2], {"device": "cuda:1"}]},
@@ -128,8 +132,11 @@ TEST_CASE("TorchScript fuzz findings: a pickle's sizes are checked before libtor
     // torchscript_fuzz: a damaged debug table wrote memo slot 170,489,896
     // (LONG_BINPUT), for which libtorch 1.13 reserved 5.4 GB. The pickle is
     // Python's pickle.dumps(('a', ['bc', 1, 2.5]), protocol=2).
-    const std::string good("\x80\x02X\x01\x00\x00\x00" "aq\x00]q\x01(X\x02\x00\x00\x00" "bcq\x02K\x01G@\x04\x00\x00\x00\x00\x00\x00"
-                           "e\x86q\x03.", 39);
+    const std::string good("\x80\x02X\x01\x00\x00\x00"
+                           "aq\x00]q\x01(X\x02\x00\x00\x00"
+                           "bcq\x02K\x01G@\x04\x00\x00\x00\x00\x00\x00"
+                           "e\x86q\x03.",
+                           39);
     CHECK_FALSE(checkPickleSizes(good).has_value());
 
     std::string bigMemo = good;
@@ -160,8 +167,9 @@ TEST_CASE("TorchScript fuzz findings: the fresh zip libtorch reads holds what li
     // torchscript_fuzz: libtorch 1.13 allocated what a damaged header
     // claimed (4 GiB for a version record) and read a directory libzip did
     // not; the importer now gives it a zip written from the checked entries.
-    const std::vector<std::pair<std::string, std::string>> entries{
-        {"m/version", "3\n"}, {"m/data.pkl", std::string("\x80\x02}q\x00.", 5)}, {"m/data/0", std::string(64, '\x7f')}};
+    const std::vector<std::pair<std::string, std::string>> entries{{"m/version", "3\n"},
+                                                                   {"m/data.pkl", std::string("\x80\x02}q\x00.", 5)},
+                                                                   {"m/data/0", std::string(64, '\x7f')}};
     auto zip = writeStoredZip(entries);
     REQUIRE(zip.hasValue());
     auto archive = Pt2Archive::openBuffer(*zip, "fresh.zip");
@@ -184,7 +192,8 @@ TEST_CASE("TorchScript fuzz findings: the fresh zip libtorch reads holds what li
     damaged.replace(central + 24, 4, "\xff\xff\xff\xff");
     auto opened = Pt2Archive::openBuffer(damaged, "damaged.pt");
     REQUIRE_FALSE(opened.hasValue());
-    CHECK(opened.error().message == "damaged.pt: not a readable zip archive (damaged zip: its directory cannot be read)");
+    CHECK(opened.error().message
+          == "damaged.pt: not a readable zip archive (damaged zip: its directory cannot be read)");
 }
 
 TEST_CASE(".pt2 fuzz findings: a pickle that puts a value inside itself leaks nothing", "[io][pt2][fuzz]")
@@ -194,10 +203,15 @@ TEST_CASE(".pt2 fuzz findings: a pickle that puts a value inside itself leaks no
     // freed. The machine now empties its containers when it goes.
     const int64_t before = torch_pickle::PyObj::live;
     const std::vector<std::string> cycles{
-        std::string("\x80\x02]q\x00" "h\x00" "a0N.", 11),          // a list appended to itself through the memo, dropped
-        std::string("\x80\x02]2a0N.", 8),                           // the same through DUP
-        std::string("\x80\x02}q\x00K\x01h\x00s.", 11),             // a dict holding itself, returned
-        std::string("\x80\x02]q\x00(h\x00h\x00t\x85q\x01" "a.", 16), // a list holding a tuple holding it
+        std::string("\x80\x02]q\x00"
+                    "h\x00"
+                    "a0N.",
+                    11),                               // a list appended to itself through the memo, dropped
+        std::string("\x80\x02]2a0N.", 8),              // the same through DUP
+        std::string("\x80\x02}q\x00K\x01h\x00s.", 11), // a dict holding itself, returned
+        std::string("\x80\x02]q\x00(h\x00h\x00t\x85q\x01"
+                    "a.",
+                    16), // a list holding a tuple holding it
     };
     for (const std::string &pickle : cycles) {
         auto contents = torch_pickle::parsePickle(pickle);

@@ -218,7 +218,8 @@ TEST_CASE("Dynamo: wrapped-number scalars in Tensor arguments are normal input",
         sub = torch.ops.aten.sub.Tensor(1, mul)
         add = torch.ops.aten.add.Tensor(sub, True)
         return (add,)
-)FX", &testSchemas());
+)FX",
+                              &testSchemas());
     const Graph &g = m.graph;
     CHECK(node(g, "mul").qualifiedOp() == "aten::mul.Tensor");
     CHECK(args(g, node(g, "mul")) == "arg0_1, 0.5");
@@ -228,7 +229,8 @@ TEST_CASE("Dynamo: wrapped-number scalars in Tensor arguments are normal input",
     def forward(self, x: "f32[4]"):
         add = x + 1
         return (add,)
-)FX", &testSchemas());
+)FX",
+                                  &testSchemas());
     CHECK(node(infix.graph, "add").qualifiedOp() == "aten::add.Scalar");
 }
 
@@ -279,7 +281,8 @@ TEST_CASE("Dynamo: torch.einsum(equation, *operands) is kept as written, silentl
     for (const char *annotation : {"torch.Tensor", "\"f32[19]\""}) {
         INFO(annotation);
         const std::string text = std::string(R"FX(class GraphModule(torch.nn.Module):
-    def forward(self, t: )FX") + annotation + ", w: " + annotation + R"FX():
+    def forward(self, t: )FX") + annotation
+                                 + ", w: " + annotation + R"FX():
         freqs = torch.functional.einsum("i,j->ij", t, w)
         return (freqs,)
 )FX";
@@ -342,9 +345,10 @@ class <lambda>(torch.nn.Module):
 )FX");
     CHECK(countOp(nested.graph, "aten::relu") == 1);
     CHECK(node(nested.graph, "thunder_0_inner_deepest_relu").provenance.scope == "thunder_0.inner.deepest");
-    CHECK(nested.warnings == std::vector<std::string>{"m.py:3: 3 × nested GraphModule calls read inline, each a module "
-                                                      "group of its own: self.thunder_0, self.thunder_0.inner, "
-                                                      "self.thunder_0.inner.deepest"});
+    CHECK(nested.warnings
+          == std::vector<std::string>{"m.py:3: 3 × nested GraphModule calls read inline, each a module "
+                                      "group of its own: self.thunder_0, self.thunder_0.inner, "
+                                      "self.thunder_0.inner.deepest"});
 }
 
 TEST_CASE("AOT joint graphs: annotation-only statements and pytree flattening", "[io][fx][dynamo]")
@@ -374,7 +378,8 @@ TEST_CASE("Warnings fall into kinds with a count and a first place", "[io][fx][d
         d = self.leaf(x)
         e = self.leaf2(d)
         return (a, b, c, e)
-)FX", {&testSchemas(), "model.py"});
+)FX",
+                         {&testSchemas(), "model.py"});
     const std::vector<std::string> expected = {
         "model.py:3: 2 × ops without a schema in libtorch 1.13, arguments kept as written: prims::iota ×2",
         "model.py:5: 1 × custom ops (no schema), arguments kept as written: vllm::rotary",
@@ -405,12 +410,14 @@ TEST_CASE("Broken forms of the new syntax: file:line:column, never a crash", "[i
           == "bad.py:3:14: expected a name before '+=', found '+='");
     CHECK(errorOf(head + "        1 = x\n        return (x,)\n")
           == "bad.py:3:9: expected a name or names to assign to, found an expression");
-    CHECK(errorOf(head + "        y = x < \n        return (y,)\n") == "bad.py:3:17: expected a value, found end of line");
+    CHECK(errorOf(head + "        y = x < \n        return (y,)\n")
+          == "bad.py:3:17: expected a value, found end of line");
     CHECK(errorOf(head + "        y = {1: x}\n        return (y,)\n")
           == "bad.py:3:14: expected a dictionary key or '}', found '1'");
-    CHECK(errorOf(head + "        x[0] = \n        return (x,)\n") == "bad.py:3:16: expected a value, found end of line");
+    CHECK(errorOf(head + "        x[0] = \n        return (x,)\n")
+          == "bad.py:3:16: expected a value, found end of line");
     CHECK(errorOf("class GraphModule(torch.nn.Module):\n    def forward(self, x: torch.Tensr):\n        return (x,)\n")
-          .starts_with("bad.py:2:26: expected a dtype abbreviation"));
+              .starts_with("bad.py:2:26: expected a dtype abbreviation"));
 
     // Every prefix of a dump using all the new forms reads or fails with a position.
     const std::string full = head + R"FX(        lt = x < 0.5
@@ -446,7 +453,8 @@ class Program_weight_tensor_meta_s0:
 	shape = []
 	dtype = "torch.int64"
 	data = [32]
-)PY", "weight_meta.py");
+)PY",
+                                   "weight_meta.py");
     REQUIRE(metas.hasValue());
     REQUIRE(metas->count("L_x_"));
     CHECK(metas->at("L_x_").toString() == "f32[1, 3, 224, 224]");
@@ -481,20 +489,24 @@ class Program_weight_tensor_meta_L_self_modules_transformer_modules_h_modules_0_
     dtype = "torch.float16"
     device = "cuda:0"
     data = None
-)PY", "weight_meta.py");
+)PY",
+                                     "weight_meta.py");
     REQUIRE(wrapped.hasValue());
     CHECK(wrapped->size() == 2);
     CHECK(wrapped->at("L_input_ids_").toString() == "i64[1, 19]");
-    const std::string longName =
-        "L_self_modules_transformer_modules_h_modules_0_modules_self_attention_modules_query_key_value_parameters_weight_";
+    const std::string longName = "L_self_modules_transformer_modules_h_modules_0_modules_self_attention_modules_query_"
+                                 "key_value_parameters_weight_";
     REQUIRE(wrapped->count(longName));
     CHECK(wrapped->at(longName).toString() == "f16[24, 8]");
     CHECK(wrapped->at(longName).device == "cuda:0");
-    auto unclosed = parseGraphNetMeta("class Program_weight_tensor_meta_w:\n    name = \"w\"\n    data = [\n        1,\n", "wm.py");
+    auto unclosed
+        = parseGraphNetMeta("class Program_weight_tensor_meta_w:\n    name = \"w\"\n    data = [\n        1,\n",
+                            "wm.py");
     REQUIRE_FALSE(unclosed.hasValue());
     CHECK(unclosed.error().message.starts_with("wm.py:3: expected a closing bracket for 'data = ["));
 
-    auto bad = parseGraphNetMeta("class Program_weight_tensor_meta_w:\n    name = \"w\"\n    shape = [3, x]\n", "wm.py");
+    auto bad = parseGraphNetMeta("class Program_weight_tensor_meta_w:\n    name = \"w\"\n    shape = [3, x]\n",
+                                 "wm.py");
     REQUIRE_FALSE(bad.hasValue());
     CHECK(bad.error().message == "wm.py:3: expected a shape such as [1, 3, 224, 224], found 'shape = [3, x]'");
 
@@ -530,7 +542,8 @@ TEST_CASE("Dynamo: an int argument chooses the int overload over an unsized int[
         b: "f32[3, 2, 4]" = torch.movedim(x, [1], [0])
         c: "f32[2, 4]" = torch.sum(x, 1)
         return (a, b, c)
-)FX", &testSchemas());
+)FX",
+                              &testSchemas());
     CHECK(node(m.graph, "a").overload == "int");
     CHECK(node(m.graph, "b").overload == "intlist");
     CHECK(node(m.graph, "c").overload == "dim_IntList");

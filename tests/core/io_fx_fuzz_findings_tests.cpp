@@ -49,8 +49,7 @@ TEST_CASE("FX fuzz findings: a functional whose ATen op the schemas lack keeps i
     checkRoundTrip(text);
 }
 
-TEST_CASE("FX fuzz findings: a str(graph) target that is not a Python name is refused where it is",
-          "[io][fx][fuzz]")
+TEST_CASE("FX fuzz findings: a str(graph) target that is not a Python name is refused where it is", "[io][fx][fuzz]")
 {
     CHECK(errorOf("graph():\n"
                   "    %x : [num_users=1] = placeholder[target=x]\n"
@@ -140,8 +139,7 @@ TEST_CASE("FX fuzz findings: two nested classes of one name are refused", "[io][
 )FX") == "bad.py:10:11: expected a new class name, found 'sub' (already defined at line 6)");
 }
 
-TEST_CASE("FX fuzz findings: an unnamed call of a bare function is not named like the function",
-          "[io][fx][fuzz]")
+TEST_CASE("FX fuzz findings: an unnamed call of a bare function is not named like the function", "[io][fx][fuzz]")
 {
     // Named 'ault', the node hid the function ault on the second read
     // ("expected a function, found an expression").
@@ -176,10 +174,11 @@ TEST_CASE("FX fuzz findings: a subgraph kept as text keeps its block structure w
     LoadedModel m = read(text);
     const auto body = subgraphText(node(m.graph, "wrap"), "wrap_body_0");
     REQUIRE(body);
-    CHECK(*body == "class wrap_body_0(torch.nn.Module):\n"
-                   "    def forward(self, x):\n"
-                   "           bad = (\n" // 5 spaces and a tab are 8 columns, 7 more, less 4
-                   "        return (x,)\n");
+    CHECK(*body
+          == "class wrap_body_0(torch.nn.Module):\n"
+             "    def forward(self, x):\n"
+             "           bad = (\n" // 5 spaces and a tab are 8 columns, 7 more, less 4
+             "        return (x,)\n");
     checkRoundTrip(text);
 }
 
@@ -234,8 +233,7 @@ TEST_CASE("FX fuzz findings: an annotation quoted in an error stays on one line"
     CHECK(error.find("found '\\n'") != std::string::npos);
 }
 
-TEST_CASE("FX fuzz findings: an attribute of a value is FX's getattr, not a call without arguments",
-          "[io][fx][fuzz]")
+TEST_CASE("FX fuzz findings: an attribute of a value is FX's getattr, not a call without arguments", "[io][fx][fuzz]")
 {
     // `x.view` (the fuzzer cut `x.view(-1)` short with a '#') read as the
     // opaque call "Tensor.view" on x, which the writer wrote as x.view(): read

@@ -49,7 +49,7 @@ TEST_CASE("Higher-order ops: cond is one node with its two branches kept as subg
 {
     LoadedModel m = readCleanHigherOrder(kCond);
     const Graph &g = m.graph;
-    CHECK(g.size() == 6); // L_x_, sum_1, gt, cond, getitem, output
+    CHECK(g.size() == 6);               // L_x_, sum_1, gt, cond, getitem, output
     CHECK(summarize(g).constants == 0); // the branches are no weights
     const Node &cond = node(g, "cond");
     CHECK(cond.op == "higher_order::cond");
@@ -113,8 +113,9 @@ TEST_CASE("Higher-order ops: while_loop, wrap and tag_activation_checkpoint", "[
     const Graph &g = ckpt.graph;
     const Node &tag = node(g, "tag_activation_checkpoint");
     CHECK(tag.op == "higher_order::tag_activation_checkpoint");
-    CHECK(args(g, tag) == "'subgraph:wrap_body_0', L_x_, L_self_modules_lin_parameters_weight_, "
-                          "L_self_modules_lin_parameters_bias_, use_reentrant=False");
+    CHECK(args(g, tag)
+          == "'subgraph:wrap_body_0', L_x_, L_self_modules_lin_parameters_weight_, "
+             "L_self_modules_lin_parameters_bias_, use_reentrant=False");
     CHECK(subgraphText(tag, "wrap_body_0")->find("torch._C._nn.linear(l_x_,") != std::string::npos);
     CHECK(g.size() == 6);
     CHECK(summarize(g).constants == 0);
@@ -175,8 +176,9 @@ TEST_CASE("Higher-order ops: triton_kernel_wrapper_mutation and _functional", "[
     CHECK(g.size() == 5); // x, y, empty_like_default, the kernel, output
     const Node &k = node(g, "triton_kernel_wrapper_mutation");
     CHECK(k.op == "higher_order::triton_kernel_wrapper_mutation");
-    CHECK(args(g, k) == "kernel_idx=0, constant_args_idx=0, grid=[(4, 1, 1)], tma_descriptor_metadata={}, "
-                        "kwargs={'in_ptr0': x, 'in_ptr1': y, 'out_ptr': empty_like_default}");
+    CHECK(args(g, k)
+          == "kernel_idx=0, constant_args_idx=0, grid=[(4, 1, 1)], tma_descriptor_metadata={}, "
+             "kwargs={'in_ptr0': x, 'in_ptr1': y, 'out_ptr': empty_like_default}");
     checkNoHigherOrderWarning(kTritonMutation);
     checkRoundTrip(kTritonMutation);
 
@@ -229,8 +231,9 @@ TEST_CASE("Higher-order ops: in a flattened submodule, bad subgraphs, body forma
                 return (neg,)
 )FX";
     LoadedModel m = read(text);
-    CHECK(m.warnings == std::vector<std::string>{"m.py:3: 1 × nested GraphModule calls read inline, each a module "
-                                                 "group of its own: self.submod_0"});
+    CHECK(m.warnings
+          == std::vector<std::string>{"m.py:3: 1 × nested GraphModule calls read inline, each a module "
+                                      "group of its own: self.submod_0"});
     const Node &wrap = node(m.graph, "submod_0_wrap");
     CHECK(args(m.graph, wrap) == "'subgraph:submod_0_wrap_body_0', x");
     CHECK(subgraphText(wrap, "submod_0_wrap_body_0")->starts_with("class submod_0_wrap_body_0(torch.nn.Module):\n"));

@@ -30,7 +30,8 @@ TEST_CASE("FX text: nested submodule classes are flattened into the graph", "[io
     CHECK(g.size() == 5); // x, neg, add, relu, output
     // Not silent: one line names what was inlined, and where.
     REQUIRE(m.warnings.size() == 1);
-    CHECK(m.warnings[0] == "m.py:3: 1 × nested GraphModule calls read inline, each a module group of its own: self.submod_0");
+    CHECK(m.warnings[0]
+          == "m.py:3: 1 × nested GraphModule calls read inline, each a module group of its own: self.submod_0");
     checkRoundTrip(kSubmodules);
     checkRoundTrip(kSubmodules, &testSchemas());
     CHECK(writeFxText(g).find("class submod_0") == std::string::npos);
@@ -43,7 +44,8 @@ TEST_CASE("FX text: nested submodule classes are flattened into the graph", "[io
         return (linear,)
 )FX");
     CHECK(node(opaque.graph, "linear").op == "call_module:linear");
-    CHECK(hasWarning(opaque, "m.py:3: 1 × module calls without a class in the dump, imported as opaque nodes: self.linear"));
+    CHECK(hasWarning(opaque,
+                     "m.py:3: 1 × module calls without a class in the dump, imported as opaque nodes: self.linear"));
 }
 
 TEST_CASE("FX text: flattened submodules bind keyword arguments and defaults", "[io][fx]")
@@ -69,7 +71,9 @@ TEST_CASE("FX text: flattened submodules bind keyword arguments and defaults", "
     CHECK(args(g, node(g, "sub_mul_1")) == "b, 3");
     CHECK(args(g, node(g, "sub_out_1")) == "a, sub_mul_1");
     CHECK(args(g, *g.node(g.output())) == "[sub_out, sub_out_1]");
-    CHECK(m.warnings == std::vector<std::string>{"m.py:3: 2 × nested GraphModule calls read inline, each a module group of its own: self.sub ×2"});
+    CHECK(m.warnings
+          == std::vector<std::string>{
+              "m.py:3: 2 × nested GraphModule calls read inline, each a module group of its own: self.sub ×2"});
     checkRoundTrip(text);
 }
 
@@ -101,8 +105,9 @@ TEST_CASE("FX text: a flattened submodule's tuple is read by getitems and unpack
     CHECK(args(g, node(g, "cat")) == "[submod_1_getitem, submod_1_getitem_1, submod_1_getitem_1], 1");
     CHECK(args(g, *g.node(g.output())) == "[cat, submod_1_getitem, submod_1_getitem_1]");
     // No opaque operator.getitem: only the line that says submod_1 was inlined.
-    CHECK(m.warnings == std::vector<std::string>{"m.py:3: 1 × nested GraphModule calls read inline, each a module "
-                                                 "group of its own: self.submod_1"});
+    CHECK(m.warnings
+          == std::vector<std::string>{"m.py:3: 1 × nested GraphModule calls read inline, each a module "
+                                      "group of its own: self.submod_1"});
     checkRoundTrip(text);
     checkRoundTrip(text, &testSchemas());
 }
@@ -150,15 +155,16 @@ TEST_CASE("FX text: submodules nested in submodules, with attributes and opaque 
     CHECK(args(g, lin) == "block_inner_relu");
     CHECK(lin.provenance.scope == "block");
     CHECK(args(g, *g.node(g.output())) == "[block_lin]");
-    CHECK(m.warnings == std::vector<std::string>{
+    CHECK(m.warnings
+          == std::vector<std::string>{
               "m.py:4: 2 × nested GraphModule calls read inline, each a module group of its own: self.block, "
               "self.block.inner",
               "m.py:14: 1 × module calls without a class in the dump, imported as opaque nodes: self.block.linear"});
     checkRoundTrip(text);
 
     // A dotted call reaches a child's child directly.
-    LoadedModel direct = read(std::string(text).replace(std::string(text).find("self.block(x)"), 13,
-                                                        "self.block.inner(x)"));
+    LoadedModel direct = read(
+        std::string(text).replace(std::string(text).find("self.block(x)"), 13, "self.block.inner(x)"));
     CHECK(node(direct.graph, "block_inner_bias").weightKey == "block.inner.bias");
     CHECK(node(direct.graph, "block_inner_relu").provenance.scope == "block.inner");
 }

@@ -13,7 +13,6 @@ using namespace fusebox::fxtest;
 
 namespace {
 
-
 const char *kDynamo = R"FX(class GraphModule(torch.nn.Module):
     def forward(self, L_x_: "f32[3, 4][4, 1]cpu", s0: "Sym(s0)"):
         l_x_ = L_x_
@@ -166,13 +165,15 @@ TEST_CASE("FX text: schemas pick overloads and normalise arguments", "[io][fx]")
     INFO(s.warnings.front());
     REQUIRE(s.warnings.size() == 2); // the ops without a schema, the module call
     CHECK(s.warnings[0].starts_with("s.py:"));
-    CHECK(s.warnings[0].find(" × ops without a schema in libtorch 1.13, arguments kept as written: ") != std::string::npos);
+    CHECK(s.warnings[0].find(" × ops without a schema in libtorch 1.13, arguments kept as written: ")
+          != std::string::npos);
     CHECK(s.warnings[0].find("aten::fancy") != std::string::npos);
     // math.sqrt is Python's, a normal part of Dynamo graphs (on SymInts): no warning.
     CHECK(node(g, "ext").op == "math.sqrt");
     CHECK(!hasWarning(s, "math.sqrt"));
     CHECK(node(g, "mod").op == "call_module:linear");
-    CHECK(hasWarning(s, "s.py:23: 1 × module calls without a class in the dump, imported as opaque nodes: self.linear"));
+    CHECK(
+        hasWarning(s, "s.py:23: 1 × module calls without a class in the dump, imported as opaque nodes: self.linear"));
 }
 
 TEST_CASE("FX text: statements, literals and attributes", "[io][fx]")
@@ -248,9 +249,10 @@ TEST_CASE("FX text: str(graph) dumps, current and older", "[io][fx]")
     CHECK(node(old.graph, "getitem").op == "getitem");
     CHECK(old.graph.outputValues().size() == 1);
 
-    LoadedModel bare = read("graph():\n    %x = placeholder[target=x]\n"
-                            "    %y : torch.Tensor [num_users=1] = call_method[target=relu](args = (%x,), kwargs = {})\n"
-                            "    return y\n");
+    LoadedModel bare = read(
+        "graph():\n    %x = placeholder[target=x]\n"
+        "    %y : torch.Tensor [num_users=1] = call_method[target=relu](args = (%x,), kwargs = {})\n"
+        "    return y\n");
     CHECK(node(bare.graph, "y").op == "aten::relu");
 }
 
@@ -408,25 +410,40 @@ TEST_CASE("FX text: malformed dumps give file:line:column errors", "[io][fx]")
         std::string expected;
     };
     const std::vector<Case> cases = {
-        {"hello\n", "bad.py:1:1: expected 'class GraphModule(torch.nn.Module):', 'def forward(self, ...):' or 'graph():', found 'hello'"},
-        {head + "        y = torch.relu(x\n        return (y,)\n", "bad.py:4:9: expected ')' to close the '(' at 3:23, found 'return'"},
+        {"hello\n", "bad.py:1:1: expected 'class GraphModule(torch.nn.Module):', 'def forward(self, ...):' or "
+                    "'graph():', found 'hello'"},
+        {head + "        y = torch.relu(x\n        return (y,)\n",
+         "bad.py:4:9: expected ')' to close the '(' at 3:23, found 'return'"},
         {head + "        y = torch.relu(x))\n        return (y,)\n", "bad.py:3:26: expected end of line, found ')'"},
         {head + "        y = torch.relu(foo)\n        return (y,)\n", "bad.py:3:24: name 'foo' is not defined"},
-        {head + "        y = torch.relu(x)\n        y = torch.relu(x)\n        return (y,)\n", "bad.py:4:9: expected a new name, found 'y' (already defined at line 3)"},
-        {"class GraphModule(torch.nn.Module):\n    def helper(self, x):\n        return x\n", "bad.py:4:1: expected 'def forward(self, ...):' in class GraphModule, found end of block"},
-        {"class GraphModule(torch.nn.Module):\n    def forward(self, x: \"f32[3, \"):\n        return (x,)\n", "bad.py:2:34: expected a dimension, found end of annotation"},
-        {"class GraphModule(torch.nn.Module):\n    def forward(self, x: \"q99[3]\"):\n        return (x,)\n", "bad.py:2:27: expected a dtype abbreviation (f32, bf16, i64, ...), found 'q99'"},
+        {head + "        y = torch.relu(x)\n        y = torch.relu(x)\n        return (y,)\n",
+         "bad.py:4:9: expected a new name, found 'y' (already defined at line 3)"},
+        {"class GraphModule(torch.nn.Module):\n    def helper(self, x):\n        return x\n",
+         "bad.py:4:1: expected 'def forward(self, ...):' in class GraphModule, found end of block"},
+        {"class GraphModule(torch.nn.Module):\n    def forward(self, x: \"f32[3, \"):\n        return (x,)\n",
+         "bad.py:2:34: expected a dimension, found end of annotation"},
+        {"class GraphModule(torch.nn.Module):\n    def forward(self, x: \"q99[3]\"):\n        return (x,)\n",
+         "bad.py:2:27: expected a dtype abbreviation (f32, bf16, i64, ...), found 'q99'"},
         {head + "        y = 'abc\n        return (y,)\n", "bad.py:3:17: expected a closing ', found end of line"},
         {head + "        y = torch.relu(x)\n", "bad.py:2:5: expected a return statement in forward(), found none"},
-        {head + "        y = torch.relu(x)\n      z = y\n        return (y,)\n", "bad.py:4:7: expected indentation of 4 spaces, found 6"},
+        {head + "        y = torch.relu(x)\n      z = y\n        return (y,)\n",
+         "bad.py:4:7: expected indentation of 4 spaces, found 6"},
         {head + "        y $ x\n", "bad.py:3:11: expected a token, found '$'"},
-        {head + "        y: \"f32[2]\"\n        y + 1 = x\n", "bad.py:4:9: expected a name or names to assign to, found an expression"},
-        {head + "        if x:\n            pass\n", "bad.py:3:9: expected a simple statement (FX code has no blocks), found 'if'"},
-        {"graph():\n    %x : [num_users=1] = placeholder[target=x]\n    %y : [num_users=1] = call_function[target=torch.relu](args = (%foo,), kwargs = {})\n    return (y,)\n", "bad.py:3:67: name '%foo' is not defined"},
-        {"graph():\n    %x : [num_users=1] = placeholder[target=x]\n    %y : [num_users=1] = frobnicate[target=x]\n", "bad.py:3:26: expected placeholder, call_function, call_method, call_module, get_attr or output, found 'frobnicate'"},
-        {head + "        y = torch.relu(x, k = 1, 2)\n        return (y,)\n", "bad.py:3:34: expected a keyword argument (positional ones come first), found '2'"},
+        {head + "        y: \"f32[2]\"\n        y + 1 = x\n",
+         "bad.py:4:9: expected a name or names to assign to, found an expression"},
+        {head + "        if x:\n            pass\n",
+         "bad.py:3:9: expected a simple statement (FX code has no blocks), found 'if'"},
+        {"graph():\n    %x : [num_users=1] = placeholder[target=x]\n    %y : [num_users=1] = "
+         "call_function[target=torch.relu](args = (%foo,), kwargs = {})\n    return (y,)\n",
+         "bad.py:3:67: name '%foo' is not defined"},
+        {"graph():\n    %x : [num_users=1] = placeholder[target=x]\n    %y : [num_users=1] = frobnicate[target=x]\n",
+         "bad.py:3:26: expected placeholder, call_function, call_method, call_module, get_attr or output, found "
+         "'frobnicate'"},
+        {head + "        y = torch.relu(x, k = 1, 2)\n        return (y,)\n",
+         "bad.py:3:34: expected a keyword argument (positional ones come first), found '2'"},
         // As in Python; the fuzzer found that `x. 2` read as a method "2", which the writer cannot write back.
-        {head + "        y = torch.relu(x. 2)\n        return (y,)\n", "bad.py:3:27: expected an attribute name after '.', found '2'"},
+        {head + "        y = torch.relu(x. 2)\n        return (y,)\n",
+         "bad.py:3:27: expected an attribute name after '.', found '2'"},
     };
     for (const Case &c : cases)
         CHECK(errorOf(c.text) == c.expected);
@@ -521,7 +538,8 @@ TEST_CASE("FX text: a long body parses in two halves with the graph and the erro
         auto bad = readFxText(dump(at, "        r" + std::to_string(at) + " = torch.relu(x))\n"),
                               {.schemas = nullptr, .sourceName = "long.py"});
         REQUIRE_FALSE(bad.hasValue());
-        const std::string column = std::to_string(std::string("        r" + std::to_string(at) + " = torch.relu(x)").size() + 1);
+        const std::string column = std::to_string(
+            std::string("        r" + std::to_string(at) + " = torch.relu(x)").size() + 1);
         CHECK(bad.error().message
               == "long.py:" + std::to_string(at + 2) + ":" + column + ": expected end of line, found ')'");
     }

@@ -35,11 +35,10 @@ TEST_CASE("graph JSON round-trips every kind of argument and metadata", "[io]")
     g.metadata["source.format"] = "hand-built";
     NodeId x = g.findByName("x");
     build.addOp("aten::fancy",
-            {NoneArg{}, true, int64_t(-3), 2.5, std::nan(""), HUGE_VAL, std::string("mean"),
-             DType::BFloat16, Device{"cuda", 1},
-             Arg::list({x, Arg::list({int64_t(1), int64_t(2)}, ArgList::Kind::Tuple)}),
-             Arg::list({int64_t(0), NoneArg{}, int64_t(2)}, ArgList::Kind::Slice)},
-            {{"dim", int64_t(1)}, {"alpha", 0.1}});
+                {NoneArg{}, true, int64_t(-3), 2.5, std::nan(""), HUGE_VAL, std::string("mean"), DType::BFloat16,
+                 Device{"cuda", 1}, Arg::list({x, Arg::list({int64_t(1), int64_t(2)}, ArgList::Kind::Tuple)}),
+                 Arg::list({int64_t(0), NoneArg{}, int64_t(2)}, ArgList::Kind::Slice)},
+                {{"dim", int64_t(1)}, {"alpha", 0.1}});
     build.node(g.findByName("fancy")).opaqueBody = "block0():\n  -> ()";
     build.node(g.findByName("fancy")).provenance.createdBy = "batch_linear#1";
 
@@ -108,8 +107,7 @@ TEST_CASE("graph JSON errors name the JSON path or the line", "[io]")
 
     std::string badRef = kMinimal;
     badRef.replace(badRef.find("{\"ref\": \"x\"}"), 12, "{\"ref\": \"y\"}");
-    CHECK(errorOf(badRef)
-          == "g.json: /nodes/1/args/0/ref: unknown node 'y' (nodes must be listed before their users)");
+    CHECK(errorOf(badRef) == "g.json: /nodes/1/args/0/ref: unknown node 'y' (nodes must be listed before their users)");
 
     std::string badKind = kMinimal;
     badKind.replace(badKind.find("\"op\", \"op\""), 10, "\"opp\", \"op\"");
@@ -125,7 +123,8 @@ TEST_CASE("graph JSON errors name the JSON path or the line", "[io]")
                      "\"type\": \"Tensor\", \"meta\": {\"shape\": [1, 2.5]}}");
     CHECK(errorOf(badShape) == "g.json: /nodes/0/meta/shape/1: expected an integer, found number 2.5");
 
-    std::string noOutput = R"({"format": "fusebox-graph", "version": 1, "nodes": [{"name": "x", "kind": "input", "type": "Tensor"}]})";
+    std::string noOutput
+        = R"({"format": "fusebox-graph", "version": 1, "nodes": [{"name": "x", "kind": "input", "type": "Tensor"}]})";
     CHECK(errorOf(noOutput) == "g.json: /nodes: no node of kind \"output\"");
 
     std::string dup = kMinimal;

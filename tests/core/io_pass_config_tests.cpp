@@ -12,7 +12,9 @@ namespace {
 
 class Dummy final : public HorizontalPattern {
 public:
-    Dummy(std::string name, PassStage stage) : HorizontalPattern(std::move(name), stage, 1, {"aten::relu"}, "dummy") {}
+    Dummy(std::string name, PassStage stage)
+        : HorizontalPattern(std::move(name), stage, 1, {"aten::relu"}, "dummy")
+    {}
     std::optional<std::string> key(const Graph &, NodeId, MatchTrace &) const override { return std::nullopt; }
     LogicalResult fuse(PatternRewriter &, const std::vector<NodeId> &) const override { return failure(); }
 };
@@ -50,7 +52,8 @@ TEST_CASE("pass config errors name the JSON path", "[io]")
     auto bad = readPassConfig(R"({"pre_grad_fusion_options": {"batch_linear": {"min_fuse_set_size": "5"}}})", "p.json");
     REQUIRE_FALSE(bad.hasValue());
     CHECK(bad.error().message
-          == "p.json: /pre_grad_fusion_options/batch_linear/min_fuse_set_size: expected a number or bool, found string \"5\"");
+          == "p.json: /pre_grad_fusion_options/batch_linear/min_fuse_set_size: expected a number or bool, found string "
+             "\"5\"");
     auto section = readPassConfig(R"({"pre_grad_options": {}})", "p.json");
     REQUIRE_FALSE(section.hasValue());
     CHECK(section.error().message
@@ -115,7 +118,8 @@ TEST_CASE("pass configs are accepted as Inductor 2.6 accepts them, and refused w
     CHECK(set.isEnabled("split_cat_pass"));
     CHECK(set.isEnabled("normalization_aten_pass")); // modelled: no note
     REQUIRE(notes.size() == 4);
-    CHECK(notes[0] == "pre_grad_fusion_options/batch_linear/counter: ignored: Inductor 2.6 runs a group/batch fusion once");
+    CHECK(notes[0]
+          == "pre_grad_fusion_options/batch_linear/counter: ignored: Inductor 2.6 runs a group/batch fusion once");
     CHECK(notes[1]
           == "pre_grad_fusion_options/split_cat_pass/counter: 0: the pass never runs (range(counter) is empty), as in "
              "Inductor 2.6");

@@ -164,10 +164,11 @@ TEST_CASE("variadic templates bind list captures", "[io][pattern]")
 
 TEST_CASE("match literals, keywords, wildcards and overloads", "[io][pattern]")
 {
-    const PatternDecl p = parseOk(pattern("        s = aten::split.Tensor(t, 8, dim = -1)\n"
-                                          "        n = aten::layer_norm(s, [16], _, None, eps=1e-05, cudnn_enable=True)\n"
-                                          "        g = aten::gelu(n, approximate = 'tanh')\n",
-                                          "", "        g = fusebox::op(\n            t, f16)\n"))
+    const PatternDecl p = parseOk(
+                              pattern("        s = aten::split.Tensor(t, 8, dim = -1)\n"
+                                      "        n = aten::layer_norm(s, [16], _, None, eps=1e-05, cudnn_enable=True)\n"
+                                      "        g = aten::gelu(n, approximate = 'tanh')\n",
+                                      "", "        g = fusebox::op(\n            t, f16)\n"))
                               .patterns.at(0);
     const Expr &split = p.match[0].value;
     CHECK(split.ops[0].name == "aten::split");
@@ -269,7 +270,8 @@ TEST_CASE("syntax errors name the position, what was expected and what was found
     CHECK(patternErrorOf("pattern p {\n    benefit = 1.5\n}") == "t.patterns:2:15: benefit must be an integer literal");
     CHECK(patternErrorOf("pattern p {\n    stage = forward\n}")
           == "t.patterns:2:13: expected 'pre_grad' or 'post_grad', found 'forward'");
-    CHECK(patternErrorOf("pattern p {\n    matches {}\n}").starts_with("t.patterns:2:5: unknown pattern field 'matches'"));
+    CHECK(
+        patternErrorOf("pattern p {\n    matches {}\n}").starts_with("t.patterns:2:5: unknown pattern field 'matches'"));
     CHECK(patternErrorOf("pattern p {\n    match {}\n    match {}\n}")
           == "t.patterns:3:5: duplicate 'match' in pattern 'p'");
     CHECK(patternErrorOf("pattern p {\n  match { y = aten::relu(x) @ 2 }\n}")
@@ -349,13 +351,14 @@ TEST_CASE("names must be bound by the match", "[io][pattern]")
 TEST_CASE("structural errors of patterns", "[io][pattern]")
 {
     CHECK(patternErrorOf("pattern p {\n    match { y = aten::relu(x) }\n    replace { y = x }\n}\n"
-                  "pattern p {\n    match { y = aten::relu(x) }\n    replace { y = x }\n}\n")
+                         "pattern p {\n    match { y = aten::relu(x) }\n    replace { y = x }\n}\n")
           == "t.patterns:5:9: duplicate pattern 'p' (first defined at 1:9)");
     CHECK(patternErrorOf(pattern("        y = aten::relu(x)\n        y = aten::gelu(x)\n", "", "        y = x\n"))
           == "t.patterns:4:9: 'y' is defined twice in the match (first at 3:9)");
     CHECK(patternErrorOf("pattern p {\n    match {\n    }\n    replace { y = x }\n}")
           == "t.patterns:1:9: pattern 'p' has an empty match");
-    CHECK(patternErrorOf("pattern p {\n    match { y = aten::relu(x) }\n}") == "t.patterns:1:9: pattern 'p' has no replacement");
+    CHECK(patternErrorOf("pattern p {\n    match { y = aten::relu(x) }\n}")
+          == "t.patterns:1:9: pattern 'p' has no replacement");
     CHECK(patternErrorOf(pattern("        y = x\n", "", "        y = x\n"))
           == "t.patterns:3:13: a match statement's value must be an op call, found 'x'");
     CHECK(patternErrorOf(pattern("        y = aten::add(x, n + 1)\n", "", "        y = x\n"))
@@ -372,20 +375,23 @@ TEST_CASE("structural errors of patterns", "[io][pattern]")
           == "t.patterns:6:9: unknown function 'user' (did you mean 'users'?)");
     CHECK(patternErrorOf(pattern("        y = aten::relu(x)\n", "        shape(x, 1) == 1\n", "        y = x\n"))
           == "t.patterns:6:9: 'shape' takes one positional argument, found 2");
-    CHECK(patternErrorOf(pattern("        y = aten::relu(x)\n", "        users(aten::relu(x)) == 1\n", "        y = x\n"))
-          == "t.patterns:6:15: op calls are not allowed in constraints: bind the value in the match");
-    CHECK(patternErrorOf("pattern p {\n    options { a = 1\n a = x }\n    match { y = aten::relu(x) }\n    replace { y = x }\n}")
+    CHECK(
+        patternErrorOf(pattern("        y = aten::relu(x)\n", "        users(aten::relu(x)) == 1\n", "        y = x\n"))
+        == "t.patterns:6:15: op calls are not allowed in constraints: bind the value in the match");
+    CHECK(patternErrorOf(
+              "pattern p {\n    options { a = 1\n a = x }\n    match { y = aten::relu(x) }\n    replace { y = x }\n}")
           == "t.patterns:3:2: option 'a' is set twice (first at 2:15)");
-    CHECK(patternErrorOf("pattern p {\n    options { a = x }\n    match { y = aten::relu(x) }\n    replace { y = x }\n}")
-          == "t.patterns:2:19: option 'a' must be a literal, found 'x'");
+    CHECK(
+        patternErrorOf("pattern p {\n    options { a = x }\n    match { y = aten::relu(x) }\n    replace { y = x }\n}")
+        == "t.patterns:2:19: option 'a' must be a literal, found 'x'");
 }
 
 TEST_CASE("absurd nesting is an error, not a stack overflow", "[io][pattern]")
 {
     const std::string deep(5000, '(');
     const std::string close(5000, ')');
-    const std::string error =
-        patternErrorOf(pattern("        y = aten::relu(x)\n", "        " + deep + "rank(x)" + close + " == 2\n", "        y = x\n"));
+    const std::string error = patternErrorOf(
+        pattern("        y = aten::relu(x)\n", "        " + deep + "rank(x)" + close + " == 2\n", "        y = x\n"));
     CHECK(error.find("nesting deeper than 200 levels") != std::string::npos);
     std::string nots;
     for (int i = 0; i < 5000; ++i)

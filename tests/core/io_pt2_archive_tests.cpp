@@ -50,8 +50,9 @@ TEST_CASE("current .pt2 archives with unreadable weights still open", "[io][pt2]
     REQUIRE(result.hasValue());
     CHECK(result->graph.weights().size() == 0);
     // A pickled payload is a torch.save file; these bytes are not one.
-    CHECK(anyWarningContains(*result, "weights not loaded: tower.proj.bias (" + path
-                                          + "/archive/data/weights/weight_1: not a torch.save zip (no zip signature))"));
+    CHECK(
+        anyWarningContains(*result, "weights not loaded: tower.proj.bias (" + path
+                                        + "/archive/data/weights/weight_1: not a torch.save zip (no zip signature))"));
     CHECK(anyWarningContains(*result, "weights not loaded: tower.proj.weight (data/weights/weight_0: payload has 20 "
                                       "bytes, the tensor needs 128)"));
     CHECK(anyWarningContains(*result, "weights not loaded: tower.scale (no entry in the archive's payload configs)"));
@@ -148,8 +149,9 @@ TEST_CASE("torch.save pickles: malformed input gives an error, never a crash", "
     CHECK(torch_pickle::parsePickle(deep).hasValue());
 
     // A tensor whose view runs past its storage.
-    auto file = torch_pickle::TorchSaveFile::open(
-        torchSaveZip(stateDictPickle({{"w", "0", 4, 2, {2, 2}, {2, 1}}}), {{"0", floatBytes({1, 2, 3, 4})}}), "t.pt");
+    auto file = torch_pickle::TorchSaveFile::open(torchSaveZip(stateDictPickle({{"w", "0", 4, 2, {2, 2}, {2, 1}}}),
+                                                               {{"0", floatBytes({1, 2, 3, 4})}}),
+                                                  "t.pt");
     REQUIRE(file.hasValue());
     auto loaded = file->load(file->contents().tensors.at("w"));
     REQUIRE_FALSE(loaded.hasValue());
@@ -166,8 +168,9 @@ TEST_CASE("broken .pt2 archives give errors that name the file and entry", "[io]
     writeZip(noModel, {{"archive/archive_format", "pt2"}, {"archive/data/weights/weight_0", "abcd"}});
     CHECK_FALSE(looksLikeExportedProgram(noModel));
     CHECK(errorOfFile(noModel)
-          == noModel + ": no exported program in the archive (expected models/<name>.json or "
-                       "serialized_exported_program.json); it holds archive/archive_format, archive/data/weights/weight_0");
+          == noModel
+                 + ": no exported program in the archive (expected models/<name>.json or "
+                   "serialized_exported_program.json); it holds archive/archive_format, archive/data/weights/weight_0");
 
     const std::string garbage = scratchPath("garbage.pt2");
     writeFile(garbage, std::string("PK\x03\x04", 4) + " this is not a zip");
@@ -200,8 +203,9 @@ TEST_CASE("broken .pt2 archives give errors that name the file and entry", "[io]
     const std::string badJson = scratchPath("bad-json.pt2");
     writeZip(badJson, {{"archive/models/model.json", doc.dump()}});
     CHECK(errorOfFile(badJson)
-          == badJson + "/archive/models/model.json: graph_module.graph.nodes[0].inputs: expected an array, found string "
-                       "\"split\"");
+          == badJson
+                 + "/archive/models/model.json: graph_module.graph.nodes[0].inputs: expected an array, found string "
+                   "\"split\"");
 
     CHECK_THAT(errorOfFile(scratchPath("missing.pt2")), Catch::Contains("cannot open for reading"));
     CHECK_FALSE(looksLikeExportedProgram(scratchPath("missing.pt2")));

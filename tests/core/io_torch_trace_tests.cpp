@@ -78,7 +78,7 @@ std::string twoCompileLog()
                     &graph);
     log += envelope("{\"chromium_event\": {}, " + ids(0, 0) + "}", &reasons); // skipped, payload and all
     log += envelope("{\"artifact\": {\"name\": \"optimus_BatchReLuPreGradFusion\", \"encoding\": \"string\"}, "
-                    + ids(0, 0) + "}",
+                        + ids(0, 0) + "}",
                     &graph);
     log += "W1207 10:00:01.000000 4242 torch/x.py:1] {\"broken\": \n"; // line 26 (counted below)
     log += envelope("{\"artifact\": {\"name\": \"after_pre_grad_graph\", \"encoding\": \"string\"}, " + ids(0, 0) + "}",
@@ -91,7 +91,8 @@ std::string twoCompileLog()
     log += envelope("{\"dynamo_output_graph\": {}, " + ids(0, 1) + "}", &graph);
     log += envelope("{\"artifact\": {\"name\": \"fx_graph_cache_hit\", \"encoding\": \"json\"}, " + ids(0, 1) + "}",
                     &version);
-    log += envelope(R"({"compilation_metrics": {"compile_id": "0/1", "co_name": "forward", "co_filename": "/src/model.py", "co_firstlineno": 12, "fail_type": null, "fail_reason": null}})");
+    log += envelope(
+        R"({"compilation_metrics": {"compile_id": "0/1", "co_name": "forward", "co_filename": "/src/model.py", "co_firstlineno": 12, "fail_type": null, "fail_reason": null}})");
     return log;
 }
 

@@ -8,17 +8,25 @@ namespace {
 
 OpSchema splitSchema()
 {
-    return {"aten::split", "Tensor", {{"self", "Tensor", {}, false}, {"split_size", "int", {}, false}, {"dim", "int", "0", false}},
-            {{"", "Tensor[]", {}, false}}, false};
+    return {"aten::split",
+            "Tensor",
+            {{"self", "Tensor", {}, false}, {"split_size", "int", {}, false}, {"dim", "int", "0", false}},
+            {{"", "Tensor[]", {}, false}},
+            false};
 }
 
 OpSchema layerNormSchema()
 {
-    return {"aten::layer_norm", "",
-            {{"input", "Tensor", {}, false}, {"normalized_shape", "int[]", {}, false},
-             {"weight", "Tensor?", "None", false}, {"bias", "Tensor?", "None", false},
-             {"eps", "float", "1e-05", false}, {"cudnn_enable", "bool", "True", false}},
-            {{"", "Tensor", {}, false}}, false};
+    return {"aten::layer_norm",
+            "",
+            {{"input", "Tensor", {}, false},
+             {"normalized_shape", "int[]", {}, false},
+             {"weight", "Tensor?", "None", false},
+             {"bias", "Tensor?", "None", false},
+             {"eps", "float", "1e-05", false},
+             {"cudnn_enable", "bool", "True", false}},
+            {{"", "Tensor", {}, false}},
+            false};
 }
 
 } // namespace

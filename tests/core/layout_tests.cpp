@@ -21,8 +21,7 @@ const PlacedNode &placed(const LayoutResult &r, uint64_t key)
 
 bool overlaps(const PlacedNode &a, const PlacedNode &b)
 {
-    return std::abs(a.x - b.x) < (a.width + b.width) / 2 - 0.5
-           && std::abs(a.y - b.y) < (a.height + b.height) / 2 - 0.5;
+    return std::abs(a.x - b.x) < (a.width + b.width) / 2 - 0.5 && std::abs(a.y - b.y) < (a.height + b.height) / 2 - 0.5;
 }
 
 // Distance from p to the border of box n (0 when on it, negative when inside).

@@ -52,9 +52,9 @@ TEST_CASE("derivedModuleScopes puts each call in the module its inputs share", "
     CHECK(scopes[fc0.value] == "blocks.0.fc");
     CHECK(scopes[act0.value] == "blocks.0.fc"); // after fc, nothing else read
     CHECK(scopes[fc1.value] == "blocks.1.fc");
-    CHECK(scopes[sum.value] == "blocks");        // the two blocks' parent
-    CHECK(scopes[scaled.value] == "");           // the root module's parameter
-    CHECK(scopes[plain.value] == "");            // reads a real input only
+    CHECK(scopes[sum.value] == "blocks"); // the two blocks' parent
+    CHECK(scopes[scaled.value] == "");    // the root module's parameter
+    CHECK(scopes[plain.value] == "");     // reads a real input only
     CHECK(scopes[x.value] == "");
     CHECK(isLiftedParameter(*g.node(w1)));
     CHECK_FALSE(isLiftedParameter(*g.node(x)));

@@ -11,7 +11,6 @@ using namespace fusebox;
 
 namespace {
 
-
 /// x -> baddbmm written with `args` and `kwargs` -> unbind -> getitem 0.
 Graph baddbmmGraph(std::vector<Arg> extra, std::vector<NamedArg> kwargs, TensorMeta unbindMeta)
 {
@@ -42,10 +41,10 @@ TEST_CASE("canonical calls: defaults and keywords in one positional form, list o
                                "Scalar alpha=1)"));
     schemas.add(fxtest::schema("aten::unbind.int(Tensor self, int dim=0)"));
 
-    Graph fx = baddbmmGraph({}, {}, TensorMeta{});                                  // FX: defaults left out
+    Graph fx = baddbmmGraph({}, {}, TensorMeta{}); // FX: defaults left out
     Graph keywords = baddbmmGraph({}, {{"beta", int64_t(1)}, {"alpha", int64_t(1)}}, TensorMeta{});
     Graph positional = baddbmmGraph({int64_t(1), int64_t(1)}, {}, f32({3, 4})); // Fusebox's rewrite
-    Graph other = baddbmmGraph({int64_t(2), int64_t(1)}, {}, TensorMeta{});      // beta = 2
+    Graph other = baddbmmGraph({int64_t(2), int64_t(1)}, {}, TensorMeta{});     // beta = 2
     REQUIRE(firstStructuralDifference(fx, positional).has_value());
 
     for (Graph *g : {&fx, &keywords, &positional, &other}) {

@@ -26,7 +26,9 @@ namespace {
 /// always finds the group no longer matching: it changes nothing.
 class StaleToyRelu final : public HorizontalPattern {
 public:
-    StaleToyRelu() : HorizontalPattern("stale_toy_relu", PassStage::PreGrad, 20, {"aten::relu"}, "toy") {}
+    StaleToyRelu()
+        : HorizontalPattern("stale_toy_relu", PassStage::PreGrad, 20, {"aten::relu"}, "toy")
+    {}
     std::optional<std::string> key(const Graph &g, NodeId id, MatchTrace &) const override
     {
         return g.node(id)->meta.toString();
@@ -39,7 +41,9 @@ public:
 /// node depend on "tap", as an earlier rewrite of a round can.
 class Rewire final : public VerticalPattern {
 public:
-    Rewire() : VerticalPattern("rewire", PassStage::PreGrad, 100, {"test::rewire"}, "toy") {}
+    Rewire()
+        : VerticalPattern("rewire", PassStage::PreGrad, 100, {"test::rewire"}, "toy")
+    {}
     std::optional<Match> match(const Graph &g, NodeId anchor, MatchTrace &) const override
     {
         return Match{name(), anchor, {anchor}, {}, benefit()};
@@ -56,9 +60,9 @@ public:
 class Flip final : public VerticalPattern {
 public:
     Flip(std::string from, std::string to)
-        : VerticalPattern("flip_" + from.substr(6), PassStage::PreGrad, 10, {from}, "toy"), m_to(std::move(to))
-    {
-    }
+        : VerticalPattern("flip_" + from.substr(6), PassStage::PreGrad, 10, {from}, "toy")
+        , m_to(std::move(to))
+    {}
     std::optional<Match> match(const Graph &, NodeId anchor, MatchTrace &) const override
     {
         return Match{name(), anchor, {anchor}, {}, benefit()};

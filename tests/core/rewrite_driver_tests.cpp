@@ -199,8 +199,10 @@ TEST_CASE("Inductor's schedule: a vertical pass visits the nodes it started with
     DriverResult r = InductorScheduleDriver(set).run(once, GraphStage::PreGrad);
     CHECK(r.rounds == 1);
     CHECK(countOpIn(once, "aten::neg") == 2);
-    CHECK(r.inductorCounters == std::map<std::string, size_t>{
-                                    {"first_double_neg", 1}, {"pattern_matcher_count", 1}, {"pattern_matcher_nodes", 2}});
+    CHECK(r.inductorCounters
+          == std::map<std::string, size_t>{{"first_double_neg", 1},
+                                           {"pattern_matcher_count", 1},
+                                           {"pattern_matcher_nodes", 2}});
 
     set.find("first_double_neg")->options().set("counter", int64_t(2));
     Graph twice = negChain();
@@ -238,10 +240,11 @@ TEST_CASE("Inductor's schedule: horizontal rules run before vertical ones, each 
     CHECK(r.converged);
     CHECK(r.counters["batch_toy_relu"].applied == 1);
     CHECK(r.counters["double_neg"].applied == 6);
-    CHECK(r.inductorCounters == std::map<std::string, size_t>{{"batch_toy_relu", 1},
-                                                              {"double_neg", 6},
-                                                              {"pattern_matcher_count", 6},
-                                                              {"pattern_matcher_nodes", 12}});
+    CHECK(r.inductorCounters
+          == std::map<std::string, size_t>{{"batch_toy_relu", 1},
+                                           {"double_neg", 6},
+                                           {"pattern_matcher_count", 6},
+                                           {"pattern_matcher_nodes", 12}});
     CHECK(verify(g).empty());
     CHECK(g.size() == 12); // what the greedy driver reaches too
     while (log.canUndo())

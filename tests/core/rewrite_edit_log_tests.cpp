@@ -47,7 +47,7 @@ TEST_CASE("the rewriter records edits that undo and redo exactly", "[rewrite]")
     const std::string rewritten = writeGraphJson(g);
     CHECK(g.size() == 5); // x, w, relu, head, output
     CHECK(listener.inserted == 1);
-    CHECK(listener.erased == 10); // cat, 4 relu, 4 getitem, split
+    CHECK(listener.erased == 10);  // cat, 4 relu, 4 getitem, split
     CHECK(listener.modified == 1); // head now reads the new relu
     NodeId fused = g.node(g.findByName("head"))->args()[0].node();
     CHECK(g.node(fused)->provenance.createdBy == "sink_relu#1");

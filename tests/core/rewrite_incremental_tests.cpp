@@ -191,8 +191,7 @@ TEST_CASE("parallelFor runs every item once, in any number of threads, and rethr
                       "item 17");
 }
 
-TEST_CASE("the parallel pattern search finds what one thread finds, and the run is the same",
-          "[rewrite][driver]")
+TEST_CASE("the parallel pattern search finds what one thread finds, and the run is the same", "[rewrite][driver]")
 {
     const Graph original = bench::generateRecsysGraph({.targetNodes = 6000});
     const PatternSet catalog = builtinCatalog();

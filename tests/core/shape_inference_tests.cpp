@@ -12,7 +12,10 @@ using namespace fusebox::fxtest;
 
 namespace {
 
-std::string shapeOf(const Graph &g, const std::string &name) { return node(g, name).meta.toString(); }
+std::string shapeOf(const Graph &g, const std::string &name)
+{
+    return node(g, name).meta.toString();
+}
 
 } // namespace
 

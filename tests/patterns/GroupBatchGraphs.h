@@ -19,7 +19,6 @@ struct GroupGraph {
     std::vector<NodeId> members;
 };
 
-
 inline NodeId input(Graph &g, const std::string &name, std::vector<int64_t> shape)
 {
     return GraphBuilder(g).addInput(name, f32(std::move(shape), "cpu"));
@@ -174,8 +173,8 @@ inline GroupGraph mmGraph(int n = 5, bool bias = true)
         NodeId w = weight(g, "w" + std::to_string(i), {8, 6}, 30 + i);
         NodeId y;
         if (bias)
-            y = op(g, "aten::addmm", "", {weight(g, "b" + std::to_string(i), {6}, 70 + i), x, w, int64_t(1), int64_t(1)},
-                   {4, 6});
+            y = op(g, "aten::addmm", "",
+                   {weight(g, "b" + std::to_string(i), {6}, 70 + i), x, w, int64_t(1), int64_t(1)}, {4, 6});
         else
             y = op(g, "aten::mm", "", {x, w}, {4, 6});
         r.members.push_back(y);

@@ -102,7 +102,10 @@ inline std::vector<NodeId> listArg(const Node &n, size_t index)
 }
 
 /// Shape text of a node's meta ("[4, 6]").
-inline std::string shapeOf(const Graph &graph, NodeId id) { return graph.node(id)->meta.shapeString(); }
+inline std::string shapeOf(const Graph &graph, NodeId id)
+{
+    return graph.node(id)->meta.shapeString();
+}
 
 /// Requires that the output returns getitem(list, 0..n-1) of `list`, in order,
 /// each with `itemShape` (or the per-item shapes).

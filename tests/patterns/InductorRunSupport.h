@@ -28,8 +28,7 @@ struct ScheduleRun {
 /// Reads `text` (as file `name`, with `schemas`), infers its shapes, and runs
 /// the Inductor schedule of `version`'s profile under `configJson`.
 inline ScheduleRun runInductorSchedule(const std::string &text, const OpSchemaRegistry &schemas,
-                                       const std::string &configJson, std::string_view version,
-                                       const std::string &name)
+                                       const std::string &configJson, std::string_view version, const std::string &name)
 {
     auto config = readPassConfig(configJson, "config.json");
     REQUIRE(config.hasValue());

@@ -15,13 +15,15 @@ namespace fusebox::test::sc {
 
 using Shape = std::vector<int64_t>;
 
-
 /// Builds a graph with metadata on every tensor value.
 class ShapedGraph {
 public:
     Graph g;
 
-    NodeId input(const std::string &name, const Shape &shape) { return fusebox::GraphBuilder(g).addInput(name, f32(shape, "cpu")); }
+    NodeId input(const std::string &name, const Shape &shape)
+    {
+        return fusebox::GraphBuilder(g).addInput(name, f32(shape, "cpu"));
+    }
 
     /// An op producing a float32 tensor of static `shape` (an empty shape is a 0-d tensor).
     NodeId op(const std::string &op, std::vector<Arg> args, const Shape &shape, const std::string &name,

@@ -255,8 +255,7 @@ TEST_CASE("add_of_matmuls matches through the add and rewrites to one matmul", "
     CHECK(f.actual == "users(%p) is 2, users(%q) is 1");
 }
 
-TEST_CASE("matmuls_sharing_lhs finds the second matmul among the users of the shared operand",
-          "[patterns][custom]")
+TEST_CASE("matmuls_sharing_lhs finds the second matmul among the users of the shared operand", "[patterns][custom]")
 {
     PatternSet set = loadSet("add_of_matmuls.patterns");
     set.setEnabled("add_of_matmuls", false);
@@ -294,7 +293,9 @@ TEST_CASE("matmuls_sharing_lhs finds the second matmul among the users of the sh
 TEST_CASE("with schemas, arguments are normalised and left-out ones must be defaults", "[patterns][custom]")
 {
     OpSchemaRegistry schemas;
-    schemas.add({"aten::add", "Tensor", {{"self", "Tensor", {}}, {"other", "Tensor", {}}, {"alpha", "Scalar", "1", true}},
+    schemas.add({"aten::add",
+                 "Tensor",
+                 {{"self", "Tensor", {}}, {"other", "Tensor", {}}, {"alpha", "Scalar", "1", true}},
                  {{"", "Tensor", {}}}});
     schemas.add({"aten::relu", "", {{"self", "Tensor", {}}}, {{"", "Tensor", {}}}});
     PatternSet set = compileText("pattern p {\n match {\n  s = aten::add.Tensor(x, other = y)\n }\n"
@@ -330,7 +331,9 @@ TEST_CASE("the pattern compiler reports bad patterns with file:line:col", "[patt
           == "t.patterns:3:3: option 'k' must be a bool, int or float literal");
     OpSchemaRegistry schemas;
     schemas.add({"aten::cat", "", {{"tensors", "Tensor[]", {}}, {"dim", "int", "0"}}, {{"", "Tensor", {}}}});
-    schemas.add({"aten::split", "Tensor", {{"self", "Tensor", {}}, {"split_size", "int", {}}, {"dim", "int", "0"}},
+    schemas.add({"aten::split",
+                 "Tensor",
+                 {{"self", "Tensor", {}}, {"split_size", "int", {}}, {"dim", "int", "0"}},
                  {{"", "Tensor[]", {}}}});
     CHECK(compileError("pattern p {\n match {\n  c = aten::cat([t, u], 0)\n }\n"
                        " replace {\n  c = aten::split.Tensor(t, 2, 0)\n }\n}\n",
@@ -343,8 +346,8 @@ namespace {
 /// A one-output pattern `r = <match>` rewritten to `r = <replacement>`.
 std::string typeCheckPattern(const std::string &match, const std::string &where, const std::string &replacement)
 {
-    return "pattern p {\n match {\n  r = " + match + "\n }\n where {\n  " + where + "\n }\n replace {\n  r = "
-           + replacement + "\n }\n}\n";
+    return "pattern p {\n match {\n  r = " + match + "\n }\n where {\n  " + where
+           + "\n }\n replace {\n  r = " + replacement + "\n }\n}\n";
 }
 
 bool compiles(const std::string &text)
@@ -417,8 +420,8 @@ TEST_CASE("a replacement that cannot have the replaced value's dtype or rank is 
 TEST_CASE("the type check never refuses a pattern that can be right", "[patterns][custom]")
 {
     // Same dtype and rank, by the rules the check knows.
-    CHECK(compiles(typeCheckPattern("aten::relu(aten::linear(x, w, b))", "users(x) == 1",
-                                    "fusebox::linear_relu(x, w, b)")));
+    CHECK(compiles(
+        typeCheckPattern("aten::relu(aten::linear(x, w, b))", "users(x) == 1", "fusebox::linear_relu(x, w, b)")));
     CHECK(compiles(typeCheckPattern("aten::sum(x, [1], True)", "rank(x) == 2", "aten::sum(x, -1, True)")));
     CHECK(compiles(typeCheckPattern("aten::squeeze(aten::unsqueeze(x, 0), 0)", "users(x) == 1", "x")));
     CHECK(compiles(typeCheckPattern("aten::mean(x, [0, 1])", "rank(x) == 2", "aten::mean(x)")));
@@ -469,10 +472,16 @@ TEST_CASE("cat_of_slices fires the same with schemas", "[patterns][custom]")
 {
     OpSchemaRegistry schemas;
     schemas.add({"aten::cat", "", {{"tensors", "Tensor[]", {}}, {"dim", "int", "0"}}, {{"", "Tensor", {}}}});
-    schemas.add({"aten::split", "Tensor", {{"self", "Tensor", {}}, {"split_size", "int", {}}, {"dim", "int", "0"}},
+    schemas.add({"aten::split",
+                 "Tensor",
+                 {{"self", "Tensor", {}}, {"split_size", "int", {}}, {"dim", "int", "0"}},
                  {{"", "Tensor[]", {}}}});
-    schemas.add({"aten::slice", "Tensor",
-                 {{"self", "Tensor", {}}, {"dim", "int", "0"}, {"start", "int?", "None"}, {"end", "int?", "None"},
+    schemas.add({"aten::slice",
+                 "Tensor",
+                 {{"self", "Tensor", {}},
+                  {"dim", "int", "0"},
+                  {"start", "int?", "None"},
+                  {"end", "int?", "None"},
                   {"step", "int", "1"}},
                  {{"", "Tensor", {}}}});
     PatternSet set = loadSet("cat_of_slices.patterns", &schemas);

@@ -47,22 +47,22 @@ const char *const kProducts = R"(class GraphModule(torch.nn.Module):
 
 ScheduleRun runDecompose(std::string_view version)
 {
-    return runInductorSchedule(kProducts, decomposeSchemas(), R"({"post_grad_fusion_options": {"decompose_mm_pass": {}}})",
-                               version, "aot_forward.py");
+    return runInductorSchedule(kProducts, decomposeSchemas(),
+                               R"({"post_grad_fusion_options": {"decompose_mm_pass": {}}})", version, "aot_forward.py");
 }
 
 } // namespace
 
-TEST_CASE("decompose_mm_pass turns memory-bound products into a broadcast multiply and a sum",
-          "[patterns][post_grad]")
+TEST_CASE("decompose_mm_pass turns memory-bound products into a broadcast multiply and a sum", "[patterns][post_grad]")
 {
     // Inductor 2.14: mm_2 ([1, 128] x [128, 32]) is within 2.14's CPU limits.
     ScheduleRun v214 = runDecompose("2.14");
-    CHECK(v214.counters == std::map<std::string, size_t>{{"decompose_addmm", 1},
-                                                         {"decompose_bmm", 1},
-                                                         {"decompose_mm", 2},
-                                                         {"pattern_matcher_count", 5},
-                                                         {"pattern_matcher_nodes", 5}});
+    CHECK(v214.counters
+          == std::map<std::string, size_t>{{"decompose_addmm", 1},
+                                           {"decompose_bmm", 1},
+                                           {"decompose_mm", 2},
+                                           {"pattern_matcher_count", 5},
+                                           {"pattern_matcher_nodes", 5}});
     CHECK(countOps(v214.graph, "aten::mm") == 1); // mm_1: 4 rows
     CHECK(countOps(v214.graph, "aten::addmm") == 0);
     CHECK(countOps(v214.graph, "aten::bmm") == 0);
@@ -88,10 +88,11 @@ TEST_CASE("decompose_mm_pass turns memory-bound products into a broadcast multip
 
     // Inductor 2.6 decomposes a CPU mm only up to b = [64, 16]: mm_2 stays.
     ScheduleRun v26 = runDecompose("2.6");
-    CHECK(v26.counters == std::map<std::string, size_t>{{"decompose_addmm", 1},
-                                                        {"decompose_bmm", 1},
-                                                        {"decompose_mm", 1},
-                                                        {"pattern_matcher_count", 5},
-                                                        {"pattern_matcher_nodes", 5}});
+    CHECK(v26.counters
+          == std::map<std::string, size_t>{{"decompose_addmm", 1},
+                                           {"decompose_bmm", 1},
+                                           {"decompose_mm", 1},
+                                           {"pattern_matcher_count", 5},
+                                           {"pattern_matcher_nodes", 5}});
     CHECK(countOps(v26.graph, "aten::mm") == 2);
 }

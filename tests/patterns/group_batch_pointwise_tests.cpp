@@ -58,8 +58,7 @@ TEST_CASE("batch_tanh, batch_sigmoid and batch_relu fuse through stack and unbin
         REQUIRE(group.members == r.members);
         fuseAndVerify(r.graph, pattern, group.members);
         requireStackOpUnbind(r.graph, opName, 5, "[4, 8]");
-        requireOutputsAreGetItems(r.graph, onlyOp(r.graph, "aten::unbind").id(),
-                                  std::vector<std::string>(5, "[4, 8]"));
+        requireOutputsAreGetItems(r.graph, onlyOp(r.graph, "aten::unbind").id(), std::vector<std::string>(5, "[4, 8]"));
     }
 }
 
@@ -166,10 +165,20 @@ TEST_CASE("batch_detach, batch_nan_to_num, batch_clamp and batch_dropout fuse wi
     };
     const std::vector<Case> cases{
         {Math::Detach, "aten::detach", "batch_detach", {}, "input [4, 8] · first user aten::relu"},
-        {Math::NanToNum, "aten::nan_to_num", "batch_nan_to_num", {0.0, 1.0, -1.0},
+        {Math::NanToNum,
+         "aten::nan_to_num",
+         "batch_nan_to_num",
+         {0.0, 1.0, -1.0},
          "input [4, 8] · nan=0.0, posinf=1.0, neginf=-1.0 · first user aten::relu"},
-        {Math::Clamp, "aten::clamp", "batch_clamp", {-0.5, 0.5}, "input [4, 8] · min=-0.5, max=0.5 · first user aten::relu"},
-        {Math::Dropout, "aten::dropout", "batch_dropout", {0.1, false},
+        {Math::Clamp,
+         "aten::clamp",
+         "batch_clamp",
+         {-0.5, 0.5},
+         "input [4, 8] · min=-0.5, max=0.5 · first user aten::relu"},
+        {Math::Dropout,
+         "aten::dropout",
+         "batch_dropout",
+         {0.1, false},
          "input [4, 8] · p=0.1, train=False · first user aten::relu"},
     };
     for (const Case &c : cases) {

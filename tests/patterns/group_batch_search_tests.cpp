@@ -148,7 +148,8 @@ TEST_CASE("the search does not start from getitem roots", "[patterns]")
     GroupGraph r = unaryGraph("aten::tanh", 5);
     Graph &g = r.graph;
     GraphBuilder build(g);
-    NodeId list = build.addOp("aten::broadcast_tensors", {Arg::list(std::vector<Arg>(r.members.begin(), r.members.end()))});
+    NodeId list = build.addOp("aten::broadcast_tensors",
+                              {Arg::list(std::vector<Arg>(r.members.begin(), r.members.end()))});
     build.node(list).type = "Tensor[]";
     NodeId item = op(g, "getitem", "", {list, int64_t(0)}, {4, 8});
     build.setOutputs({item});
@@ -169,16 +170,16 @@ TEST_CASE("the catalog lists every group/batch rule with Inductor's defaults", "
         int benefit;
     };
     const std::vector<Expected> expected{
-        {"batch_linear", PassStage::PreGrad, 30},          {"batch_linear_lhs", PassStage::PreGrad, 32},
-        {"cat_linear", PassStage::PreGrad, 31},            {"batch_layernorm", PassStage::PreGrad, 28},       {"batch_tanh", PassStage::PreGrad, 20},
-        {"batch_sigmoid", PassStage::PreGrad, 20},         {"batch_relu", PassStage::PreGrad, 20},
-        {"batch_detach", PassStage::PreGrad, 18},          {"batch_nan_to_num", PassStage::PreGrad, 18},
-        {"batch_clamp", PassStage::PreGrad, 18},           {"batch_dropout", PassStage::PreGrad, 18},
-        {"batch_linear_post_grad", PassStage::PostGrad, 16}, {"batch_aten_tanh", PassStage::PostGrad, 14},
-        {"batch_aten_sigmoid", PassStage::PostGrad, 14},   {"batch_aten_relu", PassStage::PostGrad, 14},
-        {"batch_aten_add", PassStage::PostGrad, 12},       {"batch_aten_sub", PassStage::PostGrad, 12},
-        {"batch_aten_mul", PassStage::PostGrad, 12},       {"batch_aten_div", PassStage::PostGrad, 12},
-        {"group_linear", PassStage::PostGrad, 10},
+        {"batch_linear", PassStage::PreGrad, 30},     {"batch_linear_lhs", PassStage::PreGrad, 32},
+        {"cat_linear", PassStage::PreGrad, 31},       {"batch_layernorm", PassStage::PreGrad, 28},
+        {"batch_tanh", PassStage::PreGrad, 20},       {"batch_sigmoid", PassStage::PreGrad, 20},
+        {"batch_relu", PassStage::PreGrad, 20},       {"batch_detach", PassStage::PreGrad, 18},
+        {"batch_nan_to_num", PassStage::PreGrad, 18}, {"batch_clamp", PassStage::PreGrad, 18},
+        {"batch_dropout", PassStage::PreGrad, 18},    {"batch_linear_post_grad", PassStage::PostGrad, 16},
+        {"batch_aten_tanh", PassStage::PostGrad, 14}, {"batch_aten_sigmoid", PassStage::PostGrad, 14},
+        {"batch_aten_relu", PassStage::PostGrad, 14}, {"batch_aten_add", PassStage::PostGrad, 12},
+        {"batch_aten_sub", PassStage::PostGrad, 12},  {"batch_aten_mul", PassStage::PostGrad, 12},
+        {"batch_aten_div", PassStage::PostGrad, 12},  {"group_linear", PassStage::PostGrad, 10},
     };
     REQUIRE(set.size() == expected.size());
     auto all = set.all();

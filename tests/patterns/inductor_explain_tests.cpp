@@ -153,7 +153,8 @@ TEST_CASE("Inductor's why-not marks the checks Inductor does not make", "[explai
     CHECK(find("input shape is static").source.find("Fusebox only:") == 0);
     CHECK(find("input features match the weight").fuseboxOnly);
     // The search's checks name 2.6's search.
-    CHECK(find("candidate group reaches min_fuse_set_size").source.find("apply_group_batch_fusion") != std::string::npos);
+    CHECK(find("candidate group reaches min_fuse_set_size").source.find("apply_group_batch_fusion")
+          != std::string::npos);
     CHECK(find("independent subset reaches min_fuse_set_size").source.find("find_independent_subset_greedy")
           != std::string::npos);
 

@@ -45,7 +45,8 @@ const OpSchemaRegistry &exportSchemas()
             return s;
         };
         OpSchemaRegistry r;
-        r.add(schema("aten::linear", "", {arg("input", "Tensor"), arg("weight", "Tensor"), arg("bias", "Tensor?", "None")}));
+        r.add(schema("aten::linear", "",
+                     {arg("input", "Tensor"), arg("weight", "Tensor"), arg("bias", "Tensor?", "None")}));
         r.add(schema("aten::relu", "", {arg("self", "Tensor")}));
         r.add(schema("aten::gelu", "", {arg("self", "Tensor"), arg("approximate", "str", "'none'", true)}));
         r.add(schema("aten::mm", "", {arg("self", "Tensor"), arg("mat2", "Tensor")}));
@@ -82,27 +83,30 @@ TEST_CASE("export torchscript: linear_relu_fusion IR strings", "[patterns][custo
 {
     const PatternExport e = exportTorchScriptPatterns(load("linear_relu_fusion.patterns"), &exportSchemas());
     CHECK(e.skipped.empty());
-    CHECK(literalAfter(e.text, "klinear_relu_fusionPattern") == "graph(%x, %w, %b):\n"
-                                                                 "  %y = aten::linear(%x, %w, %b)\n"
-                                                                 "  %r = aten::relu(%y)\n"
-                                                                 "  return (%r)\n");
-    CHECK(literalAfter(e.text, "klinear_relu_fusionReplacement") == "graph(%x, %w, %b):\n"
-                                                                     "  %r = fusebox::linear_relu(%x, %w, %b)\n"
-                                                                     "  return (%r)\n");
+    CHECK(literalAfter(e.text, "klinear_relu_fusionPattern")
+          == "graph(%x, %w, %b):\n"
+             "  %y = aten::linear(%x, %w, %b)\n"
+             "  %r = aten::relu(%y)\n"
+             "  return (%r)\n");
+    CHECK(literalAfter(e.text, "klinear_relu_fusionReplacement")
+          == "graph(%x, %w, %b):\n"
+             "  %r = fusebox::linear_relu(%x, %w, %b)\n"
+             "  return (%r)\n");
     // gelu's kwarg-only `approximate` is laid out with its default, as TorchScript graphs hold it.
-    CHECK(literalAfter(e.text, "klinear_gelu_fusionPattern") ==
-          "graph(%x, %w, %b):\n"
-          "  %y = aten::linear(%x, %w, %b)\n"
-          "  %_c0 : str = prim::Constant[value=\"none\"]()\n"
-          "  %r = aten::gelu(%y, %_c0)\n"
-          "  return (%r)\n");
-    CHECK(literalAfter(e.text, "klinear_gelu_fusionReplacement") == "graph(%x, %w, %b):\n"
-                                                                     "  %r = fusebox::linear_gelu(%x, %w, %b)\n"
-                                                                     "  return (%r)\n");
-    CHECK(e.text.find("inline void registerFuseboxPatterns(torch::jit::SubgraphRewriter &rewriter)") !=
-          std::string::npos);
-    CHECK(e.text.find("rewriter.RegisterRewritePattern(klinear_relu_fusionPattern, klinear_relu_fusionReplacement);") !=
-          std::string::npos);
+    CHECK(literalAfter(e.text, "klinear_gelu_fusionPattern")
+          == "graph(%x, %w, %b):\n"
+             "  %y = aten::linear(%x, %w, %b)\n"
+             "  %_c0 : str = prim::Constant[value=\"none\"]()\n"
+             "  %r = aten::gelu(%y, %_c0)\n"
+             "  return (%r)\n");
+    CHECK(literalAfter(e.text, "klinear_gelu_fusionReplacement")
+          == "graph(%x, %w, %b):\n"
+             "  %r = fusebox::linear_gelu(%x, %w, %b)\n"
+             "  return (%r)\n");
+    CHECK(e.text.find("inline void registerFuseboxPatterns(torch::jit::SubgraphRewriter &rewriter)")
+          != std::string::npos);
+    CHECK(e.text.find("rewriter.RegisterRewritePattern(klinear_relu_fusionPattern, klinear_relu_fusionReplacement);")
+          != std::string::npos);
     // users(y) == 1 is implied; the metadata guards are exported unchecked, and say so.
     CHECK(e.unchecked.size() == 6);
     CHECK(e.text.find("// NOT CHECKED by SubgraphRewriter: `dtype(x) in [f32, bf16]`") != std::string::npos);
@@ -112,17 +116,19 @@ TEST_CASE("export torchscript: linear_relu_fusion IR strings", "[patterns][custo
 TEST_CASE("export torchscript: add_of_matmuls IR strings, two outputs skipped", "[patterns][custom]")
 {
     const PatternExport e = exportTorchScriptPatterns(load("add_of_matmuls.patterns"), &exportSchemas());
-    CHECK(literalAfter(e.text, "kadd_of_matmulsPattern") == "graph(%a, %b, %c):\n"
-                                                             "  %p = aten::mm(%a, %b)\n"
-                                                             "  %q = aten::mm(%a, %c)\n"
-                                                             "  %_c0 : int = prim::Constant[value=1]()\n"
-                                                             "  %s = aten::add(%p, %q, %_c0)\n"
-                                                             "  return (%s)\n");
-    CHECK(literalAfter(e.text, "kadd_of_matmulsReplacement") == "graph(%a, %b, %c):\n"
-                                                                 "  %_c1 : int = prim::Constant[value=1]()\n"
-                                                                 "  %_t0 = aten::add(%b, %c, %_c1)\n"
-                                                                 "  %s = aten::mm(%a, %_t0)\n"
-                                                                 "  return (%s)\n");
+    CHECK(literalAfter(e.text, "kadd_of_matmulsPattern")
+          == "graph(%a, %b, %c):\n"
+             "  %p = aten::mm(%a, %b)\n"
+             "  %q = aten::mm(%a, %c)\n"
+             "  %_c0 : int = prim::Constant[value=1]()\n"
+             "  %s = aten::add(%p, %q, %_c0)\n"
+             "  return (%s)\n");
+    CHECK(literalAfter(e.text, "kadd_of_matmulsReplacement")
+          == "graph(%a, %b, %c):\n"
+             "  %_c1 : int = prim::Constant[value=1]()\n"
+             "  %_t0 = aten::add(%b, %c, %_c1)\n"
+             "  %s = aten::mm(%a, %_t0)\n"
+             "  return (%s)\n");
     REQUIRE(e.skipped.size() == 1);
     CHECK(skipped(e, "matmuls_sharing_lhs", "2 outputs"));
     CHECK(e.text.find("// SKIPPED matmuls_sharing_lhs: 2 outputs") != std::string::npos);
@@ -194,15 +200,16 @@ TEST_CASE("export inductor: register_graph_pattern per pattern and the config op
     CHECK(e.skipped.empty());
     const std::string &t = e.text;
     CHECK(t.find("from torch._inductor.pattern_matcher import") != std::string::npos);
-    CHECK(t.find("@register_graph_pattern(\n    CallFunction(torch.ops.aten.relu, CallFunction(torch.ops.aten.linear, "
-                 "KeywordArg(\"x\"), KeywordArg(\"w\"), KeywordArg(\"b\"), _users=1)),\n    pass_dict=post_grad_patterns,") !=
-          std::string::npos);
+    CHECK(t.find(
+              "@register_graph_pattern(\n    CallFunction(torch.ops.aten.relu, CallFunction(torch.ops.aten.linear, "
+              "KeywordArg(\"x\"), KeywordArg(\"w\"), KeywordArg(\"b\"), _users=1)),\n    pass_dict=post_grad_patterns,")
+          != std::string::npos);
     CHECK(t.find("        r = torch.ops.fusebox.linear_relu(x, w, b)\n") != std::string::npos);
     CHECK(t.find("and (_dtype(match, \"x\") in [torch.float32, torch.bfloat16])") != std::string::npos);
-    CHECK(t.find("inductor_config.pre_grad_fusion_options = {\n    \"batch_linear\": {\"min_fuse_set_size\": 5},\n}") !=
-          std::string::npos);
-    CHECK(t.find("inductor_config.post_grad_fusion_options = {\n    \"group_linear\": {\"require_fbgemm\": True},\n}") !=
-          std::string::npos);
+    CHECK(t.find("inductor_config.pre_grad_fusion_options = {\n    \"batch_linear\": {\"min_fuse_set_size\": 5},\n}")
+          != std::string::npos);
+    CHECK(t.find("inductor_config.post_grad_fusion_options = {\n    \"group_linear\": {\"require_fbgemm\": True},\n}")
+          != std::string::npos);
 
     // A variadic list becomes ListOf; its list capture is read back from the matched list.
     const PatternExport cat = exportInductorPatterns(load("cat_of_slices.patterns"));

@@ -45,10 +45,15 @@ TEST_CASE("a run's report: counters, rewrites and undone under one set of names"
     CHECK(c.at("failed_verification") == 1);
     CHECK(j.at("counters").at("merge_getitem_cat_pass").at("closed_cycle") == 1);
     REQUIRE(j.at("rewrites").size() == 2);
-    CHECK(j.at("rewrites")[0] == nlohmann::json{{"label", "batch_linear#1"}, {"pattern", "batch_linear"},
-                                                 {"anchor", "linear"}, {"nodes_removed", 4}, {"nodes_added", 2}});
-    CHECK(j.at("undone") == nlohmann::json::array({{{"pattern", "batch_linear"}, {"anchor", "linear_1"},
-                                                     {"reason", "max |diff| 0.5"}}}));
+    CHECK(j.at("rewrites")[0]
+          == nlohmann::json{{"label", "batch_linear#1"},
+                            {"pattern", "batch_linear"},
+                            {"anchor", "linear"},
+                            {"nodes_removed", 4},
+                            {"nodes_added", 2}});
+    CHECK(j.at("undone")
+          == nlohmann::json::array(
+              {{{"pattern", "batch_linear"}, {"anchor", "linear_1"}, {"reason", "max |diff| 0.5"}}}));
     // A run decides nothing: no decision list, no verification toggle.
     CHECK_FALSE(j.contains("matches"));
     CHECK_FALSE(j.contains("verify_each_apply"));
@@ -57,7 +62,8 @@ TEST_CASE("a run's report: counters, rewrites and undone under one set of names"
     CHECK(md.find("# Rewrites of model.pt\n") == 0);
     CHECK(md.find("Nodes: 20 before, 14 after.\n") != std::string::npos);
     // A closed cycle gets its column.
-    CHECK(md.find("| pattern | matched | applied | rejected | failed verification | closed cycle |") != std::string::npos);
+    CHECK(md.find("| pattern | matched | applied | rejected | failed verification | closed cycle |")
+          != std::string::npos);
     CHECK(md.find("| merge_getitem_cat_pass | 2 | 2 | 0 | 0 | 1 |") != std::string::npos);
     CHECK(md.find("## Applied (2)\n\n- `batch_linear` at `%linear`: \u22124 +2 nodes\n") != std::string::npos);
     CHECK(md.find("## Failed verification (1)\n\n- `batch_linear` at `%linear_1` \u2014 max |diff| 0.5\n")
@@ -98,7 +104,8 @@ TEST_CASE("a review's report lists every decision by status", "[patterns][report
     CHECK(md.find("# Review of demo\n") == 0);
     CHECK(md.find("Nodes: 10 before, 8 after. Verification after each apply: on.") != std::string::npos);
     CHECK(md.find("| pattern | matched | applied | rejected | failed verification |\n") != std::string::npos);
-    CHECK(md.find("## Rejected (1)\n\n- `batch_relu` at `%relu`: 3 nodes, benefit 2 \u2014 not found") != std::string::npos);
+    CHECK(md.find("## Rejected (1)\n\n- `batch_relu` at `%relu`: 3 nodes, benefit 2 \u2014 not found")
+          != std::string::npos);
     for (const char *section : {"## Applied (0)", "## Failed verification (0)", "## Pending (0)"})
         CHECK(md.find(section) != std::string::npos);
 }

@@ -94,8 +94,10 @@ TEST_CASE("normalization_aten_pass writes every cat's dim, and under 2.14 every 
     const std::string config = R"({"post_grad_fusion_options": {"normalization_aten_pass": {}}})";
     // Inductor 2.14: {'normalization_aten_pass': 3, 'pattern_matcher_count': 3, 'pattern_matcher_nodes': 3}.
     ScheduleRun v214 = runPostGrad(kSplitCat, config, "2.14");
-    CHECK(v214.counters == std::map<std::string, size_t>{
-                               {"normalization_aten_pass", 3}, {"pattern_matcher_count", 3}, {"pattern_matcher_nodes", 3}});
+    CHECK(v214.counters
+          == std::map<std::string, size_t>{{"normalization_aten_pass", 3},
+                                           {"pattern_matcher_count", 3},
+                                           {"pattern_matcher_nodes", 3}});
     const Node &split = only(v214.graph, "aten::split_with_sizes");
     CHECK(expr(v214.graph, split.id()) == "split_with_sizes(arg0_1, [4, 4, 4, 4])");
     CHECK(split.kwarg("dim")->asInt() == 1);
@@ -105,8 +107,10 @@ TEST_CASE("normalization_aten_pass writes every cat's dim, and under 2.14 every 
     }
     // Inductor 2.6 normalizes the cats alone (2 and 2, 2).
     ScheduleRun v26 = runPostGrad(kSplitCat, config, "2.6");
-    CHECK(v26.counters == std::map<std::string, size_t>{
-                              {"normalization_aten_pass", 2}, {"pattern_matcher_count", 2}, {"pattern_matcher_nodes", 2}});
+    CHECK(v26.counters
+          == std::map<std::string, size_t>{{"normalization_aten_pass", 2},
+                                           {"pattern_matcher_count", 2},
+                                           {"pattern_matcher_nodes", 2}});
     CHECK(countOps(v26.graph, "aten::split") == 1);
 
     // The form survives FX text: written with dim=..., read back as a keyword.
@@ -133,10 +137,11 @@ TEST_CASE("split_cat_aten_pass merges runs of a split's getitems in cats whose d
     // Inductor 2.14: {'normalization_aten_pass': 3, 'pattern_matcher_count': 4, 'pattern_matcher_nodes': 6,
     // 'split_cat_aten_pass': 2}; cat([arg0_1], dim=1) and cat([slice(arg0_1, 1, 4, 12), getitem, getitem_3], dim=1).
     ScheduleRun run = runPostGrad(kSplitCat, config, "2.14");
-    CHECK(run.counters == std::map<std::string, size_t>{{"normalization_aten_pass", 3},
-                                                        {"pattern_matcher_count", 4},
-                                                        {"pattern_matcher_nodes", 6},
-                                                        {"split_cat_aten_pass", 2}});
+    CHECK(run.counters
+          == std::map<std::string, size_t>{{"normalization_aten_pass", 3},
+                                           {"pattern_matcher_count", 4},
+                                           {"pattern_matcher_nodes", 6},
+                                           {"split_cat_aten_pass", 2}});
     CHECK(outputs(run.graph)
           == std::vector<std::string>{"add.Tensor(relu(cat([arg0_1])), cat([slice.Tensor(arg0_1, "
                                       "1, 4, 12, 1), getitem(split_with_sizes(arg0_1, [4, 4, 4, 4]), 0), "
@@ -159,15 +164,16 @@ TEST_CASE("split_cat_aten_pass merges runs of a split's getitems in cats whose d
 
 TEST_CASE("select_cat_aten_pass turns a cat of every select of x into a view of x", "[patterns][post_grad]")
 {
-    const std::string config =
-        R"({"post_grad_fusion_options": {"normalization_aten_pass": {}, "select_cat_aten_pass": {}}})";
+    const std::string config
+        = R"({"post_grad_fusion_options": {"normalization_aten_pass": {}, "select_cat_aten_pass": {}}})";
     // Inductor 2.14: {'normalization_aten_pass': 1, 'pattern_matcher_count': 2, 'pattern_matcher_nodes': 3,
     // 'select_cat_aten_pass': 1}; relu(view(arg0_1, (2, 15))).
     ScheduleRun run = runPostGrad(kSelectCat, config, "2.14");
-    CHECK(run.counters == std::map<std::string, size_t>{{"normalization_aten_pass", 1},
-                                                        {"pattern_matcher_count", 2},
-                                                        {"pattern_matcher_nodes", 3},
-                                                        {"select_cat_aten_pass", 1}});
+    CHECK(run.counters
+          == std::map<std::string, size_t>{{"normalization_aten_pass", 1},
+                                           {"pattern_matcher_count", 2},
+                                           {"pattern_matcher_nodes", 3},
+                                           {"select_cat_aten_pass", 1}});
     CHECK(outputs(run.graph) == std::vector<std::string>{"relu(view(arg0_1, [2, 15]))"});
     CHECK(countOps(run.graph, "aten::select") == 0);
 
@@ -220,7 +226,8 @@ TEST_CASE("the post-grad aten passes see neither a Dynamo graph nor a batch fusi
     // decompose_stack's aten.cat): packets, which normalization_aten_pass
     // (find_nodes(target=aten.cat.default)) and select_cat_aten_pass
     // (CallFunction(aten.cat.default, ListOf(aten.select.int))) pass by.
-    const std::string config = R"({"post_grad_fusion_options": {"normalization_aten_pass": {}, "select_cat_aten_pass": {}}})";
+    const std::string config
+        = R"({"post_grad_fusion_options": {"normalization_aten_pass": {}, "select_cat_aten_pass": {}}})";
     auto parsed = readPassConfig(config, "post.json");
     REQUIRE(parsed.hasValue());
     PatternSet post = builtinCatalog();
@@ -250,8 +257,9 @@ TEST_CASE("the post-grad aten passes see neither a Dynamo graph nor a batch fusi
                                            {"select_cat_aten_pass", 1}});
     // Packet selects: the cat is normalized, select_cat_aten_pass never matches.
     CHECK(runWithPackets(true, false)
-          == std::map<std::string, size_t>{
-              {"normalization_aten_pass", 1}, {"pattern_matcher_count", 1}, {"pattern_matcher_nodes", 1}});
+          == std::map<std::string, size_t>{{"normalization_aten_pass", 1},
+                                           {"pattern_matcher_count", 1},
+                                           {"pattern_matcher_nodes", 1}});
     // A packet cat too: neither pass visits it.
     CHECK(runWithPackets(true, true).empty());
 }

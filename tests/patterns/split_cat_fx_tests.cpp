@@ -89,8 +89,8 @@ TEST_CASE("permute_matmul_fusion transposes either operand of matmul or bmm", "[
 {
     Graph g = permuteMatmulGraph();
     CHECK(applyRule(g, "permute_matmul_fusion") == 2);
-    CHECK(outputs(g) == std::vector<std::string>{
-                            "matmul(matmul(transpose.int(a, -1, -2), c), transpose.int(d, -1, -2))"});
+    CHECK(outputs(g)
+          == std::vector<std::string>{"matmul(matmul(transpose.int(a, -1, -2), c), transpose.int(d, -1, -2))"});
     CHECK(outputShape(g, 0) == "[2, 4, 3]");
 
     ShapedGraph b;
@@ -107,8 +107,7 @@ TEST_CASE("linear_permute_fusion computes the permuted linear as w @ x^T", "[pat
     CHECK(matchAt(g, "linear_permute_fusion", "permute").nodes
           == std::vector<NodeId>{named(g, "permute"), named(g, "linear")});
     CHECK(applyRule(g, "linear_permute_fusion") == 1);
-    CHECK(outputs(g)
-          == std::vector<std::string>{"add.Tensor(matmul(w, transpose.int(x, -1, -2)), unsqueeze(bias, 1))"});
+    CHECK(outputs(g) == std::vector<std::string>{"add.Tensor(matmul(w, transpose.int(x, -1, -2)), unsqueeze(bias, 1))"});
     CHECK(outputShape(g, 0) == "[2, 16, 4]");
     CHECK(countOps(g, "aten::linear") == 0);
 
@@ -156,10 +155,9 @@ Graph atenGraph(const AtenCase &c)
             continue;
         }
         NodeId source = c.otherParent && i == 1 ? other : q;
-        NodeId s = c.unsqueezeOfInput && i == 0
-                       ? source
-                       : b.op("aten::select", {source, c.selectDim, c.indices[i]}, {4}, "select" + std::to_string(i),
-                              "int");
+        NodeId s = c.unsqueezeOfInput && i == 0 ? source
+                                                : b.op("aten::select", {source, c.selectDim, c.indices[i]}, {4},
+                                                       "select" + std::to_string(i), "int");
         parts.push_back(b.op("aten::unsqueeze", {s, c.unsqueezeDim}, {1, 4}, "unsqueeze" + std::to_string(i)));
     }
     std::vector<NodeId> out{b.cat(parts, 0, {3, 4}, "cat"), other};

@@ -70,8 +70,9 @@ TEST_CASE("merge_getitem_cat_pass merges the sections a cat joins into one", "[p
           == std::vector<NodeId>{named(g, "cat"), named(g, "g1"), named(g, "g2"), named(g, "split")});
     CHECK(applyRule(g, "merge_getitem_cat_pass") == 1);
     const std::string split = "split_with_sizes(x, [8, 32, 24], 1)";
-    CHECK(outputs(g) == std::vector<std::string>{"getitem(" + split + ", 0)", "relu(getitem(" + split + ", 1))",
-                                                 "getitem(" + split + ", 2)"});
+    CHECK(outputs(g)
+          == std::vector<std::string>{"getitem(" + split + ", 0)", "relu(getitem(" + split + ", 1))",
+                                      "getitem(" + split + ", 2)"});
     // The getitems are kept (renumbered); the merged one carries the cat's metadata.
     CHECK(g.node(named(g, "g1"))->meta.shapeString() == "[8, 32]");
     CHECK(g.node(named(g, "g3"))->args()[1].asInt() == 2);
@@ -94,8 +95,7 @@ Graph catOfSplit(const std::function<NodeId(ShapedGraph &, const std::vector<Nod
 
 } // namespace
 
-TEST_CASE("a split merge_getitem_cat_pass makes keeps the old split's items, as 2.6's copied meta does",
-          "[patterns]")
+TEST_CASE("a split merge_getitem_cat_pass makes keeps the old split's items, as 2.6's copied meta does", "[patterns]")
 {
     // 2.6's merge_getitem_cat copies the old split's meta["example_value"]
     // (four tensors) onto split(x, [64], 1), and remove_split_with_size_one
@@ -127,8 +127,9 @@ TEST_CASE("a split merge_getitem_cat_pass makes keeps the old split's items, as 
     const std::string name = g.node(merged)->name;
     Check f = failureAt(g, "remove_split_with_size_one_pass", name);
     CHECK(f.description == "split's recorded example_value has one tensor");
-    CHECK(f.actual == "split %" + name + " has one section, but its example_value holds 4 tensors: "
-                      + g.node(merged)->provenance.createdBy + " copied it from the split it replaced");
+    CHECK(f.actual
+          == "split %" + name + " has one section, but its example_value holds 4 tensors: "
+                 + g.node(merged)->provenance.createdBy + " copied it from the split it replaced");
     CHECK(applyRule(g, "remove_split_with_size_one_pass") == 0);
 }
 
@@ -186,14 +187,16 @@ TEST_CASE("merge_getitem_cat_pass and mutate_cat_pass explain why they do not ap
     }
     SECTION("the cat joins on another dim")
     {
-        Graph g = catOfSplit(
-            [](ShapedGraph &b, const std::vector<NodeId> &g) { return b.cat({g[1], g[2]}, 0, {16, 16}, "cat"); });
+        Graph g = catOfSplit([](ShapedGraph &b, const std::vector<NodeId> &g) {
+            return b.cat({g[1], g[2]}, 0, {16, 16}, "cat");
+        });
         both(g, "cat dim equals split dim", "cat dim 0 ≠ split dim 1");
     }
     SECTION("indices out of order")
     {
-        Graph g = catOfSplit(
-            [](ShapedGraph &b, const std::vector<NodeId> &g) { return b.cat({g[2], g[1]}, 1, {8, 32}, "cat"); });
+        Graph g = catOfSplit([](ShapedGraph &b, const std::vector<NodeId> &g) {
+            return b.cat({g[2], g[1]}, 1, {8, 32}, "cat");
+        });
         both(g, "getitem indices are sorted and consecutive", "indices [2, 1] are not sorted and consecutive");
     }
     SECTION("a getitem used elsewhere stops only merge_getitem_cat_pass")
@@ -213,9 +216,9 @@ TEST_CASE("mutate_cat_pass replaces the cat by the input or a slice", "[patterns
 {
     Graph g = mutateCatGraph();
     CHECK(applyRule(g, "mutate_cat_pass") == 2);
-    CHECK(outputs(g) == std::vector<std::string>{
-                            "x", "slice.Tensor(x, 1, 16, 48, 1)",
-                            "relu(getitem(split_with_sizes(x, [16, 16, 16, 16], 1), 0))"});
+    CHECK(outputs(g)
+          == std::vector<std::string>{"x", "slice.Tensor(x, 1, 16, 48, 1)",
+                                      "relu(getitem(split_with_sizes(x, [16, 16, 16, 16], 1), 0))"});
     CHECK(outputShape(g, 1) == "[8, 32]");
     // As Inductor's mutate_cat_node: only the cats go; the getitems they read
     // stay, dead (checked against Inductor by the oracle's split_cat_all_sections).
@@ -227,13 +230,15 @@ TEST_CASE("merge_stack_tahn_unbind_pass runs tanh once on the merged section", "
 {
     Graph g = mergeStackTanhUnbindGraph();
     Match m = matchAt(g, "merge_stack_tahn_unbind_pass", "tanh");
-    CHECK(m.nodes == std::vector<NodeId>{named(g, "tanh"), named(g, "stack"), named(g, "unbind"), named(g, "g1"),
-                                         named(g, "g2"), named(g, "split")});
+    CHECK(m.nodes
+          == std::vector<NodeId>{named(g, "tanh"), named(g, "stack"), named(g, "unbind"), named(g, "g1"),
+                                 named(g, "g2"), named(g, "split")});
     CHECK(applyRule(g, "merge_stack_tahn_unbind_pass") == 1);
     const std::string split = "split_with_sizes(x, [16, 32, 16], 1)";
     const std::string resplit = "split_with_sizes(tanh(getitem(" + split + ", 1)), [16, 16], 1)";
-    CHECK(outputs(g) == std::vector<std::string>{"getitem(" + split + ", 0)", "relu(getitem(" + resplit + ", 0))",
-                                                 "getitem(" + resplit + ", 1)", "getitem(" + split + ", 2)"});
+    CHECK(outputs(g)
+          == std::vector<std::string>{"getitem(" + split + ", 0)", "relu(getitem(" + resplit + ", 0))",
+                                      "getitem(" + resplit + ", 1)", "getitem(" + split + ", 2)"});
     CHECK(g.node(named(g, "g1"))->meta.shapeString() == "[8, 32]");
     CHECK(countOps(g, "aten::stack") == 0);
     CHECK(countOps(g, "aten::unbind") == 0);
@@ -342,12 +347,13 @@ TEST_CASE("merge_splits_pass splices the inner split into the outer one", "[patt
 {
     Graph g = mergeSplitsGraph();
     CHECK(matchAt(g, "merge_splits_pass", "split2").nodes
-          == std::vector<NodeId>{named(g, "split2"), named(g, "g1"), named(g, "split"), named(g, "g0"),
-                                 named(g, "g2"), named(g, "h0"), named(g, "h1")});
+          == std::vector<NodeId>{named(g, "split2"), named(g, "g1"), named(g, "split"), named(g, "g0"), named(g, "g2"),
+                                 named(g, "h0"), named(g, "h1")});
     CHECK(applyRule(g, "merge_splits_pass") == 1);
     const std::string split = "split_with_sizes(x, [16, 8, 24, 16], 1)";
-    CHECK(outputs(g) == std::vector<std::string>{"getitem(" + split + ", 0)", "getitem(" + split + ", 1)",
-                                                 "relu(getitem(" + split + ", 2))", "getitem(" + split + ", 3)"});
+    CHECK(outputs(g)
+          == std::vector<std::string>{"getitem(" + split + ", 0)", "getitem(" + split + ", 1)",
+                                      "relu(getitem(" + split + ", 2))", "getitem(" + split + ", 3)"});
     CHECK(countOps(g, "aten::split_with_sizes") == 1);
     CHECK(g.node(named(g, "h1"))->meta.shapeString() == "[8, 24]");
 }
@@ -411,8 +417,7 @@ TEST_CASE("merge_splits_pass explains why it does not apply", "[patterns]")
     }
 }
 
-TEST_CASE("einsum_to_pointwise_pass turns an abc,abcd->abd einsum a + reads into a multiply and a sum",
-          "[patterns]")
+TEST_CASE("einsum_to_pointwise_pass turns an abc,abcd->abd einsum a + reads into a multiply and a sum", "[patterns]")
 {
     // As Dynamo records it: torch.functional.einsum kept as written, `+` as operator.add.
     ShapedGraph b;

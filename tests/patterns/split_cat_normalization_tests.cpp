@@ -31,7 +31,7 @@ TEST_CASE("the split/cat catalog lists PyTorch's rules in PyTorch's order", "[pa
         {"einsum_to_pointwise_pass", 40}, // Inductor 2.14's
         {"unbind_stack_aten_pass", 50},
         {"normalization_aten_pass", 49},
-        {"split_cat_aten_pass", 48}, // Inductor 2.14's
+        {"split_cat_aten_pass", 48},  // Inductor 2.14's
         {"select_cat_aten_pass", 47}, // Inductor 2.14's
         {"decompose_mm_pass", 46},
     };
@@ -56,18 +56,18 @@ TEST_CASE("the split/cat catalog lists PyTorch's rules in PyTorch's order", "[pa
     CHECK_FALSE(rule("merge_getitem_cat_pass").options().has("threshold_to_cat"));
 }
 
-TEST_CASE("normalization_pass writes every split unbind cat stack and squeeze in canonical form",
-          "[patterns]")
+TEST_CASE("normalization_pass writes every split unbind cat stack and squeeze in canonical form", "[patterns]")
 {
     Graph g = normalizationGraph();
     CHECK(matchAt(g, "normalization_pass", "split").nodes == std::vector<NodeId>{named(g, "split")});
     CHECK(applyRule(g, "normalization_pass") == 5);
     const std::string split = "split_with_sizes(x, [16, 16, 16, 16], 1)";
-    CHECK(outputs(g) == std::vector<std::string>{
-                            "cat([getitem(" + split + ", 3), getitem(" + split + ", 0)], 1)",
-                            "getitem(" + split + ", 1)",
-                            "squeeze.dim(stack([getitem(unbind.int(x, 0), 0), getitem(unbind.int(x, 0), 0)], 1), 1)",
-                        });
+    CHECK(outputs(g)
+          == std::vector<std::string>{
+              "cat([getitem(" + split + ", 3), getitem(" + split + ", 0)], 1)",
+              "getitem(" + split + ", 1)",
+              "squeeze.dim(stack([getitem(unbind.int(x, 0), 0), getitem(unbind.int(x, 0), 0)], 1), 1)",
+          });
     CHECK(countOps(g, "aten::split") == 0);
     // The getitems and their metadata are kept; the new nodes keep the old metadata.
     CHECK(g.node(named(g, "g3"))->meta.shapeString() == "[8, 16]");
@@ -91,10 +91,11 @@ TEST_CASE("normalization_pass computes sections with a smaller last one and fill
     Graph g = b.finish({r, c});
 
     CHECK(applyRule(g, "normalization_pass") == 4);
-    CHECK(outputs(g) == std::vector<std::string>{
-                            "reshape(getitem(split_with_sizes(x, [4, 4, 2], 0), 2), [4, 2])",
-                            "clamp(getitem(split_with_sizes(x, [3, 7], 0), 0), 0.0, None)",
-                        });
+    CHECK(outputs(g)
+          == std::vector<std::string>{
+              "reshape(getitem(split_with_sizes(x, [4, 4, 2], 0), 2), [4, 2])",
+              "clamp(getitem(split_with_sizes(x, [3, 7], 0), 0), 0.0, None)",
+          });
     CHECK(g.node(g.outputValues()[1])->kwargs().empty());
 }
 
@@ -195,8 +196,8 @@ TEST_CASE("normalization_pass explains why it does not apply", "[patterns]")
     {
         ShapedGraph b;
         GraphBuilder build(b.g);
-        NodeId x = build.addInput("x", TensorMeta{DType::Float32, std::vector<Dim>{std::string("s0"), int64_t(64)},
-                                                {}, {}});
+        NodeId x = build.addInput("x",
+                                  TensorMeta{DType::Float32, std::vector<Dim>{std::string("s0"), int64_t(64)}, {}, {}});
         NodeId s = b.listOp("aten::split", {x, int64_t(16), int64_t(0)}, "split", "Tensor");
         NodeId g0 = build.addOp("getitem", {s, int64_t(0)}, {}, "g0");
         Graph g = b.finish({g0});
@@ -284,8 +285,9 @@ TEST_CASE("the greedy driver runs the split/cat catalog to a fixed point", "[pat
     CHECK(result.counters["merge_getitem_cat_pass"].applied == 1);
     CHECK(verify(middle).empty());
     const std::string split = "split_with_sizes(x, [16, 32, 16], 1)";
-    CHECK(outputs(middle) == std::vector<std::string>{"relu(getitem(" + split + ", 1))", "getitem(" + split + ", 0)",
-                                                      "getitem(" + split + ", 2)"});
+    CHECK(outputs(middle)
+          == std::vector<std::string>{"relu(getitem(" + split + ", 1))", "getitem(" + split + ", 0)",
+                                      "getitem(" + split + ", 2)"});
 
     // All sections: the split disappears (merge_getitem_cat, then remove_split_with_size_one).
     Graph all = unnormalized({0, 1, 2, 3});

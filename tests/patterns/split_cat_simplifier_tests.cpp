@@ -14,8 +14,9 @@ TEST_CASE("split_cat_pass merges the run a cat reads into one section", "[patter
                                  named(g, "relu0"), named(g, "cat"), named(g, "relu3")});
     CHECK(applyRule(g, "split_cat_pass") == 1);
     const std::string split = "split_with_sizes(x, [16, 32, 16], 1)";
-    CHECK(outputs(g) == std::vector<std::string>{"relu(getitem(" + split + ", 0))", "getitem(" + split + ", 1)",
-                                                 "relu(getitem(" + split + ", 2))"});
+    CHECK(outputs(g)
+          == std::vector<std::string>{"relu(getitem(" + split + ", 0))", "getitem(" + split + ", 1)",
+                                      "relu(getitem(" + split + ", 2))"});
     CHECK(outputShape(g, 1) == "[8, 32]");
     CHECK(countOps(g, "aten::cat") == 0);
 }
@@ -25,8 +26,8 @@ TEST_CASE("split_cat_pass turns stacks and cats on another dim into unflatten an
     Graph g = splitCatOtherDimGraph();
     CHECK(applyRule(g, "split_cat_pass") == 1);
     const std::string moved = "movedim.int(unflatten.int(x, 1, [4, -1]), 1, 0)";
-    CHECK(outputs(g) == std::vector<std::string>{
-                            moved, "flatten.using_ints(cat([" + moved + ", stack([y], 0)], 0), 0, 1)"});
+    CHECK(outputs(g)
+          == std::vector<std::string>{moved, "flatten.using_ints(cat([" + moved + ", stack([y], 0)], 0), 0, 1)"});
     CHECK(outputShape(g, 0) == "[4, 8, 16]");
     CHECK(outputShape(g, 1) == "[40, 16]");
     CHECK(countOps(g, "aten::split_with_sizes") == 0);
@@ -37,8 +38,8 @@ TEST_CASE("split_cat_pass flattens a cat on a later dim", "[patterns]")
 {
     Graph g = splitCatLaterDimGraph();
     CHECK(applyRule(g, "split_cat_pass") == 1);
-    CHECK(outputs(g) == std::vector<std::string>{
-                            "flatten.using_ints(movedim.int(unflatten.int(x, 0, [4, -1]), 0, 1), 1, 2)"});
+    CHECK(outputs(g)
+          == std::vector<std::string>{"flatten.using_ints(movedim.int(unflatten.int(x, 0, [4, -1]), 0, 1), 1, 2)"});
     CHECK(outputShape(g, 0) == "[16, 32]");
 }
 
@@ -47,8 +48,9 @@ TEST_CASE("split_cat_pass turns a split into size-1 sections read by squeezes in
     Graph g = splitSqueezeGraph();
     CHECK(matchAt(g, "split_cat_pass", "split").nodes.size() == 9);
     CHECK(applyRule(g, "split_cat_pass") == 1);
-    CHECK(outputs(g) == std::vector<std::string>{"getitem(unbind.int(x, 1), 0)", "getitem(unbind.int(x, 1), 1)",
-                                                 "getitem(unbind.int(x, 1), 2)", "getitem(unbind.int(x, 1), 3)"});
+    CHECK(outputs(g)
+          == std::vector<std::string>{"getitem(unbind.int(x, 1), 0)", "getitem(unbind.int(x, 1), 1)",
+                                      "getitem(unbind.int(x, 1), 2)", "getitem(unbind.int(x, 1), 3)"});
     CHECK(outputShape(g, 3) == "[8]");
     CHECK(countOps(g, "aten::squeeze") == 0);
 }
@@ -119,8 +121,9 @@ TEST_CASE("split_cat_pass explains which sub-case it does not handle", "[pattern
             return std::vector<NodeId>{b.cat({g[0], g[1]}, 0, {16, 48}, "cat")};
         });
         CHECK(failure(g).description == "sections joined on another dim (or stacked) have equal sizes");
-        CHECK(failure(g).actual == "%cat (cat dim 0) takes sections 0..1 of %split with sizes [16, 32] (split dim 1): "
-                                   "not handled");
+        CHECK(failure(g).actual
+              == "%cat (cat dim 0) takes sections 0..1 of %split with sizes [16, 32] (split dim 1): "
+                 "not handled");
     }
     SECTION("another input of a cat on another dim with a different shape")
     {
@@ -158,15 +161,15 @@ TEST_CASE("unbind_stack_pass turns unbind -> stack/cat into movedim (+ flatten)"
     Graph g = unbindStackGraph();
     CHECK(matchAt(g, "unbind_stack_pass", "unbind").nodes.size() == 7);
     CHECK(applyRule(g, "unbind_stack_pass") == 1);
-    CHECK(outputs(g) == std::vector<std::string>{"movedim.int(x, 0, 1)",
-                                                 "cat([y, flatten.using_ints(movedim.int(x, 0, 1), 1, 2)], 1)"});
+    CHECK(outputs(g)
+          == std::vector<std::string>{"movedim.int(x, 0, 1)",
+                                      "cat([y, flatten.using_ints(movedim.int(x, 0, 1), 1, 2)], 1)"});
     CHECK(outputShape(g, 0) == "[8, 4, 16]");
     CHECK(outputShape(g, 1) == "[8, 69]");
     CHECK(countOps(g, "aten::unbind") == 0);
 }
 
-TEST_CASE("unbind_stack_pass takes negative dims and moves them as written, as UnbindCatRemover does",
-          "[patterns]")
+TEST_CASE("unbind_stack_pass takes negative dims and moves them as written, as UnbindCatRemover does", "[patterns]")
 {
     // The unbinds and stacks batch fusions add after normalization_pass keep
     // negative dims; 2.6 compares and moves the dims as written.
@@ -178,8 +181,9 @@ TEST_CASE("unbind_stack_pass takes negative dims and moves them as written, as U
     NodeId cat = b.cat({y, u[0], u[1], u[2], u[3]}, 1, {8, 69}, "cat");
     Graph g = b.finish({st, cat});
     CHECK(applyRule(g, "unbind_stack_pass") == 1);
-    CHECK(outputs(g) == std::vector<std::string>{"movedim.int(x, -3, -2)",
-                                                 "cat([y, flatten.using_ints(movedim.int(x, -3, 1), 1, 2)], 1)"});
+    CHECK(outputs(g)
+          == std::vector<std::string>{"movedim.int(x, -3, -2)",
+                                      "cat([y, flatten.using_ints(movedim.int(x, -3, 1), 1, 2)], 1)"});
     CHECK(outputShape(g, 0) == "[8, 4, 16]");
     CHECK(outputShape(g, 1) == "[8, 69]");
 }
@@ -195,15 +199,14 @@ TEST_CASE("unbind_stack_pass explains why it does not apply", "[patterns]")
         build.setArgs(u, build.node(u).args(), {NamedArg{"dim", Arg(int64_t(1))}});
         Graph g = b.finish({b.item(u, 0, {4}, "u0")});
         CHECK(failure(g).description == "unbind is normalized");
-        CHECK(failure(g).actual
-              == "unbind %unbind is not normalized (keyword arguments): run normalization_pass first");
+        CHECK(failure(g).actual == "unbind %unbind is not normalized (keyword arguments): run normalization_pass first");
     }
     SECTION("a symbolic size")
     {
         ShapedGraph b;
         GraphBuilder build(b.g);
-        NodeId x = build.addInput("x", TensorMeta{DType::Float32, std::vector<Dim>{std::string("s0"), int64_t(8)},
-                                                {}, {}});
+        NodeId x = build.addInput("x",
+                                  TensorMeta{DType::Float32, std::vector<Dim>{std::string("s0"), int64_t(8)}, {}, {}});
         NodeId u = b.listOp("aten::unbind", {x, int64_t(0)}, "unbind", "int");
         Graph g = b.finish({b.item(u, 0, {8}, "u0")});
         CHECK(failure(g).description == "unbind input size along dim is static");
@@ -223,7 +226,8 @@ TEST_CASE("unbind_stack_pass explains why it does not apply", "[patterns]")
         auto u = b.unbind(b.input("x", {4, 8}), 0, "unbind", "u");
         Graph g = b.finish({b.stack({u[0], u[1]}, 0, {2, 8}, "stack_a"), b.stack({u[2], u[3]}, 0, {2, 8}, "stack_b")});
         CHECK(failure(g).description == "the users read all unbind outputs as one run");
-        CHECK(failure(g).actual == "the users of %unbind read sections 0..1, sections 2..3: needs one run over all 4 "
-                                   "outputs");
+        CHECK(failure(g).actual
+              == "the users of %unbind read sections 0..1, sections 2..3: needs one run over all 4 "
+                 "outputs");
     }
 }

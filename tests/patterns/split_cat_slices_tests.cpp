@@ -18,8 +18,9 @@ TEST_CASE("split_cat_to_slices_pass turns long runs into slices and full runs in
     Graph g = splitCatToSlicesGraph();
     CHECK(matchAt(g, "split_cat_to_slices_pass", "cat").nodes.size() == 15);
     CHECK(applyRule(g, "split_cat_to_slices_pass") == 1);
-    CHECK(outputs(g) == std::vector<std::string>{"cat([y, slice.Tensor(x, 1, 0, 22, 1), z], 1)",
-                                                 "relu(getitem(" + kSplit12 + ", 11))"});
+    CHECK(outputs(g)
+          == std::vector<std::string>{"cat([y, slice.Tensor(x, 1, 0, 22, 1), z], 1)",
+                                      "relu(getitem(" + kSplit12 + ", 11))"});
     CHECK(outputShape(g, 0) == "[4, 31]");
     CHECK(countOps(g, "getitem") == 1);
     CHECK_FALSE(g.contains(g.findByName("split_z")));
@@ -40,8 +41,9 @@ TEST_CASE("split_cat_to_slices_pass explains why it does not apply", "[patterns]
         });
         Check f = failureAt(g, "split_cat_to_slices_pass", "cat");
         CHECK(f.description == "a run of getitems becomes the parent's input or a slice");
-        CHECK(f.actual == "%split: indices [0, 1, 2] of 12 outputs are not all of them and no consecutive stretch "
-                          "reaches threshold_to_cat 10");
+        CHECK(f.actual
+              == "%split: indices [0, 1, 2] of 12 outputs are not all of them and no consecutive stretch "
+                 "reaches threshold_to_cat 10");
 
         // A lower threshold_to_cat makes the same run a slice.
         PatternSet set;
@@ -78,9 +80,9 @@ TEST_CASE("unbind_cat_to_view_pass turns runs of an unbind into permute + reshap
 {
     Graph g = unbindCatToViewGraph();
     CHECK(applyRule(g, "unbind_cat_to_view_pass") == 2);
-    CHECK(outputs(g) == std::vector<std::string>{
-                            "cat([y, reshape(permute(slice.Tensor(x, 0, 0, 11, 1), [1, 0, 2]), [4, 33])], 1)",
-                            "reshape(permute(w, [1, 0, 2]), [4, 9])", "relu(getitem(unbind.int(x, 0), 11))"});
+    CHECK(outputs(g)
+          == std::vector<std::string>{"cat([y, reshape(permute(slice.Tensor(x, 0, 0, 11, 1), [1, 0, 2]), [4, 33])], 1)",
+                                      "reshape(permute(w, [1, 0, 2]), [4, 9])", "relu(getitem(unbind.int(x, 0), 11))"});
     CHECK(outputShape(g, 0) == "[4, 35]");
     CHECK(outputShape(g, 1) == "[4, 9]");
 }
@@ -105,7 +107,9 @@ TEST_CASE("unbind_cat_to_view_pass explains why it does not apply", "[patterns]"
         ShapedGraph b;
         GraphBuilder build(b.g);
         NodeId x = build.addInput("x", TensorMeta{DType::Float32,
-                                                std::vector<Dim>{int64_t(3), std::string("s0"), int64_t(2)}, {}, {}});
+                                                  std::vector<Dim>{int64_t(3), std::string("s0"), int64_t(2)},
+                                                  {},
+                                                  {}});
         NodeId u = b.listOp("aten::unbind", {x, int64_t(0)}, "unbind", "int");
         std::vector<NodeId> items;
         for (int64_t i = 0; i < 3; ++i)
@@ -122,8 +126,9 @@ TEST_CASE("unbind_cat_to_view_pass explains why it does not apply", "[patterns]"
         auto u = b.unbind(b.input("x", {12, 4, 3}), 0, "unbind", "u");
         Graph g = b.finish({b.cat({u[3], u[4]}, 1, {4, 6}, "cat"), u[0]});
         Check f = failureAt(g, "unbind_cat_to_view_pass", "cat");
-        CHECK(f.actual == "%unbind: indices [3, 4] of 12 outputs are not all of them and no consecutive stretch "
-                          "reaches threshold_to_cat 10");
+        CHECK(f.actual
+              == "%unbind: indices [3, 4] of 12 outputs are not all of them and no consecutive stretch "
+                 "reaches threshold_to_cat 10");
     }
 }
 
@@ -131,8 +136,9 @@ TEST_CASE("split_stack_to_cats_pass turns a stack of sections into a reshaped ca
 {
     Graph g = splitStackToCatsGraph();
     CHECK(applyRule(g, "split_stack_to_cats_pass") == 2);
-    CHECK(outputs(g) == std::vector<std::string>{"permute(reshape(cat([y, x], 1), [4, 13, 2]), [1, 0, 2])",
-                                                 "reshape(z, [4, 3, 2])"});
+    CHECK(outputs(g)
+          == std::vector<std::string>{"permute(reshape(cat([y, x], 1), [4, 13, 2]), [1, 0, 2])",
+                                      "reshape(z, [4, 3, 2])"});
     CHECK(outputShape(g, 0) == "[13, 4, 2]");
     CHECK(outputShape(g, 1) == "[4, 3, 2]");
     CHECK(countOps(g, "aten::stack") == 0);
@@ -159,8 +165,9 @@ TEST_CASE("split_stack_to_cats_pass explains why it does not apply", "[patterns]
         // The first run merges; the second, on another dim, is kept.
         CHECK(applyRule(g, "split_stack_to_cats_pass") == 1);
         const std::string k3 = "split_with_sizes(w, [4, 4, 4], 0)";
-        CHECK(outputs(g) == std::vector<std::string>{"permute(reshape(cat([z, getitem(" + k3 + ", 0), getitem(" + k3
-                                                     + ", 1), getitem(" + k3 + ", 2)], 1), [4, 6, 2]), [1, 0, 2])"});
+        CHECK(outputs(g)
+              == std::vector<std::string>{"permute(reshape(cat([z, getitem(" + k3 + ", 0), getitem(" + k3
+                                          + ", 1), getitem(" + k3 + ", 2)], 1), [4, 6, 2]), [1, 0, 2])"});
     }
 }
 
@@ -168,9 +175,9 @@ TEST_CASE("unbind_stack_to_slices_pass stacks a slice of the unbind input", "[pa
 {
     Graph g = unbindStackToSlicesGraph();
     CHECK(applyRule(g, "unbind_stack_to_slices_pass") == 1);
-    CHECK(outputs(g) == std::vector<std::string>{
-                            "cat([stack([y], 1), permute(slice.Tensor(x, 0, 0, 11, 1), [1, 0, 2])], 1)",
-                            "relu(getitem(unbind.int(x, 0), 11))"});
+    CHECK(outputs(g)
+          == std::vector<std::string>{"cat([stack([y], 1), permute(slice.Tensor(x, 0, 0, 11, 1), [1, 0, 2])], 1)",
+                                      "relu(getitem(unbind.int(x, 0), 11))"});
     CHECK(outputShape(g, 0) == "[4, 12, 3]");
 }
 
@@ -181,8 +188,9 @@ TEST_CASE("unbind_stack_to_slices_pass explains why it does not apply", "[patter
     Graph g = b.finish({b.stack({u[0], u[5]}, 1, {4, 2, 3}, "stack"), u[1]});
     Check f = failureAt(g, "unbind_stack_to_slices_pass", "stack");
     CHECK(f.description == "a run of getitems becomes the parent's input or a slice");
-    CHECK(f.actual == "%unbind: indices [0, 5] of 12 outputs are not all of them and no consecutive stretch reaches "
-                      "threshold_to_cat 10");
+    CHECK(f.actual
+          == "%unbind: indices [0, 5] of 12 outputs are not all of them and no consecutive stretch reaches "
+             "threshold_to_cat 10");
 }
 
 TEST_CASE("move_reshape_out_of_split_stack_pass reshapes the split input once", "[patterns]")
@@ -226,8 +234,9 @@ TEST_CASE("move_reshape_out_of_split_stack_pass explains why it does not apply",
         Graph g = b.finish({b.stack(reshaped, 0, {3, 8, 3}, "stack")});
         Check f = failureAt(g, "move_reshape_out_of_split_stack_pass", "stack");
         CHECK(f.description == "a run of getitems becomes the parent's input or a slice");
-        CHECK(f.actual == "%r0 reshapes a section of %split to [8, 3], which does not keep the dims [4] before split "
-                          "dim 1");
+        CHECK(f.actual
+              == "%r0 reshapes a section of %split to [8, 3], which does not keep the dims [4] before split "
+                 "dim 1");
     }
 }
 

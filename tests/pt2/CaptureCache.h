@@ -32,7 +32,8 @@ namespace fusebox::testing {
 /// object lives: test processes that make one shared fixture take turns.
 class FileLock {
 public:
-    explicit FileLock(const std::string &path) : m_fd(::open(path.c_str(), O_CREAT | O_RDWR, 0644))
+    explicit FileLock(const std::string &path)
+        : m_fd(::open(path.c_str(), O_CREAT | O_RDWR, 0644))
     {
         if (m_fd >= 0)
             ::flock(m_fd, LOCK_EX);
@@ -121,8 +122,10 @@ inline Expected<pt2::CaptureResult> sharedCapture(pt2::Pt2Bridge &bridge, const 
     auto made = bridge.capture(script, dir.string());
     if (!made)
         return made.error();
-    nlohmann::json j = {{"files", made->files},       {"histograms", made->histograms},
-                        {"export_error", made->exportError}, {"notes", made->notes},
+    nlohmann::json j = {{"files", made->files},
+                        {"histograms", made->histograms},
+                        {"export_error", made->exportError},
+                        {"notes", made->notes},
                         {"seconds", made->seconds}};
     std::ofstream(marker) << j.dump();
     return made;

@@ -26,7 +26,9 @@ inline nlohmann::json checkExportInStockPyTorch(const pt2::PythonCommand &python
                                                 const std::string &kind, const std::string &stem,
                                                 const std::vector<std::string> &files)
 {
-    nlohmann::json payload = {{"model_script", fileText(modelScript)}, {"kind", kind}, {"stem", stem},
+    nlohmann::json payload = {{"model_script", fileText(modelScript)},
+                              {"kind", kind},
+                              {"stem", stem},
                               {"files", nlohmann::json::object()}};
     for (const std::string &f : files) {
         const std::string bytes = fileText(f);

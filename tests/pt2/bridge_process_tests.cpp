@@ -130,7 +130,8 @@ bool reaped(pid_t pid)
 TEST_CASE("splitCommand splits on whitespace and honours quotes", "[pt2]")
 {
     using V = std::vector<std::string>;
-    CHECK(splitCommand("  chroot /root/.cache/fusebox/pt2-root   python3 ") == V{"chroot", "/root/.cache/fusebox/pt2-root", "python3"});
+    CHECK(splitCommand("  chroot /root/.cache/fusebox/pt2-root   python3 ")
+          == V{"chroot", "/root/.cache/fusebox/pt2-root", "python3"});
     CHECK(splitCommand("'/opt/my env/bin/python' -X dev") == V{"/opt/my env/bin/python", "-X", "dev"});
     CHECK(splitCommand(R"("a \"b\" c"d 'e"f')") == V{R"(a "b" cd)", R"(e"f)"});
     CHECK(splitCommand("x '' y") == V{"x", "", "y"});

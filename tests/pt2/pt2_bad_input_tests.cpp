@@ -29,7 +29,9 @@ bool oneLine(const std::string &message)
 
 TEST_CASE("a script that raises: its file:line, one line, nothing written", "[pt2][bad-input]")
 {
-    const std::string script = writeScript("raises.py", "import torch\n\n\ndef broken():\n    raise ValueError('no weights here')\n\n\nbroken()\n");
+    const std::string script
+        = writeScript("raises.py",
+                      "import torch\n\n\ndef broken():\n    raise ValueError('no weights here')\n\n\nbroken()\n");
     const std::string out = std::string(FUSEBOX_BINARY_DIR) + "/pt2-fixtures/bad-out-raises";
     std::filesystem::remove_all(out);
     auto r = pt2Bridge().capture(script, out);

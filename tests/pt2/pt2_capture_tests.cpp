@@ -28,17 +28,18 @@ TEST_CASE("capture writes every graph, each opens with PyTorch's op histogram", 
     for (const char *script : kScripts) {
         const Capture &c = captured(script);
         INFO(script);
-        for (const char *file : {"dynamo.py", "aot_forward.py", "exported.pt2", "exported.py", "inputs.json",
-                                 "torch_compile_debug/fx_graph_readable.py", "torch_compile_debug/fx_graph_transformed.py",
-                                 "torch_compile_debug/fx_graph_runnable.py"})
+        for (const char *file :
+             {"dynamo.py", "aot_forward.py", "exported.pt2", "exported.py", "inputs.json",
+              "torch_compile_debug/fx_graph_readable.py", "torch_compile_debug/fx_graph_transformed.py",
+              "torch_compile_debug/fx_graph_runnable.py"})
             CHECK(std::filesystem::exists(c.file(file)));
         CHECK(c.result.exportError.empty());
 
         // ATen-level graphs: Fusebox's reading equals PyTorch's graph op for op.
-        for (const char *file : {"aot_forward.py", "aot_joint.py", "aot_train_forward.py", "aot_backward.py",
-                                 "exported.py", "exported.pt2", "exported_program.json", "torch_compile_debug/fx_graph_readable.py",
-                                 "torch_compile_debug/fx_graph_transformed.py",
-                                 "torch_compile_debug/fx_graph_runnable.py"}) {
+        for (const char *file :
+             {"aot_forward.py", "aot_joint.py", "aot_train_forward.py", "aot_backward.py", "exported.py",
+              "exported.pt2", "exported_program.json", "torch_compile_debug/fx_graph_readable.py",
+              "torch_compile_debug/fx_graph_transformed.py", "torch_compile_debug/fx_graph_runnable.py"}) {
             INFO(file);
             // Which graphs a model has (a training graph, the debug files) is
             // PyTorch's answer, as the bridge lists what it wrote: a listed
@@ -89,9 +90,9 @@ TEST_CASE("every graph PyTorch 2 makes of every model script opens without a war
     size_t graphs = 0;
     for (const std::string &script : scripts) {
         const Capture &c = captured(script);
-        for (const char *file : {"dynamo.py", "aot_forward.py", "aot_joint.py", "aot_backward.py", "exported.py",
-                                 "exported.pt2", "torch_compile_debug/fx_graph_readable.py",
-                                 "torch_compile_debug/fx_graph_transformed.py"}) {
+        for (const char *file :
+             {"dynamo.py", "aot_forward.py", "aot_joint.py", "aot_backward.py", "exported.py", "exported.pt2",
+              "torch_compile_debug/fx_graph_readable.py", "torch_compile_debug/fx_graph_transformed.py"}) {
             INFO(script << ": " << file);
             if (!writtenByBridge(c, file)) {
                 CHECK_FALSE(std::filesystem::exists(c.file(file)));

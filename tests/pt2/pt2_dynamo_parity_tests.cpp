@@ -143,9 +143,9 @@ std::string describe(const nlohmann::json &match, const std::map<std::string, nl
     const std::string hash = signature.substr(signature.rfind('|') + 1);
     static const std::regex nodeRef("%[A-Za-z_][A-Za-z0-9_.]*");
     const std::string key = std::regex_replace(match["key"].get<std::string>(), nodeRef, "%_");
-    std::string text = match["pattern"].get<std::string>() + " anchor " + opName(nodes.at(match["anchor"].get<std::string>()))
-                       + " benefit " + match["benefit"].dump() + " hash " + hash + " key '" + key + "' nodes "
-                       + std::to_string(match["nodes"].size()) + ":";
+    std::string text = match["pattern"].get<std::string>() + " anchor "
+                       + opName(nodes.at(match["anchor"].get<std::string>())) + " benefit " + match["benefit"].dump()
+                       + " hash " + hash + " key '" + key + "' nodes " + std::to_string(match["nodes"].size()) + ":";
     for (const auto &name : match["nodes"])
         text += " " + nodeText(nodes.at(name.get<std::string>()));
     return text;
@@ -160,8 +160,8 @@ Matches matchesOf(const std::string &file, const std::string &config, const std:
 {
     const auto nodes = graphNodes(file, tag);
     const auto found = passJson("matches " + shellQuote(file) + " --json"
-                                     + (config.empty() ? std::string() : " --config " + shellQuote(config)),
-                                 workDir() + "/" + tag + ".matches.json");
+                                    + (config.empty() ? std::string() : " --config " + shellQuote(config)),
+                                workDir() + "/" + tag + ".matches.json");
     Matches m;
     for (const auto &match : found) {
         ++m.perRule[match["pattern"].get<std::string>()];
@@ -203,8 +203,9 @@ std::string listed(const std::multiset<std::string> &items)
 
 } // namespace
 
-TEST_CASE("on the demo's and recsys models' Dynamo graphs the rules find the matches they find on the TorchScript forms",
-          "[pt2][parity]")
+TEST_CASE(
+    "on the demo's and recsys models' Dynamo graphs the rules find the matches they find on the TorchScript forms",
+    "[pt2][parity]")
 {
     for (const char *script : {"resources/demo/make_demo_model.py", "tests/pt2/models/recsys_towers.py",
                                "tests/pt2/models/recsys_shared_input.py", "tests/pt2/models/recsys_gated.py",

@@ -148,7 +148,8 @@ TEST_CASE("malformed torch.export archives: one line naming the file and what wa
     auto model = readExportedProgramFile(bad);
     REQUIRE_FALSE(model.hasValue());
     CHECK(model.error().message
-          == bad + "/serialized_exported_program.json: schema_version: expected a schema version ({major, minor} "
+          == bad
+                 + "/serialized_exported_program.json: schema_version: expected a schema version ({major, minor} "
                    "or a number), found string \"3\"");
     RunResult r = runPass("inspect " + bad + " --json");
     CHECK(r.exitCode != 0);

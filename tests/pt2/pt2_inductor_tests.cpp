@@ -28,8 +28,8 @@ using namespace fusebox::testing;
 
 namespace {
 
-const char *const kModels[] = {"tests/pt2/models/recsys_towers.py", "tests/pt2/models/recsys_shared_input.py",
-                               "tests/pt2/models/recsys_split_chain.py", "tests/pt2/models/recsys_gated.py",
+const char *const kModels[] = {"tests/pt2/models/recsys_towers.py",        "tests/pt2/models/recsys_shared_input.py",
+                               "tests/pt2/models/recsys_split_chain.py",   "tests/pt2/models/recsys_gated.py",
                                "tests/pt2/models/recsys_embedding_bag.py", "resources/demo/make_demo_model.py"};
 
 struct Config {
@@ -67,8 +67,8 @@ const nlohmann::json &liveCounters(const std::string &model, const std::vector<s
     nlohmann::json configs = nlohmann::json::array();
     for (const std::string &path : configPaths)
         configs.push_back(readFile(path));
-    auto r = pt2Bridge().request(
-        "capture", {{"script", {{"name", model}, {"text", readFile(sourcePath(model))}}}, {"inductor_configs", configs}});
+    auto r = pt2Bridge().request("capture", {{"script", {{"name", model}, {"text", readFile(sourcePath(model))}}},
+                                             {"inductor_configs", configs}});
     INFO(model << ": " << (r ? std::string() : r.error().message));
     REQUIRE(r.hasValue());
     return cache.emplace(model, (*r)["inductor_counters"]).first->second;
@@ -155,8 +155,10 @@ TEST_CASE("compare-inductor reports Inductor's counters exactly, on 6 models und
     std::string leftOut;
     for (const std::string &p : dropped)
         leftOut += (leftOut.empty() ? "" : ", ") + p;
-    WARN(bridgeProfile().profile->label() << (leftOut.empty() ? "" : " (passes it lacks left out of the configs: " + leftOut + ")")
-         << ": Fusebox's result equals Inductor's on " << same << " of " << runs << " model/config pairs:\n" << table);
+    WARN(bridgeProfile().profile->label()
+         << (leftOut.empty() ? "" : " (passes it lacks left out of the configs: " + leftOut + ")")
+         << ": Fusebox's result equals Inductor's on " << same << " of " << runs << " model/config pairs:\n"
+         << table);
     // Under Inductor's schedule (the default) 21 of the 24 agree; the rest
     // differ in split_cat_pass's transforms (docs/inductor-schedule.md,
     // known differences). The floor keeps what is won.
@@ -167,7 +169,8 @@ TEST_CASE("compare-inductor on a standard model where nothing fires: both sides 
 {
     const Capture &c = captured("tests/pt2/models/resnet18.py");
     std::set<std::string> dropped; // post_grad_all.json as this Inductor takes it (2.6 lacks 2.14's passes)
-    RunResult r = runPass("compare-inductor " + c.file("aot_forward.py") + " --config " + profileConfigPaths(dropped)[3]);
+    RunResult r = runPass("compare-inductor " + c.file("aot_forward.py") + " --config "
+                          + profileConfigPaths(dropped)[3]);
     INFO(r.output);
     CHECK(r.exitCode == 0);
     CHECK(r.output.find("SAME: Fusebox's result is Inductor's") != std::string::npos);
@@ -177,11 +180,14 @@ TEST_CASE("the same graph of other counts is not called the same: countDifferenc
 {
     // The defect Compare with Inductor had: normalization_pass 1 here, 2 in
     // Inductor, and the headline said "Same".
-    const pt2::Counters inductor = {{"batch_linear", 2}, {"normalization_pass", 2}, {"pattern_matcher_count", 7},
-                                    {"scmerge_split_removed", 1}, {"unbind_stack_pass", 1}};
+    const pt2::Counters inductor = {{"batch_linear", 2},
+                                    {"normalization_pass", 2},
+                                    {"pattern_matcher_count", 7},
+                                    {"scmerge_split_removed", 1},
+                                    {"unbind_stack_pass", 1}};
     const std::set<std::string> ran = {"batch_linear", "normalization_pass", "split_cat_pass", "unbind_stack_pass"};
-    const auto differences = pt2::countDifferences({{"batch_linear", 2}, {"normalization_pass", 1}, {"split_cat_pass", 1}},
-                                                   inductor, ran);
+    const auto differences
+        = pt2::countDifferences({{"batch_linear", 2}, {"normalization_pass", 1}, {"split_cat_pass", 1}}, inductor, ran);
     // batch_linear agrees; split_cat_pass is counted under scmerge_* names and
     // pattern_matcher_count is no pass: neither is compared.
     REQUIRE(differences.size() == 2);

@@ -143,8 +143,8 @@ OracleRun compareOne(const std::string &model, const OracleConfig &config, const
                 {"difference", compared->difference ? compared->difference->description : ""},
                 {"inductor", inductor},
                 {"fusebox", ours}};
-    run.line = std::string(run.sameGraph ? "graph same" : "graph DIFF") + (run.sameCounters ? ", counters same" : ", counters DIFF")
-               + "  " + model + "  " + config.file
+    run.line = std::string(run.sameGraph ? "graph same" : "graph DIFF")
+               + (run.sameCounters ? ", counters same" : ", counters DIFF") + "  " + model + "  " + config.file
                + (compared->difference ? "\n      first difference: " + compared->difference->description : "")
                + (run.sameCounters ? "" : "\n      inductor " + inductor.dump() + "\n      fusebox  " + ours.dump());
     return run;
@@ -182,8 +182,8 @@ TEST_CASE("The oracle suite: Fusebox's rewrite is Inductor's, graph and counters
         configTexts.push_back(configForProfile(readFile(sourcePath(c.file)), profile, droppedPasses));
         configs.push_back(configTexts.back());
     }
-    const std::string oracleDir =
-        std::string(FUSEBOX_BINARY_DIR) + "/pt2-fixtures/oracle-" + std::string(profile.version);
+    const std::string oracleDir = std::string(FUSEBOX_BINARY_DIR) + "/pt2-fixtures/oracle-"
+                                  + std::string(profile.version);
 
     int runs = 0, sameGraph = 0, sameCounters = 0, sameRuleCounters = 0, sameBoth = 0, fired = 0;
     std::string table;
@@ -191,10 +191,9 @@ TEST_CASE("The oracle suite: Fusebox's rewrite is Inductor's, graph and counters
     for (const std::string &model : models) {
         // The generator selects its model by a global appended to its text.
         const std::string script = generator + "\nORACLE_MODEL = \"" + model + "\"\n";
-        auto captured = pt2Bridge().request(
-            "capture", {{"script", {{"name", "oracle_models.py"}, {"text", script}}},
-                        {"light", true},
-                        {"inductor_configs", configs}});
+        auto captured = pt2Bridge().request("capture", {{"script", {{"name", "oracle_models.py"}, {"text", script}}},
+                                                        {"light", true},
+                                                        {"inductor_configs", configs}});
         INFO(model << ": " << (captured ? std::string() : captured.error().message));
         REQUIRE(captured.hasValue());
         const std::string dir = oracleDir + "/" + model;
@@ -206,9 +205,8 @@ TEST_CASE("The oracle suite: Fusebox's rewrite is Inductor's, graph and counters
         }
         for (size_t i = 0; i < std::size(kOracleConfigs); ++i) {
             const OracleConfig &config = kOracleConfigs[i];
-            const OracleRun run
-                = compareOne(model, config, configTexts[i], dir + "/" + config.graph, (*captured)["inductor_counters"][i],
-                             profile);
+            const OracleRun run = compareOne(model, config, configTexts[i], dir + "/" + config.graph,
+                                             (*captured)["inductor_counters"][i], profile);
             ++runs;
             sameGraph += run.sameGraph;
             sameCounters += run.sameCounters;
@@ -231,12 +229,13 @@ TEST_CASE("The oracle suite: Fusebox's rewrite is Inductor's, graph and counters
     WARN("Oracle suite under " << profile.label() << " (torch " << info->torch << ")"
                                << (chosen.note.empty() ? "" : "; " + chosen.note)
                                << (leftOut.empty() ? "" : "; models of newer Inductors left out: " + leftOut)
-                               << (passesLeftOut.empty() ? "" : "; passes it lacks left out of the configs: " + passesLeftOut)
-                               << ": " << models.size() << " models x " << std::size(kOracleConfigs) << " configs = " << runs
-                          << " runs; same graph " << sameGraph << "; same counters " << sameCounters
-                          << ", without pattern_matcher_* " << sameRuleCounters << "; graph and those counters "
-                          << sameBoth << "; Inductor fired on " << fired << "\n"
-                          << table);
+                               << (passesLeftOut.empty() ? ""
+                                                         : "; passes it lacks left out of the configs: " + passesLeftOut)
+                               << ": " << models.size() << " models x " << std::size(kOracleConfigs)
+                               << " configs = " << runs << " runs; same graph " << sameGraph << "; same counters "
+                               << sameCounters << ", without pattern_matcher_* " << sameRuleCounters
+                               << "; graph and those counters " << sameBoth << "; Inductor fired on " << fired << "\n"
+                               << table);
     // Issue 13: every run agrees with Inductor, graph and every counter
     // (pattern_matcher_* included); docs/inductor-schedule.md lists what
     // Fusebox matches to get there.

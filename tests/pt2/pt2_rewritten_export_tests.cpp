@@ -13,7 +13,10 @@ namespace {
 
 const char *kTowers = "tests/pt2/models/recsys_towers.py";
 
-std::string out(const std::string &name) { return std::string(FUSEBOX_BINARY_DIR) + "/pt2-fixtures/" + name; }
+std::string out(const std::string &name)
+{
+    return std::string(FUSEBOX_BINARY_DIR) + "/pt2-fixtures/" + name;
+}
 
 int64_t count(const nlohmann::json &ops, const std::string &target)
 {
@@ -91,12 +94,12 @@ TEST_CASE("exports refuse what they cannot write, in one line", "[pt2][export]")
     CHECK(wrongFlag.exitCode == 2);
 }
 
-TEST_CASE("run --verify on a Dynamo graph undoes an unsafe rewrite, naming output, element and values",
-          "[pt2][verify]")
+TEST_CASE("run --verify on a Dynamo graph undoes an unsafe rewrite, naming output, element and values", "[pt2][verify]")
 {
     const Capture &c = captured(kTowers);
-    std::ofstream(out("towers-unsafe.patterns")) << "pattern unsafe_sigmoid {\n    match {\n        r = aten::sigmoid(x)\n"
-                                                    "    }\n    replace {\n        r = aten::tanh(x)\n    }\n}\n";
+    std::ofstream(out("towers-unsafe.patterns"))
+        << "pattern unsafe_sigmoid {\n    match {\n        r = aten::sigmoid(x)\n"
+           "    }\n    replace {\n        r = aten::tanh(x)\n    }\n}\n";
     std::ofstream(out("no-builtins.json")) << "{}\n";
     RunResult r = runPass("run " + c.file("dynamo.py") + " --patterns " + out("towers-unsafe.patterns") + " --config "
                           + out("no-builtins.json") + " --verify -o " + out("towers-unsafe.py") + " --report "
@@ -140,13 +143,14 @@ TEST_CASE("run --measure on a Dynamo graph: eager and torch.compile, original an
     CHECK(compiled["before_compile"]["kernels"].get<int>() > 0);
     CHECK(compiled["before_compile"]["extern_calls"] == 10);
     CHECK(compiled["after_compile"]["extern_calls"].get<int>() < 10);
-    CHECK(compiled["notes"].empty()); // compiled outputs equal eager ones
+    CHECK(compiled["notes"].empty());    // compiled outputs equal eager ones
     CHECK(compiled["freezing"] == true); // the weights are constants, as a CPU inference user compiles
     CHECK(r.output.find("compiled: before ") != std::string::npos);
     CHECK(r.output.find("torch.compile, Inductor CPU") != std::string::npos);
 }
 
-TEST_CASE("run --schedule greedy --keep-faster keeps only the rewrites that torch.compile runs faster", "[pt2][latency]")
+TEST_CASE("run --schedule greedy --keep-faster keeps only the rewrites that torch.compile runs faster",
+          "[pt2][latency]")
 {
     // recsys_gated.py: tanh(a) * sigmoid(b) on halves of five features.
     // Batching the five tanhs (and sigmoids) stacks them into one tensor:

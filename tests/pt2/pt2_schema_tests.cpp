@@ -12,15 +12,16 @@ TEST_CASE("the bridge knows PyTorch 2's ops, with their signatures as PyTorch pr
     auto schemas = pt2Bridge().schemas(&higherOrder);
     REQUIRE(schemas.hasValue());
     // Ops libtorch 1.13 does not know, met in real PT2 dumps.
-    for (const char *op : {"prims::convert_element_type", "prims::iota", "aten::_scaled_dot_product_flash_attention_for_cpu",
-                           "aten::_native_batch_norm_legit_no_training", "_c10d_functional::all_reduce",
-                           "aten::_unsafe_index"})
+    for (const char *op :
+         {"prims::convert_element_type", "prims::iota", "aten::_scaled_dot_product_flash_attention_for_cpu",
+          "aten::_native_batch_norm_legit_no_training", "_c10d_functional::all_reduce", "aten::_unsafe_index"})
         CHECK(!schemas->overloads(op).empty());
     // Printed by PyTorch 2.6: str(torch.ops.aten.sum.dim_IntList._schema).
     const OpSchema *sum = schemas->find("aten::sum", "dim_IntList");
     REQUIRE(sum);
-    CHECK(sum->toString()
-          == "aten::sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor");
+    CHECK(
+        sum->toString()
+        == "aten::sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor");
     const OpSchema *relu_ = schemas->find("aten::relu_");
     REQUIRE(relu_);
     CHECK(relu_->isMutable);

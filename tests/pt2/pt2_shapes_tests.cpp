@@ -18,8 +18,8 @@ namespace {
 nlohmann::json inspectWith(const std::string &model, const std::string &options)
 {
     const std::string out = model + ".with.json";
-    RunResult r = runCommand("(" + std::string(FUSEBOX_BINARY_DIR) + "/app/fusebox-pass inspect '" + model
-                             + "' --json " + options + " > '" + out + "')");
+    RunResult r = runCommand("(" + std::string(FUSEBOX_BINARY_DIR) + "/app/fusebox-pass inspect '" + model + "' --json "
+                             + options + " > '" + out + "')");
     INFO(r.output);
     REQUIRE(r.exitCode == 0);
     return nlohmann::json::parse(readFile(out));
@@ -85,7 +85,8 @@ class GraphModule(torch.nn.Module):
     RunResult r = runCommand(std::string(FUSEBOX_BINARY_DIR) + "/app/fusebox-pass inspect '" + model
                              + "' --shapes pytorch");
     CHECK(r.exitCode == 1);
-    CHECK(r.output.find("--shapes pytorch: no tensor input of " + model + " has a shape (annotate them") != std::string::npos);
+    CHECK(r.output.find("--shapes pytorch: no tensor input of " + model + " has a shape (annotate them")
+          != std::string::npos);
     r = runCommand(std::string(FUSEBOX_BINARY_DIR) + "/app/fusebox-pass inspect '" + model + "' --shapes guess");
     CHECK(r.exitCode == 1);
     CHECK(r.output.find("--shapes takes auto, pytorch or fusebox, not 'guess'") != std::string::npos);

@@ -25,9 +25,9 @@ namespace {
 /// One model or two of each family of the oracle suite: a full Inductor
 /// compile (code generation included) takes seconds each, twice per test run.
 const std::vector<std::string> kTraceModels = {
-    "towers_4x32",      "towers_5x24_tanh",  "shared_linear_5",        "shared_nobias_4",
-    "gated_halves_5",   "split_of_split",    "split_unbind_stack",     "split_cat_all_sections",
-    "mixed_slice_parents", "mixed_layernorm_eps", "pointwise_add_mul", "math_heads",
+    "towers_4x32",         "towers_5x24_tanh",    "shared_linear_5",    "shared_nobias_4",
+    "gated_halves_5",      "split_of_split",      "split_unbind_stack", "split_cat_all_sections",
+    "mixed_slice_parents", "mixed_layernorm_eps", "pointwise_add_mul",  "math_heads",
 };
 
 /// The log, made once per test process.
@@ -97,8 +97,8 @@ TEST_CASE("A production TORCH_TRACE log: every compile listed, every graph opene
 
     // fusebox-pass trace --json: one entry per graph, each opened.
     const std::string out = (fs::path(FUSEBOX_BINARY_DIR) / "pt2-traces" / "listing.json").string();
-    RunResult r = runCommand(std::string(FUSEBOX_BINARY_DIR) + "/app/fusebox-pass trace '" + path + "' --json > '"
-                             + out + "'");
+    RunResult r = runCommand(std::string(FUSEBOX_BINARY_DIR) + "/app/fusebox-pass trace '" + path + "' --json > '" + out
+                             + "'");
     INFO(r.output.substr(0, 2000));
     REQUIRE(r.exitCode == 0);
     const auto listing = nlohmann::json::parse(readFile(out));

@@ -41,7 +41,8 @@ TEST_CASE("the bridge's verifier catches an unsafe rewrite and it is undone", "[
     CHECK(r.exitCode == 0);
 }
 
-TEST_CASE("run --measure times a graph libtorch 1.13 cannot run in PyTorch 2, before and after", "[pt2][verify][latency]")
+TEST_CASE("run --measure times a graph libtorch 1.13 cannot run in PyTorch 2, before and after",
+          "[pt2][verify][latency]")
 {
     const Capture &c = captured("tests/pt2/models/attention.py");
     const std::string dir = std::string(FUSEBOX_BINARY_DIR) + "/pt2-fixtures";

@@ -14,8 +14,10 @@
 
 namespace fusebox::test {
 
-inline std::vector<Dim> shapeOf(std::initializer_list<int64_t> sizes) { return {sizes.begin(), sizes.end()}; }
-
+inline std::vector<Dim> shapeOf(std::initializer_list<int64_t> sizes)
+{
+    return {sizes.begin(), sizes.end()};
+}
 
 /// A deterministic f32 tensor with values in [-1, 1).
 inline HostTensor floats(std::initializer_list<int64_t> sizes, uint32_t seed)
@@ -143,7 +145,7 @@ inline Graph splitCatGraph(bool rewritten)
     NodeId y = build.addInput("y", f32({2, 3, 4}, "cpu"));
     if (!rewritten) {
         NodeId split = build.addOp("aten::split_with_sizes",
-                               {x, Arg::list({Arg(int64_t(16)), Arg(int64_t(16)), Arg(int64_t(32))}), int64_t(1)});
+                                   {x, Arg::list({Arg(int64_t(16)), Arg(int64_t(16)), Arg(int64_t(32))}), int64_t(1)});
         NodeId a = build.addOp("getitem", {split, int64_t(0)});
         NodeId b = build.addOp("getitem", {split, int64_t(1)});
         NodeId c = build.addOp("getitem", {split, int64_t(-1)});

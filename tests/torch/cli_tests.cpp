@@ -12,12 +12,11 @@
 #include <string>
 #include <sys/wait.h>
 
-using fusebox::testing::RunResult;
 using fusebox::testing::runPass;
 using fusebox::testing::runPassForJson;
+using fusebox::testing::RunResult;
 
 namespace {
-
 
 size_t lineCount(const std::string &text)
 {
@@ -121,8 +120,14 @@ TEST_CASE("fusebox-pass convert writes graph JSON that inspect reads back", "[to
 
 namespace {
 
-std::string demoModel() { return std::string(FUSEBOX_SOURCE_DIR) + "/resources/demo/recsys_demo.pt"; }
-std::string outPath(const std::string &name) { return std::string(FUSEBOX_BINARY_DIR) + "/" + name; }
+std::string demoModel()
+{
+    return std::string(FUSEBOX_SOURCE_DIR) + "/resources/demo/recsys_demo.pt";
+}
+std::string outPath(const std::string &name)
+{
+    return std::string(FUSEBOX_BINARY_DIR) + "/" + name;
+}
 
 nlohmann::json readJson(const std::string &path)
 {
@@ -144,7 +149,8 @@ TEST_CASE("fusebox-pass run rewrites the demo model, verifies it and exports a l
     CHECK(j.at("verification").at("passed") == true);
     CHECK(j.at("nodes_after").get<int>() < j.at("nodes_before").get<int>());
     // Both families fire on the demo model.
-    for (const char *rule : {"normalization_pass", "merge_getitem_cat_pass", "batch_linear", "batch_layernorm", "batch_relu"})
+    for (const char *rule :
+         {"normalization_pass", "merge_getitem_cat_pass", "batch_linear", "batch_layernorm", "batch_relu"})
         CHECK(j.at("counters").at(rule).at("applied").get<int>() >= 1);
 
     // The exported model re-imports with the batched ops, and list indexing
@@ -161,8 +167,8 @@ TEST_CASE("fusebox-pass run on real models: whatever fires verifies", "[torch][c
 {
     for (const std::string model : {"resnet18", "mobilenet_v3_small"}) {
         const std::string report = outPath("cli_" + model + "_report.json");
-        RunResult r = runPass("run " + fixture(model + ".pt") + " -o " + outPath("cli_" + model + ".json") +
-                              " --verify --report " + report);
+        RunResult r = runPass("run " + fixture(model + ".pt") + " -o " + outPath("cli_" + model + ".json")
+                              + " --verify --report " + report);
         INFO(r.output);
         REQUIRE(r.exitCode == 0);
         nlohmann::json j = readJson(report);
@@ -190,8 +196,8 @@ TEST_CASE("fusebox-pass run honours the config and its rejected matches", "[torc
         std::ofstream(config) << c.dump(2);
     }
     const std::string report = outPath("cli_config_report.json");
-    RunResult r = runPass("run " + demoModel() + " --config " + config + " -o " + outPath("cli_config.json") +
-                          " --report " + report);
+    RunResult r = runPass("run " + demoModel() + " --config " + config + " -o " + outPath("cli_config.json")
+                          + " --report " + report);
     INFO(r.output);
     REQUIRE(r.exitCode == 0);
     nlohmann::json j = readJson(report);
@@ -203,26 +209,26 @@ TEST_CASE("fusebox-pass run honours the config and its rejected matches", "[torc
         std::ofstream(config) << R"({"pre_grad_fusion_options": {"batch_lienar": {}}})";
     }
     // Inductor 2.6 raises KeyError for a pre-grad name it has no pass for ...
-    RunResult typo =
-        runPass("run " + demoModel() + " --config " + config + " --inductor-version 2.6 -o " + outPath("x.json"));
+    RunResult typo = runPass("run " + demoModel() + " --config " + config + " --inductor-version 2.6 -o "
+                             + outPath("x.json"));
     CHECK(typo.exitCode == 1);
     CHECK(typo.output.find("unknown rule (did you mean 'batch_linear'?)") != std::string::npos);
     CHECK(typo.output.find("note: answers follow Inductor 2.6 (--inductor-version 2.6)") != std::string::npos);
     // ... and 2.14 skips it: so does Fusebox, and says so.
-    RunResult skipped =
-        runPass("run " + demoModel() + " --config " + config + " --inductor-version 2.14 -o " + outPath("x.json"));
+    RunResult skipped = runPass("run " + demoModel() + " --config " + config + " --inductor-version 2.14 -o "
+                                + outPath("x.json"));
     INFO(skipped.output);
     CHECK(skipped.exitCode == 0);
     CHECK(skipped.output.find("batch_lienar: not a pass of Inductor 2.14 (did you mean 'batch_linear'?); skipped, as "
                               "Inductor 2.14 skips a pre-grad pass it does not know")
           != std::string::npos);
-    RunResult old = runPass("run " + demoModel() + " --config " + config + " --inductor-version 2.3 -o " + outPath("x.json"));
+    RunResult old = runPass("run " + demoModel() + " --config " + config + " --inductor-version 2.3 -o "
+                            + outPath("x.json"));
     CHECK(old.exitCode == 1);
     CHECK(old.output.find("torch 2.3 is older than 2.4") != std::string::npos);
 }
 
-TEST_CASE("fusebox-pass run flags answers that depend on an unknown shape, and --strict fails on them",
-          "[torch][cli]")
+TEST_CASE("fusebox-pass run flags answers that depend on an unknown shape, and --strict fails on them", "[torch][cli]")
 {
     // Two linears whose inputs record no shape and have none to infer from:
     // batch_linear cannot key them, so whether Inductor would fuse them is open.
@@ -279,8 +285,7 @@ TEST_CASE("fusebox-pass explain prints a node's trace and the near-miss summary"
     RunResult trace = runPass("explain " + demoModel() + " --pattern merge_getitem_cat_pass --node cat");
     INFO(trace.output);
     REQUIRE(trace.exitCode == 0);
-    CHECK(trace.output.find("merge_getitem_cat_pass at %cat (Inductor 2.")
-          != std::string::npos);
+    CHECK(trace.output.find("merge_getitem_cat_pass at %cat (Inductor 2.") != std::string::npos);
     // The source line is the followed version's (2.6.0: 1473; 2.14.1: 1523).
     const bool v26 = trace.output.find("(Inductor 2.6)") != std::string::npos;
     CHECK(trace.output.find(std::string("        in split_cat.py:") + (v26 ? "1473" : "1523") + " merge_getitem_cat\n")
@@ -288,15 +293,17 @@ TEST_CASE("fusebox-pass explain prints a node's trace and the near-miss summary"
     CHECK(runPass("explain " + demoModel() + " --pattern merge_getitem_cat_pass --node cat --inductor-version 2.6")
               .output.find("        in split_cat.py:1473 merge_getitem_cat\n")
           != std::string::npos);
-    CHECK(trace.output.find("FAIL  the getitems read a split  — the getitems read %unbind_3 (aten::unbind), not a split "
-                            "(%unbind_3: made by batch_layernorm#1)")
-          != std::string::npos);
+    CHECK(
+        trace.output.find("FAIL  the getitems read a split  — the getitems read %unbind_3 (aten::unbind), not a split "
+                          "(%unbind_3: made by batch_layernorm#1)")
+        != std::string::npos);
     // Fusebox's greedy search answers on the graph as it is.
-    RunResult greedy =
-        runPass("explain " + demoModel() + " --pattern merge_getitem_cat_pass --node cat --schedule greedy");
+    RunResult greedy = runPass("explain " + demoModel()
+                               + " --pattern merge_getitem_cat_pass --node cat --schedule greedy");
     INFO(greedy.output);
     CHECK(greedy.output.find("merge_getitem_cat_pass at %cat (Fusebox's greedy search):") != std::string::npos);
-    CHECK(greedy.output.find("FAIL  every cat input is a getitem  — cat input %layer_norm (aten::layer_norm) is not a getitem")
+    CHECK(greedy.output.find(
+              "FAIL  every cat input is a getitem  — cat input %layer_norm (aten::layer_norm) is not a getitem")
           != std::string::npos);
     CHECK(runPass("explain " + demoModel() + " --pattern batch_tanh --schedule fastest").exitCode == 2);
 

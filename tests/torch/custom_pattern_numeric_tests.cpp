@@ -63,7 +63,10 @@ VerifiedRun runVerified(const PatternSet &set, Graph &graph)
     };
     struct Undone final : DriverListener {
         std::vector<std::string> reasons;
-        void rewriteUndone(const Graph &, const Match &, const std::string &reason) override { reasons.push_back(reason); }
+        void rewriteUndone(const Graph &, const Match &, const std::string &reason) override
+        {
+            reasons.push_back(reason);
+        }
     } listener;
     VerifiedRun run{GreedyDriver(set, options).run(graph, nullptr, &listener), {}};
     run.undone = listener.reasons;
@@ -79,7 +82,10 @@ size_t applied(const DriverResult &r, const std::string &pattern)
     return it == r.counters.end() ? 0 : it->second.applied;
 }
 
-size_t count(const Graph &g, const std::string &op) { return g.nodesWithOp(op).size(); }
+size_t count(const Graph &g, const std::string &op)
+{
+    return g.nodesWithOp(op).size();
+}
 
 } // namespace
 
@@ -175,8 +181,8 @@ pattern relu_is_neg {
         relu: "f32[4, 8]" = torch.ops.aten.relu.default(x)
         return (relu,)
 )";
-    const testing::RunResult cli = testing::runPass("run " + dir + "/unsafe.py --patterns " + path + " --verify -o " + dir
-                                                    + "/unsafe_out.py --report " + dir + "/unsafe.json");
+    const testing::RunResult cli = testing::runPass("run " + dir + "/unsafe.py --patterns " + path + " --verify -o "
+                                                    + dir + "/unsafe_out.py --report " + dir + "/unsafe.json");
     const std::string &output = cli.output;
     INFO(output);
     CHECK(cli.exitCode == 0); // the final graph (with the rewrite undone) verifies
@@ -186,7 +192,8 @@ pattern relu_is_neg {
     CHECK(text.find("\"failed_verification\": 1") != std::string::npos);
 }
 
-TEST_CASE("fusebox-pass pattern-from writes a pattern that matches every occurrence in the demo", "[torch][custom][cli]")
+TEST_CASE("fusebox-pass pattern-from writes a pattern that matches every occurrence in the demo",
+          "[torch][custom][cli]")
 {
     const std::string dir = std::string(FUSEBOX_BINARY_DIR) + "/test-output";
     std::filesystem::create_directories(dir);

@@ -23,7 +23,6 @@ using namespace fusebox;
 
 namespace {
 
-
 LoadedModel load(const std::string &path)
 {
     auto model = loadModel(path);
@@ -120,7 +119,8 @@ TEST_CASE("randomInputs are seeded and keep indices inside the embedding tables"
     CHECK(*std::min_element(small.begin(), small.end()) == 0);
 
     Graph symbolic;
-    GraphBuilder(symbolic).addInput("x", TensorMeta{DType::Float32, std::vector<Dim>{std::string("s0"), int64_t(8)}, {}, {}});
+    GraphBuilder(symbolic).addInput("x",
+                                    TensorMeta{DType::Float32, std::vector<Dim>{std::string("s0"), int64_t(8)}, {}, {}});
     auto error = randomInputs(symbolic, 0);
     REQUIRE_FALSE(error);
     CHECK(error.error().message == "%x: input shape [s0, 8] is not static (give the model's input shapes)");
@@ -189,8 +189,7 @@ TEST_CASE("graphs that cannot be lowered give one-line errors naming the node", 
     CHECK(bad.error().message.rfind("%bad (aten::relu): no schema of aten::relu accepts (Tensor, 3): ", 0) == 0);
 }
 
-TEST_CASE("verifyEquivalent passes a graph against itself and against a semantics-preserving rewrite",
-          "[torch]")
+TEST_CASE("verifyEquivalent passes a graph against itself and against a semantics-preserving rewrite", "[torch]")
 {
     LoadedModel before = load(fixture("recsys_demo.pt"));
     auto self = verifyEquivalent(before.graph, before.graph, {.iterations = 2, .seed = 5});
@@ -349,7 +348,7 @@ TEST_CASE("latency of a graph and of its archive under optimize_for_inference", 
         FAIL(peer.error().message);
     CHECK(peer->medianMs > 0);
     WARN("demo forward: fusebox graph " << ours->medianMs << " ms, optimize_for_inference " << peer->medianMs
-                                         << " ms (median of 5)");
+                                        << " ms (median of 5)");
 
     CHECK_FALSE(measureLatency(m.graph, inputs, 0, 0));
     auto missing = measureOptimizeForInferenceLatency(fixture("missing.pt"), inputs, 1, 1);

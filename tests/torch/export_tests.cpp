@@ -27,7 +27,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-
 fs::path outDir()
 {
     fs::path dir = fs::path(FUSEBOX_BINARY_DIR) / "export_tests";
@@ -213,8 +212,8 @@ TEST_CASE("fusebox-pass run writes a .pt stock PyTorch loads, for every example 
         const std::string name = entry.path().stem().string();
         INFO(name);
         const std::string out = (outDir() / (name + ".run.pt")).string();
-        const testing::RunResult r = testing::runPass("run " + fixture("recsys_demo.pt") + " --patterns " + entry.path().string()
-                                             + " --schedule greedy -o " + out);
+        const testing::RunResult r = testing::runPass("run " + fixture("recsys_demo.pt") + " --patterns "
+                                                      + entry.path().string() + " --schedule greedy -o " + out);
         INFO(r.output);
         REQUIRE(r.exitCode == 0);
         if (name == "linear_relu_fusion") {
@@ -234,9 +233,11 @@ TEST_CASE("fusebox-pass run writes a .pt stock PyTorch loads, for every example 
 
     // --keep-fusebox-ops keeps them, and says that stock PyTorch cannot load it.
     const std::string kept = (outDir() / "linear_relu_fusion.kept.pt").string();
-    const testing::RunResult keep = testing::runPass("run " + fixture("recsys_demo.pt") + " --patterns " + FUSEBOX_SOURCE_DIR
-                                            + "/resources/patterns/linear_relu_fusion.patterns --schedule greedy "
-                                              "--keep-fusebox-ops -o " + kept);
+    const testing::RunResult keep = testing::runPass(
+        "run " + fixture("recsys_demo.pt") + " --patterns " + FUSEBOX_SOURCE_DIR
+        + "/resources/patterns/linear_relu_fusion.patterns --schedule greedy "
+          "--keep-fusebox-ops -o "
+        + kept);
     INFO(keep.output);
     CHECK(keep.exitCode == 0);
     CHECK(keep.output.find("warning: " + kept + " keeps fusebox::linear_relu") != std::string::npos);

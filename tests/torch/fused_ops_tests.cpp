@@ -11,7 +11,6 @@ using namespace fusebox;
 
 namespace {
 
-
 /// x, w, b -> fused(x, w, b), or activation(linear(x, w, b)).
 Graph linearActivation(const std::string &fused, const std::string &activation)
 {
@@ -26,7 +25,8 @@ Graph linearActivation(const std::string &fused, const std::string &activation)
     } else {
         NodeId l = build.addOp("aten::linear", {x, w, b});
         build.node(l).meta = f32({4, 16});
-        y = activation == "aten::gelu" ? build.addOp(activation, {l, std::string("none")}) : build.addOp(activation, {l});
+        y = activation == "aten::gelu" ? build.addOp(activation, {l, std::string("none")})
+                                       : build.addOp(activation, {l});
     }
     build.node(y).meta = f32({4, 16});
     build.setOutputs({y});
@@ -42,8 +42,8 @@ TEST_CASE("fusebox:: fused ops are registered with libtorch and compute their de
     REQUIRE(schemas.find("fusebox::linear_gelu") != nullptr);
     CHECK(schemas.find("fusebox::linear_relu")->arguments.size() == 3);
 
-    for (auto [fused, activation] : {std::pair{"fusebox::linear_relu", "aten::relu"},
-                                     std::pair{"fusebox::linear_gelu", "aten::gelu"}}) {
+    for (auto [fused, activation] :
+         {std::pair{"fusebox::linear_relu", "aten::relu"}, std::pair{"fusebox::linear_gelu", "aten::gelu"}}) {
         INFO(fused);
         auto result = verifyEquivalent(linearActivation("", activation), linearActivation(fused, ""));
         INFO((result ? result->message : result.error().message));

@@ -103,9 +103,11 @@ TEST_CASE("post-grad pointwise fusions keep their values", "[torch][patterns]")
     requireSameOutputs(unaryGraph("aten::tanh", 5), BatchPointwiseOpsPostGradFusion(Unary::Tanh));
     requireSameOutputs(unaryGraph("aten::sigmoid", 5), BatchPointwiseOpsPostGradFusion(Unary::Sigmoid));
     requireSameOutputs(unaryGraph("aten::relu", 5), BatchPointwiseOpsPostGradFusion(Unary::Relu));
-    requireSameOutputs(binaryGraph("aten::add", "Tensor", {int64_t(2)}), BatchPointwiseMathOpsPostGradFusion(Binary::Add));
+    requireSameOutputs(binaryGraph("aten::add", "Tensor", {int64_t(2)}),
+                       BatchPointwiseMathOpsPostGradFusion(Binary::Add));
     // Inductor drops sub's alpha when it fuses; Fusebox keeps it.
-    requireSameOutputs(binaryGraph("aten::sub", "Tensor", {int64_t(2)}), BatchPointwiseMathOpsPostGradFusion(Binary::Sub));
+    requireSameOutputs(binaryGraph("aten::sub", "Tensor", {int64_t(2)}),
+                       BatchPointwiseMathOpsPostGradFusion(Binary::Sub));
     requireSameOutputs(binaryGraph("aten::mul", "Tensor", {}), BatchPointwiseMathOpsPostGradFusion(Binary::Mul));
     requireSameOutputs(binaryGraph("aten::div", "Tensor", {}), BatchPointwiseMathOpsPostGradFusion(Binary::Div));
     requireSameOutputs(binaryGraph("aten::div", "Tensor_mode", {"floor"}),

@@ -63,7 +63,8 @@ std::map<std::string, int> histogram(const torch::jit::Graph &g)
 TEST_CASE("TorchScript export: SubgraphRewriter and Fusebox rewrite the same model alike", "[torch][custom]")
 {
     ensureFuseboxOpsRegistered();
-    const PatternExport exported = exportTorchScriptPatterns(loadPatternFile("linear_relu_fusion.patterns"), &torchSchemas());
+    const PatternExport exported = exportTorchScriptPatterns(loadPatternFile("linear_relu_fusion.patterns"),
+                                                             &torchSchemas());
     REQUIRE(exported.skipped.empty());
     const auto pairs = rewritePairs(exported.text);
     REQUIRE(pairs.size() == 2);
@@ -137,7 +138,8 @@ TEST_CASE("TorchScript export: SubgraphRewriter and Fusebox rewrite the same mod
 
 TEST_CASE("TorchScript export: add_of_matmuls agrees with Fusebox", "[torch][custom]")
 {
-    const PatternExport exported = exportTorchScriptPatterns(loadPatternFile("add_of_matmuls.patterns"), &torchSchemas());
+    const PatternExport exported = exportTorchScriptPatterns(loadPatternFile("add_of_matmuls.patterns"),
+                                                             &torchSchemas());
     const auto pairs = rewritePairs(exported.text);
     REQUIRE(pairs.size() == 1); // matmuls_sharing_lhs is skipped (two outputs)
     auto ts = std::make_shared<torch::jit::Graph>();

@@ -24,7 +24,10 @@ using namespace fusebox;
 
 namespace {
 
-std::string demoModel() { return std::string(FUSEBOX_SOURCE_DIR) + "/resources/demo/recsys_demo.pt"; }
+std::string demoModel()
+{
+    return std::string(FUSEBOX_SOURCE_DIR) + "/resources/demo/recsys_demo.pt";
+}
 
 LoadedModel loadPt2(const std::string &path)
 {
@@ -152,7 +155,8 @@ TEST_CASE("fusebox-pass opens torch.export programs, bare and archived", "[torch
     // out: the graph must still open, with a warning).
     const std::string zip = "/usr/bin/python3 -c \"import sys, zipfile; z = zipfile.ZipFile(sys.argv[2], 'w'); "
                             "z.write(sys.argv[1], 'm/models/model.json'); z.writestr('m/archive_format', 'pt2'); "
-                            "z.close()\" " + json + " " + archive;
+                            "z.close()\" "
+                            + json + " " + archive;
     REQUIRE(std::system(zip.c_str()) == 0);
 
     for (const std::string &model : {json, archive}) {

@@ -49,8 +49,7 @@ TEST_CASE("the split/cat rules together keep the outputs of every firing graph",
     }
 }
 
-TEST_CASE("swapping the unbind and cat dims as PyTorch does is wrong when they are not adjacent",
-          "[torch][patterns]")
+TEST_CASE("swapping the unbind and cat dims as PyTorch does is wrong when they are not adjacent", "[torch][patterns]")
 {
     // Why unbind_cat_to_view_pass permutes with movedim's permutation: the
     // swap [2, 1, 0] PyTorch's reshape_cat_node builds for unbind dim 2 and

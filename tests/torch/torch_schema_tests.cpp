@@ -29,8 +29,7 @@ TEST_CASE("torchSchemas holds libtorch's registered operators", "[torch]")
     CHECK_FALSE(linear->isMutable);
 }
 
-TEST_CASE("torchSchemas keeps overloads, defaults and alias annotations as libtorch prints them",
-          "[torch]")
+TEST_CASE("torchSchemas keeps overloads, defaults and alias annotations as libtorch prints them", "[torch]")
 {
     const OpSchemaRegistry &registry = torchSchemas();
     std::vector<std::string> overloads;
@@ -42,8 +41,7 @@ TEST_CASE("torchSchemas keeps overloads, defaults and alias annotations as libto
     const OpSchema *split = registry.find("aten::split", "Tensor");
     REQUIRE(split);
     CHECK(split->qualifiedName() == "aten::split.Tensor");
-    CHECK(split->toString()
-          == "aten::split.Tensor(Tensor(a -> *) self, int split_size, int dim=0) -> Tensor(a)[]");
+    CHECK(split->toString() == "aten::split.Tensor(Tensor(a -> *) self, int split_size, int dim=0) -> Tensor(a)[]");
     CHECK(split->argumentIndex("dim") == 2);
     REQUIRE(split->arguments[2].defaultValue);
     CHECK(*split->arguments[2].defaultValue == "0");

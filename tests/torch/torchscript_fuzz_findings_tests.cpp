@@ -62,8 +62,8 @@ TEST_CASE("TorchScript fuzz findings: a record outside the archive's folder is a
 {
     // PyTorchStreamReader::getAllRecords() throws c10::Error for it; the
     // importer called it outside its try block (std::terminate).
-    const std::string bytes =
-        replaceAll(fixtureBytes("multi_output.pt"), "multi_output/constants.pkl", "eulti_output/constants.pkl");
+    const std::string bytes = replaceAll(fixtureBytes("multi_output.pt"), "multi_output/constants.pkl",
+                                         "eulti_output/constants.pkl");
     auto r = importTorchScriptFromBytes(bytes, "renamed.pt");
     REQUIRE_FALSE(r);
     CHECK(r.error().message.find('\n') == std::string::npos);
@@ -71,8 +71,7 @@ TEST_CASE("TorchScript fuzz findings: a record outside the archive's folder is a
     CHECK(r.error().message.find("not in a subdirectory") != std::string::npos);
 }
 
-TEST_CASE("TorchScript fuzz findings: a damaged entry fails its CRC check before libtorch parses it",
-          "[torch][fuzz]")
+TEST_CASE("TorchScript fuzz findings: a damaged entry fails its CRC check before libtorch parses it", "[torch][fuzz]")
 {
     // libtorch 1.13 does not check CRCs: a flipped byte in code/__torch__.py
     // reached its TorchScript parser, which crashed (SEGV in
@@ -122,7 +121,8 @@ TEST_CASE("TorchScript fuzz findings: a storage record shorter than its pickle s
         const bool central = bytes.compare(name - 46, 4, "PK\x01\x02") == 0;
         const size_t crc = name - (central ? 30 : 16); // crc, compressed size, size follow each other
         REQUIRE((central || bytes.compare(name - 30, 4, "PK\x03\x04") == 0));
-        std::fill(bytes.begin() + static_cast<std::ptrdiff_t>(crc), bytes.begin() + static_cast<std::ptrdiff_t>(crc + 12), '\0');
+        std::fill(bytes.begin() + static_cast<std::ptrdiff_t>(crc),
+                  bytes.begin() + static_cast<std::ptrdiff_t>(crc + 12), '\0');
     }
     auto r = importTorchScriptFromBytes(bytes, "short.pt");
     REQUIRE_FALSE(r);

@@ -18,7 +18,6 @@ using namespace fusebox;
 
 namespace {
 
-
 nlohmann::json expectedFor(const std::string &model)
 {
     std::ifstream in(fixture(model + ".expected.json"));
@@ -55,7 +54,10 @@ std::vector<const Node *> nodesWithOp(const Graph &graph, std::string_view op)
     return found;
 }
 
-std::vector<Dim> dims(std::initializer_list<int64_t> sizes) { return {sizes.begin(), sizes.end()}; }
+std::vector<Dim> dims(std::initializer_list<int64_t> sizes)
+{
+    return {sizes.begin(), sizes.end()};
+}
 
 std::vector<Dim> dims(const nlohmann::json &shape)
 {
@@ -134,8 +136,7 @@ TEST_CASE("imported models match libtorch's node counts and op histograms", "[to
     checkAgainstExpected("multi_output");
 }
 
-TEST_CASE("multi-output nodes get one getitem per used output, returned tuples are flattened",
-          "[torch]")
+TEST_CASE("multi-output nodes get one getitem per used output, returned tuples are flattened", "[torch]")
 {
     LoadedModel m = importOrFail(fixture("multi_output.pt"));
     const Graph &g = m.graph;
@@ -331,7 +332,8 @@ TEST_CASE("bad model files give one-line errors that name the file", "[torch]")
         CHECK(r.error().message.find('\n') == std::string::npos);
         CHECK(r.error().message.rfind(expectedMessage, 0) == 0);
     };
-    check(fixture("pickle.pt"), fixture("pickle.pt") + ": not a TorchScript archive (it looks like a torch.save pickle)");
+    check(fixture("pickle.pt"),
+          fixture("pickle.pt") + ": not a TorchScript archive (it looks like a torch.save pickle)");
     check(fixture("garbage.pt"), fixture("garbage.pt") + ": not a model file (not a zip archive)");
     check(fixture("missing.pt"), fixture("missing.pt") + ": no such file");
     check(fixture("future_version.pt"), fixture("future_version.pt") + ": unsupported TorchScript version (");
@@ -342,7 +344,9 @@ TEST_CASE("bad model files give one-line errors that name the file", "[torch]")
     const std::string empty = (std::filesystem::temp_directory_path() / "fusebox-empty-model.pt").string();
     for (const char *ext : {".pt", ".py", ".json"}) {
         const std::string path = empty.substr(0, empty.size() - 3) + ext;
-        { std::ofstream touch(path, std::ios::binary | std::ios::trunc); }
+        {
+            std::ofstream touch(path, std::ios::binary | std::ios::trunc);
+        }
         if (std::string(ext) == ".pt")
             check(path, path + ": empty file (0 bytes), not a model");
         auto loaded = loadModel(path);

@@ -71,8 +71,8 @@ inline void findMatches(MainWindow &w)
 /// The rows of the document's match list with this status, counted here.
 inline int countStatus(const Document &d, MatchStatus status)
 {
-    return int(std::count_if(d.matches().begin(), d.matches().end(),
-                             [&](const MatchEntry &e) { return e.status == status; }));
+    return int(
+        std::count_if(d.matches().begin(), d.matches().end(), [&](const MatchEntry &e) { return e.status == status; }));
 }
 
 /// "N nodes · E edges" and each op's "op ×count", counted here from the graph.
@@ -130,11 +130,11 @@ inline void checkDiffAgreesWithRows(MainWindow &w, const char *step)
         CHECK(std::get<2>(rows[p.pattern]) == p.added);
     }
     CHECK(rewrites == applied);
-    const QString headline = applied == 1 ? QStringLiteral("<b>1 rewrite</b>:") : QStringLiteral("<b>%1 rewrites</b>:").arg(applied);
+    const QString headline = applied == 1 ? QStringLiteral("<b>1 rewrite</b>:")
+                                          : QStringLiteral("<b>%1 rewrites</b>:").arg(applied);
     CHECK(diff.summaryText().startsWith(headline));
-    CHECK(diff.summaryText().contains(QStringLiteral("%1 → %2 nodes")
-                                          .arg(w.document()->originalGraph().size())
-                                          .arg(w.document()->graph().size())));
+    CHECK(diff.summaryText().contains(
+        QStringLiteral("%1 → %2 nodes").arg(w.document()->originalGraph().size()).arg(w.document()->graph().size())));
 }
 
 } // namespace fusebox::viewtest

@@ -11,7 +11,6 @@
 
 namespace fusebox::viewtest {
 
-
 /// x -> enc{fc1: linear(x, w), act: relu, fc2: linear, add(fc2, relu)} -> head{mul(d, d)} -> output.
 /// Scopes: "enc.fc1", "enc.act", "enc.fc2", "enc" (the add), "head".
 inline Graph encoderGraph()
@@ -59,10 +58,11 @@ inline Graph blockGraph(int blocks, int units, int opsPerUnit)
         for (int u = 0; u < units; ++u) {
             const std::string scope = block + ".unit" + std::to_string(u);
             NodeId w = build.addConstant("w_" + std::to_string(b) + "_" + std::to_string(u),
-                                     "w" + std::to_string(b * 1000 + u), f32({32, 32}, "cpu"));
+                                         "w" + std::to_string(b * 1000 + u), f32({32, 32}, "cpu"));
             build.node(w).provenance.scope = scope;
             for (int k = 0; k < opsPerUnit; ++k) {
-                NodeId n = k % 2 == 0 ? build.addOp("aten::linear", {cur, w, NoneArg{}}) : build.addOp("aten::relu", {cur});
+                NodeId n = k % 2 == 0 ? build.addOp("aten::linear", {cur, w, NoneArg{}})
+                                      : build.addOp("aten::relu", {cur});
                 build.node(n).provenance.scope = scope;
                 build.node(n).meta = f32({8, 32}, "cpu");
                 cur = n;

@@ -112,7 +112,8 @@ TEST_CASE("CollapsedGraph maps nodes to visible items and aggregates edges", "[v
         CHECK(cg.item(CollapsedGraph::groupKey(enc))->nodeCount == 6);
         // Edges: x->enc, enc->square (mul reads residual twice), square->output. No self loops.
         REQUIRE(cg.edges().size() == 3);
-        const auto *encHead = findEdge(cg, CollapsedGraph::groupKey(enc), CollapsedGraph::nodeKey(g.findByName("square")));
+        const auto *encHead = findEdge(cg, CollapsedGraph::groupKey(enc),
+                                       CollapsedGraph::nodeKey(g.findByName("square")));
         REQUIRE(encHead);
         CHECK(encHead->multiplicity == 2);
         CHECK(findEdge(cg, CollapsedGraph::nodeKey(x), CollapsedGraph::groupKey(enc)));

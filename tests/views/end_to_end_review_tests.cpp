@@ -110,16 +110,15 @@ void checkReadouts(MainWindow &w, const Expected &x, const QString &step)
         CHECK(item->text(PatternsPanel::Rejected) == QString::number(t.rejected));
     }
     // Matches header and rows.
-    const QString header =
-        doc.hasMatchResults()
-            ? plural(candidates, "candidate", "candidates")
-                  + QStringLiteral(" · %1 rejected · %2 applied").arg(rejected).arg(applied)
-        : applied + failed == 0
-            ? QStringLiteral("Press F5 (Rewrite → Find Matches) to run the engine's search.")
-            : QStringLiteral("%1 applied · %2 failed verification · press F5 (Rewrite → Find Matches) to list the "
-                             "candidates left")
-                  .arg(applied)
-                  .arg(failed);
+    const QString header
+        = doc.hasMatchResults() ? plural(candidates, "candidate", "candidates")
+                                      + QStringLiteral(" · %1 rejected · %2 applied").arg(rejected).arg(applied)
+          : applied + failed == 0
+              ? QStringLiteral("Press F5 (Rewrite → Find Matches) to run the engine's search.")
+              : QStringLiteral("%1 applied · %2 failed verification · press F5 (Rewrite → Find Matches) to list the "
+                               "candidates left")
+                    .arg(applied)
+                    .arg(failed);
     CHECK(rc.matchesPanel()->summaryText() == header);
     MatchTableModel *model = rc.matchesPanel()->model();
     REQUIRE(model->rowCount() == int(doc.matches().size()));
@@ -137,8 +136,8 @@ void checkReadouts(MainWindow &w, const Expected &x, const QString &step)
 
     // Undo and redo texts: the steps this test made.
     const QString undo = x.done ? QStringLiteral("&Undo %1").arg(x.steps[x.done - 1]) : QStringLiteral("&Undo");
-    const QString redo =
-        x.done < x.steps.size() ? QStringLiteral("&Redo %1").arg(x.steps[x.done]) : QStringLiteral("&Redo");
+    const QString redo = x.done < x.steps.size() ? QStringLiteral("&Redo %1").arg(x.steps[x.done])
+                                                 : QStringLiteral("&Redo");
     CHECK(rc.undoAction()->text() == undo);
     CHECK(rc.redoAction()->text() == redo);
     CHECK(rc.undoAction()->isEnabled() == (x.done > 0));
@@ -179,7 +178,8 @@ QString tracedModel(const QTemporaryDir &dir)
     const QString out = dir.filePath(QStringLiteral("traced_recsys.pt"));
     QProcess python;
     python.start(QStringLiteral("/usr/bin/python3"),
-                 {(QString::fromUtf8(FUSEBOX_SOURCE_DIR) + QStringLiteral("/tests/views/models/traced_recsys.py")), out});
+                 {(QString::fromUtf8(FUSEBOX_SOURCE_DIR) + QStringLiteral("/tests/views/models/traced_recsys.py")),
+                  out});
     REQUIRE(python.waitForFinished(120000));
     INFO(python.readAllStandardError().toStdString());
     REQUIRE(python.exitCode() == 0);

@@ -24,15 +24,15 @@ TEST_CASE("InspectorPanel describes the selected node", "[views]")
     inspector.showNode(g.findByName("square"));
     const QString text = inspector.text();
     CHECK(text.contains(QStringLiteral("square")));
-    CHECK(text.contains(QStringLiteral("aten::mul.Tensor")));   // op with overload
-    CHECK(text.contains(QStringLiteral("torch.mul")));          // original spelling
-    CHECK(text.contains(QStringLiteral("f32[4, 16]")));         // output shape
-    CHECK(text.contains(QStringLiteral("torch.float32")));      // dtype
-    CHECK(text.contains(QStringLiteral("cpu")));                // device
-    CHECK(text.contains(QStringLiteral("head")));               // scope
-    CHECK(text.contains(QStringLiteral("model.py:42:8")));      // source location
-    CHECK(text.contains(QStringLiteral("%residual")));          // args by node name
-    CHECK(text.contains(QStringLiteral("%output")));            // users
+    CHECK(text.contains(QStringLiteral("aten::mul.Tensor"))); // op with overload
+    CHECK(text.contains(QStringLiteral("torch.mul")));        // original spelling
+    CHECK(text.contains(QStringLiteral("f32[4, 16]")));       // output shape
+    CHECK(text.contains(QStringLiteral("torch.float32")));    // dtype
+    CHECK(text.contains(QStringLiteral("cpu")));              // device
+    CHECK(text.contains(QStringLiteral("head")));             // scope
+    CHECK(text.contains(QStringLiteral("model.py:42:8")));    // source location
+    CHECK(text.contains(QStringLiteral("%residual")));        // args by node name
+    CHECK(text.contains(QStringLiteral("%output")));          // users
     CHECK(inspector.node() == g.findByName("square"));
 
     inspector.showNode(g.findByName("fc1"));

@@ -56,7 +56,8 @@ TEST_CASE("Measure Latency times the original and the rewritten demo and says th
     CHECK(dialog->resultText() == summary);
     CHECK(summary.contains(QStringLiteral("(median of 6, libtorch 1.13)")));
     const QString graphs = dialog->findChild<QLabel *>(QStringLiteral("latencyGraphs"))->text();
-    CHECK(graphs.contains(QStringLiteral("Original: %1 nodes · current: %2 nodes").arg(originalNodes).arg(currentNodes)));
+    CHECK(
+        graphs.contains(QStringLiteral("Original: %1 nodes · current: %2 nodes").arg(originalNodes).arg(currentNodes)));
     CHECK(dialog->findChild<QLabel *>(QStringLiteral("latencyDetails"))->text().contains(QStringLiteral("6 runs")));
     const QString log = w->findChild<QPlainTextEdit *>(QStringLiteral("log"))->toPlainText();
     CHECK(log.contains(QStringLiteral("latency: ") + summary));
@@ -81,6 +82,7 @@ TEST_CASE("Measure Latency times the original and the rewritten demo and says th
     CHECK(finished.at(0).at(1).toString() == QStringLiteral("cancelled"));
     CHECK_FALSE(dialog->comparison());
     CHECK(dialog->resultText() == QStringLiteral("Cancelled: nothing measured."));
-    CHECK(w->findChild<QPlainTextEdit *>(QStringLiteral("log"))->toPlainText().contains(
-        QStringLiteral("latency not measured: cancelled")));
+    CHECK(w->findChild<QPlainTextEdit *>(QStringLiteral("log"))
+              ->toPlainText()
+              .contains(QStringLiteral("latency not measured: cancelled")));
 }

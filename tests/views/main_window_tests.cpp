@@ -169,7 +169,10 @@ TEST_CASE("MainWindow opens a TorchScript model and the demo model", "[views]")
     CHECK(w.document()->graph().size() == embeddedNodes);
     CHECK(w.document()->graph().edgeCount() == embeddedEdges);
     CHECK(w.scene()->nodeItemCount() + w.scene()->groupItemCount() > 10);
-    CHECK(w.countsText() == QStringLiteral("%1 nodes · %2 edges").arg(w.document()->graph().size()).arg(w.document()->graph().edgeCount()));
+    CHECK(w.countsText()
+          == QStringLiteral("%1 nodes · %2 edges")
+                 .arg(w.document()->graph().size())
+                 .arg(w.document()->graph().edgeCount()));
 }
 
 TEST_CASE("MainWindow opens PT2 graphs: an FX dump by File > Open, a torch.export program by drag and drop",
@@ -194,7 +197,8 @@ TEST_CASE("MainWindow opens PT2 graphs: an FX dump by File > Open, a torch.expor
     CHECK(w.scene()->nodeItemCount() + w.scene()->groupItemCount() > 10);
 
     // Drop a torch.export JSON on the window, as a file manager would.
-    const QString pt2 = (QString::fromUtf8(FUSEBOX_SOURCE_DIR) + QStringLiteral("/tests/fixtures/pt2/split_cat_linear.json"));
+    const QString pt2 = (QString::fromUtf8(FUSEBOX_SOURCE_DIR)
+                         + QStringLiteral("/tests/fixtures/pt2/split_cat_linear.json"));
     REQUIRE(QFile::exists(pt2));
     shown.clear();
     QMimeData mime;

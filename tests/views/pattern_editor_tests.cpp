@@ -77,9 +77,11 @@ std::shared_ptr<const Graph> twoChainGraph()
 OpSchemaRegistry editorSchemas()
 {
     OpSchemaRegistry registry;
-    registry.add({"aten::linear", "",
+    registry.add({"aten::linear",
+                  "",
                   {{"input", "Tensor", {}, false}, {"weight", "Tensor", {}, false}, {"bias", "Tensor?", "None", false}},
-                  {{"", "Tensor", {}, false}}, false});
+                  {{"", "Tensor", {}, false}},
+                  false});
     registry.add({"aten::relu", "", {{"self", "Tensor", {}, false}}, {{"", "Tensor", {}, false}}, false});
     return registry;
 }
@@ -249,7 +251,8 @@ TEST_CASE("PatternEditor saves its text and hands it to the document", "[views][
 TEST_CASE("PatternHighlighter colours the pattern language", "[views][editor]")
 {
     using Role = PatternHighlighter::Role;
-    const QString line = QStringLiteral("    r = aten::split.Tensor(x, 16, \"a # b\") and dtype(x) in [f32, bf16]  # why");
+    const QString line = QStringLiteral(
+        "    r = aten::split.Tensor(x, 16, \"a # b\") and dtype(x) in [f32, bf16]  # why");
     const QList<PatternHighlighter::Span> spans = PatternHighlighter::classify(line);
     auto roleOf = [&](const QString &token) -> std::optional<Role> {
         for (const PatternHighlighter::Span &s : spans) {

@@ -35,7 +35,10 @@ namespace {
 constexpr int kBridgeTimeoutMs = 180000;
 const std::string kTowers = std::string(FUSEBOX_SOURCE_DIR) + "/tests/pt2/models/recsys_towers.py";
 
-QString logText(MainWindow &w) { return w.findChild<QPlainTextEdit *>(QStringLiteral("log"))->toPlainText(); }
+QString logText(MainWindow &w)
+{
+    return w.findChild<QPlainTextEdit *>(QStringLiteral("log"))->toPlainText();
+}
 
 bool idle(MainWindow &w)
 {
@@ -139,8 +142,9 @@ TEST_CASE("PyTorch 2 in the review: each apply to a Dynamo graph is verified in 
     // (c) A pattern that changes the outputs (sigmoid is not tanh): PyTorch 2
     // catches it, the rewrite is undone and the failure names the output,
     // the element and both values.
-    auto names = doc.addPatternText(QStringLiteral("pattern unsafe_sigmoid {\n    match {\n        r = aten::sigmoid(x)\n"
-                                                   "    }\n    replace {\n        r = aten::tanh(x)\n    }\n}\n"),
+    auto names = doc.addPatternText(QStringLiteral(
+                                        "pattern unsafe_sigmoid {\n    match {\n        r = aten::sigmoid(x)\n"
+                                        "    }\n    replace {\n        r = aten::tanh(x)\n    }\n}\n"),
                                     QStringLiteral("unsafe.patterns"));
     REQUIRE(names);
     findMatches(w);
@@ -201,7 +205,9 @@ TEST_CASE("PyTorch 2 in the review: each apply to a Dynamo graph is verified in 
     CHECK(lc.compiled->beforeStats.externCalls == 10); // the ten linears' addmm
     CHECK(lc.compiled->afterStats.externCalls < 10);   // batched
     CHECK(dialog->resultText().contains(QString::fromStdString(lc.compiledSummary())));
-    CHECK(dialog->findChild<QLabel *>(QStringLiteral("latencyDetails"))->text().contains(QStringLiteral("Compiled before: ")));
+    CHECK(dialog->findChild<QLabel *>(QStringLiteral("latencyDetails"))
+              ->text()
+              .contains(QStringLiteral("Compiled before: ")));
     CHECK(logText(w).contains(QString::fromStdString(lc.compiledSummary())));
     dialog->close();
 
@@ -217,7 +223,8 @@ TEST_CASE("PyTorch 2 in the review: each apply to a Dynamo graph is verified in 
     INFO(exported.first().at(1).toString().toStdString());
     CHECK(exported.first().at(0).toBool());
     // "1 output matches" or "N outputs match", never "1 outputs match".
-    CHECK(exported.first().at(1).toString().contains(QRegularExpression(QStringLiteral("\\b(1 output matches|([02-9]|\\d\\d+) outputs match)\\b"))));
+    CHECK(exported.first().at(1).toString().contains(
+        QRegularExpression(QStringLiteral("\\b(1 output matches|([02-9]|\\d\\d+) outputs match)\\b"))));
     CHECK(w.statusBar()->currentMessage() == exported.first().at(1).toString());
     auto bridge = doc.pt2Bridge();
     REQUIRE(bridge);

@@ -53,13 +53,15 @@ example_inputs = (torch.randn(4, 16),)
 class SettingsGuard {
 public:
     SettingsGuard()
-        : m_had(QSettings().contains(Pt2Controller::kPythonKey)),
-          m_value(QSettings().value(Pt2Controller::kPythonKey)), m_python(qgetenv("FUSEBOX_PYTHON")),
-          m_hadPython(qEnvironmentVariableIsSet("FUSEBOX_PYTHON")), m_root(qgetenv("FUSEBOX_PT2_ROOT")),
-          m_hadRoot(qEnvironmentVariableIsSet("FUSEBOX_PT2_ROOT")), m_testing(qgetenv("FUSEBOX_PT2_TESTING_ROOT")),
-          m_hadTesting(qEnvironmentVariableIsSet("FUSEBOX_PT2_TESTING_ROOT"))
-    {
-    }
+        : m_had(QSettings().contains(Pt2Controller::kPythonKey))
+        , m_value(QSettings().value(Pt2Controller::kPythonKey))
+        , m_python(qgetenv("FUSEBOX_PYTHON"))
+        , m_hadPython(qEnvironmentVariableIsSet("FUSEBOX_PYTHON"))
+        , m_root(qgetenv("FUSEBOX_PT2_ROOT"))
+        , m_hadRoot(qEnvironmentVariableIsSet("FUSEBOX_PT2_ROOT"))
+        , m_testing(qgetenv("FUSEBOX_PT2_TESTING_ROOT"))
+        , m_hadTesting(qEnvironmentVariableIsSet("FUSEBOX_PT2_TESTING_ROOT"))
+    {}
     ~SettingsGuard()
     {
         if (m_had)
@@ -89,7 +91,10 @@ private:
     bool m_hadTesting;
 };
 
-QString workflowLogText(MainWindow &w) { return w.findChild<QPlainTextEdit *>(QStringLiteral("log"))->toPlainText(); }
+QString workflowLogText(MainWindow &w)
+{
+    return w.findChild<QPlainTextEdit *>(QStringLiteral("log"))->toPlainText();
+}
 
 bool settleWorkflow(MainWindow &w)
 {
@@ -201,8 +206,8 @@ TEST_CASE("PyTorch 2 workflow: capture a script, compare with Inductor, a bad Py
     std::vector<std::string> leftOut;
     const PassConfig config = pt2::passesInductorHas(doc.passConfig(), *passes, &leftOut);
     CHECK_FALSE(config.preGradFusionOptions.empty()); // batch_linear and friends are Inductor's
-    auto direct = (*found)->runInductor(pt2::graphTextForInductor(doc.originalGraph()), writePassConfig(config),
-                                        "auto", pt2::inductorInputsOf(doc.originalGraph()));
+    auto direct = (*found)->runInductor(pt2::graphTextForInductor(doc.originalGraph()), writePassConfig(config), "auto",
+                                        pt2::inductorInputsOf(doc.originalGraph()));
     INFO((direct ? std::string() : direct.error().message));
     REQUIRE(direct);
     CHECK(pt2.lastInductorCounters() == direct->counters);

@@ -190,7 +190,8 @@ TEST_CASE("redo answers Ctrl+Shift+Z and Ctrl+Y, the undo text counts Apply All'
     const int rewrites = countStatus(doc, MatchStatus::Applied) - appliedBefore;
     REQUIRE(rewrites > 1);
     CHECK(allDone.first().at(0).toInt() == rewrites);
-    CHECK(rc.undoAction()->text().toStdString() == QStringLiteral("&Undo Apply All (%1 rewrites)").arg(rewrites).toStdString());
+    CHECK(rc.undoAction()->text().toStdString()
+          == QStringLiteral("&Undo Apply All (%1 rewrites)").arg(rewrites).toStdString());
     const size_t after = doc.graph().size();
     REQUIRE(after != before);
 
@@ -201,11 +202,13 @@ TEST_CASE("redo answers Ctrl+Shift+Z and Ctrl+Y, the undo text counts Apply All'
     QTest::keyClick(&w, Qt::Key_Z, Qt::ControlModifier | Qt::ShiftModifier);
     REQUIRE(settle(w));
     CHECK(doc.graph().size() == after);
-    CHECK(rc.undoAction()->text().toStdString() == QStringLiteral("&Undo Apply All (%1 rewrites)").arg(rewrites).toStdString());
+    CHECK(rc.undoAction()->text().toStdString()
+          == QStringLiteral("&Undo Apply All (%1 rewrites)").arg(rewrites).toStdString());
     QTest::keyClick(&w, Qt::Key_Z, Qt::ControlModifier);
     REQUIRE(settle(w));
     CHECK(doc.graph().size() == before);
-    CHECK(rc.redoAction()->text().toStdString() == QStringLiteral("&Redo Apply All (%1 rewrites)").arg(rewrites).toStdString());
+    CHECK(rc.redoAction()->text().toStdString()
+          == QStringLiteral("&Redo Apply All (%1 rewrites)").arg(rewrites).toStdString());
     QTest::keyClick(&w, Qt::Key_Y, Qt::ControlModifier);
     REQUIRE(settle(w));
     CHECK(doc.graph().size() == after);
@@ -233,7 +236,6 @@ TEST_CASE("no key sequence is bound twice in the main window", "[views][review]"
     CHECK(owners.count(QStringLiteral("Ctrl+Shift+Z")) == 1);
     CHECK(owners.count(QStringLiteral("Ctrl+Y")) == 1);
 }
-
 
 TEST_CASE("the Inspector follows every apply, undo, redo and Apply All", "[views][review]")
 {
@@ -351,7 +353,8 @@ TEST_CASE("the Log records every review action with what it did", "[views][revie
     QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, at);
     QTest::mouseDClick(table->viewport(), Qt::LeftButton, {}, at);
     REQUIRE(settle(w));
-    INFO("activated " << activated.count() << (status.isEmpty() ? std::string() : status.last().at(0).toString().toStdString()));
+    INFO("activated " << activated.count()
+                      << (status.isEmpty() ? std::string() : status.last().at(0).toString().toStdString()));
     CHECK(doc.tally("batch_linear").applied == 1);
     CHECK(logSince(mark).contains(QStringLiteral("applied batch_linear at %")));
 }
@@ -467,7 +470,8 @@ TEST_CASE("a Matches table narrowed by the selection says so and shows all again
     REQUIRE(settle(w));
     CHECK_FALSE(bar->isHidden());
     CHECK(panel.model()->rowCount() == covering);
-    CHECK(panel.filterText().contains(covering == 1 ? QStringLiteral("the 1 match") : QStringLiteral("the %1 matches").arg(covering)));
+    CHECK(panel.filterText().contains(covering == 1 ? QStringLiteral("the 1 match")
+                                                    : QStringLiteral("the %1 matches").arg(covering)));
 
     // Apply it: the layer_norm is gone, so the table shows every match again.
     panel.selectMatchRow(firstRow(doc, "batch_layernorm", MatchStatus::Pending));
@@ -488,7 +492,6 @@ TEST_CASE("a Matches table narrowed by the selection says so and shows all again
     CHECK(panel.model()->rowCount() == int(doc.matches().size()));
     CHECK(bar->isHidden());
 }
-
 
 TEST_CASE("the open diff agrees with the Matches table after every apply and undo", "[views][review]")
 {

@@ -81,9 +81,11 @@ TEST_CASE("a rewrite does not collapse part of a graph shown whole", "[views][re
     REQUIRE(shown.wait(60000));
     REQUIRE(w.scene()->visibleGraph().groupCount() == 0);
     doc.setVerifyApplies(false);
-    auto added = doc.addPatternText(QStringLiteral("pattern grow {\n    match {\n        r = aten::relu(x)\n    }\n"
-                                                   "    replace {\n        a = aten::neg(x)\n        r = aten::neg(a)\n    }\n}\n"),
-                                    QStringLiteral("grow.patterns"));
+    auto added
+        = doc.addPatternText(QStringLiteral(
+                                 "pattern grow {\n    match {\n        r = aten::relu(x)\n    }\n"
+                                 "    replace {\n        a = aten::neg(x)\n        r = aten::neg(a)\n    }\n}\n"),
+                             QStringLiteral("grow.patterns"));
     REQUIRE(added.hasValue());
     for (const Pattern *p : doc.patterns().all())
         if (p->name() != "grow")
@@ -105,7 +107,8 @@ TEST_CASE("Export Model writes Fusebox's own ops as ATen ops in a .pt", "[views]
     auto window = openDemo();
     MainWindow &w = *window;
     Document &doc = *w.document();
-    REQUIRE(doc.addPatternFile((QString::fromUtf8(FUSEBOX_SOURCE_DIR) + QStringLiteral("/resources/patterns/linear_relu_fusion.patterns"))));
+    REQUIRE(doc.addPatternFile(
+        (QString::fromUtf8(FUSEBOX_SOURCE_DIR) + QStringLiteral("/resources/patterns/linear_relu_fusion.patterns"))));
     findMatches(w);
     const int row = firstRow(doc, "linear_relu_fusion", MatchStatus::Pending);
     REQUIRE(row >= 0);
@@ -244,8 +247,7 @@ QString demoWithoutShapes(const QTemporaryDir &dir)
                                "if not i.filename.endswith('fusebox/inputs.json')]\n"
                                "dst.close()\n";
     QProcess python;
-    python.start(QStringLiteral("/usr/bin/python3"),
-                 {QStringLiteral("-c"), QString::fromStdString(script), kDemo, out});
+    python.start(QStringLiteral("/usr/bin/python3"), {QStringLiteral("-c"), QString::fromStdString(script), kDemo, out});
     REQUIRE(python.waitForFinished(60000));
     REQUIRE(python.exitCode() == 0);
     return out;
@@ -393,7 +395,8 @@ TEST_CASE("another model loaded: every panel forgets the last one's counts and a
     w.openFile(resnet);
     REQUIRE(shown.wait(120000));
     REQUIRE(settle(w));
-    CHECK(rc.matchesPanel()->summaryText() == QStringLiteral("Press F5 (Rewrite → Find Matches) to run the engine's search."));
+    CHECK(rc.matchesPanel()->summaryText()
+          == QStringLiteral("Press F5 (Rewrite → Find Matches) to run the engine's search."));
     CHECK(rc.matchesPanel()->filterText().isEmpty());
     for (QTreeWidgetItemIterator it(rc.patternsPanel()->tree()); *it; ++it) {
         INFO((*it)->text(PatternsPanel::Name).toStdString());
@@ -406,7 +409,8 @@ TEST_CASE("another model loaded: every panel forgets the last one's counts and a
     CHECK(rc.diffView()->summaryText().contains(QStringLiteral("No rewrite applied yet")));
 }
 
-TEST_CASE("why not: selecting a node no pattern starts at says so instead of explaining another node's pattern", "[views][review]")
+TEST_CASE("why not: selecting a node no pattern starts at says so instead of explaining another node's pattern",
+          "[views][review]")
 {
     // Issue 36 item 7: selecting a conv2d explained whichever pattern the
     // panel showed last, as though it concerned the convolution.
@@ -441,6 +445,7 @@ TEST_CASE("why not: selecting a node no pattern starts at says so instead of exp
     // Choosing a pattern then asks about it at the convolution.
     auto *box = rc.whyNotPanel()->findChild<QComboBox *>(QStringLiteral("whyNotPattern"));
     REQUIRE(box);
-    box->setCurrentIndex(box->findText(QStringLiteral("batch_relu")) >= 0 ? box->findText(QStringLiteral("batch_relu")) : 0);
+    box->setCurrentIndex(box->findText(QStringLiteral("batch_relu")) >= 0 ? box->findText(QStringLiteral("batch_relu"))
+                                                                          : 0);
     CHECK(rc.whyNotPanel()->text().contains(QStringLiteral("does not fire at")));
 }

@@ -77,9 +77,10 @@ TEST_CASE("review workflow: find, select, apply, undo, redo, reject", "[views][r
     // layer_norm branches (batch_linear, batch_relu, batch_aten_relu,
     // batch_layernorm, 16 members each); six projections of one pooled input
     // (batch_linear_lhs, and batch_linear: equal weight shapes).
-    const std::multiset<std::pair<std::string, size_t>> expected{
-        {"normalization_pass", 1}, {"normalization_pass", 1}, {"batch_linear", 16}, {"batch_relu", 16},
-        {"batch_aten_relu", 16},   {"batch_layernorm", 16},   {"batch_linear_lhs", 6}, {"batch_linear", 6}};
+    const std::multiset<std::pair<std::string, size_t>> expected{{"normalization_pass", 1}, {"normalization_pass", 1},
+                                                                 {"batch_linear", 16},      {"batch_relu", 16},
+                                                                 {"batch_aten_relu", 16},   {"batch_layernorm", 16},
+                                                                 {"batch_linear_lhs", 6},   {"batch_linear", 6}};
     std::multiset<std::pair<std::string, size_t>> found;
     for (const MatchEntry &e : doc.matches())
         found.emplace(e.match.pattern, e.match.nodes.size());
@@ -101,7 +102,8 @@ TEST_CASE("review workflow: find, select, apply, undo, redo, reject", "[views][r
     const size_t cats = doc.graph().nodesWithOp("aten::cat").size();
     REQUIRE(cats >= 4); // at least the dense tower's, left, right and the interaction's
     CHECK(doc.tally("merge_getitem_cat_pass").nearMisses == int(cats));
-    CHECK(rc.patternsPanel()->patternItem("merge_getitem_cat_pass")->text(PatternsPanel::NearMisses) == QString::number(cats));
+    CHECK(rc.patternsPanel()->patternItem("merge_getitem_cat_pass")->text(PatternsPanel::NearMisses)
+          == QString::number(cats));
     screenshot(w, "demo_matches");
 
     // Selecting a row outlines the match and centres the view on it.
@@ -219,8 +221,9 @@ TEST_CASE("why not: the failed check, its values and its nodes", "[views][rewrit
     QString text = panel.text();
     CHECK(text.contains(QStringLiteral("does not fire at %cat")));
     CHECK(text.contains(QStringLiteral("✓ the node is still there when merge_getitem_cat_pass runs")));
-    CHECK(text.contains(QStringLiteral("✗ not met: the getitems read a split — the getitems read %unbind_3 (aten::unbind), not a "
-                                       "split (%unbind_3: made by batch_layernorm#1) [split_cat.py:1523 merge_getitem_cat]")));
+    CHECK(text.contains(
+        QStringLiteral("✗ not met: the getitems read a split — the getitems read %unbind_3 (aten::unbind), not a "
+                       "split (%unbind_3: made by batch_layernorm#1) [split_cat.py:1523 merge_getitem_cat]")));
 
     screenshot(w, "why_not_inductor");
 
@@ -228,7 +231,8 @@ TEST_CASE("why not: the failed check, its values and its nodes", "[views][rewrit
     w.rewrite()->setSchedule(PassSchedule::Greedy);
     text = panel.text();
     CHECK(text.contains(QStringLiteral("does not fire at %cat")));
-    CHECK(text.contains(QStringLiteral("✗ not met: every cat input is a getitem — cat input %layer_norm (aten::layer_norm) is not a getitem")));
+    CHECK(text.contains(QStringLiteral(
+        "✗ not met: every cat input is a getitem — cat input %layer_norm (aten::layer_norm) is not a getitem")));
     // The failed check's nodes are ringed red on the graph.
     const NodeId layerNorm = doc.graph().findByName("layer_norm");
     CHECK(w.scene()->marks().value(layerNorm.value).color == QColor(0xd0, 0x20, 0x20));
@@ -270,7 +274,8 @@ TEST_CASE("a pattern from a selection matches every occurrence, live", "[views][
             CHECK(w.scene()->marks().contains(id.value));
     // Its description says where it came from, by file name, and nothing that
     // stops being true with the first edit; the status line says that instead.
-    CHECK(editor.text().contains(QStringLiteral("description = \"made from 2 nodes (%relu, %layer_norm) of recsys_demo.pt\"")));
+    CHECK(editor.text().contains(
+        QStringLiteral("description = \"made from 2 nodes (%relu, %layer_norm) of recsys_demo.pt\"")));
     CHECK_FALSE(editor.text().contains(QStringLiteral("changes nothing")));
     CHECK(editor.unchangedPatterns() == QStringList{QStringLiteral("from_selection")});
     CHECK(editor.statusText().contains(QStringLiteral("from_selection changes nothing yet")));
@@ -297,9 +302,15 @@ TEST_CASE("a pattern from a selection matches every occurrence, live", "[views][
     CHECK(doc.tally("from_selection").candidates == 16);
     QTreeWidgetItem *item = w.rewrite()->patternsPanel()->patternItem("from_selection");
     REQUIRE(item);
-    REQUIRE(QTest::qWaitFor([&] { return w.rewrite()->patternsPanel()->patternItem("from_selection")->text(PatternsPanel::Candidates) == QStringLiteral("16"); }, 5000));
+    REQUIRE(QTest::qWaitFor(
+        [&] {
+            return w.rewrite()->patternsPanel()->patternItem("from_selection")->text(PatternsPanel::Candidates)
+                   == QStringLiteral("16");
+        },
+        5000));
     // Custom patterns sit under where they came from.
-    CHECK(w.rewrite()->patternsPanel()->patternItem("from_selection")->parent()->text(0) == QStringLiteral("Pattern Editor"));
+    CHECK(w.rewrite()->patternsPanel()->patternItem("from_selection")->parent()->text(0)
+          == QStringLiteral("Pattern Editor"));
 
     // Renamed, and its replacement edited: the note goes, Save offers the new name.
     compiled.clear();
@@ -330,8 +341,10 @@ TEST_CASE("the pass file carries the rules, custom patterns and rejections, and 
         MainWindow &w = *window;
         Document &doc = *w.document();
         doc.setPatternEnabled(QStringLiteral("batch_aten_relu"), false);
-        REQUIRE(doc.setPatternOption(QStringLiteral("batch_linear"), QStringLiteral("min_fuse_set_size"), OptionValue{int64_t(3)}));
-        REQUIRE(doc.addPatternFile((QString::fromUtf8(FUSEBOX_SOURCE_DIR) + QStringLiteral("/resources/patterns/linear_relu_fusion.patterns"))));
+        REQUIRE(doc.setPatternOption(QStringLiteral("batch_linear"), QStringLiteral("min_fuse_set_size"),
+                                     OptionValue{int64_t(3)}));
+        REQUIRE(doc.addPatternFile((QString::fromUtf8(FUSEBOX_SOURCE_DIR)
+                                    + QStringLiteral("/resources/patterns/linear_relu_fusion.patterns"))));
         w.rewrite()->findMatchesAction()->trigger();
         REQUIRE(QTest::qWaitFor([&] { return doc.hasMatchResults() && !doc.isSearching(); }, 60000));
         const int row = firstRow(doc, "batch_layernorm", MatchStatus::Pending);
@@ -477,8 +490,9 @@ TEST_CASE("a rewrite that changes the outputs fails verification, is undone and 
     auto window = openDemo();
     MainWindow &w = *window;
     Document &doc = *w.document();
-    auto added = doc.addPatternText(QStringLiteral("pattern unsafe_relu {\n    match {\n        r = aten::relu(x)\n    }\n"
-                                                   "    replace {\n        r = aten::neg(x)\n    }\n}\n"),
+    auto added = doc.addPatternText(QStringLiteral(
+                                        "pattern unsafe_relu {\n    match {\n        r = aten::relu(x)\n    }\n"
+                                        "    replace {\n        r = aten::neg(x)\n    }\n}\n"),
                                     QStringLiteral("unsafe.patterns"));
     REQUIRE(added.hasValue());
     w.rewrite()->findMatchesAction()->trigger();
@@ -524,7 +538,8 @@ TEST_CASE("a custom pattern used from the editor and then loaded from its file i
 {
     auto window = openDemo();
     Document &doc = *window->document();
-    const QString path = QString::fromUtf8(FUSEBOX_SOURCE_DIR) + QStringLiteral("/resources/patterns/linear_relu_fusion.patterns");
+    const QString path = QString::fromUtf8(FUSEBOX_SOURCE_DIR)
+                         + QStringLiteral("/resources/patterns/linear_relu_fusion.patterns");
     QFile file(path);
     REQUIRE(file.open(QIODevice::ReadOnly));
     const QString text = QString::fromUtf8(file.readAll());
@@ -559,8 +574,8 @@ TEST_CASE("a session replays a custom pattern added after an Apply All at its ow
     // step that applied the custom pattern found its match gone.
     QTemporaryDir dir;
     const QString sessionPath = dir.filePath(QStringLiteral("custom.fusebox"));
-    const QString patternPath =
-        QString::fromUtf8(FUSEBOX_SOURCE_DIR) + QStringLiteral("/resources/patterns/linear_relu_fusion.patterns");
+    const QString patternPath = QString::fromUtf8(FUSEBOX_SOURCE_DIR)
+                                + QStringLiteral("/resources/patterns/linear_relu_fusion.patterns");
     size_t rewrittenSize = 0;
     int applyAllRewrites = 0;
     {

@@ -32,7 +32,8 @@ constexpr int kTimeoutMs = 300000;
 const std::string &towersLog()
 {
     static const std::string path = [] {
-        auto config = json_support::readTextFile(std::string(FUSEBOX_SOURCE_DIR) + "/tests/pt2/configs/pre_grad_all.json");
+        auto config = json_support::readTextFile(std::string(FUSEBOX_SOURCE_DIR)
+                                                 + "/tests/pt2/configs/pre_grad_all.json");
         REQUIRE(config);
         auto made = testing::sharedTraceLog({"towers_6x16", "gated_halves_5"}, *config,
                                             std::string(FUSEBOX_BINARY_DIR) + "/test-output/views-trace/run.log");

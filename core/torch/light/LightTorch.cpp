@@ -18,9 +18,15 @@ namespace fusebox {
 
 extern const std::string_view kEmbeddedTorchSchemas[];
 
-bool libtorchLinked() { return false; }
+bool libtorchLinked()
+{
+    return false;
+}
 
-const char *libtorchVersion() { return ""; }
+const char *libtorchVersion()
+{
+    return "";
+}
 
 const OpSchemaRegistry &torchSchemas()
 {
@@ -53,7 +59,10 @@ Expected<LoadedModel> importTorchScript(const std::string &, const TorchScriptIm
     libtorchNeeded("reading a TorchScript archive");
 }
 
-Status exportTorchScript(const Graph &, const std::string &) { libtorchNeeded("writing a TorchScript archive"); }
+Status exportTorchScript(const Graph &, const std::string &)
+{
+    libtorchNeeded("writing a TorchScript archive");
+}
 
 } // namespace fusebox
 
@@ -67,9 +76,15 @@ Expected<RewriteVerifier> RewriteVerifier::create(const Graph &, double, bool)
     libtorchNeeded("numeric verification");
 }
 
-std::optional<std::string> RewriteVerifier::operator()(const Graph &) const { libtorchNeeded("numeric verification"); }
+std::optional<std::string> RewriteVerifier::operator()(const Graph &) const
+{
+    libtorchNeeded("numeric verification");
+}
 
-Expected<VerificationResult> RewriteVerifier::check(const Graph &) const { libtorchNeeded("numeric verification"); }
+Expected<VerificationResult> RewriteVerifier::check(const Graph &) const
+{
+    libtorchNeeded("numeric verification");
+}
 
 } // namespace fusebox
 
