@@ -2,6 +2,7 @@
 // k-hop focus view, the minimap.
 #include "ViewTestGraphs.h"
 
+#include "views/BoxItem.h"
 #include "views/Document.h"
 #include "views/GraphScene.h"
 #include "views/GraphView.h"
@@ -194,4 +195,37 @@ TEST_CASE("Find at 3 % zoom zooms in to its hit", "[views]")
     const qreal fit = std::min(port.width() / (node.width() + 60), port.height() / (node.height() + 60));
     CHECK(view.zoom() == Approx(std::min(fit, GraphView::kReadableZoom)));
     CHECK(view.mapToScene(view.viewport()->rect()).boundingRect().contains(node.center()));
+}
+
+TEST_CASE("a graph opened collapsed shows its boxes first, and an expanded group where the view looks", "[views]")
+{
+    // Issue 36 item 7: the first view of a collapsed graph landed on an empty
+    // area, and an expanded group was not brought into the view.
+    MainWindow w;
+    w.setErrorDialogsEnabled(false);
+    w.resize(1600, 1000);
+    w.show();
+    QSignalSpy shown(&w, &MainWindow::graphShown);
+    w.document()->setGraph(blockGraph(9, 10, 10), QStringLiteral("blocks"));
+    REQUIRE(shown.wait(60000));
+    REQUIRE(w.scene()->startedCollapsed());
+    GraphView &view = *w.view();
+    QApplication::processEvents();
+    auto visible = [&] { return view.mapToScene(view.viewport()->rect()).boundingRect(); };
+    int boxes = 0;
+    for (QGraphicsItem *item : w.scene()->items(visible()))
+        boxes += dynamic_cast<BoxItem *>(item) != nullptr;
+    CHECK(boxes >= 3); // x and the first blocks, read from the top
+
+    const int block3 = w.scene()->scopeTree().find("block3");
+    REQUIRE(block3 > 0);
+    w.scene()->expandScope(block3);
+    REQUIRE(waitForLayout(*w.scene()));
+    QApplication::processEvents();
+    const QRectF expanded = w.scene()->focusRect();
+    REQUIRE_FALSE(expanded.isEmpty());
+    INFO("view " << visible().x() << "," << visible().y() << " " << visible().width() << "x" << visible().height()
+                 << "; group at " << expanded.x() << "," << expanded.y());
+    CHECK(visible().intersects(expanded));
+    CHECK(std::abs(visible().center().x() - expanded.center().x()) < visible().width() / 4);
 }
