@@ -60,6 +60,22 @@ inline std::unique_ptr<MainWindow> openDemo()
     return w;
 }
 
+/// A shown window that opened the session at `path` and restored it, settled;
+/// checks that the restore succeeded (its message as INFO when not).
+inline std::unique_ptr<MainWindow> reopenSession(const QString &path)
+{
+    auto w = std::make_unique<MainWindow>();
+    w->setErrorDialogsEnabled(false);
+    w->show();
+    QSignalSpy restored(w.get(), &MainWindow::sessionRestored);
+    REQUIRE(w->openSession(path));
+    REQUIRE(restored.wait(120000));
+    INFO(restored.first().at(1).toString().toStdString());
+    CHECK(restored.first().at(0).toBool());
+    REQUIRE(settle(*w));
+    return w;
+}
+
 /// F5, then waits for the search and the marks.
 inline void findMatches(MainWindow &w)
 {

@@ -319,15 +319,8 @@ TEST_CASE("input shapes: unknown ones are said at load, set in a dialog, kept by
     }
     {
         // The session reopens with its shapes, and replays the same rewrites.
-        MainWindow w;
-        w.setErrorDialogsEnabled(false);
-        w.show();
-        QSignalSpy restored(&w, &MainWindow::sessionRestored);
-        REQUIRE(w.openSession(sessionPath));
-        REQUIRE(restored.wait(120000));
-        INFO(restored.first().at(1).toString().toStdString());
-        CHECK(restored.first().at(0).toBool());
-        REQUIRE(settle(w));
+        auto window = reopenSession(sessionPath);
+        MainWindow &w = *window;
         CHECK(w.document()->inputsWithoutShape().empty());
         CHECK(w.document()->graph().size() == rewrittenSize);
     }

@@ -464,15 +464,9 @@ TEST_CASE("a session saves the decisions and reopens them, the model and the vie
         CHECK_FALSE(files.exportModel(dir.filePath(QStringLiteral("rewritten.xyz")), &error));
         CHECK(error.contains(QStringLiteral("unknown output format")));
     }
-    MainWindow w;
-    w.setErrorDialogsEnabled(false);
-    w.show();
-    QSignalSpy restored(&w, &MainWindow::sessionRestored);
-    REQUIRE(w.openSession(sessionPath));
-    REQUIRE(restored.wait(120000));
-    CHECK(restored.first().at(0).toBool());
+    auto window = reopenSession(sessionPath);
+    MainWindow &w = *window;
     Document &doc = *w.document();
-    REQUIRE(settle(w));
     CHECK(doc.graph().size() == rewrittenSize);
     CHECK(doc.undoStack()->count() == 1); // the apply comes back as an undo step
     CHECK(doc.isRejected(rejected));
@@ -600,16 +594,8 @@ TEST_CASE("a session replays a custom pattern added after an Apply All at its ow
         QString error;
         REQUIRE(w.saveSession(sessionPath, &error));
     }
-    MainWindow w;
-    w.setErrorDialogsEnabled(false);
-    w.show();
-    QSignalSpy restored(&w, &MainWindow::sessionRestored);
-    REQUIRE(w.openSession(sessionPath));
-    REQUIRE(restored.wait(120000));
-    INFO(restored.first().at(1).toString().toStdString());
-    CHECK(restored.first().at(0).toBool());
-    Document &doc = *w.document();
-    REQUIRE(settle(w));
+    auto window = reopenSession(sessionPath);
+    Document &doc = *window->document();
     CHECK(doc.graph().size() == rewrittenSize);
     REQUIRE(doc.undoStack()->count() == 2);
     CHECK(doc.undoStack()->text(0) == QStringLiteral("Apply All (%1 rewrites)").arg(applyAllRewrites));
