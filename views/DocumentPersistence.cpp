@@ -26,17 +26,18 @@ namespace {
 
 using document_tr::tr;
 
-/// `pass` with the custom sources whose patterns were all in the document
-/// (`had`) when a step was made; a source that no longer reads stays.
-std::vector<CustomPatternSource> sourcesOfStep(const PassConfig &pass, const std::vector<std::string> &had)
+/// The custom sources of `pass` whose patterns (`defined[i]` for source i)
+/// were all in the document (`had`) when a step was made; a source that no
+/// longer reads (no names) stays.
+std::vector<CustomPatternSource> sourcesOfStep(const PassConfig &pass,
+                                               const std::vector<std::vector<std::string>> &defined,
+                                               const std::vector<std::string> &had)
 {
     std::vector<CustomPatternSource> kept;
-    for (const CustomPatternSource &source : pass.customPatterns) {
-        const std::vector<std::string> defined = DocumentPatterns::patternNamesOf(source);
-        if (std::all_of(defined.begin(), defined.end(),
+    for (size_t i = 0; i < pass.customPatterns.size(); ++i)
+        if (std::all_of(defined[i].begin(), defined[i].end(),
                         [&](const std::string &name) { return std::find(had.begin(), had.end(), name) != had.end(); }))
-            kept.push_back(source);
-    }
+            kept.push_back(pass.customPatterns[i]);
     return kept;
 }
 
@@ -156,6 +157,10 @@ bool DocumentPersistence::replaySteps(const std::vector<SessionStep> &steps, QSt
     // Apply All would otherwise fuse with it, and the step that applied it
     // find its match gone).
     std::vector<CustomPatternSource> inEffect = pass ? pass->customPatterns : std::vector<CustomPatternSource>{};
+    // Each source's pattern names, read once (a source is a file to parse).
+    std::vector<std::vector<std::string>> defined;
+    for (const CustomPatternSource &source : inEffect)
+        defined.push_back(DocumentPatterns::patternNamesOf(source));
     auto useSources = [&](std::vector<CustomPatternSource> sources) -> Status {
         if (!pass || sources == inEffect)
             return {};
@@ -167,7 +172,7 @@ bool DocumentPersistence::replaySteps(const std::vector<SessionStep> &steps, QSt
     for (size_t i = 0; i < steps.size(); ++i) {
         const SessionStep &step = steps[i];
         if (pass && step.customPatterns)
-            if (Status s = useSources(sourcesOfStep(*pass, *step.customPatterns)); !s) {
+            if (Status s = useSources(sourcesOfStep(*pass, defined, *step.customPatterns)); !s) {
                 if (error)
                     *error = tr("step %1 of %2: %3").arg(i + 1).arg(steps.size()).arg(qs(s.error().message));
                 return false;
