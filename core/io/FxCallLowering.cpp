@@ -420,14 +420,43 @@ NodeId Builder::addNode(CanonicalTarget t, const std::string &spelling, std::vec
 /// inside an expression): the graph's own name for the op, or FX's "slice_1"
 /// where that would be a builtin the reader resolves, or the bare function the
 /// node calls (`max(a, b)` -> max_1), which the writer could not assign to
-/// without hiding the function. Empty: let the graph name it.
+/// without hiding the function, or one the code calls bare elsewhere. Empty:
+/// let the graph name it.
 std::string Builder::implicitName(const std::string &op)
 {
     const size_t colon = op.rfind("::");
-    if (colon != std::string::npos)
-        return isReservedName(op.substr(colon + 2)) ? op.substr(colon + 2) + "_1" : std::string();
+    if (colon != std::string::npos) {
+        const std::string base = op.substr(colon + 2);
+        return isReservedName(base) || calledBare(base) ? base + "_1" : std::string();
+    }
     const bool bareFunction = isIdentifier(op) && op != ops::kGetItem && op != ops::kSetItem;
     return bareFunction ? op + "_1" : std::string();
+}
+
+bool Builder::calledBare(const std::string &name)
+{
+    if (!m_calledBare) {
+        m_calledBare.emplace();
+        std::vector<const Expr *> pending;
+        for (const Stmt &s : m_fn.body)
+            if (s.value)
+                pending.push_back(s.value.get());
+        while (!pending.empty()) {
+            const Expr *e = pending.back();
+            pending.pop_back();
+            if (e->kind == Expr::Kind::Call && e->object && e->object->kind == Expr::Kind::Name)
+                m_calledBare->insert(e->object->text);
+            if (e->object)
+                pending.push_back(e->object.get());
+            for (const ExprPtr &item : e->items)
+                if (item)
+                    pending.push_back(item.get());
+            for (const auto &keyword : e->keywords)
+                if (keyword.second)
+                    pending.push_back(keyword.second.get());
+        }
+    }
+    return m_calledBare->contains(name);
 }
 
 /// The value type fitSchema uses to choose overloads; "" when unknown.

@@ -104,7 +104,11 @@ private:
     }
     /// The graph name of a node the code names `name`: prefixed in flattened
     /// submodules ("submod_0_relu"); empty stays empty (named after the op).
-    static std::string implicitName(const std::string &op);
+    std::string implicitName(const std::string &op);
+    /// Whether forward's code calls `name` bare (`name(...)`): a value the
+    /// reader names must not take it, or the text written back would call the
+    /// value (found by fx_text_fuzz).
+    bool calledBare(const std::string &name);
     std::string nodeName(const std::string &name) const { return name.empty() ? name : m_namePrefix + name; }
     /// `name` with a leading '_' when it is one the writer must not assign
     /// to ("torch", "slice", "self"), as the writer would write it: a round
@@ -191,6 +195,8 @@ private:
     void reportSummaries();
 
     const FxFunction &m_fn;
+    /// calledBare()'s names, gathered from m_fn on first use.
+    std::optional<std::unordered_set<std::string>> m_calledBare;
     const FxReadOptions &m_options;
     Graph &m_graph;
     GraphBuilder m_build{m_graph};

@@ -365,3 +365,24 @@ TEST_CASE("FX fuzz findings: an index written as a one-item tuple reads as the i
     REQUIRE(model);
     CHECK(model->graph.node(model->graph.findByName("a"))->op == model->graph.node(model->graph.findByName("b"))->op);
 }
+
+TEST_CASE("FX fuzz findings: a value named like a function the code calls bare is written under another name",
+          "[io][fx][fuzz]")
+{
+    // The first call's value took the name auto_functionalized, the function
+    // the second line calls bare; written as it was, the value hid the
+    // function ("expected a function, found an expression" on reading back).
+    const std::string text = "class GraphModule(torch.nn.Module):\n"
+                             "    def forward(self, x: \"f32[4]\"):\n"
+                             "        a = +torch.ops.higher_order.auto_functionalized(torch.ops.aten.add_.Tensor, "
+                             "self = x, other = x)\n"
+                             "        b = torch.ops.higher_order/auto_functionalized(torch.Ten.mylib.foo, x = x)\n"
+                             "        c = torch.ops.profiler._record_function_enter_new('mylib::foo', None)\n"
+                             "        return (a, b, c)\n";
+    checkRoundTrip(text);
+    checkRoundTrip(text, &testSchemas());
+    auto model = readFxText(text, {.sourceName = "x.py"});
+    REQUIRE(model);
+    const std::string written = writeFxText(model->graph);
+    CHECK(written.find(" auto_functionalized = ") == std::string::npos);
+}
