@@ -91,25 +91,50 @@ InductorScheduleRun::~InductorScheduleRun()
 DriverResult InductorScheduleRun::run(const std::vector<ScheduledPass> &schedule)
 {
     notePassesDroppedForDevices();
-    for (size_t index = 0; index < schedule.size(); ++index) {
-        const ScheduledPass &pass = schedule[index];
-        const Pattern *p = m_patterns.find(pass.pattern);
-        for (int64_t k = 0; k < pass.repeat && !stopRequested(); ++k) {
-            if (m_observer) {
-                m_observer->passStarting(m_graph, schedule, index, k);
-                if (m_observer->done())
-                    break;
-            }
-            ++m_result.rounds;
-            if (!runPass(*p))
-                return finish("a rewrite of " + pass.pattern + " created a cycle", false);
-            if (m_observer)
-                m_observer->passFinished(m_graph, schedule, index, k);
-        }
-        if (stopRequested())
-            return finish("stopped on request after " + pass.pattern, false);
+    m_schedule = &schedule;
+    m_index = 0;
+    m_repetition = 0;
+    // A schedule runs to its end, not to a fixed point: its end is converged.
+    runDriverLoop(m_graph, *this, [this] { return stopRequested(); }, m_result);
+    return m_result;
+}
+
+std::optional<DriverRound> InductorScheduleRun::nextRound()
+{
+    while (m_index < m_schedule->size() && m_repetition >= (*m_schedule)[m_index].repeat) {
+        ++m_index;
+        m_repetition = 0;
     }
-    return finish({}, true); // a schedule runs to its end, not to a fixed point
+    if (m_index >= m_schedule->size())
+        return std::nullopt;
+    if (m_observer)
+        m_observer->passStarting(m_graph, *m_schedule, m_index, m_repetition);
+    const std::string &name = (*m_schedule)[m_index].pattern;
+    return DriverRound{"of " + name, name};
+}
+
+size_t InductorScheduleRun::runRound()
+{
+    const size_t before = m_result.rewrites.size();
+    runPass(*m_patterns.find((*m_schedule)[m_index].pattern));
+    return m_result.rewrites.size() - before;
+}
+
+bool InductorScheduleRun::restoreOrder()
+{
+    if (!sortTopologically())
+        return false;
+    // Edits kept only to take a pass back go once it stays.
+    if (!m_log)
+        m_local.clear();
+    return true;
+}
+
+void InductorScheduleRun::roundEnded(size_t)
+{
+    if (m_observer)
+        m_observer->passFinished(m_graph, *m_schedule, m_index, m_repetition);
+    ++m_repetition;
 }
 
 bool InductorScheduleRun::stopRequested() const
@@ -117,21 +142,13 @@ bool InductorScheduleRun::stopRequested() const
     return (m_options.shouldStop && m_options.shouldStop()) || (m_observer && m_observer->done());
 }
 
-bool InductorScheduleRun::restoreOrder()
+bool InductorScheduleRun::sortTopologically()
 {
     m_edits.beginGroup("restore topological order");
     const bool acyclic = PatternRewriter(m_graph, &m_edits)
                              .restoreTopologicalOrder(PatternRewriter::SortStyle::DelayReaders);
     m_edits.endGroup();
     return acyclic;
-}
-
-DriverResult InductorScheduleRun::finish(std::string message, bool converged)
-{
-    m_result.message = std::move(message);
-    m_result.converged = converged;
-    m_result.nodesAfter = m_graph.size();
-    return m_result;
 }
 
 void InductorScheduleRun::notePassesDroppedForDevices()
@@ -141,18 +158,12 @@ void InductorScheduleRun::notePassesDroppedForDevices()
             m_result.notes.push_back(std::move(why));
 }
 
-bool InductorScheduleRun::runPass(const Pattern &pattern)
+void InductorScheduleRun::runPass(const Pattern &pattern)
 {
     if (pattern.family() == PatternFamily::Vertical)
         verticalPass(static_cast<const VerticalPattern &>(pattern));
     else
         horizontalPass(static_cast<const HorizontalPattern &>(pattern));
-    if (!restoreOrder())
-        return false;
-    // Edits kept only to take a pass back go once it stays.
-    if (!m_log)
-        m_local.clear();
-    return true;
 }
 
 void InductorScheduleRun::addCounts(const InductorCounts &counts)
@@ -179,19 +190,49 @@ void InductorScheduleRun::verticalPass(const VerticalPattern &pattern)
         EditLog &edits;
         ~KeepEdits() { applier.setEdits(&edits); }
     } keepEdits{m_applier, m_edits};
-    // Each node is matched on the graph as the earlier rewrites of this pass left it.
-    for (NodeId id : verticalVisitOrder(pattern)) {
-        if (stopRequested())
-            return;
+    // Each node is matched on the graph as the earlier rewrites of this pass
+    // left it, and rewritten at once.
+    std::vector<NodeId> visit = verticalVisitOrder(pattern);
+    std::optional<Match> match;
+    InductorCounts counts;
+    size_t nodes = 0;
+    auto matchAt = [&](NodeId id) -> const Match * {
         if (!m_graph.contains(id))
-            continue;
+            return nullptr;
         if (m_observer) {
             m_observer->visiting(m_graph, pattern, id);
             if (m_observer->done())
-                return;
+                return nullptr;
         }
-        matchAndRewrite(pattern, id);
-    }
+        MatchTrace trace;
+        match = pattern.match(m_graph, id, trace);
+        if (!match) {
+            if (trace.dependsOnUnknownShape())
+                noteUndecided(pattern, id);
+            addCounts(pattern.inductorCountsWithoutRewrite(m_graph, id));
+            return nullptr;
+        }
+        match->pattern = pattern.name();
+        match->benefit = pattern.benefit();
+        nodes = match->nodes.size();
+        counts = pattern.inductorCounts(m_graph, *match);
+        return &*match;
+    };
+    auto rewritten = [&](const Match &) {
+        // fuse_fx's rules are plain graph transforms in 2.6, not pattern
+        // matcher passes: they move no counter.
+        if (isFuseFxRule(pattern.name()))
+            return;
+        addCounts(counts);
+        // The pattern matcher's own counts, unless the rule gives them (its
+        // 2.6 pattern's nodes are not the rewrite's).
+        if (!counts.added.contains("pattern_matcher_count")) {
+            ++m_result.inductorCounters["pattern_matcher_count"];
+            m_result.inductorCounters["pattern_matcher_nodes"] += nodes;
+        }
+    };
+    TouchTracker tracker;
+    applyInOrder(visit, matchAt, m_applier, tracker, [this] { return stopRequested(); }, rewritten);
 }
 
 std::vector<NodeId> InductorScheduleRun::verticalVisitOrder(const VerticalPattern &pattern) const
@@ -206,34 +247,6 @@ std::vector<NodeId> InductorScheduleRun::verticalVisitOrder(const VerticalPatter
         visit.erase(std::unique(visit.begin(), visit.end()), visit.end());
     }
     return visit;
-}
-
-void InductorScheduleRun::matchAndRewrite(const VerticalPattern &pattern, NodeId id)
-{
-    MatchTrace trace;
-    auto match = pattern.match(m_graph, id, trace);
-    if (!match) {
-        if (trace.dependsOnUnknownShape())
-            noteUndecided(pattern, id);
-        addCounts(pattern.inductorCountsWithoutRewrite(m_graph, id));
-        return;
-    }
-    match->pattern = pattern.name();
-    match->benefit = pattern.benefit();
-    const size_t nodes = match->nodes.size();
-    const InductorCounts counts = pattern.inductorCounts(m_graph, *match);
-    TouchTracker tracker;
-    // fuse_fx's rules are plain graph transforms in 2.6, not pattern matcher
-    // passes: they move no counter.
-    if (!m_applier.apply(*match, tracker) || isFuseFxRule(pattern.name()))
-        return;
-    addCounts(counts);
-    // The pattern matcher's own counts, unless the rule gives them (its 2.6
-    // pattern's nodes are not the rewrite's).
-    if (!counts.added.contains("pattern_matcher_count")) {
-        ++m_result.inductorCounters["pattern_matcher_count"];
-        m_result.inductorCounters["pattern_matcher_nodes"] += nodes;
-    }
 }
 
 bool InductorScheduleRun::fuseGroup(const HorizontalPattern &pattern, const FusionGroup &group,
@@ -272,7 +285,7 @@ void InductorScheduleRun::horizontalPass(const HorizontalPattern &pattern)
         [&](const FusionGroup &group, std::vector<NodeId> &changed) { return fuseGroup(pattern, group, &changed); },
         [this] { return stopRequested(); });
     m_applier.setListener(m_listener);
-    if (restoreOrder()) {
+    if (sortTopologically()) {
         if (m_listener)
             deferred.replay(m_graph, *m_listener);
         return;
@@ -298,33 +311,17 @@ void InductorScheduleRun::noteUnkeyedRoots(const HorizontalPattern &pattern)
 }
 
 // The checked way, one group at a time: a group that the fusions before it
-// made dependent is taken back (sorting after each group is what finds it) and
-// reported undone, never applied.
+// made dependent closes a cycle, and the one apply path's cycle check
+// (RewriteApplier) takes it back and reports it undone, never applied.
 void InductorScheduleRun::horizontalPassChecked(const HorizontalPattern &pattern, const HorizontalSearchResult &found)
 {
+    m_applier.setUndoCycles(true);
     for (const FusionGroup &group : found.groups) {
         if (stopRequested())
-            return;
-        const size_t before = m_edits.appliedCount();
-        const DriverResult saved = m_result;
-        DeferredListener deferred(m_edits);
-        m_applier.setListener(m_listener ? &deferred : nullptr);
-        const bool fused = fuseGroup(pattern, group);
-        m_applier.setListener(m_listener);
-        if (!fused || restoreOrder()) {
-            if (m_listener)
-                deferred.replay(m_graph, *m_listener);
-            continue;
-        }
-        while (m_edits.appliedCount() > before)
-            m_edits.undo(m_graph);
-        m_result = saved;
-        ++m_result.counters[pattern.name()].matched;
-        if (m_listener)
-            m_listener->rewriteUndone(m_graph, groupMatch(pattern, group),
-                                      "its members became dependent through an earlier fusion; "
-                                      "fusing them would close a cycle");
+            break;
+        fuseGroup(pattern, group);
     }
+    m_applier.setUndoCycles(false);
 }
 
 } // namespace fusebox

@@ -76,8 +76,10 @@ public:
     void setInductorMetadata(bool on) { m_inductorMetadata = on; }
 
     /// Whether each horizontal fusion is checked for a cycle and undone when
-    /// it closes one (on by default). InductorSchedule turns it off: it fuses
-    /// a whole pass live, as 2.6 does, and checks the order once after.
+    /// it closes one (on by default): the one cycle check of every driver.
+    /// InductorSchedule turns it off while it fuses a whole pass live, as 2.6
+    /// does, and checks the order once after; should that find a cycle, it
+    /// fuses the pass again group by group with the check on.
     void setUndoCycles(bool on) { m_undoCycles = on; }
 
     /// Labels each rewrite "pattern@anchor" (the IDE's single applies) rather
