@@ -369,7 +369,7 @@ DriverOptions DocumentJobs::applyAllOptions(const std::shared_ptr<ApplyAllOutcom
             return (**verifier)(g);
         };
     } else if (verifier(nullptr)) {
-        std::shared_ptr<RewriteVerifier> keep = m_verifier;
+        std::shared_ptr<const OutputVerifier> keep = m_verifier;
         options.verifyRewrite = [keep](const Graph &g) { return (*keep)(g); };
         outcome->engine = m_verifier->engine();
     }
@@ -427,7 +427,7 @@ int DocumentJobs::applyAllProgress() const
 
 // ---- verification ------------------------------------------------------------------
 
-const RewriteVerifier *DocumentJobs::verifier(QString *whyNot)
+const OutputVerifier *DocumentJobs::verifier(QString *whyNot)
 {
     if (!m_verifierTried) {
         m_verifierTried = true;
@@ -436,7 +436,7 @@ const RewriteVerifier *DocumentJobs::verifier(QString *whyNot)
         // where starting a PyTorch 2 process (seconds) would stall the window.
         auto created = RewriteVerifier::create(m_document.history().original(), 1e-4, /*allowBridge=*/false);
         if (created)
-            m_verifier = std::make_shared<RewriteVerifier>(std::move(*created));
+            m_verifier = std::make_shared<const RewriteVerifier>(std::move(*created));
         else
             m_verifierError = qs(created.error().message);
         // A PT2 graph is verified in PyTorch 2 once a Python is set up: say so.

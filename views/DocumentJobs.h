@@ -18,7 +18,7 @@
 namespace fusebox {
 
 class Document;
-class RewriteVerifier;
+class OutputVerifier;
 struct ApplyAllOutcome;
 struct OffSchedule;
 
@@ -75,7 +75,7 @@ public:
     /// The libtorch verifier against the original graph, made on first use;
     /// null, with why in `whyNot`, when it cannot be made. (A PT2 graph is
     /// verified in PyTorch 2 instead when a Python is set up: DocumentPt2.)
-    const RewriteVerifier *verifier(QString *whyNot);
+    const OutputVerifier *verifier(QString *whyNot);
     /// A new graph needs a new verifier.
     void resetVerifier();
 
@@ -104,7 +104,7 @@ private:
     std::shared_ptr<std::atomic<bool>> m_stopApplyAll;
     std::shared_ptr<std::atomic<int>> m_applyAllProgress;
     quint64 m_graphVersion = 0;
-    std::shared_ptr<RewriteVerifier> m_verifier;
+    std::shared_ptr<const OutputVerifier> m_verifier;
     QString m_verifierError;
     bool m_verifierTried = false;
 };

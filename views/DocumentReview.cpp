@@ -13,7 +13,7 @@
 
 #include "core/rewrite/EditDiff.h"
 #include "core/rewrite/GreedyDriver.h"
-#include "core/torch/RewriteVerifier.h"
+#include "core/ir/VerificationResult.h"
 
 #include <algorithm>
 #include <iterator>
@@ -252,7 +252,7 @@ int DocumentReview::applyMatches(const std::vector<int> &rows, QString *error)
     QString verification;
     if (jobs.verifyApplies()) {
         QString whyNot;
-        if (const RewriteVerifier *v = jobs.verifier(&whyNot)) {
+        if (const OutputVerifier *v = jobs.verifier(&whyNot)) {
             options.verifyRewrite = [v](const Graph &g) { return (*v)(g); };
             verification = tr("passed in %1 (within %2)").arg(qs(v->engine())).arg(v->precision());
         } else {

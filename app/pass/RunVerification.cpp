@@ -15,7 +15,7 @@ Expected<RunVerifier> RunVerifier::create(const Graph &original, double precisio
             auto created = pt2::BridgeVerifier::create(std::move(bridge), original, precision);
             if (!created)
                 return created.error();
-            v.m_bridge = std::move(*created);
+            v.m_verifier = std::make_shared<const pt2::BridgeVerifier>(std::move(*created));
             return v;
         }
         if (!libtorchLinked()) // the dispatch hands this case to fusebox-pass-torch
@@ -25,23 +25,8 @@ Expected<RunVerifier> RunVerifier::create(const Graph &original, double precisio
     auto created = RewriteVerifier::create(original, precision, /*allowBridge=*/!isPt2Graph(original));
     if (!created)
         return created.error();
-    v.m_libtorch = std::move(*created);
+    v.m_verifier = std::make_shared<const RewriteVerifier>(std::move(*created));
     return v;
-}
-
-std::optional<std::string> RunVerifier::operator()(const Graph &rewritten) const
-{
-    return m_bridge ? (*m_bridge)(rewritten) : (*m_libtorch)(rewritten);
-}
-
-Expected<VerificationResult> RunVerifier::check(const Graph &rewritten) const
-{
-    return m_bridge ? m_bridge->check(rewritten) : m_libtorch->check(rewritten);
-}
-
-std::string RunVerifier::engine() const
-{
-    return m_bridge ? m_bridge->engine() : m_libtorch->engine();
 }
 
 } // namespace fusebox::cli

@@ -27,18 +27,18 @@ public:
                                         const std::string &noBridgeReason);
 
     /// nullopt when `rewritten` gives the original's outputs; else why not (one line).
-    std::optional<std::string> operator()(const Graph &rewritten) const;
+    std::optional<std::string> operator()(const Graph &rewritten) const { return (*m_verifier)(rewritten); }
     /// The final comparison (passed, max diffs, message); an Error when it cannot run.
-    Expected<VerificationResult> check(const Graph &rewritten) const;
+    Expected<VerificationResult> check(const Graph &rewritten) const { return m_verifier->check(rewritten); }
 
-    /// "PyTorch 2.6.0+debian" or "libtorch 1.13".
-    std::string engine() const;
+    /// "PyTorch 2.6.0+debian through the bridge" or "libtorch 1.13".
+    const std::string &engine() const { return m_verifier->engine(); }
     /// Why a PT2 graph is verified in libtorch, or "".
     const std::string &note() const { return m_note; }
 
 private:
-    std::optional<pt2::BridgeVerifier> m_bridge;
-    std::optional<RewriteVerifier> m_libtorch;
+    /// PyTorch 2's (pt2::BridgeVerifier) or libtorch's (RewriteVerifier).
+    std::shared_ptr<const OutputVerifier> m_verifier;
     std::string m_note;
 };
 

@@ -1,7 +1,9 @@
 #pragma once
-// The result of comparing two graphs' outputs, as both verifiers report it:
-// libtorch's (core/torch/NumericVerifier.h) and PyTorch 2's through the
-// bridge (core/pt2/BridgeVerifier.h), so that a caller reads either alike.
+// The result of comparing two graphs' outputs, and the one interface of the
+// verifiers that produce it: libtorch's (core/torch/RewriteVerifier.h) and
+// PyTorch 2's through the bridge (core/pt2/BridgeVerifier.h), so that a
+// caller (the driver's verifyRewrite hook, the IDE, fusebox-pass run) holds
+// and reads either alike.
 
 #include "core/ir/Expected.h"
 
@@ -42,5 +44,34 @@ inline std::optional<std::string> failureOf(const Expected<VerificationResult> &
         return checked->message;
     return std::nullopt;
 }
+
+class Graph;
+
+/// Checks rewritten graphs against one original's outputs. The original runs
+/// once, when the verifier is made (each implementation's create()); each
+/// check runs the rewritten graph on the same inputs.
+class OutputVerifier {
+public:
+    virtual ~OutputVerifier() = default;
+
+    /// The full comparison; an Error when the rewritten graph cannot run.
+    virtual Expected<VerificationResult> check(const Graph &rewritten) const = 0;
+
+    /// nullopt when the rewritten graph gives the original's outputs within
+    /// precision(); else why not, one line (the driver's verifyRewrite hook).
+    std::optional<std::string> operator()(const Graph &rewritten) const { return failureOf(check(rewritten)); }
+
+    /// The tolerance: |after - before| <= p + p * |before|.
+    virtual double precision() const = 0;
+    /// Where the graphs run: "libtorch 1.13", "PyTorch 2.6.0+debian through the bridge".
+    virtual const std::string &engine() const = 0;
+
+protected:
+    OutputVerifier() = default;
+    OutputVerifier(const OutputVerifier &) = default;
+    OutputVerifier &operator=(const OutputVerifier &) = default;
+    OutputVerifier(OutputVerifier &&) = default;
+    OutputVerifier &operator=(OutputVerifier &&) = default;
+};
 
 } // namespace fusebox

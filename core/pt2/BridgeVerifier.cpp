@@ -53,9 +53,4 @@ Expected<BridgeVerification> BridgeVerifier::check(const Graph &rewritten, const
     return r;
 }
 
-std::optional<std::string> BridgeVerifier::operator()(const Graph &rewritten) const
-{
-    return failureOf(check(rewritten));
-}
-
 } // namespace fusebox::pt2

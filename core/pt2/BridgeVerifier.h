@@ -4,6 +4,7 @@
 
 #include "core/ir/Expected.h"
 #include "core/ir/Graph.h"
+#include "core/ir/VerificationResult.h"
 
 #include <memory>
 #include <optional>
@@ -25,7 +26,7 @@ namespace fusebox::pt2 {
 /// users of the same Python (Pt2Bridge serialises requests). When the Python
 /// was restarted meanwhile (a cancel, a timeout), the next check runs the
 /// original again first.
-class BridgeVerifier {
+class BridgeVerifier final : public OutputVerifier {
 public:
     /// Starts the bridge's Python if needed and runs the original. Errors: no
     /// Python, torch too old, or the original does not run in PyTorch 2 (one
@@ -35,15 +36,12 @@ public:
 
     /// The full comparison; an Error when the rewritten graph does not run in
     /// PyTorch 2 ("the rewritten graph does not run in PyTorch 2: ...").
-    Expected<BridgeVerification> check(const Graph &rewritten, const RequestControl &control = {}) const;
+    Expected<BridgeVerification> check(const Graph &rewritten, const RequestControl &control) const;
+    Expected<VerificationResult> check(const Graph &rewritten) const override { return check(rewritten, {}); }
 
-    /// nullopt when the rewritten graph gives the original's outputs within
-    /// precision; else why not, one line (the driver's verifyRewrite callback).
-    std::optional<std::string> operator()(const Graph &rewritten) const;
-
-    double precision() const { return m_precision; }
+    double precision() const override { return m_precision; }
     /// "PyTorch 2.6.0+debian through the bridge".
-    const std::string &engine() const { return m_engine; }
+    const std::string &engine() const override { return m_engine; }
     const std::shared_ptr<Pt2Bridge> &bridge() const { return m_bridge; }
 
 private:

@@ -4,6 +4,7 @@
 
 #include "core/ir/Expected.h"
 #include "core/ir/Graph.h"
+#include "core/ir/VerificationResult.h"
 
 #include <memory>
 #include <optional>
@@ -13,9 +14,8 @@
 namespace fusebox {
 
 namespace pt2 {
-class Pt2Bridge;
+class BridgeVerifier;
 }
-struct VerificationResult;
 
 /// Checks rewrites of a graph against the original's outputs: the original
 /// runs once, at creation, on fixed random inputs (randomInputs(original, 0));
@@ -25,9 +25,10 @@ struct VerificationResult;
 ///
 /// When libtorch 1.13 cannot run the original (an op it lacks, such as
 /// prims:: ops or aten::_scaled_dot_product_flash_attention_for_cpu), the
-/// graphs run in PyTorch 2 through the bridge instead (docs/pt2-bridge.md),
-/// with the same tolerance and report; engine() says which was used.
-class RewriteVerifier {
+/// graphs run in PyTorch 2 through the bridge instead (docs/pt2-bridge.md):
+/// the checks are pt2::BridgeVerifier's, with the same tolerance and report;
+/// engine() says which was used.
+class RewriteVerifier final : public OutputVerifier {
 public:
     /// Runs the original; an Error when it cannot run (no static input
     /// shapes, an op neither libtorch nor the bridge's PyTorch runs, no
@@ -35,17 +36,13 @@ public:
     /// libtorch (for callers that must not wait seconds for a Python to start).
     static Expected<RewriteVerifier> create(const Graph &original, double precision = 1e-4, bool allowBridge = true);
 
-    /// nullopt when the rewritten graph gives the original's outputs within
-    /// precision (absolute + relative); else why not, one line.
-    std::optional<std::string> operator()(const Graph &rewritten) const;
-
     /// The full comparison (VerificationResult of NumericVerifier.h); an Error
     /// when the rewritten graph cannot run.
-    Expected<VerificationResult> check(const Graph &rewritten) const;
+    Expected<VerificationResult> check(const Graph &rewritten) const override;
 
-    double precision() const { return m_precision; }
+    double precision() const override { return m_precision; }
     /// "libtorch 1.13" or "PyTorch 2.6.0+debian through the bridge".
-    const std::string &engine() const { return m_engine; }
+    const std::string &engine() const override { return m_engine; }
 
 private:
     RewriteVerifier(std::vector<HostTensor> inputs, std::vector<HostTensor> expected, std::vector<std::string> names,
@@ -55,9 +52,8 @@ private:
     std::vector<std::string> m_names;
     double m_precision;
     std::string m_engine = "libtorch 1.13";
-    // The bridge path: the original's outputs live in the Python under m_handle.
-    std::shared_ptr<pt2::Pt2Bridge> m_bridge;
-    int64_t m_handle = -1;
+    /// The bridge path, when libtorch cannot run the original.
+    std::shared_ptr<const pt2::BridgeVerifier> m_bridge;
 };
 
 } // namespace fusebox

@@ -76,11 +76,6 @@ Expected<RewriteVerifier> RewriteVerifier::create(const Graph &, double, bool)
     libtorchNeeded("numeric verification");
 }
 
-std::optional<std::string> RewriteVerifier::operator()(const Graph &) const
-{
-    libtorchNeeded("numeric verification");
-}
-
 Expected<VerificationResult> RewriteVerifier::check(const Graph &) const
 {
     libtorchNeeded("numeric verification");
