@@ -1,5 +1,6 @@
 #include "GreedyDriver.h"
 
+#include "DriverLoop.h"
 #include "HorizontalSearch.h"
 #include "MatchUtils.h"
 #include "RewriteApplier.h"
@@ -10,6 +11,7 @@
 #include <algorithm>
 #include <chrono>
 #include <iterator>
+#include <memory>
 #include <set>
 #include <cstdio>
 #include <unordered_map>
@@ -279,14 +281,10 @@ bool GreedyDriver::stillApplicable(const Graph &graph, Match &candidate, const T
 size_t GreedyDriver::applyMatches(const Graph &graph, std::vector<Match> &matches, RewriteApplier &applier,
                                   TouchTracker &tracker) const
 {
-    size_t applied = 0;
-    for (Match &candidate : matches) {
-        if (stopRequested())
-            break;
-        if (stillApplicable(graph, candidate, tracker) && applier.apply(candidate, tracker))
-            ++applied;
-    }
-    return applied;
+    return applyInOrder(
+        matches,
+        [&](Match &candidate) { return stillApplicable(graph, candidate, tracker) ? &candidate : nullptr; }, applier,
+        tracker, [this] { return stopRequested(); }, [](const Match &) {});
 }
 
 RoundStats GreedyDriver::searchAndApply(Graph &graph, RewriteApplier &applier, TouchTracker &tracker,
@@ -326,6 +324,74 @@ bool GreedyDriver::restoreOrder(Graph &graph, EditLog *edits, RoundStats &stats)
     return acyclic;
 }
 
+/// GreedyDriver's work on the one driver loop: each round searches (around
+/// the previous round's changes first) and applies what it finds, best first;
+/// the run ends at the round that applies nothing, or at the round limit.
+class GreedyDriver::Rounds final : public RoundSource {
+public:
+    Rounds(const GreedyDriver &driver, Graph &graph, EditLog *edits, RewriteApplier &applier, DriverResult &result)
+        : m_driver(driver)
+        , m_graph(graph)
+        , m_edits(edits)
+        , m_applier(applier)
+        , m_result(result)
+    {
+        for (const Pattern *p : driver.m_patterns.enabled())
+            if (p->family() == PatternFamily::Horizontal)
+                m_focus.searchDepth = std::max(m_focus.searchDepth,
+                                               p->options().getInt("max_fuse_search_depth",
+                                                                   search_defaults::kMaxFuseSearchDepth));
+    }
+
+    std::optional<DriverRound> nextRound() override
+    {
+        if (m_round >= m_driver.m_options.maxRounds)
+            return std::nullopt;
+        const std::string n = std::to_string(++m_round);
+        m_tracker = std::make_unique<TouchTracker>();
+        return DriverRound{"in round " + n, "round " + n};
+    }
+
+    size_t runRound() override
+    {
+        m_stats = m_driver.searchAndApply(m_graph, m_applier, *m_tracker, m_focus);
+        return m_stats.applied;
+    }
+
+    bool restoreOrder() override
+    {
+        const bool acyclic = m_driver.restoreOrder(m_graph, m_edits, m_stats);
+        m_result.roundStats.push_back(m_stats);
+        return acyclic;
+    }
+
+    void roundEnded(size_t applied) override
+    {
+        if (applied)
+            m_focus.narrowTo(m_graph, m_tracker->seeds);
+    }
+
+    bool fixedPoint(size_t applied) const override { return applied == 0; }
+
+    std::string noRoundLeft() const override
+    {
+        return "still rewriting after " + std::to_string(m_driver.m_options.maxRounds)
+               + " rounds (raise the round limit, or a pattern keeps undoing another)";
+    }
+
+private:
+    const GreedyDriver &m_driver;
+    Graph &m_graph;
+    EditLog *m_edits;
+    RewriteApplier &m_applier;
+    DriverResult &m_result;
+    SearchFocus m_focus;
+    int m_round = 0;
+    /// The current round's touched nodes: the next round's focus.
+    std::unique_ptr<TouchTracker> m_tracker;
+    RoundStats m_stats;
+};
+
 DriverResult GreedyDriver::run(Graph &graph, EditLog *log, DriverListener *listener) const
 {
     DriverResult result;
@@ -335,31 +401,8 @@ DriverResult GreedyDriver::run(Graph &graph, EditLog *log, DriverListener *liste
     EditLog local;
     EditLog *edits = log ? log : (m_options.verifyRewrite || listener) ? &local : nullptr;
     RewriteApplier applier(graph, m_patterns, m_options, edits, listener, result);
-    SearchFocus focus;
-    for (const Pattern *p : m_patterns.enabled())
-        if (p->family() == PatternFamily::Horizontal)
-            focus.searchDepth = std::max(focus.searchDepth, p->options().getInt("max_fuse_search_depth",
-                                                                                search_defaults::kMaxFuseSearchDepth));
-
-    for (int round = 1; round <= m_options.maxRounds && !result.converged && result.message.empty(); ++round) {
-        result.rounds = round;
-        TouchTracker tracker;
-        RoundStats stats = searchAndApply(graph, applier, tracker, focus);
-        const bool acyclic = restoreOrder(graph, edits, stats);
-        result.roundStats.push_back(stats);
-        if (!acyclic)
-            result.message = "a rewrite in round " + std::to_string(round) + " created a cycle";
-        else if (stopRequested())
-            result.message = "stopped on request after round " + std::to_string(round);
-        else if (stats.applied == 0)
-            result.converged = true;
-        else
-            focus.narrowTo(graph, tracker.seeds);
-    }
-    if (!result.converged && result.message.empty())
-        result.message = "still rewriting after " + std::to_string(m_options.maxRounds)
-                         + " rounds (raise the round limit, or a pattern keeps undoing another)";
-    result.nodesAfter = graph.size();
+    Rounds rounds(*this, graph, edits, applier, result);
+    runDriverLoop(graph, rounds, [this] { return stopRequested(); }, result);
     return result;
 }
 

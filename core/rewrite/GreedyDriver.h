@@ -195,8 +195,9 @@ private:
 
     size_t patternIndex(const std::string &name) const;
 
-    // One run, round by round (GreedyDriver.cpp).
+    // One run, round by round on the one driver loop (DriverLoop.h; GreedyDriver.cpp).
     struct SearchFocus;
+    class Rounds;
     bool stopRequested() const;
     /// Searches (around the last round's changes first) and applies what it
     /// finds, in order: one round's work.

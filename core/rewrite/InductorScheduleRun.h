@@ -3,8 +3,9 @@
 // (InductorSchedule.h describes what each kind of pass does). Internal to
 // core/rewrite: the driver makes one per run().
 
-#include "InductorSchedule.h"
+#include "DriverLoop.h"
 #include "HorizontalSearch.h"
+#include "InductorSchedule.h"
 #include "RewriteApplier.h"
 
 namespace fusebox {
@@ -15,13 +16,14 @@ bool isFuseFxRule(std::string_view name);
 
 /// The state of one schedule run: the graph, the edits kept to take a pass
 /// back, the applier and the result so far. Each stage of a run is a method.
-class InductorScheduleRun {
+/// A round of the one driver loop (DriverLoop.h) is one repetition of a pass.
+class InductorScheduleRun final : public RoundSource {
 public:
     /// `log` and `listener` may be null (InductorScheduleDriver::run's terms);
     /// `observer` too. Nothing is owned.
     InductorScheduleRun(Graph &graph, const PatternSet &patterns, const DriverOptions &options,
                         ScheduleObserver *observer, EditLog *log, DriverListener *listener);
-    ~InductorScheduleRun();
+    ~InductorScheduleRun() override;
     InductorScheduleRun(const InductorScheduleRun &) = delete;
     InductorScheduleRun &operator=(const InductorScheduleRun &) = delete;
 
@@ -29,23 +31,29 @@ public:
     /// leaves a cycle (the result's message says which).
     DriverResult run(const std::vector<ScheduledPass> &schedule);
 
+    // The loop's rounds: the schedule's passes, each `repeat` times.
+    std::optional<DriverRound> nextRound() override;
+    size_t runRound() override;
+    /// Restores the order after a pass, and drops the edits kept only to
+    /// take the pass back.
+    bool restoreOrder() override;
+    void roundEnded(size_t applied) override;
+
 private:
     bool stopRequested() const;
     /// Puts the graph back in topological order (one edit group); false when
     /// it has a cycle.
-    bool restoreOrder();
-    DriverResult finish(std::string message, bool converged);
+    bool sortTopologically();
 
     void notePassesDroppedForDevices();
-    /// One repetition of `pass`; false when it left the graph with a cycle.
-    bool runPass(const Pattern &pattern);
+    /// One repetition of `pattern`'s pass, before the order is restored.
+    void runPass(const Pattern &pattern);
     void addCounts(const InductorCounts &counts);
     void noteUndecided(const Pattern &pattern, NodeId id);
 
     void verticalPass(const VerticalPattern &pattern);
     /// The nodes that exist now with one of the pattern's root ops, last to first.
     std::vector<NodeId> verticalVisitOrder(const VerticalPattern &pattern) const;
-    void matchAndRewrite(const VerticalPattern &pattern, NodeId id);
 
     void horizontalPass(const HorizontalPattern &pattern);
     void noteUnkeyedRoots(const HorizontalPattern &pattern);
@@ -66,6 +74,10 @@ private:
     EditLog &m_edits;
     DriverResult m_result;
     RewriteApplier m_applier;
+    /// Where the loop is in the schedule run() was given.
+    const std::vector<ScheduledPass> *m_schedule = nullptr;
+    size_t m_index = 0;
+    int64_t m_repetition = 0;
 };
 
 } // namespace fusebox
