@@ -23,6 +23,12 @@ public:
         : m_graph(graph)
     {}
 
+    /// A builder on a graph that may hold nodes. Only for an importer's or
+    /// loader's fix-ups on a graph it made and has not handed out yet: shape
+    /// inference, metadata, weights, inlining. Every other change goes
+    /// through PatternRewriter.
+    static GraphBuilder reopen(Graph &graph) { return GraphBuilder(graph, ReopenTag{}); }
+
     const Graph &graph() const { return m_graph; }
 
     /// Appends an input (placeholder). name is made unique if taken.
@@ -63,6 +69,11 @@ public:
     void setOp(NodeId id, std::string op) { m_graph.setOp(id, std::move(op)); }
 
 private:
+    struct ReopenTag {};
+    GraphBuilder(Graph &graph, ReopenTag)
+        : m_graph(graph)
+    {}
+
     Graph &m_graph;
 };
 
