@@ -152,7 +152,7 @@ Graph generateRecsysGraph(const RecsysGraphOptions &options)
     for (NodeId id : groupOutputs)
         outs.emplace_back(id);
     bld.g.setOutputs(std::move(outs));
-    graph.metadata["source.format"] = "fusebox.bench.recsys";
+    bld.g.metadata()["source.format"] = "fusebox.bench.recsys";
     return graph;
 }
 

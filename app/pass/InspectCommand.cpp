@@ -41,12 +41,13 @@ int runInspect(const ParsedArgs &args)
     const GraphSummary s = summarize(g);
     std::vector<NodeId> outputs = g.outputValues();
     const ShapeCounts shapes = countShapes(g);
-    const std::string inferredBy = g.metadata.count("shapes.inferred_by") ? g.metadata.at("shapes.inferred_by") : "";
+    const std::string inferredBy = g.metadata().count("shapes.inferred_by") ? g.metadata().at("shapes.inferred_by")
+                                                                            : "";
 
     if (args.has("--json")) {
         nlohmann::json j;
         j["file"] = args.positionals[0];
-        j["format"] = g.metadata.count("source.format") ? g.metadata.at("source.format") : "";
+        j["format"] = g.metadata().count("source.format") ? g.metadata().at("source.format") : "";
         j["nodes"] = s.nodes;
         j["edges"] = s.edges;
         j["inputs_count"] = s.inputs;
@@ -72,8 +73,8 @@ int runInspect(const ParsedArgs &args)
     }
 
     std::cout << args.positionals[0];
-    if (g.metadata.count("source.format"))
-        std::cout << "  (" << g.metadata.at("source.format") << ")";
+    if (g.metadata().count("source.format"))
+        std::cout << "  (" << g.metadata().at("source.format") << ")";
     std::cout << "\n"
               << "nodes: " << s.nodes << "  (" << s.inputs << " inputs, " << s.constants << " constants, " << s.ops
               << " ops, 1 output)\n"

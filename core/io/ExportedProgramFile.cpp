@@ -4,6 +4,7 @@
 #include "JsonSupport.h"
 #include "Pt2Archive.h"
 #include "Pt2Weights.h"
+#include "core/ir/GraphBuilder.h"
 
 #include <algorithm>
 #include <fstream>
@@ -141,6 +142,8 @@ Expected<LoadedModel> readArchive(const std::string &path, const ExportReadOptio
     if (!model)
         return model;
     Graph &graph = model->graph;
+    // The archive's facts and payloads are added to the graph the JSON reader built.
+    GraphBuilder build = GraphBuilder::reopen(graph);
     if (!program->otherModels.empty()) {
         std::string others;
         for (const std::string &m : program->otherModels)
@@ -149,15 +152,15 @@ Expected<LoadedModel> readArchive(const std::string &path, const ExportReadOptio
                                   + "', not " + others);
     }
     if (program->legacy) {
-        graph.metadata["source.format"] = std::string(kSaveFormat);
+        build.metadata()["source.format"] = std::string(kSaveFormat);
         // torch.export.save wrote the schema version beside the program ("1", "3", "8.2").
         if (std::string version = versionText(*archive, program->location.root + "version"); !version.empty())
-            graph.metadata["torch_export.archive_version"] = version;
+            build.metadata()["torch_export.archive_version"] = version;
         loadTorchSaveWeights(*archive, program->location.root, graph, model->warnings);
     } else {
-        graph.metadata["torch_export.model"] = program->location.model;
+        build.metadata()["torch_export.model"] = program->location.model;
         if (std::string version = versionText(*archive, program->location.root + "archive_version"); !version.empty())
-            graph.metadata["torch_export.archive_version"] = version;
+            build.metadata()["torch_export.archive_version"] = version;
         loadPt2Weights(*archive, program->location, graph, model->warnings);
     }
     return model;
@@ -182,7 +185,7 @@ Expected<LoadedModel> readExportedProgramFile(const std::string &path, const Exp
             model->warnings.push_back(path + ": weights not loaded: a bare ExportedProgram JSON holds no weights");
     }
     if (model) {
-        model->graph.metadata["source.path"] = path;
+        GraphBuilder::reopen(model->graph).metadata()["source.path"] = path;
         // Warnings quote names the archive holds (other models' entries,
         // payload paths, JSON keys, pickled class names), any of which may
         // hold a line break; a warning is one line wherever it is shown.

@@ -91,29 +91,29 @@ Graph ProgramBuilder::build(const Cursor &root)
         readNode(nodes[i]);
     readOutputs(graph, signature);
 
-    m_graph.metadata["source.format"] = "torch.export";
-    m_graph.metadata["source.stage"] = "post_grad"; // ATen calls only; isPreGradGraph
+    m_build.metadata()["source.format"] = "torch.export";
+    m_build.metadata()["source.stage"] = "post_grad"; // ATen calls only; isPreGradGraph
     return std::move(m_graph);
 }
 
 void ProgramBuilder::readVersion(const Cursor &root)
 {
     if (auto torchVersion = root.find("torch_version"); torchVersion && torchVersion->json().is_string())
-        m_graph.metadata["torch_export.torch_version"] = torchVersion->string();
+        m_build.metadata()["torch_export.torch_version"] = torchVersion->string();
     auto version = root.find("schema_version");
     if (!version)
         return;
     // A bare number before torch 2.3 (torch 2.1 wrote 1, torch 2.2 wrote 3);
     // {major, minor} since then (pytorch/pytorch#116462).
     if (version->json().is_number_integer()) {
-        m_graph.metadata["torch_export.schema_version"] = std::to_string(version->integer());
+        m_build.metadata()["torch_export.schema_version"] = std::to_string(version->integer());
         return;
     }
     if (!version->json().is_object())
         version->expected("a schema version ({major, minor} or a number)");
     const int64_t major = (*version)["major"].integer();
     const int64_t minor = (*version)["minor"].integer();
-    m_graph.metadata["torch_export.schema_version"] = std::to_string(major) + "." + std::to_string(minor);
+    m_build.metadata()["torch_export.schema_version"] = std::to_string(major) + "." + std::to_string(minor);
     if (major > kExportSchemaMajor || (major == kExportSchemaMajor && minor > kExportSchemaMinor))
         m_warnings.add("schema_version " + std::to_string(major) + "." + std::to_string(minor) + " is newer than the "
                        + std::to_string(kExportSchemaMajor) + "." + std::to_string(kExportSchemaMinor)

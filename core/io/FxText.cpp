@@ -4,14 +4,17 @@
 #include "FxTextReader.h"
 #include "JsonSupport.h"
 
+#include "core/ir/GraphBuilder.h"
 #include "core/ir/GraphSource.h"
+
+#include <map>
 
 namespace fusebox {
 namespace {
 
 /// `# metadata "key" = "value"` lines before the header (writeFxText writes
 /// them so that graph metadata survives a round trip).
-bool readMetadataComments(std::string_view prefix, Graph &graph)
+bool readMetadataComments(std::string_view prefix, std::map<std::string, std::string> &metadata)
 {
     bool found = false;
     size_t pos = 0;
@@ -31,7 +34,7 @@ bool readMetadataComments(std::string_view prefix, Graph &graph)
             continue;
         const auto &t = tokens->tokens;
         if (t[0].kind == fx::TokenKind::String && t[1].text == "=" && t[2].kind == fx::TokenKind::String) {
-            graph.metadata[std::string(t[0].text)] = t[2].text;
+            metadata[std::string(t[0].text)] = t[2].text;
             found = true;
         }
     }
@@ -73,11 +76,13 @@ Expected<LoadedModel> readFxText(std::string_view text, const FxReadOptions &opt
     // included; for any other dump the stage is recorded once, as read: it
     // decides which of Inductor's passes see the graph, and rewrites (whose
     // nodes are ATen calls) must not move a Dynamo graph to the post-grad ones.
-    if (!readMetadataComments(text.substr(0, start->offset), model.graph)) {
-        model.graph.metadata["source.format"] = start->graphForm ? "fx-graph" : "fx-text";
+    // Written into the graph buildGraph() has just made, before it is handed out.
+    std::map<std::string, std::string> &metadata = GraphBuilder::reopen(model.graph).metadata();
+    if (!readMetadataComments(text.substr(0, start->offset), metadata)) {
+        metadata["source.format"] = start->graphForm ? "fx-graph" : "fx-text";
         if (!options.sourceName.empty())
-            model.graph.metadata["source.path"] = options.sourceName;
-        model.graph.metadata["source.stage"] = hasTorchLevelCalls(model.graph) ? "pre_grad" : "post_grad";
+            metadata["source.path"] = options.sourceName;
+        metadata["source.stage"] = hasTorchLevelCalls(model.graph) ? "pre_grad" : "post_grad";
     }
     return model;
 }

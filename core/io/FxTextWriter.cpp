@@ -71,7 +71,7 @@ public:
 
     std::string run()
     {
-        for (const auto &[key, value] : m_graph.metadata)
+        for (const auto &[key, value] : m_graph.metadata())
             m_out += "# metadata " + pyString(key, '"') + " = " + pyString(value, '"') + "\n";
         m_out += "class " + m_options.className + "(torch.nn.Module):\n";
         assignNames();

@@ -139,7 +139,7 @@ std::string writeGraphJson(const Graph &graph, const GraphJsonWriteOptions &opti
     json root;
     root["format"] = "fusebox-graph";
     root["version"] = kGraphJsonVersion;
-    root["metadata"] = graph.metadata;
+    root["metadata"] = graph.metadata();
     json nodes = json::array();
     for (NodeId id : graph.nodeIds())
         nodes.push_back(nodeToJson(*graph.node(id), graph));
@@ -425,6 +425,9 @@ Expected<LoadedModel> readGraphJson(const std::string &text, const std::string &
     const json &root = *parsed;
 
     LoadedModel model;
+    // One builder for the whole read: metadata first, then the nodes (the
+    // reader's own), then the weights.
+    GraphBuilder build(model.graph);
     try {
         if (stringField(root, "", "format") != "fusebox-graph")
             fail("/format", "expected \"fusebox-graph\", found " + describe(root["format"]));
@@ -439,7 +442,7 @@ Expected<LoadedModel> readGraphJson(const std::string &text, const std::string &
             for (const auto &[key, value] : meta.items()) {
                 if (!value.is_string())
                     fail("/metadata/" + key, "expected a string, found " + describe(value));
-                model.graph.metadata[key] = value.get<std::string>();
+                build.metadata()[key] = value.get<std::string>();
             }
         }
         const json &nodes = field(root, "", "nodes");
@@ -463,7 +466,7 @@ Expected<LoadedModel> readGraphJson(const std::string &text, const std::string &
                 if (!data)
                     fail(wpath + "/data", "not valid base64");
                 w.data = std::move(*data);
-                GraphBuilder(model.graph).weights().put(key, std::move(w));
+                build.weights().put(key, std::move(w));
             }
         }
     } catch (const JsonFieldError &e) {

@@ -302,11 +302,12 @@ Expected<LoadedModel> readTraceGraph(const TraceLog &log, const TraceLog::GraphR
                      + std::to_string(graph.payload->line) + ")"};
     model->warnings.insert(model->warnings.begin(), warnings.begin(), warnings.end());
     applyDescribedTensors(model->graph, *graph.compile);
-    model->graph.metadata["source.format"] = "fx-text";
-    model->graph.metadata["source.trace_log"] = log.path;
-    model->graph.metadata["source.trace_graph"] = traceGraphAddress(log, graph).str();
+    std::map<std::string, std::string> &metadata = GraphBuilder::reopen(model->graph).metadata();
+    metadata["source.format"] = "fx-text";
+    metadata["source.trace_log"] = log.path;
+    metadata["source.trace_graph"] = traceGraphAddress(log, graph).str();
     if (!log.torchVersion.empty())
-        model->graph.metadata["source.torch_version"] = log.torchVersion;
+        metadata["source.torch_version"] = log.torchVersion;
     return model;
 }
 

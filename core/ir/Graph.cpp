@@ -80,7 +80,7 @@ const Graph::NameIndex &Graph::names() const
 Graph Graph::clone() const
 {
     Graph copy;
-    copy.metadata = metadata;
+    copy.m_metadata = m_metadata;
     copy.m_slots.reserve(m_slots.size());
     for (const Slot &s : m_slots)
         copy.m_slots.push_back(Slot{s.node ? std::make_unique<Node>(*s.node) : nullptr, s.users, s.inputs});

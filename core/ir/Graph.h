@@ -41,7 +41,10 @@ public:
     Graph clone() const;
 
     /// Free-form facts about the graph: "source.format", "source.path", ...
-    std::map<std::string, std::string> metadata;
+    /// Read-only here: the reader that made the graph writes them through
+    /// GraphBuilder::metadata(), as every other change goes through the
+    /// builder or the rewriter.
+    const std::map<std::string, std::string> &metadata() const { return m_metadata; }
 
     // --- queries ------------------------------------------------------------
     bool contains(NodeId id) const;
@@ -200,6 +203,7 @@ private:
     void indexOp(NodeId id);
     void unindexOp(NodeId id);
 
+    std::map<std::string, std::string> m_metadata;
     std::vector<Slot> m_slots;
     /// Program order, per id beside m_slots (cleared for dead ids): walks in
     /// program order (nodeIds, sorting, next/prev) read 8 bytes per node from

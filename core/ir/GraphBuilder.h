@@ -55,7 +55,8 @@ public:
     /// Changing its op goes through setOp(); its arguments through setArgs().
     Node &node(NodeId id) { return *m_graph.mutableNode(id); }
     WeightStore &weights() { return m_graph.mutableWeights(); }
-    std::map<std::string, std::string> &metadata() { return m_graph.metadata; }
+    /// The graph's metadata, writable (Graph::metadata() reads it).
+    std::map<std::string, std::string> &metadata() { return m_graph.m_metadata; }
 
     // --- import-time fix-ups (Graph's primitives, before the graph is shared)
     void setArgs(NodeId id, std::vector<Arg> args, std::vector<NamedArg> kwargs)

@@ -31,7 +31,7 @@ std::string argsText(const Graph &g, const Node &n)
 
 std::optional<std::string> firstDifference(const Graph &a, const Graph &b)
 {
-    if (a.metadata != b.metadata)
+    if (a.metadata() != b.metadata())
         return "graph metadata differs";
     const auto idsA = a.nodeIds(), idsB = b.nodeIds();
     for (size_t i = 0; i < idsA.size() && i < idsB.size(); ++i) {

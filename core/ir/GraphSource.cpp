@@ -4,8 +4,8 @@ namespace fusebox {
 
 bool isPt2Graph(const Graph &graph)
 {
-    auto format = graph.metadata.find("source.format");
-    if (format == graph.metadata.end())
+    auto format = graph.metadata().find("source.format");
+    if (format == graph.metadata().end())
         return false;
     const std::string &f = format->second;
     return f == "fx-text" || f == "fx-graph" || f.starts_with("torch.export") || f.starts_with("pt2");
@@ -33,7 +33,7 @@ bool isPreGradGraph(const Graph &graph)
 {
     if (!isPt2Graph(graph))
         return false;
-    if (auto stage = graph.metadata.find("source.stage"); stage != graph.metadata.end())
+    if (auto stage = graph.metadata().find("source.stage"); stage != graph.metadata().end())
         return stage->second == "pre_grad";
     return hasTorchLevelCalls(graph);
 }

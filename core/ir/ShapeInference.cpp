@@ -148,7 +148,7 @@ ShapeInferenceReport inferShapes(Graph &graph)
         }
     }
     report.unknown = countShapes(graph).unknown;
-    if (report.inferred > 0 && !graph.metadata.count("shapes.inferred_by"))
+    if (report.inferred > 0 && !graph.metadata().count("shapes.inferred_by"))
         build.metadata()["shapes.inferred_by"] = "Fusebox's shape rules (C++)";
     return report;
 }

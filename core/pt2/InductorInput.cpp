@@ -51,10 +51,10 @@ std::string graphTextForInductor(const Graph &graph, const std::string &path)
 {
     // The dump itself keeps Dynamo's torch-level spelling, which the pre-grad
     // rules match on; writeFxText would spell every call as an ATen op.
-    auto format = graph.metadata.find("source.format");
-    if (format != graph.metadata.end() && format->second.rfind("fx-text", 0) == 0) {
+    auto format = graph.metadata().find("source.format");
+    if (format != graph.metadata().end() && format->second.rfind("fx-text", 0) == 0) {
         std::string file = path;
-        if (auto source = graph.metadata.find("source.path"); file.empty() && source != graph.metadata.end())
+        if (auto source = graph.metadata().find("source.path"); file.empty() && source != graph.metadata().end())
             file = source->second;
         if (!file.empty())
             if (auto text = readGraphSourceText(file))

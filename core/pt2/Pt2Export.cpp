@@ -74,8 +74,8 @@ Expected<Pt2ExportResult> exportForPyTorch2(Pt2Bridge &bridge, const Graph &rewr
         return Error{path
                      + ": a module export is NAME.py, NAME a Python identifier (letters, digits and _), so "
                        "that `import NAME` finds it"};
-    const std::string source = rewritten.metadata.count("source.path") ? rewritten.metadata.at("source.path")
-                                                                       : target.filename().string();
+    const std::string source = rewritten.metadata().count("source.path") ? rewritten.metadata().at("source.path")
+                                                                         : target.filename().string();
     auto answer = bridge.request("export",
                                  {{"graph", bridgeGraphText(rewritten)},
                                   {"original", bridgeGraphText(original)},

@@ -187,8 +187,8 @@ Expected<ShapeCompletion> completeShapes(LoadedModel &model, const std::string &
 {
     ShapeCompletion done;
     done.before = countShapes(model.graph);
-    const auto format = model.graph.metadata.find("source.format");
-    const bool fxText = format != model.graph.metadata.end() && format->second == "fx-text";
+    const auto format = model.graph.metadata().find("source.format");
+    const bool fxText = format != model.graph.metadata().end() && format->second == "fx-text";
     if (!fxText) {
         if (source == ShapeSource::Pytorch)
             return Error{"PyTorch 2 infers the shapes of FX text dumps; " + path + " records its own"};

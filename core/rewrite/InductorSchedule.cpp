@@ -36,8 +36,8 @@ bool inductorRegistersNoPattern(std::string_view pass)
 
 GraphStage graphStage(const Graph &graph)
 {
-    auto format = graph.metadata.find("source.format");
-    const std::string f = format == graph.metadata.end() ? std::string() : format->second;
+    auto format = graph.metadata().find("source.format");
+    const std::string f = format == graph.metadata().end() ? std::string() : format->second;
     const bool pt2 = f == "fx-text" || f == "fx-graph" || f == "torch.export" || f.starts_with("pt2");
     if (!pt2)
         return GraphStage::Both;

@@ -8,6 +8,7 @@
 #include "core/io/Pt2Archive.h"
 #include "core/io/StoredZipWriter.h"
 #include "core/io/TorchPickle.h"
+#include "core/ir/GraphBuilder.h"
 #include "core/ir/Verifier.h"
 
 #include <caffe2/serialize/inline_container.h>
@@ -251,9 +252,10 @@ Expected<LoadedModel> importModule(const std::string &name, const ModuleLoader &
             torchimport::inferShapes(graph, specs, options.runExampleForShapes, name, model.warnings);
 
         torchimport::convertGraph(*graph, &module, name, model.graph, model.warnings);
-        model.graph.metadata["source.format"] = "torchscript";
-        model.graph.metadata["source.path"] = name;
-        model.graph.metadata["source.input_shapes"] = shapeSource;
+        std::map<std::string, std::string> &metadata = GraphBuilder::reopen(model.graph).metadata();
+        metadata["source.format"] = "torchscript";
+        metadata["source.path"] = name;
+        metadata["source.input_shapes"] = shapeSource;
     } catch (const std::exception &e) {
         return Error{name + ": cannot import the TorchScript graph (" + torchimport::oneLineMessage(e) + ")"};
     }

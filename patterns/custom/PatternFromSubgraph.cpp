@@ -298,10 +298,10 @@ Expected<PatternDecl> patternFromSubgraph(const Graph &graph, const std::vector<
     // Where it came from, by file name: the folder is often a temporary one
     // (the demo's), and the file travels. That the replacement is still a
     // copy is a state, not a description: the editor says it while it holds.
-    const auto source = graph.metadata.find("source.path");
+    const auto source = graph.metadata().find("source.path");
     decl.description = "made from " + std::to_string(order.size()) + " node" + (order.size() == 1 ? "" : "s") + " ("
                        + names + ")"
-                       + (source != graph.metadata.end()
+                       + (source != graph.metadata().end()
                               ? " of " + std::filesystem::path(source->second).filename().string()
                               : std::string());
     for (NodeId id : order)

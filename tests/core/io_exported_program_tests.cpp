@@ -18,8 +18,8 @@ TEST_CASE("exported program JSON becomes an FX-like graph", "[io][pt2]")
     // x + 3 constants + split, 3 getitems, cat, linear, mul, sym_size, view, to + output.
     CHECK(g.size() == 15);
     CHECK(g.inputs().size() == 1);
-    CHECK(g.metadata.at("source.format") == "torch.export");
-    CHECK(g.metadata.at("torch_export.schema_version") == "8.8");
+    CHECK(g.metadata().at("source.format") == "torch.export");
+    CHECK(g.metadata().at("torch_export.schema_version") == "8.8");
 
     const Node &x = named(g, "x");
     CHECK(x.kind() == NodeKind::Input);
@@ -163,7 +163,7 @@ TEST_CASE("early ExportedProgram JSON: bare-number schema versions and torch 2.1
         meta["storage_offset"] = 0;
     auto v3 = readExportedProgramJson(doc.dump(), {nullptr, "model.json"});
     REQUIRE(v3.hasValue());
-    CHECK(v3->graph.metadata.at("torch_export.schema_version") == "3");
+    CHECK(v3->graph.metadata().at("torch_export.schema_version") == "3");
     CHECK(v3->graph.size() == 15);
 
     // Schema 1: the signature as maps, TensorValue{meta}, a tensor constant
@@ -201,7 +201,7 @@ TEST_CASE("early ExportedProgram JSON: bare-number schema versions and torch 2.1
     INFO((v1->warnings.empty() ? std::string() : v1->warnings.front()));
     CHECK(v1->warnings.empty());
     const Graph &g = v1->graph;
-    CHECK(g.metadata.at("torch_export.schema_version") == "1");
+    CHECK(g.metadata().at("torch_export.schema_version") == "1");
     CHECK(g.size() == 15);
     CHECK(named(g, "p_tower_proj_weight").weightKey == "tower.proj.weight");
     CHECK(named(g, "b_tower_scale").kind() == NodeKind::Constant);

@@ -111,7 +111,7 @@ TEST_CASE("FX text: a Dynamo print_readable dump becomes IR", "[io][fx]")
     CHECK(cat.provenance.source.line == 13);
     CHECK(g.outputValues() == std::vector<NodeId>{cat.id()});
     CHECK(g.size() == 7);
-    CHECK(g.metadata.at("source.format") == "fx-text");
+    CHECK(g.metadata().at("source.format") == "fx-text");
     CHECK(m.warnings.empty());
 }
 
@@ -237,7 +237,7 @@ TEST_CASE("FX text: str(graph) dumps, current and older", "[io][fx]")
     CHECK(node(g, "relu").overload.empty());
     CHECK(args(g, node(g, "split")) == "relu, 4, dim=1");
     CHECK(node(g, "getitem").op == "getitem");
-    CHECK(g.metadata.at("source.format") == "fx-graph");
+    CHECK(g.metadata().at("source.format") == "fx-graph");
 
     LoadedModel old = read(R"FX(graph():
     %x : [#users=1] = placeholder[target=x]
@@ -355,7 +355,7 @@ TEST_CASE("FX text: written scope and source comments read back", "[io][fx]")
     build.node(sz).type = "SymInt";
     NodeId str = build.addOp("aten::fancy", {std::string("it's \"q\"\n"), Device{"cpu", -1}, DType::Float16});
     build.setOutputs({i, sz, str});
-    g.metadata["source.format"] = "hand \"built\"";
+    build.metadata()["source.format"] = "hand \"built\"";
 
     std::string text = writeFxText(g);
     INFO(text);

@@ -32,7 +32,7 @@ TEST_CASE("graph JSON round-trips every kind of argument and metadata", "[io]")
 {
     Graph g = test::splitReluCatGraph();
     GraphBuilder build(g);
-    g.metadata["source.format"] = "hand-built";
+    build.metadata()["source.format"] = "hand-built";
     NodeId x = g.findByName("x");
     build.addOp("aten::fancy",
                 {NoneArg{}, true, int64_t(-3), 2.5, std::nan(""), HUGE_VAL, std::string("mean"), DType::BFloat16,

@@ -17,8 +17,8 @@ TEST_CASE("current .pt2 archives load raw weights into the weight store", "[io][
     CHECK(result->warnings.empty());
     const Graph &g = result->graph;
     CHECK(g.size() == 15);
-    CHECK(g.metadata.at("torch_export.model") == "model");
-    CHECK(g.metadata.at("source.path") == path);
+    CHECK(g.metadata().at("torch_export.model") == "model");
+    CHECK(g.metadata().at("source.path") == path);
     REQUIRE(g.weights().size() == 3);
     auto weight = g.weights().get("tower.proj.weight");
     REQUIRE(weight);
@@ -74,8 +74,8 @@ TEST_CASE("torch.export.save archives load their torch.save weights", "[io][pt2]
         CHECK(result->warnings.empty());
         const Graph &g = result->graph;
         CHECK(g.size() == 15);
-        CHECK(g.metadata.at("source.format") == "torch.export (.pt2, torch.export.save layout)");
-        CHECK(g.metadata.at("torch_export.archive_version") == "8.8");
+        CHECK(g.metadata().at("source.format") == "torch.export (.pt2, torch.export.save layout)");
+        CHECK(g.metadata().at("torch_export.archive_version") == "8.8");
         REQUIRE(g.weights().size() == 3);
         CHECK(g.weights().get("tower.proj.weight")->meta.toString() == "f32[4, 8]");
         CHECK(floatsOf(*g.weights().get("tower.proj.weight"))[31] == 31.0f);

@@ -159,7 +159,7 @@ TEST_CASE("A graph inside a log opens by its address, as a file would", "[torch_
         REQUIRE(model);
         // input, relu, sigmoid, output
         CHECK(model->graph.size() == 4);
-        CHECK(model->graph.metadata.at("source.path") == path + "#" + address.str());
+        CHECK(model->graph.metadata().at("source.path") == path + "#" + address.str());
         ++opened;
     }
     CHECK(opened == 5);

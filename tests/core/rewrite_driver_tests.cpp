@@ -261,13 +261,13 @@ TEST_CASE("graphStage: torch-level spellings are pre-grad, other PT2 graphs post
     NodeId relu = build.addOp("aten::relu", {x});
     build.setOutputs({relu});
     CHECK(graphStage(g) == GraphStage::Both); // no PT2 format: TorchScript, graph JSON
-    g.metadata["source.format"] = "fx-text";
+    build.metadata()["source.format"] = "fx-text";
     CHECK(graphStage(g) == GraphStage::PostGrad);
     build.node(relu).provenance.originalSpelling = "torch.nn.functional.relu";
     CHECK(graphStage(g) == GraphStage::PreGrad);
     build.node(relu).provenance.originalSpelling = "torch.ops.aten.relu.default";
     CHECK(graphStage(g) == GraphStage::PostGrad);
-    g.metadata["source.format"] = "torchscript";
+    build.metadata()["source.format"] = "torchscript";
     CHECK(graphStage(g) == GraphStage::Both);
 }
 

@@ -85,7 +85,7 @@ TEST_CASE("inferShapes: a Dynamo graph's values from its inputs' shapes", "[ir][
     CHECK(node(g, "mul").type == "int");
     CHECK(report.inferred == after.known);
     CHECK(report.unruledOps.empty());
-    CHECK(g.metadata.at("shapes.inferred_by") == "Fusebox's shape rules (C++)");
+    CHECK(g.metadata().at("shapes.inferred_by") == "Fusebox's shape rules (C++)");
 }
 
 TEST_CASE("inferShapes: symbolic sizes stay symbolic, unknown stays unknown", "[ir][shapes]")

@@ -116,7 +116,7 @@ TEST_CASE("Inductor's why-not checks the graph's stage and the config", "[explai
     // An ATen graph read from PT2 gets post_grad_passes only.
     set.setEnabled("merge_splits_pass", true);
     Graph aten = mergeSplitsGraph();
-    aten.metadata["source.format"] = "fx-text";
+    GraphBuilder::reopen(aten).metadata()["source.format"] = "fx-text";
     Explanation stage = explainOne(aten, set, "merge_splits_pass", "split2");
     REQUIRE(stage.failure() != nullptr);
     CHECK(stage.failure()->description == "Inductor runs pre_grad passes on this graph");

@@ -211,9 +211,9 @@ TEST_CASE("the post-grad aten passes see neither a Dynamo graph nor a batch fusi
 )";
     auto loaded = readFxText(dynamo, {&atenSchemas(), "dynamo.py"});
     REQUIRE(loaded.hasValue());
-    CHECK(loaded->graph.metadata.at("source.stage") == "pre_grad");
+    CHECK(loaded->graph.metadata().at("source.stage") == "pre_grad");
     const Graph aot = readAot(kSelectCat);
-    CHECK(aot.metadata.at("source.stage") == "post_grad");
+    CHECK(aot.metadata().at("source.stage") == "post_grad");
     PatternSet set = builtinCatalog();
     GreedyDriver driver(set);
     for (const Match &m : driver.findMatches(loaded->graph)) {

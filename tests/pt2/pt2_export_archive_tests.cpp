@@ -103,9 +103,9 @@ TEST_CASE("torch 2.6's torch.export.save archive yields torch's weights", "[pt2]
     checkWeights("save.pt2");
     auto model = readExportedProgramFile(archives().file("save.pt2"));
     REQUIRE(model.hasValue());
-    CHECK(model->graph.metadata.at("source.format") == "torch.export (.pt2, torch.export.save layout)");
-    CHECK(model->graph.metadata.at("torch_export.schema_version") == "8.2");
-    CHECK(model->graph.metadata.at("torch_export.archive_version") == "8.2");
+    CHECK(model->graph.metadata().at("source.format") == "torch.export (.pt2, torch.export.save layout)");
+    CHECK(model->graph.metadata().at("torch_export.schema_version") == "8.2");
+    CHECK(model->graph.metadata().at("torch_export.archive_version") == "8.2");
 }
 
 TEST_CASE("early archives with a bare-number schema_version read, with their weights", "[pt2][export-archives]")
@@ -120,8 +120,8 @@ TEST_CASE("early archives with a bare-number schema_version read, with their wei
         auto model = readExportedProgramFile(archives().file(file));
         REQUIRE(model.hasValue());
         CHECK(model->warnings.empty());
-        CHECK(model->graph.metadata.at("torch_export.schema_version") == version);
-        CHECK(model->graph.metadata.at("torch_export.archive_version") == version);
+        CHECK(model->graph.metadata().at("torch_export.schema_version") == version);
+        CHECK(model->graph.metadata().at("torch_export.archive_version") == version);
         checkWeights(file);
     }
     // torch 2.1's "key:(path,type)" module stacks still give scopes.
@@ -137,8 +137,8 @@ TEST_CASE("the pt2 package layout yields raw and pickled payloads", "[pt2][expor
     checkWeights("package.pt2");
     auto model = readExportedProgramFile(archives().file("package.pt2"));
     REQUIRE(model.hasValue());
-    CHECK(model->graph.metadata.at("source.format") == "torch.export");
-    CHECK(model->graph.metadata.at("torch_export.model") == "model");
+    CHECK(model->graph.metadata().at("source.format") == "torch.export");
+    CHECK(model->graph.metadata().at("torch_export.model") == "model");
 }
 
 TEST_CASE("malformed torch.export archives: one line naming the file and what was expected", "[pt2][export-archives]")

@@ -112,7 +112,7 @@ void checkRoundTrip(const std::string &model)
     const std::string path = exportOrFail(original.graph, model + ".exported.pt");
     LoadedModel back = loadExported(path);
     CHECK(back.warnings.empty());
-    CHECK(back.graph.metadata.at("source.input_shapes") == "fusebox/inputs.json");
+    CHECK(back.graph.metadata().at("source.input_shapes") == "fusebox/inputs.json");
     REQUIRE(back.graph.inputs().size() == original.graph.inputs().size());
     for (size_t i = 0; i < back.graph.inputs().size(); ++i) {
         const Node &in = *back.graph.node(back.graph.inputs()[i]);
@@ -268,7 +268,7 @@ TEST_CASE("export errors are one line naming the file", "[torch]")
     build.setOutputs({build.addOp("aten::relu", {x})});
     const std::string path = exportOrFail(symbolic, "symbolic.pt");
     LoadedModel back = loadExported(path);
-    CHECK(back.graph.metadata.at("source.input_shapes") == "none");
+    CHECK(back.graph.metadata().at("source.input_shapes") == "none");
     REQUIRE(back.graph.outputValues().size() == 1);
     CHECK(back.graph.node(back.graph.outputValues()[0])->op == "aten::relu");
 }

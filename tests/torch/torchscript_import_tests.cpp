@@ -120,9 +120,9 @@ void checkAgainstExpected(const std::string &model)
     for (size_t i = 0; i < g.inputs().size(); ++i)
         CHECK(g.node(g.inputs()[i])->meta.shape == std::optional(dims(expected.at("inputs")[i].at("shape"))));
 
-    CHECK(g.metadata.at("source.format") == "torchscript");
-    CHECK(g.metadata.at("source.path") == fixture(model + ".pt"));
-    CHECK(g.metadata.at("source.input_shapes") == "fusebox/inputs.json");
+    CHECK(g.metadata().at("source.format") == "torchscript");
+    CHECK(g.metadata().at("source.path") == fixture(model + ".pt"));
+    CHECK(g.metadata().at("source.input_shapes") == "fusebox/inputs.json");
 }
 
 } // namespace
@@ -363,7 +363,7 @@ TEST_CASE("importTorchScriptFromBytes reads an archive held in memory", "[torch]
     auto r = importTorchScriptFromBytes(bytes, "demo bytes");
     REQUIRE(r);
     CHECK(r->graph.size() == expectedFor("recsys_demo").at("ir").at("node_count").get<size_t>());
-    CHECK(r->graph.metadata.at("source.path") == "demo bytes");
+    CHECK(r->graph.metadata().at("source.path") == "demo bytes");
     CHECK(r->graph.node(r->graph.outputValues().at(0))->meta.toString() == "f32[8, 1]");
 
     auto garbage = importTorchScriptFromBytes(readFile(fixture("garbage.pt")), "garbage bytes");
@@ -379,7 +379,7 @@ TEST_CASE("input shapes from the options override fusebox/inputs.json", "[torch]
     TorchScriptImportOptions options;
     options.inputShapes = {{4, 128}, {4, 8, 16}, {4, 6}};
     LoadedModel m = importOrFail(fixture("recsys_demo.pt"), options);
-    CHECK(m.graph.metadata.at("source.input_shapes") == "options");
+    CHECK(m.graph.metadata().at("source.input_shapes") == "options");
     CHECK(m.graph.node(m.graph.outputValues().at(0))->meta.toString() == "f32[4, 1]");
     // The dtypes still come from the archive: the ids are int64.
     CHECK(m.graph.node(m.graph.inputs()[2])->meta.toString() == "i64[4, 6]");
