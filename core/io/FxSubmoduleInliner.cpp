@@ -13,6 +13,7 @@ Builder::Builder(const FxFunction &fn, const Builder &parent, const std::string 
     : m_fn(fn)
     , m_options(parent.m_options)
     , m_graph(parent.m_graph)
+    , m_build(parent.m_build) // the parent's builder: the graph holds the caller's nodes already
     , m_warnings(parent.m_warnings)
     , m_nodeLines(parent.m_nodeLines)
     , m_summaries(parent.m_summaries)

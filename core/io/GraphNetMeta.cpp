@@ -221,8 +221,10 @@ void applyGraphNetMeta(LoadedModel &model, const std::string &modelPath)
             model.warnings.push_back(metas.error().message + "; its shapes are not used");
             continue;
         }
+        // Shapes the loader adds to the graph it has just read.
+        GraphBuilder build = GraphBuilder::reopen(model.graph);
         for (NodeId id : model.graph.inputs()) {
-            Node &input = GraphBuilder(model.graph).node(id);
+            Node &input = build.node(id);
             auto it = metas->find(input.name);
             if (it == metas->end() || input.type != "Tensor" || !it->second.shape)
                 continue;

@@ -273,6 +273,8 @@ void loadPt2Weights(const Pt2Archive &archive, const Pt2ModelLocation &at, Graph
     // An early package spec kept the whole state dict as one torch.save file.
     auto stateDict = openTorchSave(archive, at.root, {"data/weights/" + at.model + ".pt"});
 
+    // The payloads join the graph the archive's reader has just built.
+    GraphBuilder build = GraphBuilder::reopen(graph);
     Reasons reasons;
     std::map<std::string, std::string> storages;
     for (NodeId id : wanted) {
@@ -296,7 +298,7 @@ void loadPt2Weights(const Pt2Archive &archive, const Pt2ModelLocation &at, Graph
             reason = "no entry in the archive's payload configs";
         }
         if (reason.empty())
-            GraphBuilder(graph).weights().put(node.weightKey, std::move(weight));
+            build.weights().put(node.weightKey, std::move(weight));
         else
             reasons[reason].push_back(node.weightKey);
     }
@@ -323,6 +325,7 @@ void loadTorchSaveWeights(const Pt2Archive &archive, const std::string &root, Gr
             unreadable = (*opened)->error().message;
     }
 
+    GraphBuilder build = GraphBuilder::reopen(graph); // as in loadPt2Weights
     Reasons reasons;
     for (NodeId id : wanted) {
         const Node &node = *graph.node(id);
@@ -348,7 +351,7 @@ void loadTorchSaveWeights(const Pt2Archive &archive, const std::string &root, Gr
                 reason = "in neither serialized_state_dict.pt nor serialized_constants.pt";
         }
         if (reason.empty())
-            GraphBuilder(graph).weights().put(node.weightKey, std::move(weight));
+            build.weights().put(node.weightKey, std::move(weight));
         else
             reasons[reason].push_back(node.weightKey);
     }

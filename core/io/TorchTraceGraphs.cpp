@@ -53,7 +53,7 @@ std::string alnum(std::string_view text)
 size_t applyDescribedTensors(Graph &graph, const TraceCompile &compile)
 {
     size_t given = 0;
-    GraphBuilder build(graph);
+    GraphBuilder build = GraphBuilder::reopen(graph); // the reader's graph, not handed out yet
     for (NodeId id : graph.inputs()) {
         const Node *input = graph.node(id);
         if (input->type != "Tensor" || input->meta.shape)

@@ -120,7 +120,7 @@ ShapeInferenceReport inferShapes(Graph &graph)
     const shapes::Lookup valueOf = [&](NodeId id) -> const shapes::Value & {
         return id.value < values.size() ? values[id.value] : unknown;
     };
-    GraphBuilder build(graph);
+    GraphBuilder build = GraphBuilder::reopen(graph); // an import-time fix-up (ShapeInference.h)
     for (NodeId id = graph.first(); id.isValid(); id = graph.next(id)) {
         const Node &n = *graph.node(id);
         values[id.value] = recorded(n);

@@ -104,7 +104,7 @@ Expected<PytorchShapes> inferShapesInPytorch(Pt2Bridge &bridge, const std::strin
 
 size_t applyPytorchShapes(Graph &graph, const PytorchShapes &shapes, std::vector<std::string> &warnings)
 {
-    GraphBuilder build(graph);
+    GraphBuilder build = GraphBuilder::reopen(graph); // a loader's fix-up, as inferShapes()
     size_t changed = 0;
     size_t disagreements = 0;
     std::string firstDisagreement;

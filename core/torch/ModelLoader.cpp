@@ -62,7 +62,7 @@ void applyInputShapes(LoadedModel &model, const std::string &path, const std::ve
 {
     if (shapes.empty())
         return;
-    GraphBuilder build(model.graph);
+    GraphBuilder build = GraphBuilder::reopen(model.graph); // the loader's own graph, not handed out yet
     size_t next = 0;
     for (NodeId id : model.graph.inputs()) {
         Node &input = build.node(id);

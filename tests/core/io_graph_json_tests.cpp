@@ -31,7 +31,7 @@ const char *kMinimal = R"({"format": "fusebox-graph", "version": 1, "nodes": [
 TEST_CASE("graph JSON round-trips every kind of argument and metadata", "[io]")
 {
     Graph g = test::splitReluCatGraph();
-    GraphBuilder build(g);
+    GraphBuilder build = GraphBuilder::reopen(g);
     build.metadata()["source.format"] = "hand-built";
     NodeId x = g.findByName("x");
     build.addOp("aten::fancy",
@@ -63,7 +63,7 @@ TEST_CASE("graph JSON embeds weights when asked", "[io]")
     w.meta = TensorMeta{DType::Float32, std::vector<Dim>{int64_t(2)}, {}, {}};
     w.data = {std::byte{1}, std::byte{2}, std::byte{3}, std::byte{4},
               std::byte{5}, std::byte{6}, std::byte{7}, std::byte{255}};
-    GraphBuilder(g).weights().put("w", w);
+    GraphBuilder::reopen(g).weights().put("w", w);
 
     auto without = readGraphJson(writeGraphJson(g), "a.json");
     REQUIRE(without.hasValue());

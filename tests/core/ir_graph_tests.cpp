@@ -26,7 +26,7 @@ TEST_CASE("graph building keeps program order, names and users", "[ir]")
     CHECK(g.last() == g.output());
 
     // An input added late still comes before every op.
-    NodeId y = GraphBuilder(g).addInput("y");
+    NodeId y = GraphBuilder::reopen(g).addInput("y");
     CHECK(g.prev(y) == g.findByName("x"));
     CHECK(g.uniqueName("relu") == "relu_4");
 }
@@ -34,7 +34,7 @@ TEST_CASE("graph building keeps program order, names and users", "[ir]")
 TEST_CASE("replaceAllUsesWith and erase keep the users index", "[ir]")
 {
     Graph g = test::splitReluCatGraph();
-    GraphBuilder build(g);
+    GraphBuilder build = GraphBuilder::reopen(g);
     NodeId cat = g.findByName("cat"), head = g.findByName("head"), x = g.findByName("x");
     CHECK_FALSE(build.erase(cat)); // still used by head
     build.replaceAllUsesWith(cat, x);
@@ -66,7 +66,7 @@ TEST_CASE("topological order and reachability", "[ir]")
     CHECK(neighbourhood(g, relu0, 1).size() == 3); // relu, its getitem, the cat
 
     // Moving a user before its input breaks program order; the sort repairs it.
-    GraphBuilder(g).moveBefore(head, g.findByName("split"));
+    GraphBuilder::reopen(g).moveBefore(head, g.findByName("split"));
     order = topologicalOrder(g);
     REQUIRE(order.size() == g.size());
     CHECK(std::find(order.begin(), order.end(), head) > std::find(order.begin(), order.end(), g.findByName("cat")));
@@ -168,7 +168,7 @@ TEST_CASE("verifier reports each problem precisely", "[ir]")
     SECTION("use before definition")
     {
         Graph g = test::splitReluCatGraph();
-        GraphBuilder build(g);
+        GraphBuilder build = GraphBuilder::reopen(g);
         build.moveBefore(g.findByName("head"), g.findByName("split"));
         auto issues = verify(g);
         REQUIRE(issues.size() == 1);
@@ -241,7 +241,7 @@ TEST_CASE("clone is deep and keeps ids", "[ir]")
 {
     Graph g = test::splitReluCatGraph();
     Graph c = g.clone();
-    GraphBuilder build(c);
+    GraphBuilder build = GraphBuilder::reopen(c);
     CHECK_FALSE(firstDifference(g, c).has_value());
     CHECK(c.findByName("head") == g.findByName("head"));
     build.node(c.findByName("head")).name = "renamed";

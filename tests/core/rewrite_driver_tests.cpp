@@ -95,7 +95,6 @@ TEST_CASE("the horizontal search explains why candidates were not grouped", "[re
     SECTION("too few candidates")
     {
         Graph g = toyGraph(3);
-        GraphBuilder build(g);
         auto result = searchHorizontal(g, rule);
         CHECK(result.groups.empty());
         REQUIRE(result.outcomes.size() == 3);

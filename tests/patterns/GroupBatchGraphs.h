@@ -19,9 +19,12 @@ struct GroupGraph {
     std::vector<NodeId> members;
 };
 
+// The helpers below add to a graph the test is still making, one call at a
+// time, so each reopens it (GraphBuilder's constructor takes a new graph only).
+
 inline NodeId input(Graph &g, const std::string &name, std::vector<int64_t> shape)
 {
-    return GraphBuilder(g).addInput(name, f32(std::move(shape), "cpu"));
+    return GraphBuilder::reopen(g).addInput(name, f32(std::move(shape), "cpu"));
 }
 
 /// A constant with a deterministic float32 payload in [lo, hi).
@@ -39,7 +42,7 @@ inline NodeId weight(Graph &g, const std::string &name, std::vector<int64_t> sha
         const float v = lo + (hi - lo) * static_cast<float>(state >> 8) / static_cast<float>(1u << 24);
         std::memcpy(bytes.data() + i * sizeof(float), &v, sizeof(float));
     }
-    GraphBuilder build(g);
+    GraphBuilder build = GraphBuilder::reopen(g);
     build.weights().put(name, Weight{meta, std::move(bytes)});
     return build.addConstant(name, name, meta);
 }
@@ -48,7 +51,7 @@ inline NodeId weight(Graph &g, const std::string &name, std::vector<int64_t> sha
 inline NodeId op(Graph &g, const std::string &name, const std::string &overload, std::vector<Arg> args,
                  std::vector<int64_t> shape)
 {
-    GraphBuilder build(g);
+    GraphBuilder build = GraphBuilder::reopen(g);
     NodeId id = build.addOp(name, std::move(args));
     build.node(id).overload = overload;
     build.node(id).meta = f32(std::move(shape), "cpu");
@@ -82,7 +85,7 @@ inline GroupGraph linearGraph(int n = 5, bool bias = true, bool interleaved = fa
         r.members.push_back(lin);
         outs.emplace_back(lin);
     }
-    GraphBuilder(g).setOutputs(outs);
+    GraphBuilder::reopen(g).setOutputs(outs);
     return r;
 }
 
@@ -102,7 +105,7 @@ inline GroupGraph linearLhsGraph(int n = 5, bool bias = true)
         r.members.push_back(lin);
         outs.emplace_back(lin);
     }
-    GraphBuilder(g).setOutputs(outs);
+    GraphBuilder::reopen(g).setOutputs(outs);
     return r;
 }
 
@@ -123,7 +126,7 @@ inline GroupGraph layerNormGraph(int n = 5, bool affineWeight = true, bool affin
         r.members.push_back(ln);
         outs.emplace_back(ln);
     }
-    GraphBuilder(g).setOutputs(outs);
+    GraphBuilder::reopen(g).setOutputs(outs);
     return r;
 }
 
@@ -139,7 +142,7 @@ inline GroupGraph unaryGraph(const std::string &opName, int n = 5, std::vector<i
         r.members.push_back(y);
         outs.emplace_back(y);
     }
-    GraphBuilder(g).setOutputs(outs);
+    GraphBuilder::reopen(g).setOutputs(outs);
     return r;
 }
 
@@ -158,7 +161,7 @@ inline GroupGraph mathGraph(const std::string &opName, const std::vector<Arg> &e
         r.members.push_back(y);
         outs.emplace_back(op(g, "aten::relu", "", {y}, {4, 8}));
     }
-    GraphBuilder(g).setOutputs(outs);
+    GraphBuilder::reopen(g).setOutputs(outs);
     return r;
 }
 
@@ -180,7 +183,7 @@ inline GroupGraph mmGraph(int n = 5, bool bias = true)
         r.members.push_back(y);
         outs.emplace_back(y);
     }
-    GraphBuilder(g).setOutputs(outs);
+    GraphBuilder::reopen(g).setOutputs(outs);
     return r;
 }
 
@@ -201,7 +204,7 @@ inline GroupGraph binaryGraph(const std::string &opName, const std::string &over
         r.members.push_back(y);
         outs.emplace_back(y);
     }
-    GraphBuilder(g).setOutputs(outs);
+    GraphBuilder::reopen(g).setOutputs(outs);
     return r;
 }
 

@@ -18,20 +18,24 @@ using Shape = std::vector<int64_t>;
 /// Builds a graph with metadata on every tensor value.
 class ShapedGraph {
 public:
-    Graph g;
+    ShapedGraph() = default;
+    // Not copied or moved: `build` refers to this object's `g`.
+    ShapedGraph(const ShapedGraph &) = delete;
+    ShapedGraph &operator=(const ShapedGraph &) = delete;
 
-    NodeId input(const std::string &name, const Shape &shape)
-    {
-        return fusebox::GraphBuilder(g).addInput(name, f32(shape, "cpu"));
-    }
+    Graph g;
+    /// The one builder of g, for the nodes a test adds by hand between the helpers' own.
+    fusebox::GraphBuilder build{g};
+
+    NodeId input(const std::string &name, const Shape &shape) { return build.addInput(name, f32(shape, "cpu")); }
 
     /// An op producing a float32 tensor of static `shape` (an empty shape is a 0-d tensor).
     NodeId op(const std::string &op, std::vector<Arg> args, const Shape &shape, const std::string &name,
               const std::string &overload = {})
     {
-        NodeId id = fusebox::GraphBuilder(g).addOp(op, std::move(args), {}, name);
-        fusebox::GraphBuilder(g).node(id).meta = f32(shape, "cpu");
-        fusebox::GraphBuilder(g).node(id).overload = overload;
+        NodeId id = build.addOp(op, std::move(args), {}, name);
+        build.node(id).meta = f32(shape, "cpu");
+        build.node(id).overload = overload;
         return id;
     }
 
@@ -39,9 +43,9 @@ public:
     NodeId listOp(const std::string &op, std::vector<Arg> args, const std::string &name,
                   const std::string &overload = {})
     {
-        NodeId id = fusebox::GraphBuilder(g).addOp(op, std::move(args), {}, name);
-        fusebox::GraphBuilder(g).node(id).type = "Tensor[]";
-        fusebox::GraphBuilder(g).node(id).overload = overload;
+        NodeId id = build.addOp(op, std::move(args), {}, name);
+        build.node(id).type = "Tensor[]";
+        build.node(id).overload = overload;
         return id;
     }
 
@@ -111,7 +115,7 @@ public:
         std::vector<Arg> values;
         for (NodeId id : outputs)
             values.emplace_back(id);
-        fusebox::GraphBuilder(g).setOutputs(std::move(values));
+        build.setOutputs(std::move(values));
         return std::move(g);
     }
 };

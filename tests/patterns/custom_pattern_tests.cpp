@@ -148,13 +148,14 @@ TEST_CASE("linear_relu_fusion explains the failed constraint", "[patterns][custo
     CHECK(f.actual == "shape(%x)[1] is 12");
 
     Graph half = linearActGraph("aten::relu", 16);
-    GraphBuilder(half).node(half.findByName("x")).meta.dtype = DType::Float16;
+    GraphBuilder::reopen(half).node(half.findByName("x")).meta.dtype = DType::Float16;
     f = failureOf(half, set, "linear_relu_fusion", "r");
     CHECK(f.description == "dtype(x) in [f32, bf16]");
     CHECK(f.actual == "dtype(%x) is f16");
 
     Graph symbolic = linearActGraph("aten::relu", 16);
-    GraphBuilder(symbolic).node(symbolic.findByName("x")).meta.shape = std::vector<Dim>{int64_t(4), std::string("s0")};
+    GraphBuilder::reopen(symbolic).node(symbolic.findByName("x")).meta.shape = std::vector<Dim>{int64_t(4),
+                                                                                                std::string("s0")};
     f = failureOf(symbolic, set, "linear_relu_fusion", "r");
     CHECK(f.description == "shape(x)[1] % 8 == 0");
     CHECK(f.actual == "shape(%x)[1] is unknown");
@@ -263,7 +264,7 @@ TEST_CASE("matmuls_sharing_lhs finds the second matmul among the users of the sh
     auto build = [](DType cType) {
         ShapedGraph b;
         NodeId a = b.input("a", {4, 8}), bb = b.input("b", {8, 6}), c = b.input("c", {8, 3});
-        GraphBuilder(b.g).node(c).meta.dtype = cType;
+        b.build.node(c).meta.dtype = cType;
         NodeId p = b.op("aten::mm", {a, bb}, {4, 6}, "p"), q = b.op("aten::mm", {a, c}, {4, 3}, "q");
         return b.finish({b.relu(p, "rp"), b.relu(q, "rq")});
     };
@@ -449,7 +450,7 @@ TEST_CASE("the user search backtracks past a candidate that fails a constraint",
     PatternSet set = loadSet("add_of_matmuls.patterns");
     ShapedGraph b;
     NodeId a = b.input("a", {4, 8}), bb = b.input("b", {8, 6}), c = b.input("c", {8, 3}), d = b.input("d", {8, 2});
-    GraphBuilder(b.g).node(c).meta.dtype = DType::Float16;
+    b.build.node(c).meta.dtype = DType::Float16;
     NodeId p = b.op("aten::mm", {a, bb}, {4, 6}, "p");
     NodeId q = b.op("aten::mm", {a, c}, {4, 3}, "q");
     NodeId r = b.op("aten::mm", {a, d}, {4, 2}, "r");

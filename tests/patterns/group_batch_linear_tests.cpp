@@ -139,7 +139,7 @@ TEST_CASE("batch_linear explains each failed condition", "[patterns]")
     PreGradBatchLinearFusion pattern;
     GroupGraph r = linearGraph(5, true, /*interleaved=*/true);
     Graph &g = r.graph;
-    GraphBuilder build(g);
+    GraphBuilder build = GraphBuilder::reopen(g);
     const NodeId lin = r.members[0];
     const NodeId x = g.node(lin)->args()[0].node();
     const NodeId w = g.findByName("w0");
@@ -292,7 +292,7 @@ TEST_CASE("batch_linear_lhs shares the linear checks", "[patterns]")
     BatchLinearLHSFusion pattern;
     GroupGraph r = linearLhsGraph(5, true);
     Graph &g = r.graph;
-    GraphBuilder(g).node(g.findByName("x")).meta = f32({2, 4, 8});
+    GraphBuilder::reopen(g).node(g.findByName("x")).meta = f32({2, 4, 8});
     Check c = keyFailure(g, pattern, r.members[0]);
     REQUIRE(c.description == "input is 2-D");
     REQUIRE(c.actual == "input %x is 3-D f32[2, 4, 8]");
@@ -351,7 +351,7 @@ TEST_CASE("batch_layernorm explains each failed condition", "[patterns]")
     BatchLayernormFusion pattern;
     GroupGraph r = layerNormGraph(5);
     Graph &g = r.graph;
-    GraphBuilder build(g);
+    GraphBuilder build = GraphBuilder::reopen(g);
     const NodeId ln = r.members[0];
     const NodeId x = g.findByName("x0"), w = g.findByName("w0"), b = g.findByName("b0");
     auto withArg = [&](size_t index, Arg value) {

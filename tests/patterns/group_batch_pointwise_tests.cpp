@@ -73,7 +73,7 @@ TEST_CASE("batch_relu keeps in-place relus apart and fuses them in place", "[pat
     // Three in-place and three plain relus: two keys of three, neither fuses.
     GroupGraph mixed = unaryGraph("aten::relu", 6);
     for (int i = 0; i < 3; ++i)
-        GraphBuilder(mixed.graph).node(mixed.members[i]).op = "aten::relu_";
+        GraphBuilder::reopen(mixed.graph).node(mixed.members[i]).op = "aten::relu_";
     HorizontalSearchResult result = searchHorizontal(mixed.graph, pattern);
     REQUIRE(result.groups.empty());
     REQUIRE(result.outcomes.at(mixed.members[0]).key == "input [4, 8] · in-place");
@@ -96,7 +96,7 @@ TEST_CASE("pre-grad pointwise rules explain each failed condition", "[patterns]"
     BatchPointwiseOpsPreGradFusion pattern(Unary::Relu);
     GroupGraph r = unaryGraph("aten::relu", 5);
     Graph &g = r.graph;
-    GraphBuilder build(g);
+    GraphBuilder build = GraphBuilder::reopen(g);
     const NodeId relu = r.members[0];
     const std::string ref = nodeRef(g, relu);
 
@@ -217,7 +217,7 @@ TEST_CASE("math rules fill absent arguments with their defaults", "[patterns]")
 
     // FX spells dropout's flag "training".
     Graph &g = d.graph;
-    GraphBuilder build(g);
+    GraphBuilder build = GraphBuilder::reopen(g);
     NodeId x = g.findByName("x0");
     NodeId kw = build.addOp("aten::dropout", {x}, {{"p", 0.2}, {"training", false}});
     build.node(kw).meta = f32({4, 8});
@@ -230,7 +230,7 @@ TEST_CASE("math rules explain each failed condition", "[patterns]")
     BatchMathOpsPreGradFusion pattern(Math::Clamp);
     GroupGraph r = mathGraph("aten::clamp", {-0.5, 0.5}, 6);
     Graph &g = r.graph;
-    GraphBuilder build(g);
+    GraphBuilder build = GraphBuilder::reopen(g);
     const NodeId clamp = r.members[0];
 
     SECTION("a bound is a tensor")

@@ -112,7 +112,7 @@ TEST_CASE("batch_linear_post_grad on mm selects, biases can be broadcast first",
     // mm and addmm are different keys.
     GroupGraph mixed = mmGraph(6, true);
     Graph &g = mixed.graph;
-    GraphBuilder build(g);
+    GraphBuilder build = GraphBuilder::reopen(g);
     for (int i = 0; i < 3; ++i) {
         NodeId id = mixed.members[i];
         std::vector<Arg> args = g.node(id)->args();
@@ -127,7 +127,7 @@ TEST_CASE("batch_linear_post_grad explains each failed condition", "[patterns]")
     PostGradBatchLinearFusion pattern;
     GroupGraph r = mmGraph(5, true);
     Graph &g = r.graph;
-    GraphBuilder build(g);
+    GraphBuilder build = GraphBuilder::reopen(g);
     const NodeId mm = r.members[0];
     const NodeId x = g.findByName("x0"), w = g.findByName("w0"), b = g.findByName("b0");
 
@@ -198,7 +198,7 @@ TEST_CASE("batch_aten_tanh, batch_aten_sigmoid and batch_aten_relu read back wit
 
     BatchPointwiseOpsPostGradFusion tanh(AtenUnary::Tanh);
     GroupGraph r = unaryGraph("aten::tanh", 5);
-    GraphBuilder(r.graph).node(r.members[0]).meta = {};
+    GraphBuilder::reopen(r.graph).node(r.members[0]).meta = {};
     Check c = keyFailure(r.graph, tanh, r.members[0]);
     REQUIRE(c.description == "output metadata is known");
     tanh.options().set("fuse_nodes_with_same_parent", true);
@@ -273,7 +273,7 @@ TEST_CASE("batch_aten binary rules explain each failed condition", "[patterns]")
     BatchPointwiseMathOpsPostGradFusion pattern(AtenBinary::Add);
     GroupGraph r = binaryGraph("aten::add", "Tensor", {int64_t(1)}, 5);
     Graph &g = r.graph;
-    GraphBuilder build(g);
+    GraphBuilder build = GraphBuilder::reopen(g);
     const NodeId add = r.members[0];
     const NodeId a = g.findByName("a0"), c0 = g.findByName("c0");
     const std::string ref = nodeRef(g, add);
@@ -355,7 +355,7 @@ TEST_CASE("group_linear is listed but needs fbgemm", "[patterns]")
     }
     SECTION("odd dims")
     {
-        GraphBuilder(g).node(g.findByName("x0")).meta = f32({5, 8});
+        GraphBuilder::reopen(g).node(g.findByName("x0")).meta = f32({5, 8});
         Check c = keyFailure(g, pattern, r.members[0]);
         REQUIRE(c.description == "every input and weight dim is even");
         REQUIRE(c.actual == "input %x0 [5, 8] · weight %w0 [8, 6]");

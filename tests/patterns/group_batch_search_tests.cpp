@@ -33,7 +33,7 @@ GroupGraph dependentTanhs(int n, const std::vector<int> &dependents)
         r.members.push_back(t);
         outs.emplace_back(t);
     }
-    GraphBuilder(g).setOutputs(outs);
+    GraphBuilder::reopen(g).setOutputs(outs);
     return r;
 }
 
@@ -50,7 +50,7 @@ GroupGraph tanhsBehindChains(int n, int chain)
             y = op(g, "aten::relu", "", {y}, {4, 8});
         outs.emplace_back(y);
     }
-    GraphBuilder(g).setOutputs(outs);
+    GraphBuilder::reopen(g).setOutputs(outs);
     return r;
 }
 
@@ -147,7 +147,7 @@ TEST_CASE("the search does not start from getitem roots", "[patterns]")
     pattern.options().set("max_fuse_search_depth", int64_t(2));
     GroupGraph r = unaryGraph("aten::tanh", 5);
     Graph &g = r.graph;
-    GraphBuilder build(g);
+    GraphBuilder build = GraphBuilder::reopen(g);
     NodeId list = build.addOp("aten::broadcast_tensors",
                               {Arg::list(std::vector<Arg>(r.members.begin(), r.members.end()))});
     build.node(list).type = "Tensor[]";
@@ -209,7 +209,7 @@ TEST_CASE("fuse leaves a group alone when it no longer matches", "[patterns]")
     group_batch::PreGradBatchLinearFusion pattern;
     GroupGraph r = linearGraph(5, true);
     const auto group = singleGroup(r.graph, pattern).members;
-    GraphBuilder(r.graph).node(r.graph.findByName("w3")).meta = f32({6, 9});
+    GraphBuilder::reopen(r.graph).node(r.graph.findByName("w3")).meta = f32({6, 9});
     const size_t before = r.graph.size();
     EditLog log;
     log.beginGroup("batch_linear#1");

@@ -234,7 +234,7 @@ TEST_CASE("the post-grad aten passes see neither a Dynamo graph nor a batch fusi
     REQUIRE(configurePatterns(post, *parsed, *findInductorProfile("2.14")).isOk());
     auto runWithPackets = [&](bool selects, bool cat) {
         Graph g = readAot(kSelectCat);
-        GraphBuilder build(g);
+        GraphBuilder build = GraphBuilder::reopen(g);
         for (NodeId id : g.nodeIds()) {
             const Node &n = *g.node(id);
             if (n.isOp() && n.op == "aten::select" && selects)

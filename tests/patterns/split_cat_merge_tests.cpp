@@ -179,7 +179,7 @@ TEST_CASE("merge_getitem_cat_pass and mutate_cat_pass explain why they do not ap
     {
         Graph g = catOfSplit([](ShapedGraph &b, const std::vector<NodeId> &g) {
             NodeId split = b.g.findByName("split");
-            GraphBuilder(b.g).addOp("prim::ListUnpack", {split}, {}, "unpack");
+            b.build.addOp("prim::ListUnpack", {split}, {}, "unpack");
             return b.cat({g[1], g[2]}, 1, {8, 32}, "cat");
         });
         both(g, "every user of the split is a getitem with a distinct index",
@@ -429,7 +429,7 @@ TEST_CASE("einsum_to_pointwise_pass turns an abc,abcd->abd einsum a + reads into
     };
     auto plus = [&](NodeId a, const std::string &name) {
         NodeId id = b.op("aten::add", {a, bias}, {4, 3, 5}, name, "Tensor");
-        GraphBuilder(b.g).node(id).provenance.originalSpelling = "operator.add";
+        b.build.node(id).provenance.originalSpelling = "operator.add";
         return id;
     };
     NodeId added = plus(einsum("bij,bijk->bik", "e1"), "add1");

@@ -150,7 +150,7 @@ TEST_CASE("split_stack_to_cats_pass explains why it does not apply", "[patterns]
     {
         ShapedGraph b;
         auto h = b.split(b.input("z", {4, 6}), {2, 2, 2}, 1, "split_z", "h");
-        NodeId st = GraphBuilder(b.g).addOp("aten::stack", {nodeList(h), int64_t(1)}, {}, "stack");
+        NodeId st = b.build.addOp("aten::stack", {nodeList(h), int64_t(1)}, {}, "stack");
         Graph g = b.finish({st});
         Check f = failureAt(g, "split_stack_to_cats_pass", "stack");
         CHECK(f.description == "stack has a static shape");

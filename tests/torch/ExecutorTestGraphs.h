@@ -38,10 +38,11 @@ inline HostTensor floats(std::initializer_list<int64_t> sizes, uint32_t seed)
     return t;
 }
 
-/// A constant node whose payload is floats(sizes, seed), stored under its name.
-inline NodeId addWeight(Graph &g, const std::string &name, std::initializer_list<int64_t> sizes, uint32_t seed)
+/// A constant node whose payload is floats(sizes, seed), stored under its name
+/// (added by the builder of the graph being made).
+inline NodeId addWeight(GraphBuilder &build, const std::string &name, std::initializer_list<int64_t> sizes,
+                        uint32_t seed)
 {
-    GraphBuilder build(g);
     build.weights().put(name, floats(sizes, seed));
     return build.addConstant(name, name, f32(sizes, "cpu"));
 }
@@ -58,8 +59,8 @@ inline Graph linearsGraph(bool batched, bool swapWeights = false)
     for (int i = 0; i < 3; ++i)
         xs.emplace_back(build.addInput("x" + std::to_string(i), f32({4, 8}, "cpu")));
     for (int i = 0; i < 3; ++i) {
-        ws.emplace_back(addWeight(g, "w" + std::to_string(i), {6, 8}, 10 + i));
-        bs.emplace_back(addWeight(g, "b" + std::to_string(i), {6}, 20 + i));
+        ws.emplace_back(addWeight(build, "w" + std::to_string(i), {6, 8}, 10 + i));
+        bs.emplace_back(addWeight(build, "b" + std::to_string(i), {6}, 20 + i));
     }
     if (!batched) {
         std::vector<Arg> outs;
@@ -92,7 +93,7 @@ inline Graph linearNoBiasGraph(bool batched)
     Graph g;
     GraphBuilder build(g);
     NodeId x = build.addInput("x", f32({4, 8}, "cpu"));
-    NodeId w = addWeight(g, "w", {6, 8}, 7);
+    NodeId w = addWeight(build, "w", {6, 8}, 7);
     if (!batched) {
         build.setOutputs({build.addOp("aten::linear", {x, w, NoneArg{}})});
         return g;
@@ -114,8 +115,8 @@ inline Graph layerNormsGraph(bool batched)
     std::vector<Arg> xs, ws, bs;
     for (int i = 0; i < 2; ++i) {
         xs.emplace_back(build.addInput("x" + std::to_string(i), f32({4, 16}, "cpu")));
-        ws.emplace_back(addWeight(g, "w" + std::to_string(i), {16}, 30 + i));
-        bs.emplace_back(addWeight(g, "b" + std::to_string(i), {16}, 40 + i));
+        ws.emplace_back(addWeight(build, "w" + std::to_string(i), {16}, 30 + i));
+        bs.emplace_back(addWeight(build, "b" + std::to_string(i), {16}, 40 + i));
     }
     const Arg normalized = Arg::list({Arg(int64_t(16))});
     if (!batched) {

@@ -364,7 +364,7 @@ Graph matmulChain(int matmuls)
     Graph g;
     GraphBuilder build(g);
     Arg x = build.addInput("x", f32({192, 192}));
-    NodeId w = addWeight(g, "w", {192, 192}, 3);
+    NodeId w = addWeight(build, "w", {192, 192}, 3);
     for (int i = 0; i < matmuls; ++i)
         x = build.addOp("aten::linear", {x, w, NoneArg{}});
     build.setOutputs({x});

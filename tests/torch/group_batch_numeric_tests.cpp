@@ -132,7 +132,7 @@ TEST_CASE("the numeric check catches a fused graph that reads the wrong slice", 
     // Swap the first two results: a rewrite that mixed up its getitems.
     std::vector<NodeId> outs = r.graph.outputValues();
     std::swap(outs[0], outs[1]);
-    GraphBuilder(r.graph).setOutputs(std::vector<Arg>(outs.begin(), outs.end()));
+    GraphBuilder::reopen(r.graph).setOutputs(std::vector<Arg>(outs.begin(), outs.end()));
     auto result = verifyEquivalent(before, r.graph);
     REQUIRE(result);
     REQUIRE_FALSE(result->passed);

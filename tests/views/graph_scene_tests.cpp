@@ -158,7 +158,7 @@ TEST_CASE("GraphScene opens big wrapping scopes of a collapsed start", "[views]"
     // Everything inside "net.body": top-level groups alone would show three
     // boxes, so the biggest groups are opened until the view has some content.
     Graph g = blockGraph(9, 10, 10);
-    GraphBuilder build(g);
+    GraphBuilder build = GraphBuilder::reopen(g);
     for (NodeId id : g.nodeIds())
         if (g.node(id)->isOp() || g.node(id)->kind() == NodeKind::Constant)
             build.node(id).provenance.scope = "net.body." + build.node(id).provenance.scope;
