@@ -1,6 +1,13 @@
 #include "GraphBuilder.h"
 
+#include <stdexcept>
+
 namespace fusebox {
+
+void GraphBuilder::throwNotNew()
+{
+    throw std::logic_error("GraphBuilder builds a new graph; use GraphBuilder::reopen for an importer's fix-up");
+}
 
 Arg intList(const std::vector<int64_t> &values)
 {

@@ -14,19 +14,30 @@ namespace fusebox {
 /// EditLog's undo/redo): Graph's building and editing primitives are private,
 /// with these as its only friends, so the compiler holds the rule.
 ///
-/// A builder is a view on a graph being made, cheap to construct; import-time
-/// fix-ups (inlining a submodule, dropping a dead node) use its editing calls
-/// before anyone else sees the graph.
+/// A builder is a view on a graph being made, cheap to construct (and to
+/// copy: a copy builds into the same graph). The constructor takes a new
+/// graph only; import-time fix-ups on a graph that already holds nodes
+/// (inlining a submodule, shapes, metadata) go through reopen(), before
+/// anyone else sees the graph.
 class GraphBuilder {
 public:
+    /// A builder for a new graph. Precondition: `graph` holds no nodes (its
+    /// metadata may be set already); otherwise throws std::logic_error, so
+    /// that no code builds into a graph it was handed (that is
+    /// PatternRewriter's work, which the edit log records).
     explicit GraphBuilder(Graph &graph)
         : m_graph(graph)
-    {}
+    {
+        if (graph.size() != 0)
+            throwNotNew();
+    }
 
     /// A builder on a graph that may hold nodes. Only for an importer's or
     /// loader's fix-ups on a graph it made and has not handed out yet: shape
     /// inference, metadata, weights, inlining. Every other change goes
-    /// through PatternRewriter.
+    /// through PatternRewriter. Callers live in core/ (io, ir, torch, pt2),
+    /// bench/, fuzz/ and tests/ only: a test in tests/core/ir_graph_tests.cpp
+    /// reads the sources and fails on any other.
     static GraphBuilder reopen(Graph &graph) { return GraphBuilder(graph, ReopenTag{}); }
 
     const Graph &graph() const { return m_graph; }
@@ -74,6 +85,8 @@ private:
     GraphBuilder(Graph &graph, ReopenTag)
         : m_graph(graph)
     {}
+    /// Out of line: the check above stays one comparison where it is inlined.
+    [[noreturn]] static void throwNotNew();
 
     Graph &m_graph;
 };

@@ -8,6 +8,13 @@
 
 #include <catch.hpp>
 
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
 using namespace fusebox;
 
 TEST_CASE("graph building keeps program order, names and users", "[ir]")
@@ -249,4 +256,98 @@ TEST_CASE("clone is deep and keeps ids", "[ir]")
     build.replaceAllUsesWith(c.findByName("cat"), c.findByName("x"));
     CHECK(g.users(g.findByName("cat")).size() == 1);
     CHECK(verify(c).empty());
+}
+
+TEST_CASE("a GraphBuilder takes a new graph and reopen takes one that holds nodes", "[ir]")
+{
+    Graph g;
+    GraphBuilder build(g);
+    // Metadata is not a node: a graph with metadata only is still new.
+    build.metadata()["source.format"] = "hand-built";
+    CHECK_NOTHROW(GraphBuilder{g});
+    NodeId x = build.addInput("x", f32({4}));
+    build.setOutputs({build.addOp("aten::relu", {x})});
+    REQUIRE(g.size() == 3);
+
+    // A second builder over a graph with nodes would change it behind the
+    // rewriter's back: refused, with the rule in the message.
+    CHECK_THROWS_AS(GraphBuilder{g}, std::logic_error);
+    CHECK_THROWS_WITH(GraphBuilder{g},
+                      "GraphBuilder builds a new graph; use GraphBuilder::reopen for an importer's fix-up");
+
+    // The builder already in hand keeps building; reopen() fixes up.
+    NodeId y = build.addInput("y", f32({4}));
+    GraphBuilder fix = GraphBuilder::reopen(g);
+    fix.node(y).meta = f32({8});
+    fix.metadata()["shapes.inferred_by"] = "a test";
+    CHECK(g.node(y)->meta.shapeString() == "[8]");
+    CHECK(verify(g).empty());
+
+    // Metadata written through either builder reads back through the graph.
+    CHECK(g.metadata().size() == 2);
+    CHECK(g.metadata().at("source.format") == "hand-built");
+    CHECK(g.metadata().at("shapes.inferred_by") == "a test");
+    const Graph copy = g.clone();
+    CHECK(copy.metadata() == g.metadata());
+}
+
+TEST_CASE("only the importers and loaders in core reopen a graph (and bench and fuzz and tests)", "[ir]")
+{
+    // GraphBuilder::reopen's contract: an importer's or loader's fix-ups on a
+    // graph it made. views/, app/, patterns/ and core/rewrite change graphs
+    // through PatternRewriter only, so that the edit log sees every change.
+    namespace fs = std::filesystem;
+    const fs::path root(FUSEBOX_SOURCE_DIR);
+    const std::vector<std::string> allowed{"core/io/", "core/ir/", "core/torch/", "core/pt2/",
+                                           "bench/",   "fuzz/",    "tests/"};
+    const std::string call = "GraphBuilder::reopen(";
+    std::string offenders;
+    size_t files = 0, allowedCalls = 0;
+    std::error_code topError;
+    for (fs::directory_iterator top(root, topError), end; !topError && top != end; top.increment(topError)) {
+        const std::string name = top->path().filename().string();
+        // Hidden folders (.git) and build trees (a CMakeCache.txt) hold no sources of the project's own.
+        std::error_code ignored;
+        if (!top->is_directory(ignored) || name.starts_with(".") || fs::exists(top->path() / "CMakeCache.txt", ignored))
+            continue;
+        std::error_code error;
+        for (fs::recursive_directory_iterator it(top->path(), fs::directory_options::skip_permission_denied, error),
+             stop;
+             !error && it != stop; it.increment(error)) {
+            const std::string ext = it->path().extension().string();
+            if (!it->is_regular_file(ignored) || (ext != ".cpp" && ext != ".h" && ext != ".hpp" && ext != ".cc"))
+                continue;
+            ++files;
+            const std::string relative = it->path().lexically_relative(root).generic_string();
+            const bool mayCall = std::any_of(allowed.begin(), allowed.end(),
+                                             [&](const std::string &prefix) { return relative.starts_with(prefix); });
+            std::ifstream in(it->path());
+            int line = 0;
+            for (std::string text; std::getline(in, text);) {
+                ++line;
+                const size_t at = text.find(call);
+                if (at == std::string::npos)
+                    continue;
+                // A comment that names the call is not a call.
+                const size_t start = text.find_first_not_of(" \t");
+                if (text.compare(start, 2, "//") == 0)
+                    continue;
+                if (mayCall)
+                    ++allowedCalls;
+                else
+                    offenders += "\n" + relative + ":" + std::to_string(line) + ": " + text.substr(start);
+            }
+        }
+        INFO(top->path().string() + ": " + error.message());
+        REQUIRE_FALSE(error);
+    }
+    INFO(root.string() + ": " + topError.message());
+    REQUIRE_FALSE(topError);
+    // A source tree not found, or read as empty, fails instead of passing.
+    CHECK(files > 100);
+    CHECK(allowedCalls > 0);
+    INFO("GraphBuilder::reopen outside core/io, core/ir, core/torch, core/pt2, bench/, fuzz/ and tests/ (change "
+         "the graph through PatternRewriter instead):"
+         + offenders);
+    CHECK(offenders.empty());
 }
