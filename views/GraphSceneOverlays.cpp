@@ -9,11 +9,66 @@
 
 #include <QGraphicsRectItem>
 #include <QGraphicsSimpleTextItem>
+#include <QPainter>
+#include <QStyleOptionGraphicsItem>
 
 #include <algorithm>
+#include <set>
+#include <tuple>
 #include <unordered_set>
 
 namespace fusebox {
+
+namespace {
+
+/// A frame with a dotted or dashed border whose border is stroked only where
+/// it is exposed. QPainter strokes a dash pattern along the whole path before
+/// it clips: a frame around a group spanning the graph, seen close up, made
+/// tens of thousands of dots per frame and stalled the window for 100 ms per
+/// repaint (fusebox_bench_gui, after Find Matches and an expand).
+class ExposedFrameItem final : public QGraphicsRectItem {
+public:
+    explicit ExposedFrameItem(const QRectF &rect)
+        : QGraphicsRectItem(rect)
+    {
+        setFlag(ItemUsesExtendedStyleOption); // exposedRect in item coordinates
+    }
+
+    void paint(QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *) override
+    {
+        const QRectF r = rect();
+        painter->setPen(Qt::NoPen);
+        painter->setBrush(brush());
+        painter->drawRect(r);
+        // The border's sides, each cut to the exposed area (with room for the pen).
+        const qreal m = 4 + pen().widthF();
+        const QRectF shown = option->exposedRect.adjusted(-m, -m, m, m);
+        painter->setPen(pen());
+        auto side = [&](QPointF a, QPointF b) {
+            if (a.y() == b.y()) { // horizontal
+                if (a.y() < shown.top() || a.y() > shown.bottom())
+                    return;
+                const qreal left = std::max(std::min(a.x(), b.x()), shown.left());
+                const qreal right = std::min(std::max(a.x(), b.x()), shown.right());
+                if (left < right)
+                    painter->drawLine(QPointF(left, a.y()), QPointF(right, a.y()));
+            } else { // vertical
+                if (a.x() < shown.left() || a.x() > shown.right())
+                    return;
+                const qreal top = std::max(std::min(a.y(), b.y()), shown.top());
+                const qreal bottom = std::min(std::max(a.y(), b.y()), shown.bottom());
+                if (top < bottom)
+                    painter->drawLine(QPointF(a.x(), top), QPointF(a.x(), bottom));
+            }
+        };
+        side(r.topLeft(), r.topRight());
+        side(r.topRight(), r.bottomRight());
+        side(r.bottomLeft(), r.bottomRight());
+        side(r.topLeft(), r.bottomLeft());
+    }
+};
+
+} // namespace
 
 void GraphScene::showNeighbourhood(const std::vector<NodeId> &centre, int hops)
 {
@@ -158,11 +213,14 @@ void GraphScene::applyMarks()
     // Every vertical candidate: a light frame around its nodes.
     qDeleteAll(m_frames);
     m_frames.clear();
+    // One frame per place and colour: candidates inside a collapsed group all
+    // frame the group's box, and a 100k-node graph has thousands of them.
+    std::set<std::tuple<qreal, qreal, qreal, qreal, QRgb>> framed;
     for (const GroupFrame &f : m_groupFrames) {
         const QRectF r = rectOf(f.nodes);
-        if (r.isEmpty())
+        if (r.isEmpty() || !framed.emplace(r.x(), r.y(), r.width(), r.height(), f.color.rgba()).second)
             continue;
-        auto *item = new QGraphicsRectItem(r.adjusted(-12, -12, 12, 12));
+        auto *item = new ExposedFrameItem(r.adjusted(-12, -12, 12, 12));
         QPen pen(f.color, 1.2, Qt::DotLine);
         pen.setCosmetic(true);
         item->setPen(pen);
@@ -179,7 +237,7 @@ void GraphScene::applyMarks()
     const QRectF rect = rectOf(m_outlineNodes);
     if (m_outlineNodes.empty() || rect.isEmpty())
         return;
-    auto *frame = new QGraphicsRectItem(rect.adjusted(-10, -10, 10, 10));
+    auto *frame = new ExposedFrameItem(rect.adjusted(-10, -10, 10, 10));
     QPen pen(m_outlineColor, 2, Qt::DashLine);
     pen.setCosmetic(true);
     frame->setPen(pen);
