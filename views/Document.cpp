@@ -58,8 +58,31 @@ void Document::open(const QString &path, const LoadOptions &options, const QStri
     m_jobs->open(path, options, displayName, requirePytorchShapes);
 }
 
+OpenedGraph OpenedGraph::prepare(Graph graph)
+{
+    OpenedGraph opened;
+    opened.original = graph.clone();
+    opened.issues = verify(graph);
+    opened.shapes = countShapes(graph);
+    opened.scopes = std::make_shared<const ScopeTree>(graph);
+    opened.graph = std::move(graph);
+    return opened;
+}
+
 void Document::setGraph(Graph graph, const QString &displayName, const QStringList &warnings, const QString &filePath,
                         std::vector<int> nodeLines, LoadOptions options)
+{
+    adopt(OpenedGraph::prepare(std::move(graph)), displayName, warnings, filePath, std::move(nodeLines),
+          std::move(options));
+}
+
+void Document::openGraph(Graph graph, const QString &displayName)
+{
+    m_jobs->openGraph(std::move(graph), displayName);
+}
+
+void Document::adopt(OpenedGraph opened, const QString &displayName, const QStringList &warnings,
+                     const QString &filePath, std::vector<int> nodeLines, LoadOptions options)
 {
     m_jobs->supersedeLoad();
     m_pt2->cancel(); // its result is for the old graph
@@ -71,9 +94,11 @@ void Document::setGraph(Graph graph, const QString &displayName, const QStringLi
     m_warnings = warnings;
     m_nodeLines = std::move(nodeLines);
     m_jobs->bumpVersion();
-    m_history->reset(std::move(graph));
+    m_history->reset(std::move(opened.graph), std::move(opened.original));
+    m_shapeCounts = opened.shapes;
+    m_scopeTree = std::move(opened.scopes);
     resetSession();
-    for (const VerifierIssue &issue : verify(m_history->graph()))
+    for (const VerifierIssue &issue : opened.issues)
         m_warnings << tr("verifier: %1").arg(QString::fromStdString(issue.message));
     emit graphLoaded();
 }
@@ -100,9 +125,25 @@ void Document::resetSession()
     m_pt2->resetVerifier();
 }
 
+const ShapeCounts &Document::shapeCounts() const
+{
+    if (!m_shapeCounts)
+        m_shapeCounts = countShapes(graph());
+    return *m_shapeCounts;
+}
+
+const ScopeTree &Document::scopeTree() const
+{
+    if (!m_scopeTree)
+        m_scopeTree = std::make_shared<const ScopeTree>(graph());
+    return *m_scopeTree;
+}
+
 void Document::graphChanged()
 {
     m_jobs->bumpVersion();
+    m_shapeCounts.reset();
+    m_scopeTree.reset();
     emit graphRewritten();
     if (m_review->hasMatchResults())
         findMatches();

@@ -1,10 +1,13 @@
 #pragma once
 
 #include "MatchEntry.h"
+#include "ScopeTree.h"
 #include "SessionFile.h"
 #include "core/io/PassConfig.h"
 #include "core/io/PatternFile.h"
 #include "core/ir/Graph.h"
+#include "core/ir/ShapeInference.h"
+#include "core/ir/Verifier.h"
 #include "core/rewrite/EditLog.h"
 #include "core/rewrite/Explainer.h"
 #include "core/rewrite/GreedyDriver.h"
@@ -36,6 +39,21 @@ class DocumentPersistence;
 class DocumentPt2;
 class DocumentReview;
 struct InductorProfile;
+
+/// A graph ready to become the document's: the copy kept as the original and
+/// the IR verifier's findings, made where the graph was read (a worker
+/// thread: on a 100k-node graph they take a quarter of a second).
+struct OpenedGraph {
+    Graph graph;
+    Graph original;
+    std::vector<VerifierIssue> issues;
+    /// What Document::shapeCounts() and scopeTree() give for it.
+    ShapeCounts shapes;
+    std::shared_ptr<const ScopeTree> scopes;
+
+    /// Makes the copy and runs the verifier; any thread.
+    static OpenedGraph prepare(Graph graph);
+};
 
 /// Counts the patterns panel shows for one pattern.
 struct PatternTally {
@@ -115,6 +133,15 @@ public:
     /// `nodeLines` as nodeLines() returns them.
     void setGraph(Graph graph, const QString &displayName, const QStringList &warnings = {},
                   const QString &filePath = {}, std::vector<int> nodeLines = {}, LoadOptions options = {});
+    /// Opens a graph made in memory as open() opens a file: what is made of
+    /// it before it is shown (OpenedGraph) is made in the background; emits
+    /// loadStarted(), then graphLoaded(). A later open supersedes it.
+    void openGraph(Graph graph, const QString &displayName);
+    /// How many of the graph's values have a shape (made once per graph: the
+    /// status bar asks after every layout).
+    const ShapeCounts &shapeCounts() const;
+    /// The graph's scopes, as the graph view groups them (made once per graph).
+    const ScopeTree &scopeTree() const;
     /// The tensor inputs (their positions among graph().inputs()) whose shape
     /// is not known: most rules check shapes and find nothing there.
     std::vector<size_t> inputsWithoutShape() const;
@@ -302,6 +329,10 @@ private:
     DocumentPersistence &persistence() const { return *m_persistence; }
     DocumentPt2 &pt2() const { return *m_pt2; }
 
+    /// Makes `opened` the document's graph (setGraph's work; open() and
+    /// openGraph() once the background work is done); emits graphLoaded().
+    void adopt(OpenedGraph opened, const QString &displayName, const QStringList &warnings, const QString &filePath,
+               std::vector<int> nodeLines, LoadOptions options);
     /// A new graph is a new review: decisions and history belong to the old one.
     void resetSession();
     /// After the graph changed (an apply, an undo, a redo, Apply All): tell
@@ -321,6 +352,9 @@ private:
     QString m_displayName;
     QStringList m_warnings;
     std::vector<int> m_nodeLines;
+    /// shapeCounts() and scopeTree() of the current graph; made again after a rewrite.
+    mutable std::optional<ShapeCounts> m_shapeCounts;
+    mutable std::shared_ptr<const ScopeTree> m_scopeTree;
 };
 
 } // namespace fusebox

@@ -4,6 +4,7 @@
 #include "Document.h"
 #include "DocumentCommands.h"
 #include "DocumentJobs.h"
+#include "TaskService.h"
 
 #include <QUndoStack>
 
@@ -32,10 +33,16 @@ void DocumentHistory::deleteUndoStack()
     m_undo = nullptr;
 }
 
-void DocumentHistory::reset(Graph graph)
+void DocumentHistory::waitForReaders()
 {
+    m_document.tasks()->waitFor(kGraphReadTask);
+}
+
+void DocumentHistory::reset(Graph graph, Graph original)
+{
+    waitForReaders();
     m_graph = std::move(graph);
-    m_original = m_graph.clone();
+    m_original = std::move(original);
     m_undo->clear();
     m_savedIndex = 0;
     m_decisionsDirty = false;
@@ -49,6 +56,7 @@ void DocumentHistory::push(QUndoCommand *command)
 void DocumentHistory::revertEdits(const std::vector<EditGroup> &groups)
 {
     m_document.jobs().waitForPatternsIdle();
+    waitForReaders();
     for (auto g = groups.rbegin(); g != groups.rend(); ++g)
         for (auto e = g->edits.rbegin(); e != g->edits.rend(); ++e)
             revertEdit(m_graph, *e);
@@ -66,6 +74,7 @@ void DocumentHistory::revertGroups(const std::vector<EditGroup> &groups)
 void DocumentHistory::replayGroups(const std::vector<EditGroup> &groups)
 {
     m_document.jobs().waitForPatternsIdle();
+    waitForReaders();
     for (const EditGroup &g : groups)
         for (const Edit &e : g.edits)
             replayEdit(m_graph, e);

@@ -28,15 +28,24 @@ public:
     DocumentHistory &operator=(const DocumentHistory &) = delete;
 
     const Graph &graph() const { return m_graph; }
-    /// For the rewriter alone (GreedyDriver::apply on the GUI thread).
-    Graph &graphToRewrite() { return m_graph; }
+    /// For the rewriter alone (GreedyDriver::apply on the GUI thread). Waits
+    /// for the tasks that read the graph (waitForReaders()).
+    Graph &graphToRewrite()
+    {
+        waitForReaders();
+        return m_graph;
+    }
     const Graph &original() const { return m_original; }
     QUndoStack *undoStack() const { return m_undo; }
 
     /// A new graph: it is also the original, the stack is empty and nothing is unsaved.
-    void reset(Graph graph);
+    void reset(Graph graph, Graph original);
     /// Takes Apply All's rewritten copy (its edit groups become the step pushed next).
-    void replaceGraph(Graph graph) { m_graph = std::move(graph); }
+    void replaceGraph(Graph graph)
+    {
+        waitForReaders();
+        m_graph = std::move(graph);
+    }
     /// Pushes a step whose change has already happened (its first redo() does nothing).
     void push(QUndoCommand *command);
     /// Reverts the groups' edits on the graph, newest first (no signal).
@@ -72,6 +81,12 @@ private:
     void replayGroups(const std::vector<EditGroup> &groups);
     /// Emits the graph change an undo or redo left pending.
     void onUndoIndexChanged();
+
+    /// Blocks until no task reads the graph on a worker besides the search
+    /// and Apply All, which DocumentJobs waits for (the scene's layout
+    /// preparation, kGraphReadTask: tens of milliseconds): every change to
+    /// m_graph calls it first.
+    void waitForReaders();
 
     Document &m_document;
     Graph m_graph;

@@ -157,9 +157,10 @@ void DocumentJobs::open(const QString &path, const LoadOptions &options, const Q
     // Read here, on the GUI thread: the Python Settings chose for PyTorch 2.
     const std::string python = Pt2Controller::pythonCommand().toStdString();
     auto result = std::make_shared<std::shared_ptr<Expected<LoadedModel>>>();
+    auto opened = std::make_shared<OpenedGraph>();
     m_document.tasks()->run(
         tr("Opening %1").arg(displayName.isEmpty() ? QFileInfo(path).fileName() : displayName), kLoadTask, &m_document,
-        [file, options, python, requirePytorchShapes, result](TaskControl &) {
+        [file, options, python, requirePytorchShapes, result, opened](TaskControl &) {
             *result = [&] {
                 // The loader reports errors as values; anything else escaping it must
                 // not take the GUI down.
@@ -185,12 +186,35 @@ void DocumentJobs::open(const QString &path, const LoadOptions &options, const Q
                     return std::make_shared<Expected<LoadedModel>>(Error{file + ": unknown error while loading"});
                 }
             }();
+            // What becomes of the graph before it is shown is made here too.
+            if (*result && (*result)->hasValue())
+                *opened = OpenedGraph::prepare(std::move((*result)->value().graph));
         },
-        [this, generation, path, displayName, result](bool) { finishLoad(generation, path, displayName, *result); });
+        [this, generation, path, displayName, result, opened](bool) {
+            finishLoad(generation, path, displayName, *result, opened);
+        });
+}
+
+void DocumentJobs::openGraph(Graph graph, const QString &displayName)
+{
+    const quint64 generation = ++m_generation;
+    m_loading = true;
+    emit m_document.loadStarted(displayName);
+    auto opened = std::make_shared<OpenedGraph>();
+    auto given = std::make_shared<Graph>(std::move(graph));
+    m_document.tasks()->run(
+        tr("Opening %1").arg(displayName), kLoadTask, &m_document,
+        [given, opened](TaskControl &) { *opened = OpenedGraph::prepare(std::move(*given)); },
+        [this, generation, displayName, opened](bool) {
+            if (generation != m_generation)
+                return; // superseded by a later open
+            m_loading = false;
+            m_document.adopt(std::move(*opened), displayName, {}, {}, {}, {});
+        });
 }
 
 void DocumentJobs::finishLoad(quint64 generation, const QString &path, const QString &displayName,
-                              std::shared_ptr<Expected<LoadedModel>> result)
+                              std::shared_ptr<Expected<LoadedModel>> result, std::shared_ptr<OpenedGraph> opened)
 {
     if (generation != m_generation)
         return; // superseded by a later open()
@@ -204,9 +228,8 @@ void DocumentJobs::finishLoad(quint64 generation, const QString &path, const QSt
     for (const std::string &w : result->value().warnings)
         warnings << QString::fromStdString(w);
     const LoadOptions options = m_pendingLoadOptions;
-    m_document.setGraph(std::move(result->value().graph),
-                        displayName.isEmpty() ? QFileInfo(path).fileName() : displayName, warnings, path,
-                        std::move(result->value().nodeLines), options);
+    m_document.adopt(std::move(*opened), displayName.isEmpty() ? QFileInfo(path).fileName() : displayName, warnings,
+                     path, std::move(result->value().nodeLines), options);
 }
 
 void DocumentJobs::supersedeLoad()

@@ -17,6 +17,8 @@
 
 namespace fusebox {
 
+struct OpenedGraph;
+
 class Document;
 class OutputVerifier;
 struct ApplyAllOutcome;
@@ -39,6 +41,8 @@ public:
     /// Reads a model file in the background (Document::open).
     void open(const QString &path, const LoadOptions &options, const QString &displayName,
               bool requirePytorchShapes = false);
+    /// Prepares a graph made in memory in the background (Document::openGraph).
+    void openGraph(Graph graph, const QString &displayName);
     /// A graph set directly supersedes a pending load.
     void supersedeLoad();
     bool isLoading() const { return m_loading; }
@@ -88,7 +92,7 @@ private:
     void finishApplyAll(quint64 version, ApplyAllOutcome &outcome, const OffSchedule &offSchedule, bool verified,
                         bool cancelled);
     void finishLoad(quint64 generation, const QString &path, const QString &displayName,
-                    std::shared_ptr<Expected<LoadedModel>> result);
+                    std::shared_ptr<Expected<LoadedModel>> result, std::shared_ptr<OpenedGraph> opened);
 
     Document &m_document;
     LoadOptions m_pendingLoadOptions;

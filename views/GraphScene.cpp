@@ -6,17 +6,16 @@
 #include "NodeItem.h"
 #include "ScopeFrameItem.h"
 #include "SceneStyle.h"
+#include "TaskService.h"
 #include "core/ir/LiftedParameters.h"
 #include "core/layout/DotLayout.h"
 
-#include <QFutureWatcher>
 #include <QGraphicsSceneContextMenuEvent>
 #include <QGraphicsSceneMouseEvent>
 #include <QMenu>
 #include <QGraphicsRectItem>
 #include <QGraphicsSimpleTextItem>
 #include <QSignalBlocker>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
 #include <deque>
@@ -82,7 +81,7 @@ void GraphScene::onGraphRewritten()
     std::set<std::string> before;
     for (size_t i = 1; i < m_tree.size(); ++i)
         before.insert(m_tree.scope(int(i)).path);
-    m_tree = ScopeTree(m_document->graph());
+    m_tree = m_document->scopeTree();
     // A scope the rewrite made (new nodes widened a level past maxChildren,
     // so an artificial "[200:220]" group appeared) was never collapsed by
     // the user: while every scope is open (the graph is seen whole), it opens
@@ -100,14 +99,13 @@ void GraphScene::onGraphRewritten()
 
 void GraphScene::onGraphLoaded()
 {
-    const Graph &graph = m_document->graph();
     m_marks.clear();
     m_outlineNodes.clear();
     m_groupFrames.clear();
     m_options.onlyNodes.reset();
     m_layoutCache.clear();
     m_layoutCacheHits = 0;
-    m_tree = ScopeTree(graph);
+    m_tree = m_document->scopeTree();
     m_expanded.clear();
     m_pendingSelection = {};
     m_focusScope.reset();
@@ -117,41 +115,52 @@ void GraphScene::onGraphLoaded()
         emit selectedNodeChanged({});
     }
 
-    std::set<std::string> all;
-    for (size_t s = 1; s < m_tree.size(); ++s)
-        all.insert(m_tree.scope(int(s)).path);
-    m_fullItemCount = CollapsedGraph::fullyExpandedItemCount(graph, m_options);
-    m_fullLayoutSize = layoutSize(CollapsedGraph(graph, m_tree, all, m_options));
-    m_startedCollapsed = m_fullItemCount > kCollapseThreshold || m_fullLayoutSize > kMaxLayoutSize;
-    if (!m_startedCollapsed) {
-        m_expanded = std::move(all);
-    } else {
-        // Top-level scopes as groups. A model wrapped in a few big scopes
-        // ("model", "encoder.layers") would show a handful of boxes: open the
-        // biggest group while the view has fewer than kMinInitialItems items
-        // and opening it keeps the view within both limits.
-        for (;;) {
-            CollapsedGraph view(graph, m_tree, m_expanded, m_options);
-            if (view.items().size() >= kMinInitialItems)
-                break;
-            const CollapsedGraph::Item *biggest = nullptr;
-            for (const CollapsedGraph::Item &item : view.items())
-                if (item.isGroup() && (!biggest || item.nodeCount > biggest->nodeCount))
-                    biggest = &item;
-            if (!biggest)
-                break;
-            const ScopeTree::Scope &s = m_tree.scope(biggest->scope);
-            if (view.items().size() - 1 + s.nodes.size() + s.scopes.size() > kCollapseThreshold)
-                break;
-            m_expanded.insert(s.path);
-            if (layoutSize(CollapsedGraph(graph, m_tree, m_expanded, m_options)) > kMaxLayoutSize) {
-                m_expanded.erase(s.path);
-                break;
-            }
-        }
-    }
+    // What the first view opens (planInitialView) is decided with the
+    // layout, off the GUI thread: on a 100k-node graph it collapses the
+    // graph several times.
+    m_planPending = true;
     m_firstLayout = true;
     relayout();
+}
+
+GraphScene::InitialView GraphScene::planInitialView(const Graph &graph, const ScopeTree &tree,
+                                                   const CollapsedGraph::Options &options)
+{
+    InitialView plan;
+    std::set<std::string> all;
+    for (size_t s = 1; s < tree.size(); ++s)
+        all.insert(tree.scope(int(s)).path);
+    plan.fullItemCount = CollapsedGraph::fullyExpandedItemCount(graph, options);
+    plan.fullLayoutSize = layoutSize(CollapsedGraph(graph, tree, all, options));
+    plan.startedCollapsed = plan.fullItemCount > kCollapseThreshold || plan.fullLayoutSize > kMaxLayoutSize;
+    if (!plan.startedCollapsed) {
+        plan.expanded = std::move(all);
+        return plan;
+    }
+    // Top-level scopes as groups. A model wrapped in a few big scopes
+    // ("model", "encoder.layers") would show a handful of boxes: open the
+    // biggest group while the view has fewer than kMinInitialItems items
+    // and opening it keeps the view within both limits.
+    for (;;) {
+        CollapsedGraph view(graph, tree, plan.expanded, options);
+        if (view.items().size() >= kMinInitialItems)
+            break;
+        const CollapsedGraph::Item *biggest = nullptr;
+        for (const CollapsedGraph::Item &item : view.items())
+            if (item.isGroup() && (!biggest || item.nodeCount > biggest->nodeCount))
+                biggest = &item;
+        if (!biggest)
+            break;
+        const ScopeTree::Scope &s = tree.scope(biggest->scope);
+        if (view.items().size() - 1 + s.nodes.size() + s.scopes.size() > kCollapseThreshold)
+            break;
+        plan.expanded.insert(s.path);
+        if (layoutSize(CollapsedGraph(graph, tree, plan.expanded, options)) > kMaxLayoutSize) {
+            plan.expanded.erase(s.path);
+            break;
+        }
+    }
+    return plan;
 }
 
 void GraphScene::setShowConstants(bool show)
@@ -267,28 +276,85 @@ QString GraphScene::groupTitle(int scope) const
     return GroupItem::titleFor(m_tree, scope);
 }
 
+/// What the layout's first task makes of the graph: what is shown, the group
+/// labels and dot's input (each box's size).
+struct GraphScene::PreparedLayout {
+    /// The first view's plan, when the graph is new (m_planPending).
+    std::optional<InitialView> plan;
+    CollapsedGraph view;
+    std::unordered_map<int, GroupItem::Label> labels;
+    LayoutInput input;
+};
+
 void GraphScene::relayout(std::optional<int> focusScope)
 {
-    const Graph &graph = m_document->graph();
-    m_pending = CollapsedGraph(graph, m_tree, m_expanded, m_options);
     m_focusScope = focusScope;
-
-    m_pendingLabels = GroupItem::labelsFor(m_document->graph(), m_tree, m_pending);
-    LayoutInput input;
-    // Room between ranks for the header of a scope frame (ScopeFrameItem).
-    input.rankSeparation = 38;
-    input.nodeSeparation = 24;
-    input.nodes.reserve(m_pending.items().size());
-    for (const CollapsedGraph::Item &item : m_pending.items()) {
-        const QSizeF size = item.isGroup() ? GroupItem::sizeFor(m_pendingLabels.at(item.scope))
-                                           : NodeItem::sizeFor(NodeItem::labelFor(graph, item.node));
-        input.nodes.push_back(LayoutNode{item.key, size.width(), size.height()});
-    }
-    for (const CollapsedGraph::Edge &e : m_pending.edges())
-        input.edges.push_back(LayoutEdge{e.from, e.to});
-
     const quint64 generation = ++m_generation;
     m_layoutRunning = true;
+    // A 100k-node graph takes tens of milliseconds to collapse and label: off
+    // the GUI thread, as the search reads it. The tree, the expansions and
+    // the options are copied (the GUI thread may change them meanwhile); the
+    // graph is not, since every change to it waits for this task first.
+    auto prepared = std::make_shared<PreparedLayout>();
+    m_document->tasks()->run(
+        tr("Preparing the layout"), kGraphReadTask, this,
+        [graph = &m_document->graph(), tree = m_tree, expanded = m_expanded, options = m_options,
+         plan = m_planPending, prepared](TaskControl &) mutable {
+            std::optional<InitialView> initial;
+            if (plan) { // what the user opened meanwhile stays open
+                initial = planInitialView(*graph, tree, options);
+                initial->expanded.insert(expanded.begin(), expanded.end());
+                expanded = initial->expanded;
+            }
+            *prepared = prepareLayout(*graph, tree, expanded, options);
+            prepared->plan = std::move(initial);
+        },
+        [this, generation, prepared](bool cancelled) {
+            if (generation != m_generation)
+                return; // a newer request is running
+            if (cancelled) {
+                m_layoutRunning = false;
+                emit layoutFailed(tr("the layout was cancelled"));
+                return;
+            }
+            if (prepared->plan) {
+                m_planPending = false;
+                m_expanded = std::move(prepared->plan->expanded);
+                m_fullItemCount = prepared->plan->fullItemCount;
+                m_fullLayoutSize = prepared->plan->fullLayoutSize;
+                m_startedCollapsed = prepared->plan->startedCollapsed;
+            }
+            layOut(generation, std::move(*prepared));
+        });
+}
+
+GraphScene::PreparedLayout GraphScene::prepareLayout(const Graph &graph, const ScopeTree &tree,
+                                                     const std::set<std::string> &expanded,
+                                                     const CollapsedGraph::Options &options)
+{
+    PreparedLayout p;
+    p.view = CollapsedGraph(graph, tree, expanded, options);
+    p.labels = GroupItem::labelsFor(graph, tree, p.view);
+    // Room between ranks for the header of a scope frame (ScopeFrameItem).
+    p.input.rankSeparation = 38;
+    p.input.nodeSeparation = 24;
+    p.input.nodes.reserve(p.view.items().size());
+    for (const CollapsedGraph::Item &item : p.view.items()) {
+        const QSizeF size = item.isGroup() ? GroupItem::sizeFor(p.labels.at(item.scope))
+                                           : NodeItem::sizeFor(NodeItem::labelFor(graph, item.node));
+        p.input.nodes.push_back(LayoutNode{item.key, size.width(), size.height()});
+    }
+    p.input.edges.reserve(p.view.edges().size());
+    for (const CollapsedGraph::Edge &e : p.view.edges())
+        p.input.edges.push_back(LayoutEdge{e.from, e.to});
+    return p;
+}
+
+void GraphScene::layOut(quint64 generation, PreparedLayout prepared)
+{
+    m_pending = std::move(prepared.view);
+    m_pendingLabels = std::move(prepared.labels);
+    const LayoutInput &input = prepared.input;
     emit layoutStarted(int(input.nodes.size()));
 
     using Result = std::shared_ptr<Expected<LayoutResult>>;
@@ -305,19 +371,27 @@ void GraphScene::relayout(std::optional<int> focusScope)
             return;
         }
     }
-    auto *watcher = new QFutureWatcher<Result>(this);
-    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, generation, input] {
-        watcher->deleteLater();
-        const Result result = watcher->result();
-        if (result && result->hasValue()) {
-            m_layoutCache.emplace_front(input, result);
-            if (m_layoutCache.size() > kLayoutCacheSize)
-                m_layoutCache.pop_back();
-        }
-        applyLayout(generation, result);
-    });
-    watcher->setFuture(
-        QtConcurrent::run([input] { return std::make_shared<Expected<LayoutResult>>(layoutWithDot(input)); }));
+    auto result = std::make_shared<Result>();
+    m_document->tasks()->run(
+        input.nodes.size() == 1 ? tr("Laying out 1 item") : tr("Laying out %1 items").arg(input.nodes.size()),
+        kLayoutTask, this,
+        [input, result](TaskControl &) { *result = std::make_shared<Expected<LayoutResult>>(layoutWithDot(input)); },
+        [this, generation, input, result](bool cancelled) {
+            if (generation != m_generation)
+                return;
+            if (cancelled) {
+                m_layoutRunning = false;
+                m_pendingSelection = {};
+                emit layoutFailed(tr("the layout was cancelled"));
+                return;
+            }
+            if (*result && (*result)->hasValue()) {
+                m_layoutCache.emplace_front(input, *result);
+                if (m_layoutCache.size() > kLayoutCacheSize)
+                    m_layoutCache.pop_back();
+            }
+            applyLayout(generation, *result);
+        });
 }
 
 void GraphScene::applyLayout(quint64 generation, const std::shared_ptr<Expected<LayoutResult>> &result)

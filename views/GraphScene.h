@@ -173,7 +173,25 @@ private:
     void onGraphRewritten();
     void applyMarks();
     void scheduleMarks();
+    /// Lays out what m_expanded and m_options show, in two background tasks
+    /// of the document's TaskService: the first reads the graph (what is
+    /// shown, its labels and box sizes: kLayoutReadTask, which every change
+    /// of the graph waits for), the second runs dot on what the first made;
+    /// applyLayout() then builds the items on the GUI thread.
     void relayout(std::optional<int> focusScope = std::nullopt);
+    /// What a new graph's first view opens, and why (startedCollapsed()).
+    struct InitialView {
+        std::set<std::string> expanded;
+        size_t fullItemCount = 0;
+        double fullLayoutSize = 0;
+        bool startedCollapsed = false;
+    };
+    static InitialView planInitialView(const Graph &graph, const ScopeTree &tree,
+                                       const CollapsedGraph::Options &options);
+    struct PreparedLayout;
+    static PreparedLayout prepareLayout(const Graph &graph, const ScopeTree &tree,
+                                        const std::set<std::string> &expanded, const CollapsedGraph::Options &options);
+    void layOut(quint64 generation, PreparedLayout prepared);
     void applyLayout(quint64 generation, const std::shared_ptr<Expected<LayoutResult>> &result);
     void onSelectionChanged();
     void updateEdgeHighlights();
@@ -195,6 +213,8 @@ private:
     bool m_layoutRunning = false;
     bool m_firstLayout = false;
     bool m_startedCollapsed = false;
+    /// The graph is new: the next layout plans the first view (planInitialView).
+    bool m_planPending = false;
     size_t m_fullItemCount = 0;
     double m_fullLayoutSize = 0;
     std::optional<int> m_focusScope;

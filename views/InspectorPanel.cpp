@@ -113,18 +113,27 @@ void InspectorPanel::clear()
                          .arg(summary.ops)
                          .arg(summary.constants));
     html += QStringLiteral("<table>");
-    QString inputs;
-    for (NodeId id : graph.inputs())
-        inputs += QStringLiteral("<div class='mono'>%1: %2</div>")
-                      .arg(nodeLink(graph, id), esc(graph.node(id)->meta.isKnown() ? graph.node(id)->meta.toString()
-                                                                                   : graph.node(id)->type));
-    html += row(tr("Inputs"), inputs.isEmpty() ? tr("<i>none</i>") : inputs);
-    QString outputs;
-    for (NodeId id : graph.outputValues())
-        if (const Node *n = graph.node(id))
-            outputs += QStringLiteral("<div class='mono'>%1: %2</div>")
-                           .arg(nodeLink(graph, id), esc(n->meta.isKnown() ? n->meta.toString() : n->type));
-    html += row(tr("Outputs"), outputs.isEmpty() ? tr("<i>none</i>") : outputs);
+    // The first values of each list and how many more: a model with
+    // thousands of inputs (a Dynamo graph's lifted weights) made a page the
+    // browser took a tenth of a second to lay out on every load.
+    auto values = [&](const std::vector<NodeId> &ids) {
+        QString text;
+        size_t listed = 0;
+        for (NodeId id : ids) {
+            const Node *n = graph.node(id);
+            if (!n)
+                continue;
+            if (listed++ == kListedValues) {
+                text += tr("<div>… %1 more</div>").arg(ids.size() - kListedValues);
+                break;
+            }
+            text += QStringLiteral("<div class='mono'>%1: %2</div>")
+                        .arg(nodeLink(graph, id), esc(n->meta.isKnown() ? n->meta.toString() : n->type));
+        }
+        return text.isEmpty() ? tr("<i>none</i>") : text;
+    };
+    html += row(tr("Inputs"), values(graph.inputs()));
+    html += row(tr("Outputs"), values(graph.outputValues()));
     QString ops;
     for (size_t i = 0; i < summary.opHistogram.size() && i < 12; ++i)
         ops += QStringLiteral("<div class='mono'>%1 &times;%2</div>")

@@ -23,6 +23,9 @@ class InspectorPanel final : public QDockWidget {
     Q_OBJECT
 
 public:
+    /// The model summary lists this many inputs and outputs, then how many more.
+    static constexpr size_t kListedValues = 24;
+
     InspectorPanel(Document *document, GraphScene *scene, QWidget *parent = nullptr);
 
     void showNode(NodeId id);

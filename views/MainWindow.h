@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/ir/NodeId.h"
+#include "core/ir/ShapeInference.h"
 #include "core/torch/ModelLoader.h"
 
 #include <QElapsedTimer>
@@ -9,6 +10,7 @@
 #include <functional>
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 class QAction;
@@ -206,6 +208,9 @@ private:
     QLabel *m_busyLabel;
     QLabel *m_viewLabel;
     QLabel *m_countsLabel;
+    /// Completes the search field's names from the current graph, in the background.
+    void indexNodeNames();
+    quint64 m_namesGeneration = 0;
     QLabel *m_zoomLabel;
     QLabel *m_fileLabel;
     LoadOptions m_loadOptions;

@@ -19,6 +19,13 @@ class QTimer;
 
 namespace fusebox {
 
+/// The kind of the tasks that read the document's graph on a worker thread
+/// besides the search and Apply All (the scene's layout preparation): every
+/// change to the graph waits for them first (DocumentHistory).
+inline const QString kGraphReadTask = QStringLiteral("view.layout.read");
+/// The kind of the dot layouts (they read no graph).
+inline const QString kLayoutTask = QStringLiteral("view.layout");
+
 /// What a running job sees: where to report progress and whether it is cancelled.
 /// Shared between the GUI thread and the job's thread.
 class TaskControl {
