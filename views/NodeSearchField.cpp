@@ -8,6 +8,9 @@
 #include <QRegularExpression>
 #include <QStringListModel>
 
+#include <string>
+#include <unordered_map>
+
 namespace fusebox {
 
 NodeSearchField::NodeSearchField(QWidget *parent)
@@ -31,12 +34,17 @@ NodeSearchField::NodeSearchField(QWidget *parent)
             [this](const QString &name) { emit searchRequested(name); });
 }
 
-void NodeSearchField::setGraph(const Graph &graph)
+QStringList NodeSearchField::namesOf(const Graph &graph)
 {
     QStringList names;
     names.reserve(qsizetype(graph.size()));
     for (NodeId id : graph.nodeIds())
         names << QString::fromStdString(graph.node(id)->name);
+    return names;
+}
+
+void NodeSearchField::setNames(QStringList names)
+{
     m_names->setStringList(names);
 }
 
@@ -57,15 +65,39 @@ std::vector<NodeId> NodeSearchField::findAll(const Graph &graph, const QString &
     QRegularExpression re(text, QRegularExpression::CaseInsensitiveOption);
     if (!re.isValid())
         re = QRegularExpression(QRegularExpression::escape(text), QRegularExpression::CaseInsensitiveOption);
+    re.optimize();
+    auto matches = [&re](const QString &s) { return re.match(s).hasMatch(); };
+    // The search runs on the GUI thread over every node. Names are each
+    // node's own, but nodes share their op, the label on their box (a
+    // function of the op, or the name) and their type text: each distinct
+    // one is matched once, not once per node.
+    std::unordered_map<std::string, bool> opOrTitle, typeText;
     for (NodeId id : graph.nodeIds()) {
         if (id == exact)
             continue;
         const Node &n = *graph.node(id);
-        // What the box says ("cat" for aten::cat) as well as what the node is
-        // called: "^cat$" finds the boxes that read "cat".
-        if (re.match(QString::fromStdString(n.name)).hasMatch() || re.match(QString::fromStdString(n.op)).hasMatch()
-            || re.match(NodeItem::labelFor(n).title).hasMatch()
-            || re.match(QString::fromStdString(n.meta.toString())).hasMatch())
+        bool hit = matches(QString::fromStdString(n.name));
+        if (!hit) {
+            // Keyed by kind too: an input and the output have no op, and only
+            // the output's box has a title of its own.
+            auto [it, fresh] = opOrTitle.try_emplace(char('0' + int(n.kind())) + n.op, false);
+            if (fresh) {
+                // What the box says ("cat" for aten::cat): "^cat$" finds the
+                // boxes that read "cat". An input's or a constant's box says
+                // its name, matched above.
+                const bool titled = n.kind() == NodeKind::Op || n.kind() == NodeKind::Output;
+                it->second = matches(QString::fromStdString(n.op))
+                             || (titled && matches(NodeItem::labelFor(n).title));
+            }
+            hit = it->second;
+        }
+        if (!hit) {
+            auto [it, fresh] = typeText.try_emplace(n.meta.toString(), false);
+            if (fresh)
+                it->second = matches(QString::fromStdString(it->first));
+            hit = it->second;
+        }
+        if (hit)
             hits.push_back(id);
     }
     return hits;

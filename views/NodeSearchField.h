@@ -24,7 +24,12 @@ public:
     explicit NodeSearchField(QWidget *parent = nullptr);
 
     /// Takes the names to complete from graph (keeps no reference to it).
-    void setGraph(const Graph &graph);
+    void setGraph(const Graph &graph) { setNames(namesOf(graph)); }
+    /// The names to complete, made by namesOf() (on any thread).
+    void setNames(QStringList names);
+    /// Every node's name, in program order; any thread (a 100k-node graph's
+    /// take tens of milliseconds: MainWindow makes them in the background).
+    static QStringList namesOf(const Graph &graph);
     /// The node called text, else the first node (program order) whose name
     /// or op contains text, case-insensitive; invalid when none.
     static NodeId find(const Graph &graph, const QString &text);
