@@ -132,11 +132,11 @@ const ShapeCounts &Document::shapeCounts() const
     return *m_shapeCounts;
 }
 
-const ScopeTree &Document::scopeTree() const
+std::shared_ptr<const ScopeTree> Document::sharedScopeTree() const
 {
     if (!m_scopeTree)
         m_scopeTree = std::make_shared<const ScopeTree>(graph());
-    return *m_scopeTree;
+    return m_scopeTree;
 }
 
 void Document::graphChanged()

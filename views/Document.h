@@ -141,7 +141,9 @@ public:
     /// status bar asks after every layout).
     const ShapeCounts &shapeCounts() const;
     /// The graph's scopes, as the graph view groups them (made once per graph).
-    const ScopeTree &scopeTree() const;
+    const ScopeTree &scopeTree() const { return *sharedScopeTree(); }
+    /// The same, shared (a background layout holds it while the graph changes).
+    std::shared_ptr<const ScopeTree> sharedScopeTree() const;
     /// The tensor inputs (their positions among graph().inputs()) whose shape
     /// is not known: most rules check shapes and find nothing there.
     std::vector<size_t> inputsWithoutShape() const;

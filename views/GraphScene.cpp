@@ -68,20 +68,20 @@ GraphScene::~GraphScene()
 
 bool GraphScene::isExpanded(int scope) const
 {
-    if (scope == m_tree.root())
+    if (scope == m_tree->root())
         return true;
-    if (scope < 0 || size_t(scope) >= m_tree.size())
+    if (scope < 0 || size_t(scope) >= m_tree->size())
         return false;
-    return m_expanded.count(m_tree.scope(scope).path) != 0;
+    return m_expanded.count(m_tree->scope(scope).path) != 0;
 }
 
 void GraphScene::onGraphRewritten()
 {
     // Scope ids may shift; expansions are kept by path, the selection by id.
     std::set<std::string> before;
-    for (size_t i = 1; i < m_tree.size(); ++i)
-        before.insert(m_tree.scope(int(i)).path);
-    m_tree = m_document->scopeTree();
+    for (size_t i = 1; i < m_tree->size(); ++i)
+        before.insert(m_tree->scope(int(i)).path);
+    m_tree = m_document->sharedScopeTree();
     // A scope the rewrite made (new nodes widened a level past maxChildren,
     // so an artificial "[200:220]" group appeared) was never collapsed by
     // the user: while every scope is open (the graph is seen whole), it opens
@@ -90,9 +90,9 @@ void GraphScene::onGraphRewritten()
     const bool allOpen = std::all_of(before.begin(), before.end(),
                                      [this](const std::string &path) { return m_expanded.count(path) != 0; });
     if (allOpen)
-        for (size_t i = 1; i < m_tree.size(); ++i)
-            if (!before.count(m_tree.scope(int(i)).path))
-                m_expanded.insert(m_tree.scope(int(i)).path);
+        for (size_t i = 1; i < m_tree->size(); ++i)
+            if (!before.count(m_tree->scope(int(i)).path))
+                m_expanded.insert(m_tree->scope(int(i)).path);
     m_options.onlyNodes.reset(); // the focus set names nodes of the old graph
     relayout();
 }
@@ -105,7 +105,7 @@ void GraphScene::onGraphLoaded()
     m_options.onlyNodes.reset();
     m_layoutCache.clear();
     m_layoutCacheHits = 0;
-    m_tree = m_document->scopeTree();
+    m_tree = m_document->sharedScopeTree();
     m_expanded.clear();
     m_pendingSelection = {};
     m_focusScope.reset();
@@ -174,18 +174,18 @@ void GraphScene::setShowConstants(bool show)
 
 void GraphScene::expandScope(int scope)
 {
-    if (scope <= 0 || size_t(scope) >= m_tree.size())
+    if (scope <= 0 || size_t(scope) >= m_tree->size())
         return;
-    for (int s : m_tree.chain(scope))
-        m_expanded.insert(m_tree.scope(s).path);
+    for (int s : m_tree->chain(scope))
+        m_expanded.insert(m_tree->scope(s).path);
     relayout(scope);
 }
 
 void GraphScene::collapseScope(int scope)
 {
-    if (scope <= 0 || size_t(scope) >= m_tree.size())
+    if (scope <= 0 || size_t(scope) >= m_tree->size())
         return;
-    m_expanded.erase(m_tree.scope(scope).path);
+    m_expanded.erase(m_tree->scope(scope).path);
     relayout(scope);
 }
 
@@ -194,15 +194,15 @@ bool GraphScene::expandAll()
     // Breadth-first, so a huge graph opens evenly; each expansion replaces one
     // group by at most its children (nodes + child scopes).
     emit wholeLayoutChanging();
-    CollapsedGraph current(m_document->graph(), m_tree, m_expanded, m_options);
+    CollapsedGraph current(m_document->graph(), *m_tree, m_expanded, m_options);
     size_t items = current.items().size();
     bool complete = true;
     int opened = 0;
-    std::deque<int> queue(m_tree.scope(m_tree.root()).scopes.begin(), m_tree.scope(m_tree.root()).scopes.end());
+    std::deque<int> queue(m_tree->scope(m_tree->root()).scopes.begin(), m_tree->scope(m_tree->root()).scopes.end());
     while (!queue.empty()) {
         int s = queue.front();
         queue.pop_front();
-        const ScopeTree::Scope &scope = m_tree.scope(s);
+        const ScopeTree::Scope &scope = m_tree->scope(s);
         if (!m_expanded.count(scope.path)) {
             size_t grown = items - 1 + scope.nodes.size() + scope.scopes.size();
             if (grown > kMaxExpandedItems) {
@@ -212,7 +212,7 @@ bool GraphScene::expandAll()
             m_expanded.insert(scope.path);
             // Dense connections (DenseNet) make dot slow long before the item
             // count is large: check what dot would really face.
-            if (layoutSize(CollapsedGraph(m_document->graph(), m_tree, m_expanded, m_options))
+            if (layoutSize(CollapsedGraph(m_document->graph(), *m_tree, m_expanded, m_options))
                 > kMaxExpandedLayoutSize) {
                 m_expanded.erase(scope.path);
                 complete = false;
@@ -255,8 +255,8 @@ void GraphScene::selectNode(NodeId id)
         emit selectedNodeChanged(id);
         return;
     }
-    for (int s : m_tree.chain(m_tree.scopeOf(id)))
-        m_expanded.insert(m_tree.scope(s).path);
+    for (int s : m_tree->chain(m_tree->scopeOf(id)))
+        m_expanded.insert(m_tree->scope(s).path);
     m_pendingSelection = id;
     relayout();
 }
@@ -273,7 +273,7 @@ int GraphScene::selectedGroup() const
 
 QString GraphScene::groupTitle(int scope) const
 {
-    return GroupItem::titleFor(m_tree, scope);
+    return GroupItem::titleFor(*m_tree, scope);
 }
 
 /// What the layout's first task makes of the graph: what is shown, the group
@@ -302,11 +302,11 @@ void GraphScene::relayout(std::optional<int> focusScope)
          plan = m_planPending, prepared](TaskControl &) mutable {
             std::optional<InitialView> initial;
             if (plan) { // what the user opened meanwhile stays open
-                initial = planInitialView(*graph, tree, options);
+                initial = planInitialView(*graph, *tree, options);
                 initial->expanded.insert(expanded.begin(), expanded.end());
                 expanded = initial->expanded;
             }
-            *prepared = prepareLayout(*graph, tree, expanded, options);
+            *prepared = prepareLayout(*graph, *tree, expanded, options);
             prepared->plan = std::move(initial);
         },
         [this, generation, prepared](bool cancelled) {
@@ -472,7 +472,7 @@ void GraphScene::applyLayout(quint64 generation, const std::shared_ptr<Expected<
     }
     m_frameItems.clear();
     const auto frames = ScopeFrameItem::build(
-        m_tree, m_shown,
+        *m_tree, m_shown,
         [this](uint64_t key) {
             if (CollapsedGraph::isGroupKey(key)) {
                 GroupItem *g = groupItem(CollapsedGraph::scopeOfKey(key));
@@ -511,10 +511,10 @@ void GraphScene::applyLayout(quint64 generation, const std::shared_ptr<Expected<
     else if (m_focusScope) {
         const int scope = *m_focusScope;
         for (auto it = m_nodeItems.cbegin(); it != m_nodeItems.cend(); ++it)
-            if (m_tree.contains(scope, m_tree.scopeOf(NodeId{it.key()})))
+            if (m_tree->contains(scope, m_tree->scopeOf(NodeId{it.key()})))
                 m_focusRect |= it.value()->sceneBoundingRect();
         for (auto it = m_groupItems.cbegin(); it != m_groupItems.cend(); ++it)
-            if (m_tree.contains(scope, it.key()) || m_tree.contains(it.key(), scope))
+            if (m_tree->contains(scope, it.key()) || m_tree->contains(it.key(), scope))
                 m_focusRect |= it.value()->sceneBoundingRect();
         for (ScopeFrameItem *frame : std::as_const(m_frameItems))
             if (frame->scope() == scope)
@@ -619,14 +619,14 @@ void GraphScene::contextMenuEvent(QGraphicsSceneContextMenuEvent *event)
         if (auto *group = qgraphicsitem_cast<GroupItem *>(item)) {
             const int scope = group->scope();
             menu.addAction(tr("Expand %1").arg(groupTitle(scope)), this, [this, scope] { expandScope(scope); });
-            const int parent = m_tree.scope(scope).parent;
+            const int parent = m_tree->scope(scope).parent;
             if (parent > 0)
                 menu.addAction(tr("Collapse %1").arg(groupTitle(parent)), this,
                                [this, parent] { collapseScope(parent); });
             break;
         }
         if (auto *node = qgraphicsitem_cast<NodeItem *>(item)) {
-            std::vector<int> chain = m_tree.chain(m_tree.scopeOf(node->nodeId()));
+            std::vector<int> chain = m_tree->chain(m_tree->scopeOf(node->nodeId()));
             emit nodeContextMenu(node->nodeId(), &menu);
             if (!menu.isEmpty() && !chain.empty())
                 menu.addSeparator();

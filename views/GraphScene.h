@@ -65,7 +65,7 @@ public:
     ~GraphScene() override;
 
     Document *document() const { return m_document; }
-    const ScopeTree &scopeTree() const { return m_tree; }
+    const ScopeTree &scopeTree() const { return *m_tree; }
     /// What the items show (the last finished layout).
     const CollapsedGraph &visibleGraph() const { return m_shown; }
     bool isLayoutRunning() const { return m_layoutRunning; }
@@ -198,7 +198,10 @@ private:
     QString groupTitle(int scope) const;
 
     Document *m_document;
-    ScopeTree m_tree;
+    /// The document's (Document::scopeTree()), shared: a layout task holds it
+    /// while the GUI thread may take a new one (copying a 100k-node graph's
+    /// tree took 25 ms of the GUI thread per layout).
+    std::shared_ptr<const ScopeTree> m_tree = std::make_shared<const ScopeTree>();
     std::set<std::string> m_expanded;
     CollapsedGraph::Options m_options;
     CollapsedGraph m_pending;

@@ -95,8 +95,8 @@ void GraphScene::showNeighbourhood(const std::vector<NodeId> &centre, int hops)
         frontier = std::move(next);
     }
     for (uint32_t v : *keep)
-        for (int s : m_tree.chain(m_tree.scopeOf(NodeId{v})))
-            m_expanded.insert(m_tree.scope(s).path);
+        for (int s : m_tree->chain(m_tree->scopeOf(NodeId{v})))
+            m_expanded.insert(m_tree->scope(s).path);
     emit wholeLayoutChanging();
     m_options.onlyNodes = std::move(keep);
     relayout();
@@ -128,8 +128,8 @@ void GraphScene::revealNodes(const std::vector<NodeId> &nodes)
     for (NodeId id : nodes) {
         if (!graph.contains(id) || nodeItem(id))
             continue;
-        for (int s : m_tree.chain(m_tree.scopeOf(id)))
-            changed = m_expanded.insert(m_tree.scope(s).path).second || changed;
+        for (int s : m_tree->chain(m_tree->scopeOf(id)))
+            changed = m_expanded.insert(m_tree->scope(s).path).second || changed;
     }
     if (changed)
         relayout();
