@@ -1,4 +1,5 @@
 #include "PatternEditor.h"
+#include "TaskService.h"
 
 #include "PatternHighlighter.h"
 
@@ -12,7 +13,6 @@
 #include <QAction>
 #include <QFontDatabase>
 #include <QFontMetricsF>
-#include <QFutureWatcher>
 #include <QHBoxLayout>
 #include <QHelpEvent>
 #include <QLabel>
@@ -23,7 +23,6 @@
 #include <QTimer>
 #include <QToolTip>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
 #include <exception>
@@ -87,7 +86,7 @@ PatternEditor::PatternEditor(QWidget *parent)
     , m_status(new QLabel(this))
     , m_useButton(new QPushButton(tr("Use in Document"), this))
     , m_debounce(new QTimer(this))
-    , m_watcher(new QFutureWatcher<void>(this))
+    , m_tasks(new TaskService(this))
     , m_sourceName(QLatin1String(kUntitled))
 {
     m_text->setObjectName(QStringLiteral("patternText"));
@@ -135,7 +134,6 @@ PatternEditor::PatternEditor(QWidget *parent)
     m_debounce->setInterval(kDebounceMs);
     connect(m_debounce, &QTimer::timeout, this, &PatternEditor::compileNow);
     connect(m_text, &QPlainTextEdit::textChanged, this, &PatternEditor::scheduleCompile);
-    connect(m_watcher, &QFutureWatcherBase::finished, this, &PatternEditor::finishSearch);
     setStatus(tr("No patterns yet"), false);
 }
 
@@ -143,8 +141,17 @@ PatternEditor::~PatternEditor()
 {
     // The compiled patterns read the schema registry, which the caller may
     // destroy right after the editor: the search must not outlive it.
-    if (m_runningSearch)
-        m_watcher->waitForFinished();
+    if (m_runningSearch && m_tasks)
+        m_tasks->waitFor(kEditorSearchTask);
+}
+
+void PatternEditor::setTasks(TaskService *tasks)
+{
+    if (m_runningSearch && m_tasks)
+        m_tasks->waitFor(kEditorSearchTask); // its result goes to the old service's callback
+    m_runningSearch = nullptr;
+    m_tasks = tasks;
+    scheduleCompile();
 }
 
 void PatternEditor::setText(const QString &text)
@@ -241,18 +248,23 @@ void PatternEditor::compileNow()
 void PatternEditor::startSearch(std::shared_ptr<SearchJob> job)
 {
     m_runningSearch = job;
-    m_watcher->setFuture(QtConcurrent::run([job] {
-        try {
-            job->matches = GreedyDriver(*job->patterns).findMatches(*job->graph);
-        } catch (const std::exception &e) {
-            job->failure = QString::fromUtf8(e.what());
-        } catch (...) {
-            job->failure = QStringLiteral("unknown error");
-        }
-    }));
+    if (!m_tasks) // the window's service went with its document
+        m_tasks = new TaskService(this);
+    m_tasks->run(
+        tr("Pattern Editor: matching"), kEditorSearchTask, this,
+        [job](TaskControl &) {
+            try {
+                job->matches = GreedyDriver(*job->patterns).findMatches(*job->graph);
+            } catch (const std::exception &e) {
+                job->failure = QString::fromUtf8(e.what());
+            } catch (...) {
+                job->failure = QStringLiteral("unknown error");
+            }
+        },
+        [this](bool cancelled) { finishSearch(cancelled); });
 }
 
-void PatternEditor::finishSearch()
+void PatternEditor::finishSearch(bool cancelled)
 {
     const std::shared_ptr<SearchJob> job = std::exchange(m_runningSearch, nullptr);
     if (std::shared_ptr<SearchJob> next = std::exchange(m_queuedSearch, nullptr);
@@ -261,7 +273,10 @@ void PatternEditor::finishSearch()
     if (!job || job->generation != m_generation)
         return; // superseded by an edit
     m_awaitingSearch = false;
-    if (!job->failure.isEmpty()) {
+    if (cancelled) {
+        setMatches({});
+        setStatus(tr("Matching cancelled; edit the text to match again"), false);
+    } else if (!job->failure.isEmpty()) {
         setMatches({});
         setStatus(tr("Matching failed: %1").arg(job->failure), true);
     } else {

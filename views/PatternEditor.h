@@ -3,6 +3,7 @@
 #include "core/rewrite/Pattern.h"
 
 #include <QStringList>
+#include <QPointer>
 #include <QWidget>
 
 #include <memory>
@@ -16,6 +17,8 @@ template<typename T>
 class QFutureWatcher;
 
 namespace fusebox {
+
+class TaskService;
 
 class Graph;
 class OpSchemaRegistry;
@@ -55,6 +58,11 @@ public:
     /// checked for form only). Not owned; it must outlive the editor, as
     /// background searches may still read it. Schedules a compile.
     void setSchemas(const OpSchemaRegistry *schemas);
+
+    /// Runs the live search as a task of `tasks` (the window's, so that the
+    /// status bar and Cancel see it); the editor's own service until then.
+    /// Not owned.
+    void setTasks(TaskService *tasks);
 
     /// The graph to match the compiled patterns against (null: none). Kept
     /// alive by the editor and its background search. Schedules a compile.
@@ -112,7 +120,7 @@ private:
 
     void scheduleCompile();
     void startSearch(std::shared_ptr<SearchJob> job);
-    void finishSearch();
+    void finishSearch(bool cancelled);
     void showError(const QString &message);
     void setMatches(std::vector<Match> matches);
     void setStatus(const QString &text, bool error);
@@ -124,7 +132,10 @@ private:
     QLabel *m_status;
     QPushButton *m_useButton;
     QTimer *m_debounce;
-    QFutureWatcher<void> *m_watcher;
+    /// Where the live search runs: the window's service (setTasks), else the
+    /// editor's own. Guarded: the window's document may go first (its
+    /// service then waited for the search as it went).
+    QPointer<TaskService> m_tasks;
 
     QString m_sourceName;
     const OpSchemaRegistry *m_schemas = nullptr;

@@ -62,6 +62,7 @@ RewriteController::RewriteController(QMainWindow *window, Document *document, Gr
         updateBusy();
     });
     m_editor->setSchemas(&torchSchemas());
+    m_editor->setTasks(m_document->tasks()); // the status bar and Cancel see its search
     connect(m_document, &Document::matchesChanged, this, [this] {
         updateMarks();
         updateActions();

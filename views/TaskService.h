@@ -25,6 +25,8 @@ namespace fusebox {
 inline const QString kGraphReadTask = QStringLiteral("view.layout.read");
 /// The kind of the dot layouts (they read no graph).
 inline const QString kLayoutTask = QStringLiteral("view.layout");
+/// The kind of the Pattern Editor's live search (on its own copy of the graph).
+inline const QString kEditorSearchTask = QStringLiteral("editor.search");
 
 /// What a running job sees: where to report progress and whether it is cancelled.
 /// Shared between the GUI thread and the job's thread.

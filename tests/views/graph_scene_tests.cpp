@@ -15,11 +15,14 @@
 #include "views/GroupItem.h"
 #include "views/NodeItem.h"
 #include "views/PatternColors.h"
+#include "views/TaskService.h"
 #include "patterns/Catalog.h"
 
 #include <catch.hpp>
 
 #include <QPlainTextEdit>
+
+#include <algorithm>
 #include <QSignalSpy>
 
 using namespace fusebox;
@@ -343,4 +346,34 @@ TEST_CASE("Expand All that stops short says so, from the menu or the context men
     const QString log = w.findChild<QPlainTextEdit *>(QStringLiteral("log"))->toPlainText();
     CHECK(log.contains(QStringLiteral("Expand All opened %1 groups").arg(opened)));
     CHECK(log.contains(QStringLiteral("Expand All: nothing more can be opened at once")));
+}
+
+TEST_CASE("GraphScene lays out in tasks of the document's service and the graph waits for their read", "[views]")
+{
+    // Issue 36: the layout reads the graph off the GUI thread (a first task),
+    // then runs dot (a second); both show in the document's one task list.
+    Document doc;
+    GraphScene scene(&doc);
+    QStringList titles;
+    QObject::connect(doc.tasks(), &TaskService::changed, [&] {
+        for (const QString &kind : {kGraphReadTask, kLayoutTask})
+            if (const QString t = doc.tasks()->statusText(kind); !t.isEmpty() && !titles.contains(t))
+                titles << t;
+    });
+    doc.setGraph(blockGraph(9, 10, 10), QStringLiteral("blocks"));
+    REQUIRE(waitForLayout(scene));
+    CHECK(scene.startedCollapsed()); // planned in the first task
+    CHECK(scene.groupItemCount() == 9);
+    REQUIRE(titles.size() >= 2);
+    CHECK(titles.first().startsWith(QStringLiteral("Preparing the layout")));
+    CHECK(std::any_of(titles.begin(), titles.end(),
+                      [](const QString &t) { return t.startsWith(QStringLiteral("Laying out")); }));
+
+    // A graph change while a layout reads the graph waits for the read: the
+    // expand's read is running or done when the new graph replaces the old.
+    scene.expandScope(scene.scopeTree().find("block0"));
+    doc.setGraph(encoderGraph(), QStringLiteral("encoder"));
+    REQUIRE(waitForLayout(scene));
+    CHECK_FALSE(scene.startedCollapsed());
+    CHECK(scene.nodeItemCount() == int(doc.graph().size()) - 2);
 }

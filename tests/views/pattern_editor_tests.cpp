@@ -4,6 +4,7 @@
 #include "core/io/PatternFile.h"
 #include "core/ir/OpSchema.h"
 #include "views/PatternEditor.h"
+#include "views/TaskService.h"
 #include "views/PatternHighlighter.h"
 
 #include <catch.hpp>
@@ -371,4 +372,25 @@ TEST_CASE("PatternEditor survives every prefix of a pattern file and odd text", 
     editor.setText(kLinearRelu);
     compileAndWait(editor);
     CHECK(editor.liveMatches().size() == 2);
+}
+
+TEST_CASE("PatternEditor's live search is a task of the service it is given", "[views][editor]")
+{
+    // The window gives the editor its document's service, so that the status
+    // bar shows the search and Cancel stops it (issue 36: one task service).
+    TaskService service;
+    QStringList titles;
+    QObject::connect(&service, &TaskService::changed, [&] {
+        if (const QString t = service.statusText(kEditorSearchTask); !t.isEmpty())
+            titles << t;
+    });
+    PatternEditor editor;
+    editor.setTasks(&service);
+    editor.setGraph(twoChainGraph());
+    editor.setText(kLinearRelu);
+    compileAndWait(editor);
+    REQUIRE(editor.liveMatches().size() == 2);
+    REQUIRE_FALSE(titles.isEmpty());
+    CHECK(titles.first().startsWith(QStringLiteral("Pattern Editor: matching")));
+    CHECK_FALSE(service.isRunning(kEditorSearchTask));
 }
