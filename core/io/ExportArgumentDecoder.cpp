@@ -226,6 +226,15 @@ Arg ArgumentDecoder::decodeList(const Cursor &list, Arg (ArgumentDecoder::*item)
 Arg ArgumentDecoder::decode(const Cursor &argument, std::vector<std::string> *unsupported) const
 {
     auto [key, value] = unionMember(argument, "Argument");
+    if (std::optional<Arg> plain = decodeValue(key, value))
+        return std::move(*plain);
+    if (std::optional<Arg> typed = decodeTyped(key, value))
+        return std::move(*typed);
+    return unsupportedArgument(argument, key, value, unsupported);
+}
+
+std::optional<Arg> ArgumentDecoder::decodeValue(const std::string &key, const Cursor &value) const
+{
     if (key == "as_none")
         return NoneArg{};
     if (key == "as_tensor")
@@ -239,21 +248,21 @@ Arg ArgumentDecoder::decode(const Cursor &argument, std::vector<std::string> *un
     if (key == "as_nested_tensors")
         return decodeList(value, &ArgumentDecoder::tensorList);
     if (key == "as_int")
-        return value.integer();
+        return Arg(value.integer());
     if (key == "as_ints")
         return intList(value);
     if (key == "as_int_lists")
         return decodeList(value, &ArgumentDecoder::intList);
     if (key == "as_float")
-        return value.number();
+        return Arg(value.number());
     if (key == "as_floats")
         return decodeList(value, &ArgumentDecoder::floatValue);
     if (key == "as_bool")
-        return value.boolean();
+        return Arg(value.boolean());
     if (key == "as_bools")
         return decodeList(value, &ArgumentDecoder::boolValue);
     if (key == "as_string" || key == "as_operator")
-        return value.string();
+        return Arg(value.string());
     if (key == "as_strings")
         return decodeList(value, &ArgumentDecoder::stringValue);
     if (key == "as_sym_int")
@@ -268,9 +277,14 @@ Arg ArgumentDecoder::decode(const Cursor &argument, std::vector<std::string> *un
         return symBool(value);
     if (key == "as_sym_bools")
         return decodeList(value, &ArgumentDecoder::symBool);
+    return std::nullopt;
+}
+
+std::optional<Arg> ArgumentDecoder::decodeTyped(const std::string &key, const Cursor &value) const
+{
     if (key == "as_scalar_type") {
         if (auto d = dtypeFromScalarType(value.integer()))
-            return *d;
+            return Arg(*d);
         m_warnings.add(value.path() + ": scalar type " + std::to_string(value.integer())
                        + " has no Fusebox dtype; imported as None");
         return NoneArg{};
@@ -278,7 +292,7 @@ Arg ArgumentDecoder::decode(const Cursor &argument, std::vector<std::string> *un
     if (key == "as_memory_format" || key == "as_layout") {
         auto c10 = key == "as_layout" ? c10Layout(value.integer()) : c10MemoryFormat(value.integer());
         if (c10)
-            return *c10;
+            return Arg(*c10);
         m_warnings.add(value.path() + ": unknown " + key.substr(3) + " " + std::to_string(value.integer())
                        + "; imported as None");
         return NoneArg{};
@@ -287,11 +301,16 @@ Arg ArgumentDecoder::decode(const Cursor &argument, std::vector<std::string> *un
         Device d{value["type"].string(), -1};
         if (auto index = value.find("index"))
             d.index = static_cast<int>(index->integer());
-        return d;
+        return Arg(d);
     }
     if (key == "as_custom_obj")
         return resolve(value["name"]);
+    return std::nullopt;
+}
 
+Arg ArgumentDecoder::unsupportedArgument(const Cursor &argument, const std::string &key, const Cursor &value,
+                                         std::vector<std::string> *unsupported) const
+{
     // as_graph (higher-order op bodies), as_complex, as_string_to_argument and
     // keys newer than this reader: kept as None, the node is marked opaque.
     const bool known = key == "as_graph" || key == "as_complex" || key == "as_string_to_argument";

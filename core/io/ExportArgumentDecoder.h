@@ -79,6 +79,13 @@ public:
     NodeId resolve(const Cursor &name) const;
 
 private:
+    // decode()'s steps: values and lists of them; dtypes, layouts, devices and
+    // custom objects; and the kinds this reader keeps as None (with the note).
+    std::optional<Arg> decodeValue(const std::string &key, const Cursor &value) const;
+    std::optional<Arg> decodeTyped(const std::string &key, const Cursor &value) const;
+    Arg unsupportedArgument(const Cursor &argument, const std::string &key, const Cursor &value,
+                            std::vector<std::string> *unsupported) const;
+
     Arg decodeSymbolic(const Cursor &value, std::string_view literalKey) const;
     Arg decodeList(const Cursor &list, Arg (ArgumentDecoder::*item)(const Cursor &) const) const;
     Arg tensorRef(const Cursor &tensorArgument) const;

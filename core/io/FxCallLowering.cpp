@@ -327,8 +327,8 @@ NodeId Builder::addNode(std::string op, std::optional<std::string> overload, con
                    std::move(kwargs), name, line);
 }
 
-NodeId Builder::addNode(CanonicalTarget t, const std::string &spelling, std::vector<Arg> args,
-                        std::vector<NamedArg> kwargs, const std::string &name, int line)
+void Builder::normaliseTarget(CanonicalTarget &t, const std::string &spelling, const std::vector<Arg> &args,
+                              std::vector<NamedArg> &kwargs)
 {
     if (t.op == "aten::split" && !t.overload) {
         // torch.split / x.split with a list of sections is split_with_sizes,
@@ -349,6 +349,11 @@ NodeId Builder::addNode(CanonicalTarget t, const std::string &spelling, std::vec
         // varargs call that no ATen schema takes. Kept as written, silently:
         // it is the node Inductor's pre-grad passes see (einsum_to_pointwise_pass).
         t.mapped = false;
+}
+
+std::string Builder::writtenArguments(const std::string &spelling, const std::vector<Arg> &args,
+                                      const std::vector<NamedArg> &kwargs)
+{
     std::string written;
     if ((spelling.starts_with("torch.") && !spelling.starts_with("torch.ops.")) || spelling.starts_with("Tensor.")) {
         auto nodeText = [this](NodeId id) { return "%" + m_build.node(id).name; };
@@ -357,6 +362,57 @@ NodeId Builder::addNode(CanonicalTarget t, const std::string &spelling, std::vec
         for (const NamedArg &kw : kwargs)
             written += (written.empty() ? "" : ", ") + kw.name + "=" + kw.value.toString(nodeText);
     }
+    return written;
+}
+
+void Builder::fitToSchema(CanonicalTarget &t, const std::string &spelling, std::vector<Arg> &args,
+                          std::vector<NamedArg> &kwargs, std::string &overload, int line)
+{
+    const bool known = !m_options.schemas->overloads(t.op).empty();
+    const std::string ns = t.op.substr(0, t.op.find("::"));
+    const std::string kind = isPyTorchNamespace(ns)
+                                 ? "ops without a schema in " + m_options.schemaOrigin + ", arguments kept as written"
+                                 : "custom ops (no schema), arguments kept as written";
+    if (!known && !t.overload && !spelling.empty()) {
+        // A torch-level call whose ATen op the schemas lack: named by its
+        // spelling (unless it has none to keep, as F.embedding).
+        summarise(kind, t.op, line);
+        t.op = spelling;
+        return;
+    }
+    if (!known) {
+        summarise(kind, t.op, line);
+        return;
+    }
+    SchemaFit fit = fitSchema(*m_options.schemas, t.op, t.overload, CallArgs{args, kwargs},
+                              [this](NodeId id) { return nodeType(id); });
+    if (!fit.fitted) {
+        m_warnings.push_back(where(line) + ": " + fit.message + "; arguments kept as written");
+        // A torch-level call's arguments are in Python's order, not ATen's:
+        // named by its spelling, it is written back as read (as an ATen op,
+        // F.layer_norm(x, 1, 6, w, b, 1e-05) was written with ATen's
+        // argument names and lost its eps).
+        if (!t.overload && !spelling.empty())
+            t.op = spelling;
+        return;
+    }
+    overload = fit.overload;
+    const bool dimByKeyword = keepsDimKeyword(t.op, spelling, kwargs);
+    args = std::move(fit.call.args);
+    kwargs = std::move(fit.call.kwargs);
+    if (dimByKeyword) {
+        // Inductor's post-grad cat rules match a keyword dim only
+        // (normalization_aten_pass writes it so): keep the form.
+        kwargs.insert(kwargs.begin(), NamedArg{"dim", args.back()});
+        args.pop_back();
+    }
+}
+
+NodeId Builder::addNode(CanonicalTarget t, const std::string &spelling, std::vector<Arg> args,
+                        std::vector<NamedArg> kwargs, const std::string &name, int line)
+{
+    normaliseTarget(t, spelling, args, kwargs);
+    std::string written = writtenArguments(spelling, args, kwargs);
     std::string overload = t.overload.value_or("");
     const bool isModule = t.op.starts_with("call_module:");
     if (!t.mapped && !isModule) {
@@ -365,42 +421,7 @@ NodeId Builder::addNode(CanonicalTarget t, const std::string &spelling, std::vec
             summarise("calls of targets that are not ATen ops, imported as opaque nodes", t.op, line);
     } else if (m_options.schemas && t.op.find("::") != std::string::npos && !t.op.starts_with("higher_order::")) {
         // (Higher-order ops have no schema to fit: their arguments stay as written.)
-        const bool known = !m_options.schemas->overloads(t.op).empty();
-        const std::string ns = t.op.substr(0, t.op.find("::"));
-        const std::string kind = isPyTorchNamespace(ns) ? "ops without a schema in " + m_options.schemaOrigin
-                                                              + ", arguments kept as written"
-                                                        : "custom ops (no schema), arguments kept as written";
-        if (!known && !t.overload && !spelling.empty()) {
-            // A torch-level call whose ATen op the schemas lack: named by its
-            // spelling (unless it has none to keep, as F.embedding).
-            summarise(kind, t.op, line);
-            t.op = spelling;
-        } else if (!known) {
-            summarise(kind, t.op, line);
-        } else {
-            SchemaFit fit = fitSchema(*m_options.schemas, t.op, t.overload, CallArgs{args, kwargs},
-                                      [this](NodeId id) { return nodeType(id); });
-            if (fit.fitted) {
-                overload = fit.overload;
-                const bool dimByKeyword = keepsDimKeyword(t.op, spelling, kwargs);
-                args = std::move(fit.call.args);
-                kwargs = std::move(fit.call.kwargs);
-                if (dimByKeyword) {
-                    // Inductor's post-grad cat rules match a keyword dim only
-                    // (normalization_aten_pass writes it so): keep the form.
-                    kwargs.insert(kwargs.begin(), NamedArg{"dim", args.back()});
-                    args.pop_back();
-                }
-            } else {
-                m_warnings.push_back(where(line) + ": " + fit.message + "; arguments kept as written");
-                // A torch-level call's arguments are in Python's order, not
-                // ATen's: named by its spelling, it is written back as read
-                // (as an ATen op, F.layer_norm(x, 1, 6, w, b, 1e-05) was
-                // written with ATen's argument names and lost its eps).
-                if (!t.overload && !spelling.empty())
-                    t.op = spelling;
-            }
-        }
+        fitToSchema(t, spelling, args, kwargs, overload, line);
     }
     NodeId id = m_build.addOp(t.op, std::move(args), std::move(kwargs),
                               name.empty() ? nodeName(implicitName(t.op)) : writableName(nodeName(name), line));

@@ -360,63 +360,71 @@ ExprPtr ExprParser::parseAtom()
         const Token &n = next();
         return make(Expr{Expr::Kind::Percent, std::string(n.text), nullptr, {}, {}, t.line, t.column});
     }
-    if (isOp("(") || isOp("[")) {
-        const Token &open = next();
-        const std::string close = open.text == "(" ? ")" : "]";
-        Expr seq;
-        seq.kind = open.text == "(" ? Expr::Kind::Tuple : Expr::Kind::List;
-        seq.line = open.line;
-        seq.column = open.column;
-        bool sawComma = false;
-        while (!isOp(close)) {
-            if (!startsExpr()) {
-                fail(peek(), "a value or '" + close + "'");
-                return nullptr;
-            }
-            ExprPtr item = parseExpr();
-            if (!item)
-                return nullptr;
-            seq.items.push_back(item);
-            if (!isOp(","))
-                break;
-            sawComma = true;
-            next();
-        }
-        if (!closeBracket(close, open))
-            return nullptr;
-        if (seq.kind == Expr::Kind::Tuple && seq.items.size() == 1 && !sawComma)
-            return seq.items.front(); // parenthesised expression
-        return make(std::move(seq));
-    }
-    if (isOp("{")) {
-        const Token &open = next();
-        Expr dict;
-        dict.kind = Expr::Kind::Dict;
-        dict.line = open.line;
-        dict.column = open.column;
-        while (!isOp("}")) {
-            const Token &key = peek();
-            if (key.kind != TokenKind::Name && key.kind != TokenKind::String) {
-                fail(key, "a dictionary key or '}'");
-                return nullptr;
-            }
-            next();
-            if (!expectOp(":"))
-                return nullptr;
-            ExprPtr value = parseExpr();
-            if (!value)
-                return nullptr;
-            dict.keywords.emplace_back(key.text, value);
-            if (!isOp(","))
-                break;
-            next();
-        }
-        if (!closeBracket("}", open))
-            return nullptr;
-        return make(std::move(dict));
-    }
+    if (isOp("(") || isOp("["))
+        return parseSequence();
+    if (isOp("{"))
+        return parseDict();
     fail(t, "a value");
     return nullptr;
+}
+
+ExprPtr ExprParser::parseSequence()
+{
+    const Token &open = next();
+    const std::string close = open.text == "(" ? ")" : "]";
+    Expr seq;
+    seq.kind = open.text == "(" ? Expr::Kind::Tuple : Expr::Kind::List;
+    seq.line = open.line;
+    seq.column = open.column;
+    bool sawComma = false;
+    while (!isOp(close)) {
+        if (!startsExpr()) {
+            fail(peek(), "a value or '" + close + "'");
+            return nullptr;
+        }
+        ExprPtr item = parseExpr();
+        if (!item)
+            return nullptr;
+        seq.items.push_back(item);
+        if (!isOp(","))
+            break;
+        sawComma = true;
+        next();
+    }
+    if (!closeBracket(close, open))
+        return nullptr;
+    if (seq.kind == Expr::Kind::Tuple && seq.items.size() == 1 && !sawComma)
+        return seq.items.front(); // parenthesised expression
+    return make(std::move(seq));
+}
+
+ExprPtr ExprParser::parseDict()
+{
+    const Token &open = next();
+    Expr dict;
+    dict.kind = Expr::Kind::Dict;
+    dict.line = open.line;
+    dict.column = open.column;
+    while (!isOp("}")) {
+        const Token &key = peek();
+        if (key.kind != TokenKind::Name && key.kind != TokenKind::String) {
+            fail(key, "a dictionary key or '}'");
+            return nullptr;
+        }
+        next();
+        if (!expectOp(":"))
+            return nullptr;
+        ExprPtr value = parseExpr();
+        if (!value)
+            return nullptr;
+        dict.keywords.emplace_back(key.text, value);
+        if (!isOp(","))
+            break;
+        next();
+    }
+    if (!closeBracket("}", open))
+        return nullptr;
+    return make(std::move(dict));
 }
 
 } // namespace fusebox::fx

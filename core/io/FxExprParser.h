@@ -123,6 +123,10 @@ private:
     ExprPtr parseSliceItem();
     /// A name, literal, %name, parenthesised expression, tuple, list or dict.
     ExprPtr parseAtom();
+    /// A parenthesised expression, a tuple or a list, from its opening bracket.
+    ExprPtr parseSequence();
+    /// A dict display, from its "{".
+    ExprPtr parseDict();
 };
 
 } // namespace fusebox::fx

@@ -173,6 +173,16 @@ private:
     /// become opaque nodes with a warning.
     NodeId addNode(CanonicalTarget t, const std::string &spelling, std::vector<Arg> args, std::vector<NamedArg> kwargs,
                    const std::string &name, int line);
+    /// addNode's steps: the target as Python calls it (a list split is
+    /// split_with_sizes; a varargs einsum stays as written), the arguments as
+    /// the dump wrote them (kept for the writer), and the op fitted to its
+    /// schema (`overload` set), or named by its spelling when it cannot be.
+    static void normaliseTarget(CanonicalTarget &t, const std::string &spelling, const std::vector<Arg> &args,
+                                std::vector<NamedArg> &kwargs);
+    std::string writtenArguments(const std::string &spelling, const std::vector<Arg> &args,
+                                 const std::vector<NamedArg> &kwargs);
+    void fitToSchema(CanonicalTarget &t, const std::string &spelling, std::vector<Arg> &args,
+                     std::vector<NamedArg> &kwargs, std::string &overload, int line);
     /// The value type fitSchema uses to choose overloads; "" when unknown.
     std::string nodeType(NodeId id) const;
 

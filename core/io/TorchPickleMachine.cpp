@@ -49,130 +49,167 @@ Ref Machine::run()
             break;
         case '1': popMark(); break;   // POP_MARK
         case '2': push(top()); break; // DUP
-        case 'N': push(make(Kind::None)); break;
-        case 0x88: push(makeBool(true)); break;
-        case 0x89: push(makeBool(false)); break;
-        case 'I': pushTextInt(line()); break;
-        case 'J': push(makeInt(static_cast<int32_t>(littleEndian(4)))); break;
-        case 'K': push(makeInt(static_cast<int64_t>(littleEndian(1)))); break;
-        case 'M': push(makeInt(static_cast<int64_t>(littleEndian(2)))); break;
-        case 'L': pushTextLong(line()); break;
-        case 0x8a: pushLong(littleEndian(1)); break; // LONG1
-        case 0x8b: pushLong(littleEndian(4)); break; // LONG4
-        case 'F': pushTextFloat(line()); break;
-        case 'G': pushBinFloat(); break;
-        case 'S': push(makeStr(Kind::Str, unquote(line()))); break;        // STRING
-        case 'T': push(makeStr(Kind::Str, take(littleEndian(4)))); break;  // BINSTRING
-        case 'U': push(makeStr(Kind::Str, take(littleEndian(1)))); break;  // SHORT_BINSTRING
-        case 'V': push(makeStr(Kind::Str, line())); break;                 // UNICODE (raw-unicode-escape; escapes kept)
-        case 'X': push(makeStr(Kind::Str, take(littleEndian(4)))); break;  // BINUNICODE
-        case 0x8c: push(makeStr(Kind::Str, take(littleEndian(1)))); break; // SHORT_BINUNICODE
-        case 0x8d: push(makeStr(Kind::Str, take(littleEndian(8)))); break; // BINUNICODE8
-        case 'B': push(makeStr(Kind::Bytes, take(littleEndian(4)))); break;  // BINBYTES
-        case 'C': push(makeStr(Kind::Bytes, take(littleEndian(1)))); break;  // SHORT_BINBYTES
-        case 0x8e: push(makeStr(Kind::Bytes, take(littleEndian(8)))); break; // BINBYTES8
-        case 0x96: push(makeStr(Kind::Bytes, take(littleEndian(8)))); break; // BYTEARRAY8
-        case ')': push(make(Kind::Tuple)); break;
-        case 't': push(sequence(Kind::Tuple, popMark())); break;
-        case 0x85: push(sequence(Kind::Tuple, popN(1))); break;
-        case 0x86: push(sequence(Kind::Tuple, popN(2))); break;
-        case 0x87: push(sequence(Kind::Tuple, popN(3))); break;
-        case ']': push(make(Kind::List)); break;
-        case 'l': push(sequence(Kind::List, popMark())); break;
-        case 'a': { // APPEND
-            Ref item = pop();
-            extend(top(), {item});
-            break;
-        }
-        case 'e': { // APPENDS
-            auto items = popMark();
-            extend(top(), std::move(items));
-            break;
-        }
-        case '}': push(make(Kind::Dict)); break;
-        case 'd': push(dict(popMark())); break;
-        case 's': { // SETITEM
-            Ref value = pop();
-            Ref key = pop();
-            setItems(top(), {key, value});
-            break;
-        }
-        case 'u': { // SETITEMS
-            auto items = popMark();
-            setItems(top(), std::move(items));
-            break;
-        }
-        case 0x8f: push(make(Kind::Set)); break; // EMPTY_SET
-        case 0x90: {                             // ADDITEMS
-            auto items = popMark();
-            extend(top(), std::move(items));
-            break;
-        }
-        case 0x91: push(sequence(Kind::Set, popMark())); break; // FROZENSET
-        case 'c': {                                             // GLOBAL
-            std::string module = line();
-            std::string name = line();
-            push(global(module, name));
-            break;
-        }
-        case 0x93: { // STACK_GLOBAL
-            Ref name = pop();
-            Ref module = pop();
-            if (name->kind != Kind::Str || module->kind != Kind::Str)
-                fail("STACK_GLOBAL expects two strings");
-            push(global(module->text, name->text));
-            break;
-        }
-        case 'R': { // REDUCE
-            Ref args = pop();
-            Ref callable = pop();
-            push(apply(callable, args));
-            break;
-        }
-        case 0x81: { // NEWOBJ
-            Ref args = pop();
-            Ref cls = pop();
-            push(object(cls, args));
-            break;
-        }
-        case 0x92: { // NEWOBJ_EX
-            pop();   // kwargs
-            Ref args = pop();
-            Ref cls = pop();
-            push(object(cls, args));
-            break;
-        }
-        case 'o': { // OBJ
-            auto items = popMark();
-            if (items.empty())
-                fail("OBJ without a class");
-            Ref cls = items.front();
-            items.erase(items.begin());
-            push(object(cls, sequence(Kind::Tuple, std::move(items))));
-            break;
-        }
-        case 'i': { // INST
-            std::string module = line();
-            std::string name = line();
-            push(object(global(module, name), sequence(Kind::Tuple, popMark())));
-            break;
-        }
-        case 'b': pop(); break; // BUILD: the state of tensors, dicts and objects is not needed
-        case 'P': push(persistent(makeStr(Kind::Str, line()))); break; // PERSID
-        case 'Q': push(persistent(pop())); break;                      // BINPERSID
-        case 'p': memoPut(parseInt(line())); break;                    // PUT
-        case 'q': memoPut(static_cast<int64_t>(littleEndian(1))); break;
-        case 'r': memoPut(static_cast<int64_t>(littleEndian(4))); break;
-        case 0x94: memoPut(static_cast<int64_t>(m_memo.size())); break; // MEMOIZE
-        case 'g': memoGet(parseInt(line())); break;                     // GET
-        case 'h': memoGet(static_cast<int64_t>(littleEndian(1))); break;
-        case 'j': memoGet(static_cast<int64_t>(littleEndian(4))); break;
-        default: {
-            static const char *kHex = "0123456789abcdef";
-            fail(std::string("unsupported pickle opcode 0x") + kHex[op >> 4] + kHex[op & 15]);
-        }
+        default:
+            if (!pushValue(op) && !buildContainer(op) && !makeObject(op) && !useMemo(op)) {
+                static const char *kHex = "0123456789abcdef";
+                fail(std::string("unsupported pickle opcode 0x") + kHex[op >> 4] + kHex[op & 15]);
+            }
         }
     }
+}
+
+/// None, booleans, numbers, strings and bytes; false for another opcode.
+bool Machine::pushValue(uint8_t op)
+{
+    switch (op) {
+    case 'N': push(make(Kind::None)); break;
+    case 0x88: push(makeBool(true)); break;
+    case 0x89: push(makeBool(false)); break;
+    case 'I': pushTextInt(line()); break;
+    case 'J': push(makeInt(static_cast<int32_t>(littleEndian(4)))); break;
+    case 'K': push(makeInt(static_cast<int64_t>(littleEndian(1)))); break;
+    case 'M': push(makeInt(static_cast<int64_t>(littleEndian(2)))); break;
+    case 'L': pushTextLong(line()); break;
+    case 0x8a: pushLong(littleEndian(1)); break; // LONG1
+    case 0x8b: pushLong(littleEndian(4)); break; // LONG4
+    case 'F': pushTextFloat(line()); break;
+    case 'G': pushBinFloat(); break;
+    case 'S': push(makeStr(Kind::Str, unquote(line()))); break;          // STRING
+    case 'T': push(makeStr(Kind::Str, take(littleEndian(4)))); break;    // BINSTRING
+    case 'U': push(makeStr(Kind::Str, take(littleEndian(1)))); break;    // SHORT_BINSTRING
+    case 'V': push(makeStr(Kind::Str, line())); break;                   // UNICODE (raw-unicode-escape; escapes kept)
+    case 'X': push(makeStr(Kind::Str, take(littleEndian(4)))); break;    // BINUNICODE
+    case 0x8c: push(makeStr(Kind::Str, take(littleEndian(1)))); break;   // SHORT_BINUNICODE
+    case 0x8d: push(makeStr(Kind::Str, take(littleEndian(8)))); break;   // BINUNICODE8
+    case 'B': push(makeStr(Kind::Bytes, take(littleEndian(4)))); break;  // BINBYTES
+    case 'C': push(makeStr(Kind::Bytes, take(littleEndian(1)))); break;  // SHORT_BINBYTES
+    case 0x8e: push(makeStr(Kind::Bytes, take(littleEndian(8)))); break; // BINBYTES8
+    case 0x96: push(makeStr(Kind::Bytes, take(littleEndian(8)))); break; // BYTEARRAY8
+    default: return false;
+    }
+    return true;
+}
+
+/// Tuples, lists, dicts and sets, and what adds to them; false for another opcode.
+bool Machine::buildContainer(uint8_t op)
+{
+    switch (op) {
+    case ')': push(make(Kind::Tuple)); break;
+    case 't': push(sequence(Kind::Tuple, popMark())); break;
+    case 0x85: push(sequence(Kind::Tuple, popN(1))); break;
+    case 0x86: push(sequence(Kind::Tuple, popN(2))); break;
+    case 0x87: push(sequence(Kind::Tuple, popN(3))); break;
+    case ']': push(make(Kind::List)); break;
+    case 'l': push(sequence(Kind::List, popMark())); break;
+    case 'a': { // APPEND
+        Ref item = pop();
+        extend(top(), {item});
+        break;
+    }
+    case 'e': { // APPENDS
+        auto items = popMark();
+        extend(top(), std::move(items));
+        break;
+    }
+    case '}': push(make(Kind::Dict)); break;
+    case 'd': push(dict(popMark())); break;
+    case 's': { // SETITEM
+        Ref value = pop();
+        Ref key = pop();
+        setItems(top(), {key, value});
+        break;
+    }
+    case 'u': { // SETITEMS
+        auto items = popMark();
+        setItems(top(), std::move(items));
+        break;
+    }
+    case 0x8f: push(make(Kind::Set)); break; // EMPTY_SET
+    case 0x90: {                             // ADDITEMS
+        auto items = popMark();
+        extend(top(), std::move(items));
+        break;
+    }
+    case 0x91: push(sequence(Kind::Set, popMark())); break; // FROZENSET
+    default: return false;
+    }
+    return true;
+}
+
+/// Globals, calls, objects, their state and persistent ids; false for another opcode.
+bool Machine::makeObject(uint8_t op)
+{
+    switch (op) {
+    case 'c': { // GLOBAL
+        std::string module = line();
+        std::string name = line();
+        push(global(module, name));
+        break;
+    }
+    case 0x93: { // STACK_GLOBAL
+        Ref name = pop();
+        Ref module = pop();
+        if (name->kind != Kind::Str || module->kind != Kind::Str)
+            fail("STACK_GLOBAL expects two strings");
+        push(global(module->text, name->text));
+        break;
+    }
+    case 'R': { // REDUCE
+        Ref args = pop();
+        Ref callable = pop();
+        push(apply(callable, args));
+        break;
+    }
+    case 0x81: { // NEWOBJ
+        Ref args = pop();
+        Ref cls = pop();
+        push(object(cls, args));
+        break;
+    }
+    case 0x92: { // NEWOBJ_EX
+        pop();   // kwargs
+        Ref args = pop();
+        Ref cls = pop();
+        push(object(cls, args));
+        break;
+    }
+    case 'o': { // OBJ
+        auto items = popMark();
+        if (items.empty())
+            fail("OBJ without a class");
+        Ref cls = items.front();
+        items.erase(items.begin());
+        push(object(cls, sequence(Kind::Tuple, std::move(items))));
+        break;
+    }
+    case 'i': { // INST
+        std::string module = line();
+        std::string name = line();
+        push(object(global(module, name), sequence(Kind::Tuple, popMark())));
+        break;
+    }
+    case 'b': pop(); break; // BUILD: the state of tensors, dicts and objects is not needed
+    case 'P': push(persistent(makeStr(Kind::Str, line()))); break; // PERSID
+    case 'Q': push(persistent(pop())); break;                      // BINPERSID
+    default: return false;
+    }
+    return true;
+}
+
+/// The memo: PUT, MEMOIZE and GET in their forms; false for another opcode.
+bool Machine::useMemo(uint8_t op)
+{
+    switch (op) {
+    case 'p': memoPut(parseInt(line())); break; // PUT
+    case 'q': memoPut(static_cast<int64_t>(littleEndian(1))); break;
+    case 'r': memoPut(static_cast<int64_t>(littleEndian(4))); break;
+    case 0x94: memoPut(static_cast<int64_t>(m_memo.size())); break; // MEMOIZE
+    case 'g': memoGet(parseInt(line())); break;                     // GET
+    case 'h': memoGet(static_cast<int64_t>(littleEndian(1))); break;
+    case 'j': memoGet(static_cast<int64_t>(littleEndian(4))); break;
+    default: return false;
+    }
+    return true;
 }
 
 uint8_t Machine::byte()

@@ -126,106 +126,148 @@ void KeyCache::forget(const std::vector<NodeId> &changed)
     }
 }
 
+namespace {
+
+/// One live pass of a horizontal pattern (fuseHorizontalLive): the state the
+/// walk over the roots keeps, and one method per step of it.
+class LivePass {
+public:
+    LivePass(const Graph &graph, const HorizontalPattern &pattern, const LiveFusion &fuse,
+             const std::function<bool()> &stopRequested, HorizontalSearchResult *outcomes)
+        : m_graph(graph)
+        , m_fuse(fuse)
+        , m_stopRequested(stopRequested)
+        , m_outcomes(outcomes)
+        , m_limits(searchLimits(pattern))
+        , m_keys(graph, pattern, nullptr)
+    {}
+
+    /// Keys the root ops and walks the roots; the number of groups fused.
+    size_t run(const HorizontalPattern &pattern)
+    {
+        const std::vector<NodeId> keyed = keyRootOps(m_graph, pattern, m_keys);
+        if (keyed.empty() || (!m_outcomes && keyed.size() < m_limits.minSize))
+            return 0;
+        // Roots whose walk may see enough keyed nodes on the graph as the pass
+        // starts; a fusion adds the roots within max_fuse_search_depth below
+        // what it changed, the only ones whose walks it can change.
+        m_searchable = m_outcomes ? std::vector<char>(m_graph.idBound(), 1)
+                                  : rootsThatCanSee(m_graph, m_keys, keyed, m_limits.maxDepth, m_limits.minSize);
+        if (m_searchable.empty())
+            return 0;
+        m_levels.emplace(m_graph, topologicalOrder(m_graph));
+        m_finder.emplace(m_graph, m_keys, m_limits.maxDepth);
+        m_fused.assign(m_graph.idBound(), 0);
+        // reversed(graph.nodes), live: the next root is the node before this
+        // one, as the fusions at this root left the program order.
+        const std::vector<NodeId> program = m_graph.nodeIds();
+        for (NodeId root = program.empty() ? NodeId() : program.back(); root.isValid() && !m_stopped;) {
+            const NodeId before = m_graph.prev(root);
+            if (root.value < m_searchable.size() && m_searchable[root.value]
+                && !isOp(*m_graph.node(root), ops::kGetItem))
+                searchAt(root);
+            root = m_graph.contains(root) ? m_graph.prev(root) : m_graph.contains(before) ? before : NodeId();
+        }
+        return m_fusedGroups;
+    }
+
+private:
+    /// The candidates of each key the walk up from `root` finds, in subsets.
+    void searchAt(NodeId root)
+    {
+        for (auto &entry : m_finder->find(root, m_fused)) {
+            const std::string &key = entry.first; // captured below: no structured binding (clang 14)
+            std::vector<NodeId> &candidates = entry.second;
+            if (m_stopped)
+                break;
+            // A fusion at this root may have erased a later key's candidate.
+            std::erase_if(candidates, [&](NodeId c) { return !m_graph.contains(c); });
+            if (candidates.size() < m_limits.minSize) {
+                recordAll(candidates, {CandidateOutcome::Kind::GroupTooSmall, key, -1, candidates.size(), 0, {}});
+                continue;
+            }
+            if (!m_scratch)
+                m_scratch.emplace(m_graph.idBound());
+            const size_t found = candidates.size();
+            forEachIndependentSubset(m_graph, candidates, m_limits.maxSize, m_levels->positions(), *m_scratch,
+                                     [&](Subset &subset) { fuseSubset(key, subset, found, root); });
+        }
+    }
+
+    /// One independent subset: too small (recorded), or fused at once.
+    void fuseSubset(const std::string &key, const Subset &subset, size_t found, NodeId root)
+    {
+        if (m_stopped)
+            return;
+        if (subset.members.size() < m_limits.minSize) {
+            recordAll(subset.members, {CandidateOutcome::Kind::SubsetTooSmall, key, -1, found, subset.members.size(),
+                                       subset.conflicts});
+            return;
+        }
+        if (m_stopRequested && m_stopRequested()) {
+            m_stopped = true;
+            return;
+        }
+        // Members are old nodes or nodes of earlier fusions; `m_fused` grows
+        // after each fusion.
+        for (NodeId m : subset.members)
+            m_fused[m.value] = 1;
+        m_changed.clear();
+        const FusionGroup group{key, subset.members, root};
+        if (m_outcomes) {
+            const int index = static_cast<int>(m_outcomes->groups.size());
+            for (NodeId m : subset.members)
+                m_outcomes->outcomes.insert_or_assign(m, CandidateOutcome{CandidateOutcome::Kind::Grouped,
+                                                                          key,
+                                                                          index,
+                                                                          found,
+                                                                          subset.members.size(),
+                                                                          {}});
+            m_outcomes->groups.push_back(group);
+        }
+        if (!m_fuse(group, m_changed))
+            return;
+        ++m_fusedGroups;
+        if (m_fused.size() < m_graph.idBound())
+            m_fused.resize(m_graph.idBound(), 0);
+        m_levels->update(m_changed);
+        m_keys.forget(m_changed);
+        m_downstream.mark(m_graph, m_changed, m_limits.maxDepth, m_searchable);
+    }
+
+    void recordAll(const std::vector<NodeId> &nodes, const CandidateOutcome &outcome)
+    {
+        if (m_outcomes)
+            for (NodeId c : nodes)
+                record(m_outcomes->outcomes, c, outcome);
+    }
+
+    const Graph &m_graph;
+    const LiveFusion &m_fuse;
+    const std::function<bool()> &m_stopRequested;
+    HorizontalSearchResult *m_outcomes;
+    const SearchLimits m_limits;
+    KeyCache m_keys;
+    /// Made once the pass has roots to search (it allocates per node).
+    std::optional<CandidateFinder> m_finder;
+    std::vector<char> m_searchable;
+    std::optional<LiveLevels> m_levels;
+    std::vector<char> m_fused;
+    std::optional<DependencyScratch> m_scratch;
+    std::vector<NodeId> m_changed;
+    DownstreamMarker m_downstream;
+    bool m_stopped = false;
+    size_t m_fusedGroups = 0;
+};
+
+} // namespace
+
 size_t fuseHorizontalLive(const Graph &graph, const HorizontalPattern &pattern, const LiveFusion &fuse,
                           const std::function<bool()> &stopRequested, HorizontalSearchResult *outcomes)
 {
-    size_t fusedGroups = 0;
     if (!pattern.unavailableReason().empty())
-        return fusedGroups;
-    const SearchLimits limits = searchLimits(pattern);
-    const size_t minSize = limits.minSize, maxSize = limits.maxSize;
-    const int64_t maxDepth = limits.maxDepth;
-    KeyCache keys(graph, pattern, nullptr);
-    const std::vector<NodeId> keyed = keyRootOps(graph, pattern, keys);
-    if (keyed.empty() || (!outcomes && keyed.size() < minSize))
-        return fusedGroups;
-    // Roots whose walk may see enough keyed nodes on the graph as the pass
-    // starts; a fusion adds the roots within max_fuse_search_depth below
-    // what it changed, the only ones whose walks it can change.
-    std::vector<char> searchable = outcomes ? std::vector<char>(graph.idBound(), 1)
-                                            : rootsThatCanSee(graph, keys, keyed, maxDepth, minSize);
-    if (searchable.empty())
-        return fusedGroups;
-
-    LiveLevels levels(graph, topologicalOrder(graph));
-    CandidateFinder finder(graph, keys, maxDepth);
-    std::vector<char> fused(graph.idBound(), 0);
-    std::optional<DependencyScratch> scratch;
-    std::vector<NodeId> changed;
-    DownstreamMarker downstream;
-    bool stopped = false;
-
-    // reversed(graph.nodes), live: the next root is the node before this
-    // one, as the fusions at this root left the program order.
-    const std::vector<NodeId> program = graph.nodeIds();
-    for (NodeId root = program.empty() ? NodeId() : program.back(); root.isValid() && !stopped;) {
-        const NodeId before = graph.prev(root);
-        const bool search = root.value < searchable.size() && searchable[root.value]
-                            && !isOp(*graph.node(root), ops::kGetItem);
-        if (search) {
-            for (auto &entry : finder.find(root, fused)) {
-                const std::string &key = entry.first; // captured below: no structured binding (clang 14)
-                std::vector<NodeId> &candidates = entry.second;
-                if (stopped)
-                    break;
-                // A fusion at this root may have erased a later key's candidate.
-                std::erase_if(candidates, [&](NodeId c) { return !graph.contains(c); });
-                if (candidates.size() < minSize) {
-                    if (outcomes)
-                        for (NodeId c : candidates)
-                            record(outcomes->outcomes, c,
-                                   {CandidateOutcome::Kind::GroupTooSmall, key, -1, candidates.size(), 0, {}});
-                    continue;
-                }
-                if (!scratch)
-                    scratch.emplace(graph.idBound());
-                const size_t found = candidates.size();
-                forEachIndependentSubset(graph, candidates, maxSize, levels.positions(), *scratch, [&](Subset &subset) {
-                    if (stopped)
-                        return;
-                    if (subset.members.size() < minSize) {
-                        if (outcomes)
-                            for (NodeId c : subset.members)
-                                record(outcomes->outcomes, c,
-                                       {CandidateOutcome::Kind::SubsetTooSmall, key, -1, found, subset.members.size(),
-                                        subset.conflicts});
-                        return;
-                    }
-                    if (stopRequested && stopRequested()) {
-                        stopped = true;
-                        return;
-                    }
-                    // Members are old nodes or nodes of earlier fusions; `fused`
-                    // grows after each fusion.
-                    for (NodeId m : subset.members)
-                        fused[m.value] = 1;
-                    changed.clear();
-                    const FusionGroup group{key, subset.members, root};
-                    if (outcomes) {
-                        const int index = static_cast<int>(outcomes->groups.size());
-                        for (NodeId m : subset.members)
-                            outcomes->outcomes.insert_or_assign(m, CandidateOutcome{CandidateOutcome::Kind::Grouped,
-                                                                                    key,
-                                                                                    index,
-                                                                                    found,
-                                                                                    subset.members.size(),
-                                                                                    {}});
-                        outcomes->groups.push_back(group);
-                    }
-                    if (!fuse(group, changed))
-                        return;
-                    ++fusedGroups;
-                    if (fused.size() < graph.idBound())
-                        fused.resize(graph.idBound(), 0);
-                    levels.update(changed);
-                    keys.forget(changed);
-                    downstream.mark(graph, changed, maxDepth, searchable);
-                });
-            }
-        }
-        root = graph.contains(root) ? graph.prev(root) : graph.contains(before) ? before : NodeId();
-    }
-    return fusedGroups;
+        return 0;
+    return LivePass(graph, pattern, fuse, stopRequested, outcomes).run(pattern);
 }
 
 } // namespace fusebox
