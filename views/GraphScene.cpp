@@ -124,7 +124,7 @@ void GraphScene::onGraphLoaded()
 }
 
 GraphScene::InitialView GraphScene::planInitialView(const Graph &graph, const ScopeTree &tree,
-                                                   const CollapsedGraph::Options &options)
+                                                    const CollapsedGraph::Options &options)
 {
     InitialView plan;
     std::set<std::string> all;
@@ -298,8 +298,8 @@ void GraphScene::relayout(std::optional<int> focusScope)
     auto prepared = std::make_shared<PreparedLayout>();
     m_document->tasks()->run(
         tr("Preparing the layout"), kGraphReadTask, this,
-        [graph = &m_document->graph(), tree = m_tree, expanded = m_expanded, options = m_options,
-         plan = m_planPending, prepared](TaskControl &) mutable {
+        [graph = &m_document->graph(), tree = m_tree, expanded = m_expanded, options = m_options, plan = m_planPending,
+         prepared](TaskControl &) mutable {
             std::optional<InitialView> initial;
             if (plan) { // what the user opened meanwhile stays open
                 initial = planInitialView(*graph, *tree, options);

@@ -86,8 +86,7 @@ std::vector<NodeId> NodeSearchField::findAll(const Graph &graph, const QString &
                 // boxes that read "cat". An input's or a constant's box says
                 // its name, matched above.
                 const bool titled = n.kind() == NodeKind::Op || n.kind() == NodeKind::Output;
-                it->second = matches(QString::fromStdString(n.op))
-                             || (titled && matches(NodeItem::labelFor(n).title));
+                it->second = matches(QString::fromStdString(n.op)) || (titled && matches(NodeItem::labelFor(n).title));
             }
             hit = it->second;
         }

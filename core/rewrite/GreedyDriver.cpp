@@ -282,9 +282,8 @@ size_t GreedyDriver::applyMatches(const Graph &graph, std::vector<Match> &matche
                                   TouchTracker &tracker) const
 {
     return applyInOrder(
-        matches,
-        [&](Match &candidate) { return stillApplicable(graph, candidate, tracker) ? &candidate : nullptr; }, applier,
-        tracker, [this] { return stopRequested(); }, [](const Match &) {});
+        matches, [&](Match &candidate) { return stillApplicable(graph, candidate, tracker) ? &candidate : nullptr; },
+        applier, tracker, [this] { return stopRequested(); }, [](const Match &) {});
 }
 
 RoundStats GreedyDriver::searchAndApply(Graph &graph, RewriteApplier &applier, TouchTracker &tracker,
@@ -402,7 +401,8 @@ DriverResult GreedyDriver::run(Graph &graph, EditLog *log, DriverListener *liste
     EditLog *edits = log ? log : (m_options.verifyRewrite || listener) ? &local : nullptr;
     RewriteApplier applier(graph, m_patterns, m_options, edits, listener, result);
     Rounds rounds(*this, graph, edits, applier, result);
-    runDriverLoop(graph, rounds, [this] { return stopRequested(); }, result);
+    runDriverLoop(
+        graph, rounds, [this] { return stopRequested(); }, result);
     return result;
 }
 

@@ -95,7 +95,8 @@ DriverResult InductorScheduleRun::run(const std::vector<ScheduledPass> &schedule
     m_index = 0;
     m_repetition = 0;
     // A schedule runs to its end, not to a fixed point: its end is converged.
-    runDriverLoop(m_graph, *this, [this] { return stopRequested(); }, m_result);
+    runDriverLoop(
+        m_graph, *this, [this] { return stopRequested(); }, m_result);
     return m_result;
 }
 
@@ -232,7 +233,8 @@ void InductorScheduleRun::verticalPass(const VerticalPattern &pattern)
         }
     };
     TouchTracker tracker;
-    applyInOrder(visit, matchAt, m_applier, tracker, [this] { return stopRequested(); }, rewritten);
+    applyInOrder(
+        visit, matchAt, m_applier, tracker, [this] { return stopRequested(); }, rewritten);
 }
 
 std::vector<NodeId> InductorScheduleRun::verticalVisitOrder(const VerticalPattern &pattern) const
