@@ -18,13 +18,16 @@ namespace fusebox {
 Document::Document(QObject *parent)
     : QObject(parent)
     , m_tasks(new TaskService(this))
-    , m_history(std::make_unique<DocumentHistory>(*this))
-    , m_patterns(std::make_unique<DocumentPatterns>(*this))
-    , m_review(std::make_unique<DocumentReview>(*this))
-    , m_jobs(std::make_unique<DocumentJobs>(*this))
-    , m_persistence(std::make_unique<DocumentPersistence>(*this))
-    , m_pt2(std::make_unique<DocumentPt2>(*this))
-{}
+    , m_history(std::make_unique<DocumentHistory>(*this, m_parts))
+    , m_patterns(std::make_unique<DocumentPatterns>(*this, m_parts))
+    , m_review(std::make_unique<DocumentReview>(*this, m_parts))
+    , m_jobs(std::make_unique<DocumentJobs>(*this, m_parts))
+    , m_persistence(std::make_unique<DocumentPersistence>(*this, m_parts))
+    , m_pt2(std::make_unique<DocumentPt2>(*this, m_parts))
+{
+    // No part uses another while it is made: the set is whole before any is used.
+    m_parts = {m_history.get(), m_patterns.get(), m_review.get(), m_jobs.get(), m_persistence.get(), m_pt2.get()};
+}
 
 Document::~Document()
 {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "DocumentParts.h"
 #include "MatchEntry.h"
 #include "ScopeTree.h"
 #include "SessionFile.h"
@@ -285,6 +286,15 @@ public:
     /// window's (views/TaskService.h): one list, one status, one Cancel.
     TaskService *tasks() const { return m_tasks; }
 
+    /// Makes `opened` the document's graph (setGraph's work; open() and
+    /// openGraph() once the background work is done); emits graphLoaded().
+    void adopt(OpenedGraph opened, const QString &displayName, const QStringList &warnings, const QString &filePath,
+               std::vector<int> nodeLines, LoadOptions options);
+    /// After the graph changed (an apply, an undo, a redo, Apply All): the
+    /// parts' caches go, the views hear graphRewritten(), and the matches are
+    /// found again (or relisted when nothing was searched). The parts call it.
+    void graphChanged();
+
 signals:
     void loadStarted(const QString &path);
     void graphLoaded();
@@ -316,14 +326,7 @@ signals:
     void applyFinished(int applied, const QString &summary);
 
 private:
-    friend class DocumentHistory;
-    friend class DocumentJobs;
-    friend class DocumentPatterns;
-    friend class DocumentPersistence;
-    friend class DocumentPt2;
-    friend class DocumentReview;
-
-    // The parts reach each other through these.
+    // The facade's own way to its parts (the parts reach each other through m_parts).
     DocumentHistory &history() const { return *m_history; }
     DocumentReview &review() const { return *m_review; }
     DocumentJobs &jobs() const { return *m_jobs; }
@@ -331,17 +334,11 @@ private:
     DocumentPersistence &persistence() const { return *m_persistence; }
     DocumentPt2 &pt2() const { return *m_pt2; }
 
-    /// Makes `opened` the document's graph (setGraph's work; open() and
-    /// openGraph() once the background work is done); emits graphLoaded().
-    void adopt(OpenedGraph opened, const QString &displayName, const QStringList &warnings, const QString &filePath,
-               std::vector<int> nodeLines, LoadOptions options);
     /// A new graph is a new review: decisions and history belong to the old one.
     void resetSession();
-    /// After the graph changed (an apply, an undo, a redo, Apply All): tell
-    /// the views, then search again (or relist when nothing was searched).
-    void graphChanged();
 
     TaskService *m_tasks;
+    DocumentParts m_parts; // before the parts: each is made with it
     std::unique_ptr<DocumentHistory> m_history;
     std::unique_ptr<DocumentPatterns> m_patterns;
     std::unique_ptr<DocumentReview> m_review;

@@ -1,16 +1,14 @@
 #include "DocumentCommands.h"
 
-#include "DocumentHistory.h"
-#include "DocumentReview.h"
 
 #include <QObject>
 
 namespace fusebox {
 
-RewriteCommand::RewriteCommand(DocumentHistory *history, const QString &text, std::vector<EditGroup> groups,
+RewriteCommand::RewriteCommand(Hooks hooks, const QString &text, std::vector<EditGroup> groups,
                                std::vector<MatchEntry> applied, SessionStep step)
     : QUndoCommand(text)
-    , m_history(history)
+    , m_hooks(std::move(hooks))
     , m_groups(std::move(groups))
     , m_applied(std::move(applied))
     , m_step(std::move(step))
@@ -18,7 +16,7 @@ RewriteCommand::RewriteCommand(DocumentHistory *history, const QString &text, st
 
 void RewriteCommand::undo()
 {
-    m_history->revertGroups(m_groups);
+    m_hooks.revert(m_groups);
     m_done = false;
 }
 
@@ -26,13 +24,13 @@ void RewriteCommand::redo()
 {
     if (m_done)
         return; // pushed after the rewrite ran
-    m_history->replayGroups(m_groups);
+    m_hooks.replay(m_groups);
     m_done = true;
 }
 
-RejectCommand::RejectCommand(DocumentReview *review, MatchEntry entry, bool reject)
+RejectCommand::RejectCommand(SetRejected setRejected, MatchEntry entry, bool reject)
     : QUndoCommand()
-    , m_review(review)
+    , m_setRejected(std::move(setRejected))
     , m_entry(std::move(entry))
     , m_reject(reject)
 {
@@ -43,12 +41,12 @@ RejectCommand::RejectCommand(DocumentReview *review, MatchEntry entry, bool reje
 
 void RejectCommand::undo()
 {
-    m_review->setRejected(m_entry, !m_reject);
+    m_setRejected(m_entry, !m_reject);
 }
 
 void RejectCommand::redo()
 {
-    m_review->setRejected(m_entry, m_reject);
+    m_setRejected(m_entry, m_reject);
 }
 
 } // namespace fusebox

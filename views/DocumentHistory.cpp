@@ -12,8 +12,9 @@
 
 namespace fusebox {
 
-DocumentHistory::DocumentHistory(Document &document)
+DocumentHistory::DocumentHistory(Document &document, const DocumentParts &parts)
     : m_document(document)
+    , m_parts(parts)
     , m_undo(new QUndoStack(&document))
 {
     QObject::connect(m_undo, &QUndoStack::indexChanged, &document, [this] { onUndoIndexChanged(); });
@@ -53,9 +54,17 @@ void DocumentHistory::push(QUndoCommand *command)
     m_undo->push(command);
 }
 
+void DocumentHistory::pushRewrite(const QString &text, std::vector<EditGroup> groups, std::vector<MatchEntry> applied,
+                                  SessionStep step)
+{
+    RewriteCommand::Hooks hooks{[this](const std::vector<EditGroup> &g) { revertGroups(g); },
+                                [this](const std::vector<EditGroup> &g) { replayGroups(g); }};
+    push(new RewriteCommand(std::move(hooks), text, std::move(groups), std::move(applied), std::move(step)));
+}
+
 void DocumentHistory::revertEdits(const std::vector<EditGroup> &groups)
 {
-    m_document.jobs().waitForPatternsIdle();
+    m_parts.jobs->waitForPatternsIdle();
     waitForReaders();
     for (auto g = groups.rbegin(); g != groups.rend(); ++g)
         for (auto e = g->edits.rbegin(); e != g->edits.rend(); ++e)
@@ -73,7 +82,7 @@ void DocumentHistory::revertGroups(const std::vector<EditGroup> &groups)
 
 void DocumentHistory::replayGroups(const std::vector<EditGroup> &groups)
 {
-    m_document.jobs().waitForPatternsIdle();
+    m_parts.jobs->waitForPatternsIdle();
     waitForReaders();
     for (const EditGroup &g : groups)
         for (const Edit &e : g.edits)

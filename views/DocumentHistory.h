@@ -1,5 +1,8 @@
 #pragma once
 
+#include "DocumentCommands.h"
+#include "DocumentParts.h"
+
 #include "MatchEntry.h"
 #include "SessionFile.h"
 #include "core/ir/Graph.h"
@@ -22,7 +25,7 @@ class RewriteCommand;
 /// changes through the rewriter or the EditLog and nowhere else.
 class DocumentHistory final {
 public:
-    explicit DocumentHistory(Document &document);
+    DocumentHistory(Document &document, const DocumentParts &parts);
     ~DocumentHistory();
     DocumentHistory(const DocumentHistory &) = delete;
     DocumentHistory &operator=(const DocumentHistory &) = delete;
@@ -73,8 +76,13 @@ public:
     /// tell windows that then read a half-destroyed document.
     void deleteUndoStack();
 
+    /// Pushes a rewrite step whose change has already happened (its first
+    /// redo() does nothing): a RewriteCommand whose undo and redo reach the
+    /// hooks below, which nothing else can.
+    void pushRewrite(const QString &text, std::vector<EditGroup> groups, std::vector<MatchEntry> applied,
+                     SessionStep step);
+
 private:
-    friend class RewriteCommand;
     /// Undo and redo of a rewrite step: the graph changes at once;
     /// graphRewritten() follows when the undo stack has moved its index.
     void revertGroups(const std::vector<EditGroup> &groups);
@@ -89,6 +97,7 @@ private:
     void waitForReaders();
 
     Document &m_document;
+    const DocumentParts &m_parts;
     Graph m_graph;
     Graph m_original;
     QUndoStack *m_undo;

@@ -139,8 +139,9 @@ QString applyAllSummary(const ApplyAllOutcome &outcome, const OffSchedule &offSc
 
 } // namespace
 
-DocumentJobs::DocumentJobs(Document &document)
+DocumentJobs::DocumentJobs(Document &document, const DocumentParts &parts)
     : m_document(document)
+    , m_parts(parts)
 {}
 
 // ---- loading -------------------------------------------------------------------
@@ -253,8 +254,8 @@ void DocumentJobs::waitForPatternsIdle()
     waitForSearch();
     if (m_applyingAll)
         m_document.tasks()->waitFor(kApplyAllTask);
-    if (m_document.pt2().isApplying())
-        m_document.pt2().waitForFinished();
+    if (m_parts.pt2->isApplying())
+        m_parts.pt2->waitForFinished();
 }
 
 std::vector<MatchEntry> DocumentJobs::searchCandidates(const Graph &graph, const PatternSet &patterns)
@@ -279,7 +280,7 @@ void DocumentJobs::findMatches()
         m_searchAgain = true;
         return;
     }
-    DocumentReview &review = m_document.review();
+    DocumentReview &review = *m_parts.review;
     m_searching = true;
     m_searchCancelled = false;
     review.setHasMatchResults(true); // from now on, changes re-find the matches
@@ -289,8 +290,8 @@ void DocumentJobs::findMatches()
     auto nearMissCounts = std::make_shared<std::map<std::string, int>>();
     // Reads the graph and the patterns: every mutation waits for it first. The
     // signatures are computed here too (a 100k-node graph has thousands).
-    const Graph &graph = m_document.history().graph();
-    const PatternSet &patterns = m_document.patternSet().patterns();
+    const Graph &graph = m_parts.history->graph();
+    const PatternSet &patterns = m_parts.patternSet->patterns();
     m_document.tasks()->run(
         tr("Finding matches"), kFindTask, &m_document,
         [&graph, &patterns, found, nearMissCounts](TaskControl &) {
@@ -341,7 +342,7 @@ void DocumentJobs::applyAll()
     // The driver rewrites a copy off the GUI thread; the copy then replaces
     // the graph, and its edit groups become one undo step.
     auto outcome = std::make_shared<ApplyAllOutcome>();
-    outcome->graph = m_document.history().graph().clone();
+    outcome->graph = m_parts.history->graph().clone();
     outcome->schedule = m_schedule;
     outcome->config = m_document.passConfig();
     m_stopApplyAll = std::make_shared<std::atomic<bool>>(false);
@@ -351,7 +352,7 @@ void DocumentJobs::applyAll()
                    offSchedule = offScheduleCandidates(m_document.matches())](bool cancelled) {
         finishApplyAll(version, *outcome, offSchedule, verified, cancelled);
     };
-    const PatternSet &patterns = m_document.patternSet().patterns();
+    const PatternSet &patterns = m_parts.patternSet->patterns();
     m_document.tasks()->run(
         tr("Applying all"), kApplyAllTask, &m_document,
         [&patterns, outcome, options, progress = m_applyAllProgress](TaskControl &task) mutable {
@@ -371,19 +372,19 @@ DriverOptions DocumentJobs::applyAllOptions(const std::shared_ptr<ApplyAllOutcom
     // As `fusebox-pass run --config` skips them (by signature), and by their
     // nodes: the copy keeps the graph's NodeIds.
     options.isRejected = [bySignature = rejectionFilter(m_document.passConfig()),
-                          rejected = m_document.review().rejections()](const Graph &g, const Match &m) {
+                          rejected = m_parts.review->rejections()](const Graph &g, const Match &m) {
         return (bySignature && bySignature(g, m)) || DocumentReview::rejectionOf(rejected, m, std::string()) != nullptr;
     };
     if (!m_verifyApplies)
         return options;
     // A PT2 graph is verified in PyTorch 2: its verifier is made (the Python
     // started, the original run) on the worker thread, as the first rewrite needs it.
-    if (m_document.pt2().verifiesInPyTorch2()) {
-        m_document.pt2().bridge();
+    if (m_parts.pt2->verifiesInPyTorch2()) {
+        m_parts.pt2->bridge();
         auto control = std::make_shared<pt2::RequestControl>();
         control->cancel = m_stopApplyAll.get();
         outcome->engine = "PyTorch 2";
-        options.verifyRewrite = [pt2 = &m_document.pt2(), control, stop = m_stopApplyAll,
+        options.verifyRewrite = [pt2 = &*m_parts.pt2, control, stop = m_stopApplyAll,
                                  outcome](const Graph &g) -> std::optional<std::string> {
             auto verifier = pt2->pt2Verifier(*control);
             if (!verifier)
@@ -416,7 +417,7 @@ void DocumentJobs::finishApplyAll(quint64 version, ApplyAllOutcome &outcome, con
     }
     std::vector<MatchEntry> applied = appliedEntries(outcome, verified);
     if (!applied.empty()) {
-        DocumentHistory &history = m_document.history();
+        DocumentHistory &history = *m_parts.history;
         history.replaceGraph(std::move(outcome.graph));
         std::vector<EditGroup> groups(outcome.log.groups().begin(), outcome.log.groups().end());
         // Named before the call: an argument that moves `applied` away may be
@@ -424,10 +425,10 @@ void DocumentJobs::finishApplyAll(quint64 version, ApplyAllOutcome &outcome, con
         const QString text = applied.size() == 1 ? tr("Apply All (1 rewrite)")
                                                  : tr("Apply All (%1 rewrites)").arg(applied.size());
         const int rewrites = int(applied.size());
-        history.push(new RewriteCommand(&history, text, std::move(groups), std::move(applied),
-                                        SessionStep{true, {}, rewrites, m_document.patternSet().customNames()}));
+        history.pushRewrite(text, std::move(groups), std::move(applied),
+                            SessionStep{true, {}, rewrites, m_parts.patternSet->customNames()});
     }
-    m_document.review().addFailures(outcome.undone);
+    m_parts.review->addFailures(outcome.undone);
     m_searchAgain = false;
     emit m_document.applyAllFinished(int(r.rewrites.size()), applyAllSummary(outcome, offSchedule));
     m_document.graphChanged();
@@ -439,7 +440,7 @@ void DocumentJobs::cancel()
         m_stopApplyAll->store(true);
     if (m_searching) {
         m_searchCancelled = true;
-        m_document.review().setHasMatchResults(false);
+        m_parts.review->setHasMatchResults(false);
     }
 }
 
@@ -457,13 +458,13 @@ const OutputVerifier *DocumentJobs::verifier(QString *whyNot)
         ensureFuseboxOpsRegistered();
         // libtorch only: verification runs on the GUI thread after each apply,
         // where starting a PyTorch 2 process (seconds) would stall the window.
-        auto created = RewriteVerifier::create(m_document.history().original(), 1e-4, /*allowBridge=*/false);
+        auto created = RewriteVerifier::create(m_parts.history->original(), 1e-4, /*allowBridge=*/false);
         if (created)
             m_verifier = std::make_shared<const RewriteVerifier>(std::move(*created));
         else
             m_verifierError = qs(created.error().message);
         // A PT2 graph is verified in PyTorch 2 once a Python is set up: say so.
-        if (const QString why = m_document.pt2().whyNotPyTorch2(); !created && !why.isEmpty())
+        if (const QString why = m_parts.pt2->whyNotPyTorch2(); !created && !why.isEmpty())
             m_verifierError += tr("; not in PyTorch 2 either: %1").arg(why);
     }
     if (!m_verifier && whyNot)

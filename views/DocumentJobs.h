@@ -1,5 +1,7 @@
 #pragma once
 
+#include "DocumentParts.h"
+
 #include "MatchEntry.h"
 #include "core/ir/Graph.h"
 #include "core/rewrite/GreedyDriver.h"
@@ -33,7 +35,7 @@ struct OffSchedule;
 /// dropped when the graph or the patterns changed meanwhile (version()).
 class DocumentJobs final {
 public:
-    explicit DocumentJobs(Document &document);
+    DocumentJobs(Document &document, const DocumentParts &parts);
     DocumentJobs(const DocumentJobs &) = delete;
     DocumentJobs &operator=(const DocumentJobs &) = delete;
 
@@ -95,6 +97,7 @@ private:
                     std::shared_ptr<Expected<LoadedModel>> result, std::shared_ptr<OpenedGraph> opened);
 
     Document &m_document;
+    const DocumentParts &m_parts;
     LoadOptions m_pendingLoadOptions;
     quint64 m_generation = 0;
     bool m_loading = false;

@@ -18,8 +18,9 @@
 
 namespace fusebox {
 
-DocumentPatterns::DocumentPatterns(Document &document)
+DocumentPatterns::DocumentPatterns(Document &document, const DocumentParts &parts)
     : m_document(document)
+    , m_parts(parts)
     , m_patterns(builtinCatalog())
 {}
 
@@ -27,7 +28,7 @@ void DocumentPatterns::setInductorProfile(const InductorProfile &profile)
 {
     if (&profile == m_profile)
         return;
-    m_document.jobs().waitForPatternsIdle();
+    m_parts.jobs->waitForPatternsIdle();
     for (const Pattern *rule : m_patterns.all())
         if (!m_profile->find(rule->name()) && profile.find(rule->name()))
             m_patterns.setEnabled(rule->name(), true); // the older version had no such pass
@@ -40,7 +41,7 @@ void DocumentPatterns::setPatternEnabled(const QString &name, bool enabled)
 {
     if (!m_patterns.find(name.toStdString()) || m_patterns.isEnabled(name.toStdString()) == enabled)
         return;
-    m_document.jobs().waitForPatternsIdle();
+    m_parts.jobs->waitForPatternsIdle();
     m_patterns.setEnabled(name.toStdString(), enabled);
     patternsEdited();
 }
@@ -52,7 +53,7 @@ Status DocumentPatterns::setPatternOption(const QString &pattern, const QString 
         return Error{"no pattern '" + pattern.toStdString() + "'"};
     if (!p->options().has(option.toStdString()))
         return Error{pattern.toStdString() + " has no option '" + option.toStdString() + "'"};
-    m_document.jobs().waitForPatternsIdle();
+    m_parts.jobs->waitForPatternsIdle();
     p->options().set(option.toStdString(), value);
     patternsEdited();
     return {};
@@ -138,7 +139,7 @@ Expected<std::vector<std::string>> DocumentPatterns::adoptPatterns(const Pattern
     for (auto i = replaced.rbegin(); i != replaced.rend(); ++i)
         m_customSources.erase(m_customSources.begin() + std::ptrdiff_t(*i));
     ensureFuseboxOpsRegistered(); // rewrites to fusebox:: ops must run to verify
-    m_document.jobs().waitForPatternsIdle();
+    m_parts.jobs->waitForPatternsIdle();
     const std::string origin = source.file.empty()
                                    ? Document::tr("Pattern Editor").toStdString()
                                    : QFileInfo(QString::fromStdString(source.file)).fileName().toStdString();
@@ -167,7 +168,7 @@ void DocumentPatterns::adopt(Configured configured)
     m_preGradOrder = std::move(configured.preGradOrder);
     m_postGradOrder = std::move(configured.postGradOrder);
     ensureFuseboxOpsRegistered();
-    m_document.jobs().waitForPatternsIdle();
+    m_parts.jobs->waitForPatternsIdle();
     m_patterns = std::move(configured.patterns);
     m_customNames = std::move(configured.customNames);
     m_customOrigin.clear();
@@ -178,10 +179,10 @@ void DocumentPatterns::adopt(Configured configured)
 
 void DocumentPatterns::patternsEdited()
 {
-    m_document.history().markDirty();
-    m_document.jobs().bumpVersion();
+    m_parts.history->markDirty();
+    m_parts.jobs->bumpVersion();
     emit m_document.patternsChanged();
-    if (m_document.review().hasMatchResults())
+    if (m_parts.review->hasMatchResults())
         m_document.findMatches();
 }
 

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "DocumentParts.h"
+
 #include "core/io/PassConfig.h"
 #include "core/io/PatternFile.h"
 #include "core/rewrite/PatternSet.h"
@@ -22,7 +24,7 @@ class Document;
 /// that read it, marks the review unsaved and searches again.
 class DocumentPatterns final {
 public:
-    explicit DocumentPatterns(Document &document);
+    DocumentPatterns(Document &document, const DocumentParts &parts);
     DocumentPatterns(const DocumentPatterns &) = delete;
     DocumentPatterns &operator=(const DocumentPatterns &) = delete;
 
@@ -72,6 +74,7 @@ private:
     void patternsEdited();
 
     Document &m_document;
+    const DocumentParts &m_parts;
     PatternSet m_patterns;
     const InductorProfile *m_profile = &newestInductorProfile(); // builtinCatalog()'s
     std::vector<std::string> m_customNames;

@@ -43,15 +43,16 @@ std::vector<CustomPatternSource> sourcesOfStep(const PassConfig &pass,
 
 } // namespace
 
-DocumentPersistence::DocumentPersistence(Document &document)
+DocumentPersistence::DocumentPersistence(Document &document, const DocumentParts &parts)
     : m_document(document)
+    , m_parts(parts)
 {}
 
 // ---- the pass file ----------------------------------------------------------------
 
 PassConfig DocumentPersistence::passConfig() const
 {
-    const DocumentPatterns &patterns = m_document.patternSet();
+    const DocumentPatterns &patterns = *m_parts.patternSet;
     PassConfig config = passConfigFor(patterns.patterns());
     // Custom patterns travel as their sources; passConfigFor lists them as rules.
     for (const std::string &name : patterns.customNames()) {
@@ -73,7 +74,7 @@ PassConfig DocumentPersistence::passConfig() const
         *order = std::move(ordered);
     }
     config.customPatterns = patterns.customSources();
-    for (const auto &[signature, entry] : m_document.review().rejections())
+    for (const auto &[signature, entry] : m_parts.review->rejections())
         config.rejected.push_back({entry.match.pattern, signature, entry.anchorName.toStdString()});
     return config;
 }
@@ -83,7 +84,7 @@ Status DocumentPersistence::savePassFile(const QString &path)
     if (Status s = savePassConfig(passConfig(), path.toStdString()); !s)
         return s;
     // A pass file holds no applied step: those stay unsaved.
-    m_document.history().markDecisionsSaved();
+    m_parts.history->markDecisionsSaved();
     return {};
 }
 
@@ -94,7 +95,7 @@ Status DocumentPersistence::loadPassFile(const QString &path)
         return config.error();
     if (Status s = applyPassConfig(*config, path.toStdString()); !s)
         return s;
-    m_document.history().markDecisionsSaved();
+    m_parts.history->markDecisionsSaved();
     return {};
 }
 
@@ -107,7 +108,7 @@ Status DocumentPersistence::applyPassConfig(const PassConfig &config, const std:
         return added.error();
     std::vector<std::string> notes;
     // Read as the Inductor the session follows (Settings ▸ Inductor Version).
-    if (Status s = configurePatterns(fresh, config, m_document.patternSet().inductorProfile(), &notes); !s)
+    if (Status s = configurePatterns(fresh, config, m_parts.patternSet->inductorProfile(), &notes); !s)
         return Error{sourceName + ": " + s.error().message};
     for (const std::string &name : *added)
         fresh.setEnabled(name, true); // a custom pattern runs whenever it is given
@@ -122,9 +123,9 @@ Status DocumentPersistence::applyPassConfig(const PassConfig &config, const std:
     configured.notes = std::move(notes);
     configured.preGradOrder = config.preGradOrder;
     configured.postGradOrder = config.postGradOrder;
-    m_document.patternSet().adopt(std::move(configured));
+    m_parts.patternSet->adopt(std::move(configured));
 
-    DocumentReview &review = m_document.review();
+    DocumentReview &review = *m_parts.review;
     std::map<std::string, MatchEntry> rejected;
     for (const RejectedMatch &r : config.rejected) {
         MatchEntry e;
@@ -137,8 +138,8 @@ Status DocumentPersistence::applyPassConfig(const PassConfig &config, const std:
     review.setRejections(std::move(rejected));
     if (!review.rejections().empty() && m_document.hasGraph())
         review.giveRejectionsNodes(
-            DocumentJobs::searchCandidates(m_document.graph(), m_document.patternSet().patterns()));
-    m_document.jobs().bumpVersion();
+            DocumentJobs::searchCandidates(m_document.graph(), m_parts.patternSet->patterns()));
+    m_parts.jobs->bumpVersion();
     emit m_document.patternsChanged();
     if (review.hasMatchResults())
         m_document.findMatches();
@@ -206,10 +207,10 @@ bool DocumentPersistence::replaySteps(const std::vector<SessionStep> &steps, QSt
             continue;
         }
         // The candidates of the graph as it is now, found on this thread.
-        DocumentReview &review = m_document.review();
-        m_document.jobs().waitForPatternsIdle();
+        DocumentReview &review = *m_parts.review;
+        m_parts.jobs->waitForPatternsIdle();
         std::vector<MatchEntry> found = DocumentJobs::searchCandidates(m_document.graph(),
-                                                                       m_document.patternSet().patterns());
+                                                                       m_parts.patternSet->patterns());
         review.setHasMatchResults(true);
         review.rebuildMatchList(std::move(found));
         const std::vector<MatchEntry> &matches = review.matches();

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "DocumentParts.h"
+
 #include "SessionFile.h"
 #include "core/io/PassConfig.h"
 
@@ -18,7 +20,7 @@ class Document;
 /// steps replayed on a freshly loaded graph.
 class DocumentPersistence final {
 public:
-    explicit DocumentPersistence(Document &document);
+    DocumentPersistence(Document &document, const DocumentParts &parts);
     DocumentPersistence(const DocumentPersistence &) = delete;
     DocumentPersistence &operator=(const DocumentPersistence &) = delete;
 
@@ -31,6 +33,7 @@ public:
 
 private:
     Document &m_document;
+    const DocumentParts &m_parts;
 };
 
 } // namespace fusebox

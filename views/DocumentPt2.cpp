@@ -40,8 +40,9 @@ const QString kPt2Task = QStringLiteral("document.pt2");
 
 } // namespace
 
-DocumentPt2::DocumentPt2(Document &document)
+DocumentPt2::DocumentPt2(Document &document, const DocumentParts &parts)
     : m_document(document)
+    , m_parts(parts)
 {}
 
 DocumentPt2::~DocumentPt2()
@@ -52,13 +53,13 @@ DocumentPt2::~DocumentPt2()
 
 bool DocumentPt2::verifiesInPyTorch2() const
 {
-    return m_document.hasGraph() && isPt2Graph(m_document.history().original())
+    return m_document.hasGraph() && isPt2Graph(m_parts.history->original())
            && pt2::findPythonCommand(Pt2Controller::pythonCommand().toStdString()).has_value();
 }
 
 QString DocumentPt2::whyNotPyTorch2() const
 {
-    if (!m_document.hasGraph() || !isPt2Graph(m_document.history().original())
+    if (!m_document.hasGraph() || !isPt2Graph(m_parts.history->original())
         || pt2::findPythonCommand(Pt2Controller::pythonCommand().toStdString()))
         return {};
     return qs(pt2::noPythonMessage());
@@ -86,7 +87,7 @@ Expected<std::shared_ptr<pt2::BridgeVerifier>> DocumentPt2::pt2Verifier(const pt
     if (!m_bridge)
         return Error{pt2::noPythonMessage()};
     setProgress("starting PyTorch 2 and running the original graph");
-    auto created = pt2::BridgeVerifier::create(m_bridge, m_document.history().original(), 1e-4, control);
+    auto created = pt2::BridgeVerifier::create(m_bridge, m_parts.history->original(), 1e-4, control);
     if (!created)
         return created.error();
     m_verifier = std::make_shared<pt2::BridgeVerifier>(std::move(*created));
@@ -166,13 +167,13 @@ bool DocumentPt2::applyInBackground(std::vector<MatchEntry> chosen)
         std::string error; // the verifier could not be made, or the job was cancelled
     };
     auto outcome = std::make_shared<Outcome>();
-    outcome->graph = m_document.history().graph().clone();
+    outcome->graph = m_parts.history->graph().clone();
     outcome->chosen = std::move(chosen);
-    const quint64 version = m_document.jobs().version();
+    const quint64 version = m_parts.jobs->version();
     auto finish = [this, outcome, version, what](bool cancelled) {
         m_applying = false;
-        DocumentReview &review = m_document.review();
-        if (cancelled || !outcome->error.empty() || version != m_document.jobs().version()) {
+        DocumentReview &review = *m_parts.review;
+        if (cancelled || !outcome->error.empty() || version != m_parts.jobs->version()) {
             const QString why = cancelled ? tr("cancelled; nothing was applied")
                                 : !outcome->error.empty()
                                     ? tr("not applied: %1").arg(qs(outcome->error))
@@ -183,14 +184,14 @@ bool DocumentPt2::applyInBackground(std::vector<MatchEntry> chosen)
         for (MatchEntry &e : outcome->failed)
             review.recordFailure(std::move(e));
         if (!outcome->applied.empty())
-            m_document.history().replaceGraph(std::move(outcome->graph));
+            m_parts.history->replaceGraph(std::move(outcome->graph));
         const int applied = int(outcome->applied.size());
         QString error;
         review.commitApplies(std::move(outcome->groups), std::move(outcome->applied), outcome->stale, &error);
         emit m_document.applyFinished(applied, applied ? tr("%1: verified in PyTorch 2").arg(what)
                                                        : tr("%1: %2").arg(what, error));
     };
-    const PatternSet &patterns = m_document.patternSet().patterns();
+    const PatternSet &patterns = m_parts.patternSet->patterns();
     m_document.tasks()->run(
         tr("PyTorch 2: %1").arg(what), kPt2Task, &m_document,
         [this, &patterns, outcome](TaskControl &task) {
@@ -272,7 +273,7 @@ bool DocumentPt2::exportInBackground(const QString &path, pt2::Pt2ExportFormat f
     setProgress("exporting " + path.toStdString());
     // Copies: the review may go on while PyTorch 2 exports.
     auto graphs = std::make_shared<std::pair<Graph, Graph>>(m_document.graph().clone(),
-                                                            m_document.history().original().clone());
+                                                            m_parts.history->original().clone());
     auto result = std::make_shared<Expected<pt2::Pt2ExportResult>>(Error{"not run"});
     m_document.tasks()->run(
         tr("PyTorch 2: exporting %1").arg(QFileInfo(path).fileName()), kPt2Task, &m_document,

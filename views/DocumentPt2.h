@@ -1,5 +1,7 @@
 #pragma once
 
+#include "DocumentParts.h"
+
 #include "MatchEntry.h"
 #include "core/ir/Expected.h"
 #include "core/pt2/BridgeVerifier.h"
@@ -35,7 +37,7 @@ class Document;
 /// own worker thread.
 class DocumentPt2 final {
 public:
-    explicit DocumentPt2(Document &document);
+    DocumentPt2(Document &document, const DocumentParts &parts);
     /// Cancels a running job and waits for it; the bridge's Python exits.
     ~DocumentPt2();
     DocumentPt2(const DocumentPt2 &) = delete;
@@ -100,6 +102,7 @@ private:
     };
 
     Document &m_document;
+    const DocumentParts &m_parts;
     std::string m_bridgeCommand; // the command m_bridge was made for
     std::shared_ptr<pt2::Pt2Bridge> m_bridge;
     std::mutex m_verifierMutex; // pt2Verifier() runs on worker threads

@@ -69,8 +69,9 @@ bool sameMatch(const MatchEntry &decided, const Match &candidate, const std::str
 
 } // namespace
 
-DocumentReview::DocumentReview(Document &document)
+DocumentReview::DocumentReview(Document &document, const DocumentParts &parts)
     : m_document(document)
+    , m_parts(parts)
 {}
 
 void DocumentReview::reset()
@@ -145,15 +146,15 @@ const MatchEntry *DocumentReview::rejectionOf(const std::map<std::string, MatchE
 
 void DocumentReview::rebuildMatchList(std::vector<MatchEntry> candidates)
 {
-    const Graph &graph = m_document.history().graph();
-    const PatternSet &patterns = m_document.patternSet().patterns();
+    const Graph &graph = m_parts.history->graph();
+    const PatternSet &patterns = m_parts.patternSet->patterns();
     m_candidates = std::move(candidates);
     m_matches.clear();
     m_matches.reserve(m_candidates.size() + m_failures.size() + m_rejected.size());
     std::set<std::string> found; // the rejections the candidates re-identify
     // Why the schedule Apply All runs leaves a pattern out on this graph, per pattern.
     std::map<std::string, std::string> skipped;
-    const PassSchedule schedule = m_document.jobs().schedule();
+    const PassSchedule schedule = m_parts.jobs->schedule();
     const PassConfig config = m_document.passConfig();
     auto whySkipped = [&](const std::string &name) -> const std::string & {
         auto it = skipped.find(name);
@@ -207,15 +208,15 @@ void DocumentReview::rebuildMatchList(std::vector<MatchEntry> candidates)
             m_matches.push_back(std::move(e));
         }
     m_matches.insert(m_matches.end(), m_failures.begin(), m_failures.end());
-    auto applied = m_document.history().appliedEntries();
+    auto applied = m_parts.history->appliedEntries();
     m_matches.insert(m_matches.end(), applied.begin(), applied.end());
     emit m_document.matchesChanged();
 }
 
 int DocumentReview::applyMatches(const std::vector<int> &rows, QString *error)
 {
-    DocumentJobs &jobs = m_document.jobs();
-    DocumentHistory &history = m_document.history();
+    DocumentJobs &jobs = *m_parts.jobs;
+    DocumentHistory &history = *m_parts.history;
     jobs.waitForPatternsIdle();
     if (jobs.isApplyingAll()) {
         if (error)
@@ -237,8 +238,8 @@ int DocumentReview::applyMatches(const std::vector<int> &rows, QString *error)
     }
     // A PT2 graph is verified in PyTorch 2: the applies and their checks run
     // in the background (Document::applyFinished follows).
-    if (jobs.verifyApplies() && m_document.pt2().verifiesInPyTorch2()) {
-        if (!m_document.pt2().applyInBackground(std::move(chosen))) {
+    if (jobs.verifyApplies() && m_parts.pt2->verifiesInPyTorch2()) {
+        if (!m_parts.pt2->applyInBackground(std::move(chosen))) {
             if (error)
                 *error = tr("a PyTorch 2 job is running (Esc cancels it)");
         } else if (error) {
@@ -259,7 +260,7 @@ int DocumentReview::applyMatches(const std::vector<int> &rows, QString *error)
             verification = tr("not verified: %1").arg(whyNot);
         }
     }
-    const PatternSet &patterns = m_document.patternSet().patterns();
+    const PatternSet &patterns = m_parts.patternSet->patterns();
     std::vector<EditGroup> groups;
     std::vector<MatchEntry> applied;
     int stale = 0;
@@ -298,17 +299,17 @@ void DocumentReview::recordFailure(MatchEntry failure)
 int DocumentReview::commitApplies(std::vector<EditGroup> groups, std::vector<MatchEntry> applied, int stale,
                                   QString *error)
 {
-    DocumentHistory &history = m_document.history();
+    DocumentHistory &history = *m_parts.history;
     if (!applied.empty()) {
         const QString text = applied.size() == 1
                                  ? tr("Apply %1 at %%2")
                                        .arg(qs(applied.front().match.pattern), applied.front().anchorName)
                                  : tr("Apply %n matches", nullptr, int(applied.size()));
         SessionStep step;
-        step.customPatterns = m_document.patternSet().customNames();
+        step.customPatterns = m_parts.patternSet->customNames();
         for (const MatchEntry &e : applied)
             step.signatures.push_back(e.signature);
-        history.push(new RewriteCommand(&history, text, std::move(groups), applied, std::move(step)));
+        history.pushRewrite(text, std::move(groups), applied, std::move(step));
         emit m_document.matchesApplied(applied);
         m_document.graphChanged();
     } else {
@@ -324,11 +325,16 @@ void DocumentReview::addFailures(const std::vector<MatchEntry> &failures)
     m_failures.insert(m_failures.end(), failures.begin(), failures.end());
 }
 
+RejectCommand::SetRejected DocumentReview::rejectionHook()
+{
+    return [this](const MatchEntry &entry, bool rejected) { setRejected(entry, rejected); };
+}
+
 bool DocumentReview::rejectMatch(int row)
 {
     if (row < 0 || size_t(row) >= m_matches.size() || m_matches[size_t(row)].status != MatchStatus::Pending)
         return false;
-    m_document.history().push(new RejectCommand(this, m_matches[size_t(row)], true));
+    m_parts.history->push(new RejectCommand(rejectionHook(), m_matches[size_t(row)], true));
     return true;
 }
 
@@ -336,7 +342,7 @@ bool DocumentReview::restoreMatch(int row)
 {
     if (row < 0 || size_t(row) >= m_matches.size() || m_matches[size_t(row)].status != MatchStatus::Rejected)
         return false;
-    m_document.history().push(new RejectCommand(this, m_matches[size_t(row)], false));
+    m_parts.history->push(new RejectCommand(rejectionHook(), m_matches[size_t(row)], false));
     return true;
 }
 

@@ -1,5 +1,8 @@
 #pragma once
 
+#include "DocumentCommands.h"
+#include "DocumentParts.h"
+
 #include "MatchEntry.h"
 
 #include <QString>
@@ -27,7 +30,7 @@ struct PatternTally;
 /// rejection (the private hook below), so every rejection is an undo step.
 class DocumentReview final {
 public:
-    explicit DocumentReview(Document &document);
+    DocumentReview(Document &document, const DocumentParts &parts);
     DocumentReview(const DocumentReview &) = delete;
     DocumentReview &operator=(const DocumentReview &) = delete;
 
@@ -85,11 +88,14 @@ public:
                                          const std::string &signature);
 
 private:
-    friend class RejectCommand;
-    /// Rejects or restores `entry` (RejectCommand's redo and undo).
+    /// Rejects or restores `entry` (RejectCommand's redo and undo, through the
+    /// hook rejectMatch/restoreMatch give it).
     void setRejected(const MatchEntry &entry, bool rejected);
+    /// setRejected, as the RejectCommands this part makes call it.
+    RejectCommand::SetRejected rejectionHook();
 
     Document &m_document;
+    const DocumentParts &m_parts;
     std::vector<MatchEntry> m_matches;
     std::vector<MatchEntry> m_candidates;
     std::vector<MatchEntry> m_failures;
