@@ -31,6 +31,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -83,6 +84,8 @@ class TimedApplication final : public QApplication {
         case QEvent::Paint: return "paint";
         case QEvent::MetaCall: return "queued call";
         case QEvent::LayoutRequest: return "layout request";
+        case QEvent::UpdateRequest: return "repaint";
+        case QEvent::Expose: return "expose";
         case QEvent::Timer: return "timer";
         case QEvent::FutureCallOut: return "future result (a task's done)";
         default: return "event " + std::to_string(type);
@@ -227,28 +230,27 @@ int main(int argc, char *argv[])
             most = item.nodeCount;
             biggest = item.scope;
         }
-    if (biggest >= 0) {
+    // One change of what is shown, timed to drawn, with its worst stall.
+    auto timedLayout = [&](const std::function<void()> &change, qint64 *stall) {
         stalls.start();
         app.reset();
-        start = Clock::now();
-        window.scene()->expandScope(biggest);
+        const auto begun = Clock::now();
+        change();
         if (!QTest::qWaitFor([&] { return !scene.isLayoutRunning(); }, 120000))
             std::printf("the layout did not finish within 120 s\n");
-        const double expandMs = msSince(start);
-        const qint64 expandStall = stalls.stop();
+        const double ms = msSince(begun);
+        *stall = stalls.stop();
+        return ms;
+    };
+    if (biggest >= 0) {
+        qint64 stall = 0;
+        const double expandMs = timedLayout([&] { window.scene()->expandScope(biggest); }, &stall);
         std::printf("expand a group of %zu nodes: %.0f ms to drawn (%d groups, %d nodes drawn)\n", most, expandMs,
                     scene.groupItemCount(), scene.nodeItemCount());
-        reportStall("expanding", expandStall);
-
-        stalls.start();
-        app.reset();
-        start = Clock::now();
-        window.scene()->collapseScope(biggest);
-        if (!QTest::qWaitFor([&] { return !scene.isLayoutRunning(); }, 120000))
-            std::printf("the layout did not finish within 120 s\n");
-        const double collapseMs = msSince(start);
+        reportStall("expanding", stall);
+        const double collapseMs = timedLayout([&] { window.scene()->collapseScope(biggest); }, &stall);
         std::printf("collapse it again: %.0f ms to drawn\n", collapseMs);
-        reportStall("collapsing", stalls.stop());
+        reportStall("collapsing", stall);
     }
 
     // The search field runs on the GUI thread: its whole time is a stall.

@@ -67,6 +67,7 @@ OpenedGraph OpenedGraph::prepare(Graph graph)
     opened.original = graph.clone();
     opened.issues = verify(graph);
     opened.shapes = countShapes(graph);
+    opened.summary = summarize(graph);
     opened.scopes = std::make_shared<const ScopeTree>(graph);
     opened.graph = std::move(graph);
     return opened;
@@ -99,6 +100,7 @@ void Document::adopt(OpenedGraph opened, const QString &displayName, const QStri
     m_jobs->bumpVersion();
     m_history->reset(std::move(opened.graph), std::move(opened.original));
     m_shapeCounts = opened.shapes;
+    m_summary = std::move(opened.summary);
     m_scopeTree = std::move(opened.scopes);
     resetSession();
     for (const VerifierIssue &issue : opened.issues)
@@ -135,6 +137,13 @@ const ShapeCounts &Document::shapeCounts() const
     return *m_shapeCounts;
 }
 
+const GraphSummary &Document::summary() const
+{
+    if (!m_summary)
+        m_summary = summarize(graph());
+    return *m_summary;
+}
+
 std::shared_ptr<const ScopeTree> Document::sharedScopeTree() const
 {
     if (!m_scopeTree)
@@ -146,6 +155,7 @@ void Document::graphChanged()
 {
     m_jobs->bumpVersion();
     m_shapeCounts.reset();
+    m_summary.reset();
     m_scopeTree.reset();
     emit graphRewritten();
     if (m_review->hasMatchResults())

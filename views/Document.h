@@ -7,6 +7,7 @@
 #include "core/io/PassConfig.h"
 #include "core/io/PatternFile.h"
 #include "core/ir/Graph.h"
+#include "core/ir/GraphSummary.h"
 #include "core/ir/ShapeInference.h"
 #include "core/ir/Verifier.h"
 #include "core/rewrite/EditLog.h"
@@ -32,13 +33,6 @@ class QUndoStack;
 namespace fusebox {
 
 class TaskService;
-
-class DocumentHistory;
-class DocumentJobs;
-class DocumentPatterns;
-class DocumentPersistence;
-class DocumentPt2;
-class DocumentReview;
 struct InductorProfile;
 
 /// A graph ready to become the document's: the copy kept as the original and
@@ -48,8 +42,9 @@ struct OpenedGraph {
     Graph graph;
     Graph original;
     std::vector<VerifierIssue> issues;
-    /// What Document::shapeCounts() and scopeTree() give for it.
+    /// What Document::shapeCounts(), summary() and scopeTree() give for it.
     ShapeCounts shapes;
+    GraphSummary summary;
     std::shared_ptr<const ScopeTree> scopes;
 
     /// Makes the copy and runs the verifier; any thread.
@@ -141,6 +136,9 @@ public:
     /// How many of the graph's values have a shape (made once per graph: the
     /// status bar asks after every layout).
     const ShapeCounts &shapeCounts() const;
+    /// Node, edge and op counts, the op histogram (made once per graph: the
+    /// inspector shows them whenever nothing is selected).
+    const GraphSummary &summary() const;
     /// The graph's scopes, as the graph view groups them (made once per graph).
     const ScopeTree &scopeTree() const { return *sharedScopeTree(); }
     /// The same, shared (a background layout holds it while the graph changes).
@@ -353,6 +351,7 @@ private:
     std::vector<int> m_nodeLines;
     /// shapeCounts() and scopeTree() of the current graph; made again after a rewrite.
     mutable std::optional<ShapeCounts> m_shapeCounts;
+    mutable std::optional<GraphSummary> m_summary;
     mutable std::shared_ptr<const ScopeTree> m_scopeTree;
 };
 

@@ -1,6 +1,5 @@
 #include "DocumentCommands.h"
 
-
 #include <QObject>
 
 namespace fusebox {

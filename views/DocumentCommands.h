@@ -11,7 +11,6 @@
 
 namespace fusebox {
 
-
 /// One rewrite step on the document: the edit groups of one or more applied
 /// matches (Apply, Apply Selected, Apply All). The rewrite has already
 /// happened when the command is pushed, so the first redo() does nothing;

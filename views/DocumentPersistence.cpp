@@ -137,8 +137,7 @@ Status DocumentPersistence::applyPassConfig(const PassConfig &config, const std:
     }
     review.setRejections(std::move(rejected));
     if (!review.rejections().empty() && m_document.hasGraph())
-        review.giveRejectionsNodes(
-            DocumentJobs::searchCandidates(m_document.graph(), m_parts.patternSet->patterns()));
+        review.giveRejectionsNodes(DocumentJobs::searchCandidates(m_document.graph(), m_parts.patternSet->patterns()));
     m_parts.jobs->bumpVersion();
     emit m_document.patternsChanged();
     if (review.hasMatchResults())

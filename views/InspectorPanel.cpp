@@ -103,7 +103,7 @@ void InspectorPanel::clear()
     }
     // Nothing selected: a summary of the model.
     const Graph &graph = m_document->graph();
-    const GraphSummary summary = summarize(graph);
+    const GraphSummary &summary = m_document->summary();
     QString html = QString::fromLatin1(kStyle);
     html += QStringLiteral("<h2>%1</h2>").arg(m_document->displayName().toHtmlEscaped());
     html += QStringLiteral("<div class='sub'>%1</div>")
