@@ -61,6 +61,18 @@ void Document::open(const QString &path, const LoadOptions &options, const QStri
     m_jobs->open(path, options, displayName, requirePytorchShapes);
 }
 
+namespace {
+
+std::map<OpFamily, size_t> countFamilies(const Graph &graph)
+{
+    std::map<OpFamily, size_t> counts;
+    for (NodeId id : graph.nodeIds())
+        ++counts[opFamily(*graph.node(id))];
+    return counts;
+}
+
+} // namespace
+
 OpenedGraph OpenedGraph::prepare(Graph graph)
 {
     OpenedGraph opened;
@@ -68,6 +80,7 @@ OpenedGraph OpenedGraph::prepare(Graph graph)
     opened.issues = verify(graph);
     opened.shapes = countShapes(graph);
     opened.summary = summarize(graph);
+    opened.families = countFamilies(graph);
     opened.scopes = std::make_shared<const ScopeTree>(graph);
     opened.graph = std::move(graph);
     return opened;
@@ -101,6 +114,7 @@ void Document::adopt(OpenedGraph opened, const QString &displayName, const QStri
     m_history->reset(std::move(opened.graph), std::move(opened.original));
     m_shapeCounts = opened.shapes;
     m_summary = std::move(opened.summary);
+    m_families = std::move(opened.families);
     m_scopeTree = std::move(opened.scopes);
     resetSession();
     for (const VerifierIssue &issue : opened.issues)
@@ -137,6 +151,13 @@ const ShapeCounts &Document::shapeCounts() const
     return *m_shapeCounts;
 }
 
+const std::map<OpFamily, size_t> &Document::familyCounts() const
+{
+    if (!m_families)
+        m_families = countFamilies(graph());
+    return *m_families;
+}
+
 const GraphSummary &Document::summary() const
 {
     if (!m_summary)
@@ -156,6 +177,7 @@ void Document::graphChanged()
     m_jobs->bumpVersion();
     m_shapeCounts.reset();
     m_summary.reset();
+    m_families.reset();
     m_scopeTree.reset();
     emit graphRewritten();
     if (m_review->hasMatchResults())

@@ -8,6 +8,7 @@
 #include "core/io/PatternFile.h"
 #include "core/ir/Graph.h"
 #include "core/ir/GraphSummary.h"
+#include "core/ir/OpFamily.h"
 #include "core/ir/ShapeInference.h"
 #include "core/ir/Verifier.h"
 #include "core/rewrite/EditLog.h"
@@ -45,6 +46,7 @@ struct OpenedGraph {
     /// What Document::shapeCounts(), summary() and scopeTree() give for it.
     ShapeCounts shapes;
     GraphSummary summary;
+    std::map<OpFamily, size_t> families;
     std::shared_ptr<const ScopeTree> scopes;
 
     /// Makes the copy and runs the verifier; any thread.
@@ -139,6 +141,8 @@ public:
     /// Node, edge and op counts, the op histogram (made once per graph: the
     /// inspector shows them whenever nothing is selected).
     const GraphSummary &summary() const;
+    /// Nodes per op family, as the legend counts them (made once per graph).
+    const std::map<OpFamily, size_t> &familyCounts() const;
     /// The graph's scopes, as the graph view groups them (made once per graph).
     const ScopeTree &scopeTree() const { return *sharedScopeTree(); }
     /// The same, shared (a background layout holds it while the graph changes).
@@ -352,6 +356,7 @@ private:
     /// shapeCounts() and scopeTree() of the current graph; made again after a rewrite.
     mutable std::optional<ShapeCounts> m_shapeCounts;
     mutable std::optional<GraphSummary> m_summary;
+    mutable std::optional<std::map<OpFamily, size_t>> m_families;
     mutable std::shared_ptr<const ScopeTree> m_scopeTree;
 };
 

@@ -23,11 +23,9 @@ LegendWidget::LegendWidget(QWidget *parent)
     setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Fixed);
 }
 
-void LegendWidget::setGraph(const Graph &graph)
+void LegendWidget::setCounts(std::map<OpFamily, size_t> counts)
 {
-    m_counts.clear();
-    for (NodeId id : graph.nodeIds())
-        ++m_counts[opFamily(*graph.node(id))];
+    m_counts = std::move(counts);
     update();
 }
 

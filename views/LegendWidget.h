@@ -18,8 +18,8 @@ class LegendWidget final : public QWidget {
 public:
     explicit LegendWidget(QWidget *parent = nullptr);
 
-    /// Counts the nodes of graph per family.
-    void setGraph(const Graph &graph);
+    /// The nodes per family to show (Document::familyCounts()).
+    void setCounts(std::map<OpFamily, size_t> counts);
     size_t count(OpFamily family) const;
 
     QSize sizeHint() const override;

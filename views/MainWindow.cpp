@@ -117,7 +117,7 @@ MainWindow::MainWindow(QWidget *parent)
     installHelpMenu(this);
     connect(m_document, &Document::graphRewritten, this, [this] {
         m_searchHits.clear();
-        m_legend->setGraph(m_document->graph());
+        m_legend->setCounts(m_document->familyCounts());
         indexNodeNames();
         updateStatus();
     });
@@ -491,7 +491,7 @@ void MainWindow::onGraphLoaded()
     else if (!m_pendingRecent.isEmpty() && QFileInfo(m_document->filePath()).absoluteFilePath() == m_pendingRecent)
         addRecentFile(m_pendingRecent);
     m_pendingRecent.clear();
-    m_legend->setGraph(graph);
+    m_legend->setCounts(m_document->familyCounts());
     indexNodeNames();
     m_searchHits.clear();
     m_inspector->clear();

@@ -113,17 +113,17 @@ public:
 
     /// Runs the opcodes up to STOP; returns the value it leaves on top.
     Ref run();
+
+    /// The storages the persistent ids run so far referred to.
+    const std::vector<StorageReference> &storages() const { return m_storages; }
+
+private:
     // run()'s opcode groups: each handles its opcodes and returns true, or
     // returns false for an opcode of another group.
     bool pushValue(uint8_t op);
     bool buildContainer(uint8_t op);
     bool makeObject(uint8_t op);
     bool useMemo(uint8_t op);
-
-    /// The storages the persistent ids run so far referred to.
-    const std::vector<StorageReference> &storages() const { return m_storages; }
-
-private:
     [[noreturn]] void fail(const std::string &message) const { throw ParseError{message, m_opAt}; }
 
     // Reading the opcodes' arguments.
