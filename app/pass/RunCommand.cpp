@@ -103,6 +103,9 @@ struct RunRequest {
     bool forPyTorch2 = false;
     bool verify = false, measure = false, keepFaster = false, greedy = false;
     double precision = 1e-4;
+    /// --keep-faster keeps a rewrite whose compiled median is at most
+    /// (1 + tolerance) times the one before (CompiledGate).
+    double keepFasterTolerance = 0.03;
     DriverOptions options;
     LatencyOptions latency;
 };
@@ -143,13 +146,22 @@ std::optional<RunRequest> parseRunRequest(const ParsedArgs &args)
         return std::nullopt;
     }
     r.forPyTorch2 = r.asModule || outputFormatOf(r.output) == OutputFormat::Pt2Archive;
-    if (auto p = args.value("--precision")) {
+    for (auto [option, target] : {std::pair{"--precision", &r.precision},
+                                  std::pair{"--keep-faster-tolerance", &r.keepFasterTolerance}}) {
+        auto text = args.value(option);
+        if (!text)
+            continue;
         try {
-            r.precision = std::stod(*p);
+            *target = std::stod(*text);
         } catch (const std::exception &) {
-            std::cerr << "fusebox-pass run: --precision '" << *p << "' is not a number\n";
+            std::cerr << "fusebox-pass run: " << option << " '" << *text << "' is not a number\n";
             return std::nullopt;
         }
+    }
+    if (r.keepFasterTolerance <= -1) {
+        std::cerr << "fusebox-pass run: --keep-faster-tolerance must be above -1 (-0.5: keep only what runs in half "
+                     "the time)\n";
+        return std::nullopt;
     }
     for (auto [option, target, minimum] :
          {std::tuple{"--max-rounds", &r.options.maxRounds, 0}, std::tuple{"--measure-runs", &r.latency.iterations, 1},
@@ -315,7 +327,7 @@ void RunJob::setUpKeepFaster()
     if (!m_args.value("--measure-warmup"))
         gateOptions.warmup = 3;
     gateOptions.bridge = m_bridge.get();
-    m_gate.emplace(*m_bridge, m_model->graph, gateOptions);
+    m_gate.emplace(*m_bridge, m_model->graph, gateOptions, m_request.keepFasterTolerance);
     auto verifyFirst = std::move(m_request.options.verifyRewrite);
     m_request.options.verifyRewrite = [this, verifyFirst](const Graph &g) -> std::optional<std::string> {
         if (verifyFirst)
@@ -653,7 +665,7 @@ Command runCommand()
         "--keep-faster (PT2 graphs) times every rewrite, once verified, compiled by\n"
         "torch.compile against the graph before it (--measure-runs rounds, default\n"
         "20) and undoes it unless the compiled median is within 3% of the one before\n"
-        "or faster; an undone rewrite is not tried again. With --schedule greedy the\n"
+        "or faster (--keep-faster-tolerance); an undone rewrite is not tried again. With --schedule greedy the\n"
         "search then goes on from the faster graph (the report's keep_faster).",
         {{"-o", "OUT", "where to write the rewritten model (.pt, .json, .py or .pt2; required)"},
          configOption(),
@@ -666,6 +678,9 @@ Command runCommand()
          {"--precision", "P", "verification tolerance, absolute and relative (default 1e-4)"},
          {"--measure", "", "time the original and the rewritten graph on the same inputs (medians and spread)"},
          {"--keep-faster", "", "PT2 graphs: keep a rewrite only when torch.compile runs the graph faster with it"},
+         {"--keep-faster-tolerance", "T",
+          "--keep-faster keeps a rewrite whose compiled median is at most (1 + T) times the one before "
+          "(default 0.03; -0.5 keeps only what halves it)"},
          {"--measure-runs", "N", "--measure: timed runs of each graph (default 30; --keep-faster: 20 per rewrite)"},
          {"--measure-warmup", "N", "--measure: untimed runs of each graph first (default 5; --keep-faster: 3)"},
          {"--report", "report.json",
