@@ -146,8 +146,8 @@ std::optional<RunRequest> parseRunRequest(const ParsedArgs &args)
         return std::nullopt;
     }
     r.forPyTorch2 = r.asModule || outputFormatOf(r.output) == OutputFormat::Pt2Archive;
-    for (auto [option, target] : {std::pair{"--precision", &r.precision},
-                                  std::pair{"--keep-faster-tolerance", &r.keepFasterTolerance}}) {
+    for (auto [option, target] :
+         {std::pair{"--precision", &r.precision}, std::pair{"--keep-faster-tolerance", &r.keepFasterTolerance}}) {
         auto text = args.value(option);
         if (!text)
             continue;
