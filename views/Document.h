@@ -144,8 +144,7 @@ public:
     /// Nodes per op family, as the legend counts them (made once per graph).
     const std::map<OpFamily, size_t> &familyCounts() const;
     /// The graph's scopes, as the graph view groups them (made once per graph).
-    const ScopeTree &scopeTree() const { return *sharedScopeTree(); }
-    /// The same, shared (a background layout holds it while the graph changes).
+    /// Shared: a background layout holds it while the graph changes.
     std::shared_ptr<const ScopeTree> sharedScopeTree() const;
     /// The tensor inputs (their positions among graph().inputs()) whose shape
     /// is not known: most rules check shapes and find nothing there.

@@ -198,7 +198,7 @@ private:
     QString groupTitle(int scope) const;
 
     Document *m_document;
-    /// The document's (Document::scopeTree()), shared: a layout task holds it
+    /// The document's (Document::sharedScopeTree()), shared: a layout task holds it
     /// while the GUI thread may take a new one (copying a 100k-node graph's
     /// tree took 25 ms of the GUI thread per layout).
     std::shared_ptr<const ScopeTree> m_tree = std::make_shared<const ScopeTree>();
