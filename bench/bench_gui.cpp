@@ -215,11 +215,11 @@ int main(int argc, char *argv[])
     app.reset();
     start = Clock::now();
     doc.findMatches();
-    if (!QTest::qWaitFor([&] { return !doc.isSearching() && doc.hasMatchResults(); }, 120000))
+    if (!QTest::qWaitFor([&] { return !doc.jobs().isSearching() && doc.review().hasMatchResults(); }, 120000))
         std::printf("the search did not finish within 120 s\n");
     const double searchMs = msSince(start);
     const qint64 searchStall = stalls.stop();
-    std::printf("find matches (background): %.0f ms, %zu candidates\n", searchMs, doc.matches().size());
+    std::printf("find matches (background): %.0f ms, %zu candidates\n", searchMs, doc.review().matches().size());
     reportStall("finding matches", searchStall);
 
     // Expanding the biggest group lays it out off the GUI thread.
@@ -255,9 +255,9 @@ int main(int argc, char *argv[])
 
     // The search field runs on the GUI thread: its whole time is a stall.
     start = Clock::now();
-    const auto hits = NodeSearchField::findAll(doc.graph(), QStringLiteral("layer_norm_1[0-9]+$"));
+    const auto hits = NodeSearchField::findAll(doc.model().graph(), QStringLiteral("layer_norm_1[0-9]+$"));
     const double regexMs = msSince(start);
-    std::printf("regex search over %zu nodes: %.0f ms, %zu hits\n", doc.graph().size(), regexMs, hits.size());
+    std::printf("regex search over %zu nodes: %.0f ms, %zu hits\n", doc.model().graph().size(), regexMs, hits.size());
     reportStall("searching by regex", qint64(regexMs + 0.5));
 
     qint64 worst = 0;

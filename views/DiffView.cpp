@@ -57,8 +57,8 @@ DiffView::DiffView(Document *document, QWidget *parent)
     layout->addWidget(m_summary);
     layout->addWidget(splitter, 1);
 
-    connect(m_document, &Document::graphRewritten, this, &DiffView::refresh);
-    connect(m_document, &Document::graphLoaded, this, &DiffView::refresh);
+    connect(&m_document->model(), &DocumentGraph::graphRewritten, this, &DiffView::refresh);
+    connect(&m_document->model(), &DocumentGraph::graphLoaded, this, &DiffView::refresh);
     for (auto [scene, view] : {std::pair{m_beforeScene, m_beforeView}, std::pair{m_afterScene, m_afterView}}) {
         connect(scene, &GraphScene::layoutFinished, this, &DiffView::applyMarks);
         connect(scene, &GraphScene::layoutFinished, view, [view](bool firstForGraph) {
@@ -91,21 +91,22 @@ bool DiffView::isLayingOut() const
 
 void DiffView::refresh()
 {
-    if (m_comparison || !m_document->hasGraph())
+    if (m_comparison || !m_document->model().hasGraph())
         return;
     // The left side shows the graph as loaded; reload it only when that changed.
-    if (!m_before->hasGraph() || m_before->graph().size() != m_document->originalGraph().size()
-        || m_before->displayName() != m_document->displayName())
-        m_before->setGraph(m_document->originalGraph().clone(), m_document->displayName());
-    m_diff = diffFromEdits(m_document->originalGraph(), m_document->graph(), m_document->appliedGroups());
+    if (!m_before->model().hasGraph() || m_before->model().graph().size() != m_document->history().original().size()
+        || m_before->model().displayName() != m_document->model().displayName())
+        m_before->setGraph(m_document->history().original().clone(), m_document->model().displayName());
+    m_diff = diffFromEdits(m_document->history().original(), m_document->model().graph(),
+                           m_document->history().appliedGroups());
 
     size_t rewrites = 0;
     for (const auto &p : m_diff.byPattern)
         rewrites += p.rewrites;
     QString html = tr("<b>%1</b>: %2 → %3 nodes (−%4 removed, +%5 added, %6 changed)")
                        .arg(rewrites == 1 ? tr("1 rewrite") : tr("%1 rewrites").arg(rewrites))
-                       .arg(m_document->originalGraph().size())
-                       .arg(m_document->graph().size())
+                       .arg(m_document->history().original().size())
+                       .arg(m_document->model().graph().size())
                        .arg(m_diff.removed.size())
                        .arg(m_diff.added.size())
                        .arg(m_diff.changed.size());
@@ -182,9 +183,9 @@ void DiffView::follow(GraphScene *from, GraphScene *to, GraphView *toView)
         return;
     NodeId id = from->selectedNode();
     // Compared graphs share no NodeIds; their unchanged nodes share names.
-    if (const Node *node = from->document()->graph().node(id); m_comparison)
-        id = node ? to->document()->graph().findByName(node->name) : NodeId{};
-    if (!id.isValid() || !to->document()->graph().contains(id) || to->selectedNode() == id)
+    if (const Node *node = from->document()->model().graph().node(id); m_comparison)
+        id = node ? to->document()->model().graph().findByName(node->name) : NodeId{};
+    if (!id.isValid() || !to->document()->model().graph().contains(id) || to->selectedNode() == id)
         return;
     m_syncing = true;
     to->selectNode(id);

@@ -133,7 +133,7 @@ void DocumentHistory::markSaved()
 {
     m_savedIndex = m_undo->index();
     m_decisionsDirty = false;
-    emit m_document.saved();
+    emit saved();
 }
 
 void DocumentHistory::markDecisionsSaved()

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QObject>
 #include "DocumentCommands.h"
 #include "DocumentParts.h"
 
@@ -23,7 +24,9 @@ class RewriteCommand;
 /// unsaved. Every step is pushed here; only the undo commands may revert and
 /// replay a step's edit groups (the private hooks below), so the graph
 /// changes through the rewriter or the EditLog and nowhere else.
-class DocumentHistory final {
+class DocumentHistory final : public QObject {
+    Q_OBJECT
+
 public:
     DocumentHistory(Document &document, const DocumentParts &parts);
     ~DocumentHistory();
@@ -81,6 +84,10 @@ public:
     /// hooks below, which nothing else can.
     void pushRewrite(const QString &text, std::vector<EditGroup> groups, std::vector<MatchEntry> applied,
                      SessionStep step);
+
+signals:
+    /// markSaved(): nothing is unsaved now.
+    void saved();
 
 private:
     /// Undo and redo of a rewrite step: the graph changes at once;

@@ -152,7 +152,7 @@ void DocumentJobs::open(const QString &path, const LoadOptions &options, const Q
     const quint64 generation = ++m_generation;
     m_loading = true;
     m_pendingLoadOptions = options;
-    emit m_document.loadStarted(path);
+    emit loadStarted(path);
 
     const std::string file = path.toStdString();
     // Read here, on the GUI thread: the Python Settings chose for PyTorch 2.
@@ -200,7 +200,7 @@ void DocumentJobs::openGraph(Graph graph, const QString &displayName)
 {
     const quint64 generation = ++m_generation;
     m_loading = true;
-    emit m_document.loadStarted(displayName);
+    emit loadStarted(displayName);
     auto opened = std::make_shared<OpenedGraph>();
     auto given = std::make_shared<Graph>(std::move(graph));
     m_document.tasks()->run(
@@ -210,7 +210,7 @@ void DocumentJobs::openGraph(Graph graph, const QString &displayName)
             if (generation != m_generation)
                 return; // superseded by a later open
             m_loading = false;
-            m_document.adopt(std::move(*opened), displayName, {}, {}, {}, {});
+            m_document.adopt(std::move(*opened), GraphOrigin{displayName, {}, {}, {}, {}});
         });
 }
 
@@ -221,16 +221,16 @@ void DocumentJobs::finishLoad(quint64 generation, const QString &path, const QSt
         return; // superseded by a later open()
     m_loading = false;
     if (!result || !result->hasValue()) {
-        emit m_document.loadFailed(path, result ? QString::fromStdString(result->error().message)
-                                                : tr("%1: the loader returned nothing").arg(path));
+        emit loadFailed(path, result ? QString::fromStdString(result->error().message)
+                                     : tr("%1: the loader returned nothing").arg(path));
         return;
     }
     QStringList warnings;
     for (const std::string &w : result->value().warnings)
         warnings << QString::fromStdString(w);
     const LoadOptions options = m_pendingLoadOptions;
-    m_document.adopt(std::move(*opened), displayName.isEmpty() ? QFileInfo(path).fileName() : displayName, warnings,
-                     path, std::move(result->value().nodeLines), options);
+    m_document.adopt(std::move(*opened), GraphOrigin{displayName.isEmpty() ? QFileInfo(path).fileName() : displayName,
+                                                     path, warnings, std::move(result->value().nodeLines), options});
 }
 
 void DocumentJobs::supersedeLoad()
@@ -274,7 +274,7 @@ std::vector<MatchEntry> DocumentJobs::searchCandidates(const Graph &graph, const
 
 void DocumentJobs::findMatches()
 {
-    if (!m_document.hasGraph())
+    if (!m_parts.model->hasGraph())
         return;
     if (m_searching || m_applyingAll) {
         m_searchAgain = true;
@@ -284,7 +284,7 @@ void DocumentJobs::findMatches()
     m_searching = true;
     m_searchCancelled = false;
     review.setHasMatchResults(true); // from now on, changes re-find the matches
-    emit m_document.matchSearchStarted();
+    emit matchSearchStarted();
     const quint64 version = m_graphVersion;
     auto found = std::make_shared<std::vector<MatchEntry>>();
     auto nearMissCounts = std::make_shared<std::map<std::string, int>>();
@@ -315,7 +315,7 @@ void DocumentJobs::findMatches()
             if (version == m_graphVersion && !m_searchAgain) {
                 review.setNearMissCounts(std::move(*nearMissCounts));
                 review.rebuildMatchList(std::move(*found));
-                emit m_document.matchSearchFinished();
+                emit matchSearchFinished();
                 return;
             }
             m_searchAgain = false;
@@ -334,22 +334,22 @@ void DocumentJobs::waitForSearch()
 
 void DocumentJobs::applyAll()
 {
-    if (!m_document.hasGraph() || m_applyingAll)
+    if (!m_parts.model->hasGraph() || m_applyingAll)
         return;
     waitForSearch();
     m_applyingAll = true;
-    emit m_document.applyAllStarted();
+    emit applyAllStarted();
     // The driver rewrites a copy off the GUI thread; the copy then replaces
     // the graph, and its edit groups become one undo step.
     auto outcome = std::make_shared<ApplyAllOutcome>();
     outcome->graph = m_parts.history->graph().clone();
     outcome->schedule = m_schedule;
-    outcome->config = m_document.passConfig();
+    outcome->config = m_parts.persistence->passConfig();
     m_stopApplyAll = std::make_shared<std::atomic<bool>>(false);
     m_applyAllProgress = std::make_shared<std::atomic<int>>(0);
     DriverOptions options = applyAllOptions(outcome);
     auto finish = [this, version = m_graphVersion, outcome, verified = bool(options.verifyRewrite),
-                   offSchedule = offScheduleCandidates(m_document.matches())](bool cancelled) {
+                   offSchedule = offScheduleCandidates(m_parts.review->matches())](bool cancelled) {
         finishApplyAll(version, *outcome, offSchedule, verified, cancelled);
     };
     const PatternSet &patterns = m_parts.patternSet->patterns();
@@ -371,7 +371,7 @@ DriverOptions DocumentJobs::applyAllOptions(const std::shared_ptr<ApplyAllOutcom
     options.shouldStop = [stop = m_stopApplyAll] { return stop->load(); };
     // As `fusebox-pass run --config` skips them (by signature), and by their
     // nodes: the copy keeps the graph's NodeIds.
-    options.isRejected = [bySignature = rejectionFilter(m_document.passConfig()),
+    options.isRejected = [bySignature = rejectionFilter(m_parts.persistence->passConfig()),
                           rejected = m_parts.review->rejections()](const Graph &g, const Match &m) {
         return (bySignature && bySignature(g, m)) || DocumentReview::rejectionOf(rejected, m, std::string()) != nullptr;
     };
@@ -408,11 +408,11 @@ void DocumentJobs::finishApplyAll(quint64 version, ApplyAllOutcome &outcome, con
     m_lastCounters = r.counters;
     if (m_stopApplyAll->load() || cancelled) {
         // It ran on a copy: cancelling leaves the document as it was.
-        emit m_document.applyAllFinished(0, tr("cancelled; nothing was applied"));
+        emit applyAllFinished(0, tr("cancelled; nothing was applied"));
         return;
     }
     if (version != m_graphVersion) {
-        emit m_document.applyAllFinished(0, tr("the graph changed while Apply All ran; nothing was applied"));
+        emit applyAllFinished(0, tr("the graph changed while Apply All ran; nothing was applied"));
         return;
     }
     std::vector<MatchEntry> applied = appliedEntries(outcome, verified);
@@ -430,7 +430,7 @@ void DocumentJobs::finishApplyAll(quint64 version, ApplyAllOutcome &outcome, con
     }
     m_parts.review->addFailures(outcome.undone);
     m_searchAgain = false;
-    emit m_document.applyAllFinished(int(r.rewrites.size()), applyAllSummary(outcome, offSchedule));
+    emit applyAllFinished(int(r.rewrites.size()), applyAllSummary(outcome, offSchedule));
     m_document.graphChanged();
 }
 

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QObject>
 #include "DocumentParts.h"
 
 #include "MatchEntry.h"
@@ -33,7 +34,9 @@ struct OffSchedule;
 /// patterns, so every change of those waits for them first
 /// (waitForPatternsIdle); their results are applied on the GUI thread, and
 /// dropped when the graph or the patterns changed meanwhile (version()).
-class DocumentJobs final {
+class DocumentJobs final : public QObject {
+    Q_OBJECT
+
 public:
     DocumentJobs(Document &document, const DocumentParts &parts);
     DocumentJobs(const DocumentJobs &) = delete;
@@ -84,6 +87,16 @@ public:
     const OutputVerifier *verifier(QString *whyNot);
     /// A new graph needs a new verifier.
     void resetVerifier();
+
+signals:
+    void loadStarted(const QString &path);
+    void loadFailed(const QString &path, const QString &message);
+    void matchSearchStarted();
+    /// A search's candidates are in DocumentReview::matches() (not emitted
+    /// when it was cancelled or superseded by another).
+    void matchSearchFinished();
+    void applyAllStarted();
+    void applyAllFinished(int applied, const QString &summary);
 
 private:
     /// The driver's options for an Apply All of `outcome`'s graph: the stop

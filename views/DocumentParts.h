@@ -6,6 +6,7 @@
 
 namespace fusebox {
 
+class DocumentGraph;
 class DocumentHistory;
 class DocumentJobs;
 class DocumentPatterns;
@@ -17,6 +18,7 @@ class DocumentReview;
 /// parts live as long as the document.
 struct DocumentParts {
     DocumentHistory *history = nullptr;
+    DocumentGraph *model = nullptr;
     DocumentPatterns *patternSet = nullptr;
     DocumentReview *review = nullptr;
     DocumentJobs *jobs = nullptr;

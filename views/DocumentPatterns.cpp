@@ -175,13 +175,15 @@ void DocumentPatterns::adopt(Configured configured)
     for (const std::string &name : m_customNames)
         m_customOrigin[name] = configured.origin;
     m_customSources = std::move(configured.customSources);
+    m_parts.jobs->bumpVersion();
+    emit patternsChanged();
 }
 
 void DocumentPatterns::patternsEdited()
 {
     m_parts.history->markDirty();
     m_parts.jobs->bumpVersion();
-    emit m_document.patternsChanged();
+    emit patternsChanged();
     if (m_parts.review->hasMatchResults())
         m_document.findMatches();
 }

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QObject>
 #include "DocumentParts.h"
 
 #include "core/io/PassConfig.h"
@@ -22,7 +23,9 @@ class Document;
 /// pass file) with where they came from; and the rules' order of the pass
 /// config last applied. Changing any of it waits for the background jobs
 /// that read it, marks the review unsaved and searches again.
-class DocumentPatterns final {
+class DocumentPatterns final : public QObject {
+    Q_OBJECT
+
 public:
     DocumentPatterns(Document &document, const DocumentParts &parts);
     DocumentPatterns(const DocumentPatterns &) = delete;
@@ -60,12 +63,17 @@ public:
     };
     /// Replaces everything with a configured set (Document::applyPassConfig,
     /// once the config proved good); waits for the jobs that read the set.
+    /// Emits patternsChanged(); the caller searches again.
     void adopt(Configured configured);
     const std::vector<std::string> &configNotes() const { return m_configNotes; }
     /// The order of the rules in the pass config last applied: Inductor runs
     /// them in it, and an exported pass file keeps it.
     const std::vector<std::string> &preGradOrder() const { return m_preGradOrder; }
     const std::vector<std::string> &postGradOrder() const { return m_postGradOrder; }
+
+signals:
+    /// The set of patterns, their enable flags or options changed.
+    void patternsChanged();
 
 private:
     /// Compiles a parsed pattern file and adds (or replaces) its patterns.

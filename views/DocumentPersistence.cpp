@@ -136,10 +136,10 @@ Status DocumentPersistence::applyPassConfig(const PassConfig &config, const std:
         rejected[r.signature] = e;
     }
     review.setRejections(std::move(rejected));
-    if (!review.rejections().empty() && m_document.hasGraph())
-        review.giveRejectionsNodes(DocumentJobs::searchCandidates(m_document.graph(), m_parts.patternSet->patterns()));
+    if (!review.rejections().empty() && m_parts.model->hasGraph())
+        review.giveRejectionsNodes(
+            DocumentJobs::searchCandidates(m_parts.history->graph(), m_parts.patternSet->patterns()));
     m_parts.jobs->bumpVersion();
-    emit m_document.patternsChanged();
     if (review.hasMatchResults())
         m_document.findMatches();
     else
@@ -180,12 +180,12 @@ bool DocumentPersistence::replaySteps(const std::vector<SessionStep> &steps, QSt
         if (step.applyAll) {
             QEventLoop loop;
             int made = 0;
-            QObject::connect(&m_document, &Document::applyAllFinished, &loop, [&](int applied) {
+            QObject::connect(m_parts.jobs, &DocumentJobs::applyAllFinished, &loop, [&](int applied) {
                 made = applied;
                 loop.quit();
             });
             m_document.applyAll();
-            if (m_document.isApplyingAll())
+            if (m_parts.jobs->isApplyingAll())
                 loop.exec();
             // Other than the rewrites saved is not the review that was saved
             // (the model, its input shapes or the patterns differ): say so,
@@ -208,7 +208,7 @@ bool DocumentPersistence::replaySteps(const std::vector<SessionStep> &steps, QSt
         // The candidates of the graph as it is now, found on this thread.
         DocumentReview &review = *m_parts.review;
         m_parts.jobs->waitForPatternsIdle();
-        std::vector<MatchEntry> found = DocumentJobs::searchCandidates(m_document.graph(),
+        std::vector<MatchEntry> found = DocumentJobs::searchCandidates(m_parts.history->graph(),
                                                                        m_parts.patternSet->patterns());
         review.setHasMatchResults(true);
         review.rebuildMatchList(std::move(found));
@@ -234,13 +234,13 @@ bool DocumentPersistence::replaySteps(const std::vector<SessionStep> &steps, QSt
         // A PT2 graph's applies are verified in PyTorch 2 in the background: wait for them.
         int made = 0;
         QEventLoop loop;
-        QObject::connect(&m_document, &Document::applyFinished, &loop, [&](int applied, const QString &summary) {
+        QObject::connect(m_parts.pt2, &DocumentPt2::applyFinished, &loop, [&](int applied, const QString &summary) {
             made = applied;
             why = summary;
             loop.quit();
         });
         made = m_document.applyMatches(rows, &why);
-        if (m_document.isApplying())
+        if (m_parts.pt2->isApplying())
             loop.exec();
         if (made != int(rows.size())) {
             if (error)

@@ -53,13 +53,13 @@ DocumentPt2::~DocumentPt2()
 
 bool DocumentPt2::verifiesInPyTorch2() const
 {
-    return m_document.hasGraph() && isPt2Graph(m_parts.history->original())
+    return m_parts.model->hasGraph() && isPt2Graph(m_parts.history->original())
            && pt2::findPythonCommand(Pt2Controller::pythonCommand().toStdString()).has_value();
 }
 
 QString DocumentPt2::whyNotPyTorch2() const
 {
-    if (!m_document.hasGraph() || !isPt2Graph(m_parts.history->original())
+    if (!m_parts.model->hasGraph() || !isPt2Graph(m_parts.history->original())
         || pt2::findPythonCommand(Pt2Controller::pythonCommand().toStdString()))
         return {};
     return qs(pt2::noPythonMessage());
@@ -155,7 +155,7 @@ bool DocumentPt2::applyInBackground(std::vector<MatchEntry> chosen)
     const QString what = chosen.size() == 1
                              ? tr("Apply %1 at %%2").arg(qs(chosen.front().match.pattern), chosen.front().anchorName)
                              : tr("Apply %n matches", nullptr, int(chosen.size()));
-    emit m_document.applyStarted(what);
+    emit applyStarted(what);
 
     // The rewrites happen on a copy off the GUI thread, each checked in
     // PyTorch 2 as it is made; the copy then replaces the graph.
@@ -178,7 +178,7 @@ bool DocumentPt2::applyInBackground(std::vector<MatchEntry> chosen)
                                 : !outcome->error.empty()
                                     ? tr("not applied: %1").arg(qs(outcome->error))
                                     : tr("the graph changed while PyTorch 2 verified it; nothing was applied");
-            emit m_document.applyFinished(0, tr("%1: %2").arg(what, why));
+            emit applyFinished(0, tr("%1: %2").arg(what, why));
             return;
         }
         for (MatchEntry &e : outcome->failed)
@@ -188,8 +188,7 @@ bool DocumentPt2::applyInBackground(std::vector<MatchEntry> chosen)
         const int applied = int(outcome->applied.size());
         QString error;
         review.commitApplies(std::move(outcome->groups), std::move(outcome->applied), outcome->stale, &error);
-        emit m_document.applyFinished(applied, applied ? tr("%1: verified in PyTorch 2").arg(what)
-                                                       : tr("%1: %2").arg(what, error));
+        emit applyFinished(applied, applied ? tr("%1: verified in PyTorch 2").arg(what) : tr("%1: %2").arg(what, error));
     };
     const PatternSet &patterns = m_parts.patternSet->patterns();
     m_document.tasks()->run(
@@ -272,7 +271,7 @@ bool DocumentPt2::exportInBackground(const QString &path, pt2::Pt2ExportFormat f
     m_exporting = true;
     setProgress("exporting " + path.toStdString());
     // Copies: the review may go on while PyTorch 2 exports.
-    auto graphs = std::make_shared<std::pair<Graph, Graph>>(m_document.graph().clone(),
+    auto graphs = std::make_shared<std::pair<Graph, Graph>>(m_parts.history->graph().clone(),
                                                             m_parts.history->original().clone());
     auto result = std::make_shared<Expected<pt2::Pt2ExportResult>>(Error{"not run"});
     m_document.tasks()->run(

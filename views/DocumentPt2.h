@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QObject>
 #include "DocumentParts.h"
 
 #include "MatchEntry.h"
@@ -35,7 +36,9 @@ class Document;
 /// output, element and both values. The copy replaces the graph, as one undo
 /// step, when the job ends. Apply All verifies through pt2Verifier() on its
 /// own worker thread.
-class DocumentPt2 final {
+class DocumentPt2 final : public QObject {
+    Q_OBJECT
+
 public:
     DocumentPt2(Document &document, const DocumentParts &parts);
     /// Cancels a running job and waits for it; the bridge's Python exits.
@@ -63,7 +66,7 @@ public:
 
     // ---- applies verified in PyTorch 2
     /// Applies `chosen` (pending candidates) in the background as one undo
-    /// step; emits Document::applyStarted(), then for each failure
+    /// step; emits applyStarted(), then for each failure
     /// verificationFailed(), matchesApplied() when any applied, and
     /// applyFinished(). False when a job runs already.
     bool applyInBackground(std::vector<MatchEntry> chosen);
@@ -84,6 +87,14 @@ public:
     void cancel();
     /// Blocks until the running job's result has been handled.
     void waitForFinished();
+
+signals:
+    /// Document::applyMatches() started verifying in PyTorch 2 in the
+    /// background: what ("Apply batch_linear at %linear").
+    void applyStarted(const QString &what);
+    /// That background apply ended: how many were applied, and a line saying
+    /// so ("...: verified in PyTorch 2", "...: cancelled; nothing was applied").
+    void applyFinished(int applied, const QString &summary);
 
 private:
     void setProgress(const std::string &text);

@@ -155,7 +155,7 @@ void DocumentReview::rebuildMatchList(std::vector<MatchEntry> candidates)
     // Why the schedule Apply All runs leaves a pattern out on this graph, per pattern.
     std::map<std::string, std::string> skipped;
     const PassSchedule schedule = m_parts.jobs->schedule();
-    const PassConfig config = m_document.passConfig();
+    const PassConfig config = m_parts.persistence->passConfig();
     auto whySkipped = [&](const std::string &name) -> const std::string & {
         auto it = skipped.find(name);
         if (it == skipped.end()) {
@@ -210,7 +210,7 @@ void DocumentReview::rebuildMatchList(std::vector<MatchEntry> candidates)
     m_matches.insert(m_matches.end(), m_failures.begin(), m_failures.end());
     auto applied = m_parts.history->appliedEntries();
     m_matches.insert(m_matches.end(), applied.begin(), applied.end());
-    emit m_document.matchesChanged();
+    emit matchesChanged();
 }
 
 int DocumentReview::applyMatches(const std::vector<int> &rows, QString *error)
@@ -237,7 +237,7 @@ int DocumentReview::applyMatches(const std::vector<int> &rows, QString *error)
         return 0;
     }
     // A PT2 graph is verified in PyTorch 2: the applies and their checks run
-    // in the background (Document::applyFinished follows).
+    // in the background (DocumentPt2::applyFinished follows).
     if (jobs.verifyApplies() && m_parts.pt2->verifiesInPyTorch2()) {
         if (!m_parts.pt2->applyInBackground(std::move(chosen))) {
             if (error)
@@ -293,7 +293,7 @@ int DocumentReview::applyMatches(const std::vector<int> &rows, QString *error)
 void DocumentReview::recordFailure(MatchEntry failure)
 {
     m_failures.push_back(failure);
-    emit m_document.verificationFailed(qs(failure.match.pattern), failure.anchorName, failure.verification);
+    emit verificationFailed(qs(failure.match.pattern), failure.anchorName, failure.verification);
 }
 
 int DocumentReview::commitApplies(std::vector<EditGroup> groups, std::vector<MatchEntry> applied, int stale,
@@ -310,7 +310,7 @@ int DocumentReview::commitApplies(std::vector<EditGroup> groups, std::vector<Mat
         for (const MatchEntry &e : applied)
             step.signatures.push_back(e.signature);
         history.pushRewrite(text, std::move(groups), applied, std::move(step));
-        emit m_document.matchesApplied(applied);
+        emit matchesApplied(applied);
         m_document.graphChanged();
     } else {
         if (error)

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QObject>
 #include "DocumentCommands.h"
 #include "DocumentParts.h"
 
@@ -20,7 +21,17 @@ class Document;
 /// diff and `fusebox-pass run`'s report count them).
 void countEdits(const EditGroup &group, MatchEntry &entry);
 class RejectCommand;
-struct PatternTally;
+
+/// Counts the patterns panel shows for one pattern.
+struct PatternTally {
+    int candidates = 0;
+    int applied = 0;
+    int rejected = 0;
+    int failed = 0;
+    /// Nodes where the pattern was tried (a root op) and did not fire, from
+    /// the last search; -1 when not computed (graphs over kNearMissNodeLimit).
+    int nearMisses = -1;
+};
 
 /// Document's matches and the reviewer's decisions: the last search's
 /// candidates, the rejections (by signature, kept across searches and
@@ -28,7 +39,9 @@ struct PatternTally;
 /// tallies the views show, rebuilt from them. Applying chosen matches is a
 /// decision too, and happens here. Only RejectCommand may change a
 /// rejection (the private hook below), so every rejection is an undo step.
-class DocumentReview final {
+class DocumentReview final : public QObject {
+    Q_OBJECT
+
 public:
     DocumentReview(Document &document, const DocumentParts &parts);
     DocumentReview(const DocumentReview &) = delete;
@@ -60,7 +73,7 @@ public:
     /// Applies the pending matches at these rows as one undo step (Document::applyMatches).
     int applyMatches(const std::vector<int> &rows, QString *error);
     /// A rewrite that failed verification (already undone): listed, and
-    /// Document::verificationFailed() emitted.
+    /// verificationFailed() emitted.
     void recordFailure(MatchEntry failure);
     /// The rewrites of one apply, made on the graph already: one undo step
     /// (matchesApplied(), the graph's change); none: the list is rebuilt and
@@ -86,6 +99,16 @@ public:
     /// (two at least: a horizontal group regrouped); null when none.
     static const MatchEntry *rejectionOf(const std::map<std::string, MatchEntry> &rejections, const Match &candidate,
                                          const std::string &signature);
+
+signals:
+    /// matches() changed (a search finished, a decision was made or undone).
+    void matchesChanged();
+    /// Matches were rewritten as one undo step by Document::applyMatches (not
+    /// Apply All, which has DocumentJobs::applyAllFinished): the applied
+    /// entries, with their node counts and verification.
+    void matchesApplied(const std::vector<fusebox::MatchEntry> &applied);
+    /// A rewrite failed numeric verification and was undone; message is one line.
+    void verificationFailed(const QString &pattern, const QString &anchor, const QString &message);
 
 private:
     /// Rejects or restores `entry` (RejectCommand's redo and undo, through the

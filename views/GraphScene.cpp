@@ -40,17 +40,17 @@ double layoutSize(const CollapsedGraph &view)
 
 } // namespace
 
-GraphScene::GraphScene(Document *document, QObject *parent)
+GraphScene::GraphScene(const Document *document, QObject *parent)
     : QGraphicsScene(parent)
     , m_document(document)
 {
     m_options.showConstants = false; // weights clutter model graphs; the View menu shows them
     setBackgroundBrush(SceneStyle::background());
     setItemIndexMethod(QGraphicsScene::BspTreeIndex);
-    connect(m_document, &Document::graphLoaded, this, &GraphScene::onGraphLoaded);
-    connect(m_document, &Document::graphRewritten, this, &GraphScene::onGraphRewritten);
+    connect(&m_document->model(), &DocumentGraph::graphLoaded, this, &GraphScene::onGraphLoaded);
+    connect(&m_document->model(), &DocumentGraph::graphRewritten, this, &GraphScene::onGraphRewritten);
     connect(this, &QGraphicsScene::selectionChanged, this, &GraphScene::onSelectionChanged);
-    if (m_document->hasGraph())
+    if (m_document->model().hasGraph())
         onGraphLoaded();
 }
 
@@ -81,7 +81,7 @@ void GraphScene::onGraphRewritten()
     std::set<std::string> before;
     for (size_t i = 1; i < m_tree->size(); ++i)
         before.insert(m_tree->scope(int(i)).path);
-    m_tree = m_document->sharedScopeTree();
+    m_tree = m_document->model().sharedScopeTree();
     // A scope the rewrite made (new nodes widened a level past maxChildren,
     // so an artificial "[200:220]" group appeared) was never collapsed by
     // the user: while every scope is open (the graph is seen whole), it opens
@@ -105,7 +105,7 @@ void GraphScene::onGraphLoaded()
     m_options.onlyNodes.reset();
     m_layoutCache.clear();
     m_layoutCacheHits = 0;
-    m_tree = m_document->sharedScopeTree();
+    m_tree = m_document->model().sharedScopeTree();
     m_expanded.clear();
     m_pendingSelection = {};
     m_focusScope.reset();
@@ -168,7 +168,7 @@ void GraphScene::setShowConstants(bool show)
     if (m_options.showConstants == show)
         return;
     m_options.showConstants = show;
-    if (m_document->hasGraph())
+    if (m_document->model().hasGraph())
         relayout();
 }
 
@@ -194,7 +194,7 @@ bool GraphScene::expandAll()
     // Breadth-first, so a huge graph opens evenly; each expansion replaces one
     // group by at most its children (nodes + child scopes).
     emit wholeLayoutChanging();
-    CollapsedGraph current(m_document->graph(), *m_tree, m_expanded, m_options);
+    CollapsedGraph current(m_document->model().graph(), *m_tree, m_expanded, m_options);
     size_t items = current.items().size();
     bool complete = true;
     int opened = 0;
@@ -212,7 +212,7 @@ bool GraphScene::expandAll()
             m_expanded.insert(scope.path);
             // Dense connections (DenseNet) make dot slow long before the item
             // count is large: check what dot would really face.
-            if (layoutSize(CollapsedGraph(m_document->graph(), *m_tree, m_expanded, m_options))
+            if (layoutSize(CollapsedGraph(m_document->model().graph(), *m_tree, m_expanded, m_options))
                 > kMaxExpandedLayoutSize) {
                 m_expanded.erase(scope.path);
                 complete = false;
@@ -238,7 +238,7 @@ void GraphScene::collapseAll()
 
 void GraphScene::selectNode(NodeId id)
 {
-    const Graph &graph = m_document->graph();
+    const Graph &graph = m_document->model().graph();
     if (!graph.contains(id))
         return;
     if (NodeItem *item = nodeItem(id)) {
@@ -298,8 +298,8 @@ void GraphScene::relayout(std::optional<int> focusScope)
     auto prepared = std::make_shared<PreparedLayout>();
     m_document->tasks()->run(
         tr("Preparing the layout"), kGraphReadTask, this,
-        [graph = &m_document->graph(), tree = m_tree, expanded = m_expanded, options = m_options, plan = m_planPending,
-         prepared](TaskControl &) mutable {
+        [graph = &m_document->model().graph(), tree = m_tree, expanded = m_expanded, options = m_options,
+         plan = m_planPending, prepared](TaskControl &) mutable {
             std::optional<InitialView> initial;
             if (plan) { // what the user opened meanwhile stays open
                 initial = planInitialView(*graph, *tree, options);
@@ -405,7 +405,7 @@ void GraphScene::applyLayout(quint64 generation, const std::shared_ptr<Expected<
         return;
     }
     const LayoutResult &layout = result->value();
-    const Graph &graph = m_document->graph();
+    const Graph &graph = m_document->model().graph();
     const bool requestedSelection = m_pendingSelection.isValid();
     const NodeId keepNode = requestedSelection ? m_pendingSelection : m_selectedNode;
     const int keepGroup = m_selectedGroup;

@@ -61,10 +61,10 @@ public:
     /// Layouts kept for views seen before (by their exact layout input).
     static constexpr size_t kLayoutCacheSize = 8;
 
-    explicit GraphScene(Document *document, QObject *parent = nullptr);
+    explicit GraphScene(const Document *document, QObject *parent = nullptr);
     ~GraphScene() override;
 
-    Document *document() const { return m_document; }
+    const Document *document() const { return m_document; }
     const ScopeTree &scopeTree() const { return *m_tree; }
     /// What the items show (the last finished layout).
     const CollapsedGraph &visibleGraph() const { return m_shown; }
@@ -197,8 +197,8 @@ private:
     void updateEdgeHighlights();
     QString groupTitle(int scope) const;
 
-    Document *m_document;
-    /// The document's (Document::sharedScopeTree()), shared: a layout task holds it
+    const Document *m_document;
+    /// The document's (DocumentGraph::sharedScopeTree()), shared: a layout task holds it
     /// while the GUI thread may take a new one (copying a 100k-node graph's
     /// tree took 25 ms of the GUI thread per layout).
     std::shared_ptr<const ScopeTree> m_tree = std::make_shared<const ScopeTree>();

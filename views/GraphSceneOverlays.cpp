@@ -72,7 +72,7 @@ public:
 
 void GraphScene::showNeighbourhood(const std::vector<NodeId> &centre, int hops)
 {
-    const Graph &graph = m_document->graph();
+    const Graph &graph = m_document->model().graph();
     auto keep = std::make_shared<std::unordered_set<uint32_t>>();
     std::vector<NodeId> frontier;
     for (NodeId id : centre)
@@ -123,7 +123,7 @@ std::vector<NodeId> GraphScene::selectedNodes() const
 
 void GraphScene::revealNodes(const std::vector<NodeId> &nodes)
 {
-    const Graph &graph = m_document->graph();
+    const Graph &graph = m_document->model().graph();
     bool changed = false;
     for (NodeId id : nodes) {
         if (!graph.contains(id) || nodeItem(id))

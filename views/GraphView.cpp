@@ -152,7 +152,7 @@ void GraphView::drawForeground(QPainter *painter, const QRectF &rect)
 {
     QGraphicsView::drawForeground(painter, rect);
     const Document *document = m_scene->document();
-    if (document->hasGraph() && !m_scene->items().isEmpty())
+    if (document->model().hasGraph() && !m_scene->items().isEmpty())
         return;
     // Empty state, drawn in viewport coordinates.
     painter->save();
@@ -162,9 +162,9 @@ void GraphView::drawForeground(QPainter *painter, const QRectF &rect)
     font.setPixelSize(16);
     painter->setFont(font);
     QString text;
-    if (document->isLoading())
+    if (document->jobs().isLoading())
         text = tr("Loading…");
-    else if (document->hasGraph())
+    else if (document->model().hasGraph())
         text = m_scene->isLayoutRunning() ? tr("Laying out…") : tr("The graph is empty");
     else
         text = tr("Open a model (Ctrl+O), drop a file here, or open the demo model (File menu)");

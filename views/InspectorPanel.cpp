@@ -1,6 +1,6 @@
 #include "InspectorPanel.h"
 
-#include "Document.h"
+#include "DocumentGraph.h"
 #include "GraphScene.h"
 #include "OpPalette.h"
 #include "core/io/FxSubgraphs.h"
@@ -64,9 +64,9 @@ const char *kStyle = "<style>"
 
 } // namespace
 
-InspectorPanel::InspectorPanel(Document *document, GraphScene *scene, QWidget *parent)
+InspectorPanel::InspectorPanel(const DocumentGraph *model, GraphScene *scene, QWidget *parent)
     : QDockWidget(tr("Inspector"), parent)
-    , m_document(document)
+    , m_model(model)
     , m_scene(scene)
     , m_browser(new QTextBrowser(this))
 {
@@ -76,13 +76,13 @@ InspectorPanel::InspectorPanel(Document *document, GraphScene *scene, QWidget *p
     m_browser->setFrameShape(QFrame::NoFrame);
     setWidget(m_browser);
     connect(m_browser, &QTextBrowser::anchorClicked, this, &InspectorPanel::onAnchorClicked);
-    connect(m_document, &Document::graphRewritten, this, &InspectorPanel::refresh);
+    connect(m_model, &DocumentGraph::graphRewritten, this, &InspectorPanel::refresh);
     clear();
 }
 
 void InspectorPanel::refresh()
 {
-    if (m_node.isValid() && m_document->graph().contains(m_node))
+    if (m_node.isValid() && m_model->graph().contains(m_node))
         showNode(m_node);
     else
         clear();
@@ -96,16 +96,16 @@ QString InspectorPanel::text() const
 void InspectorPanel::clear()
 {
     m_node = {};
-    if (!m_document->hasGraph()) {
+    if (!m_model->hasGraph()) {
         m_browser->setHtml(QString::fromLatin1(kStyle)
                            + tr("<p style='color:#6b7480'>Open a model to inspect its graph.</p>"));
         return;
     }
     // Nothing selected: a summary of the model.
-    const Graph &graph = m_document->graph();
-    const GraphSummary &summary = m_document->summary();
+    const Graph &graph = m_model->graph();
+    const GraphSummary &summary = m_model->summary();
     QString html = QString::fromLatin1(kStyle);
-    html += QStringLiteral("<h2>%1</h2>").arg(m_document->displayName().toHtmlEscaped());
+    html += QStringLiteral("<h2>%1</h2>").arg(m_model->displayName().toHtmlEscaped());
     html += QStringLiteral("<div class='sub'>%1</div>")
                 .arg(tr("%1 nodes · %2 edges · %3 ops · %4 constants")
                          .arg(summary.nodes)
@@ -142,8 +142,8 @@ void InspectorPanel::clear()
     if (summary.opHistogram.size() > 12)
         ops += tr("<div>… %1 more kinds</div>").arg(summary.opHistogram.size() - 12);
     html += row(tr("Ops"), ops);
-    if (!m_document->warnings().isEmpty())
-        html += row(tr("Warnings"), tr("%1 (see Problems, Ctrl+Shift+P)").arg(m_document->warnings().size()));
+    if (!m_model->warnings().isEmpty())
+        html += row(tr("Warnings"), tr("%1 (see Problems, Ctrl+Shift+P)").arg(m_model->warnings().size()));
     html += QStringLiteral("</table><p style='color:#6b7480'>%1</p>")
                 .arg(tr("Select a node to see its op, arguments, shape, users, scope and source location."));
     m_browser->setHtml(html);
@@ -151,7 +151,7 @@ void InspectorPanel::clear()
 
 void InspectorPanel::showNode(NodeId id)
 {
-    const Graph &graph = m_document->graph();
+    const Graph &graph = m_model->graph();
     const Node *node = graph.node(id);
     if (!node) {
         clear();
@@ -253,7 +253,7 @@ void InspectorPanel::showGroup(int scope)
     }
     m_node = {};
     const ScopeTree::Scope &s = tree.scope(scope);
-    const Graph &graph = m_document->graph();
+    const Graph &graph = m_model->graph();
     std::map<std::string, size_t> ops;
     std::vector<int> stack{scope};
     while (!stack.empty()) {

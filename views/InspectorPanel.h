@@ -9,7 +9,7 @@ class QUrl;
 
 namespace fusebox {
 
-class Document;
+class DocumentGraph;
 class GraphScene;
 
 /// A dock that describes the selected node: name, op with overload, the
@@ -26,7 +26,7 @@ public:
     /// The model summary lists this many inputs and outputs, then how many more.
     static constexpr size_t kListedValues = 24;
 
-    InspectorPanel(Document *document, GraphScene *scene, QWidget *parent = nullptr);
+    InspectorPanel(const DocumentGraph *model, GraphScene *scene, QWidget *parent = nullptr);
 
     void showNode(NodeId id);
     void showGroup(int scope);
@@ -50,7 +50,7 @@ signals:
 private:
     void onAnchorClicked(const QUrl &url);
 
-    Document *m_document;
+    const DocumentGraph *m_model;
     GraphScene *m_scene;
     QTextBrowser *m_browser;
     NodeId m_node;

@@ -221,12 +221,12 @@ bool LatencyDialog::isRunning() const
 
 bool LatencyDialog::start()
 {
-    if (isRunning() || !m_document->hasGraph() || !m_tasks)
+    if (isRunning() || !m_document->model().hasGraph() || !m_tasks)
         return false;
     // Copies: the user may apply or undo while it runs; what is timed is what was there at the start.
-    auto original = std::make_shared<Graph>(m_document->originalGraph().clone());
-    auto current = std::make_shared<Graph>(m_document->graph().clone());
-    const int rewrites = static_cast<int>(m_document->appliedGroups().size());
+    auto original = std::make_shared<Graph>(m_document->history().original().clone());
+    auto current = std::make_shared<Graph>(m_document->model().graph().clone());
+    const int rewrites = static_cast<int>(m_document->history().appliedGroups().size());
     m_graphs->setText(tr("Original: %1 nodes · current: %2 nodes after %3")
                           .arg(original->size())
                           .arg(current->size())

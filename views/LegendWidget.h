@@ -18,7 +18,7 @@ class LegendWidget final : public QWidget {
 public:
     explicit LegendWidget(QWidget *parent = nullptr);
 
-    /// The nodes per family to show (Document::familyCounts()).
+    /// The nodes per family to show (DocumentGraph::familyCounts()).
     void setCounts(std::map<OpFamily, size_t> counts);
     size_t count(OpFamily family) const;
 

@@ -64,8 +64,8 @@ MainWindow::MainWindow(QWidget *parent)
     , m_tasks(m_document->tasks())
     , m_scene(new GraphScene(m_document, this))
     , m_view(new GraphView(m_scene, this))
-    , m_inspector(new InspectorPanel(m_document, m_scene, this))
-    , m_problems(new ProblemsPanel(m_document, this))
+    , m_inspector(new InspectorPanel(&m_document->model(), m_scene, this))
+    , m_problems(new ProblemsPanel(&m_document->model(), this))
     , m_compiles(new CompilesPanel(m_tasks, this))
     , m_legend(new LegendWidget(this))
     , m_log(new QPlainTextEdit(this))
@@ -115,16 +115,16 @@ MainWindow::MainWindow(QWidget *parent)
             [this](const QString &line) { statusBar()->showMessage(line, 10000); });
     m_pt2->install(m_fileMenu, m_rewrite->rewriteMenu()); // logs the Inductor version followed
     installHelpMenu(this);
-    connect(m_document, &Document::graphRewritten, this, [this] {
+    connect(&m_document->model(), &DocumentGraph::graphRewritten, this, [this] {
         m_searchHits.clear();
-        m_legend->setCounts(m_document->familyCounts());
+        m_legend->setCounts(m_document->model().familyCounts());
         indexNodeNames();
         updateStatus();
     });
 
-    connect(m_document, &Document::loadStarted, this, &MainWindow::onLoadStarted);
-    connect(m_document, &Document::graphLoaded, this, &MainWindow::onGraphLoaded);
-    connect(m_document, &Document::loadFailed, this, &MainWindow::onLoadFailed);
+    connect(&m_document->jobs(), &DocumentJobs::loadStarted, this, &MainWindow::onLoadStarted);
+    connect(&m_document->model(), &DocumentGraph::graphLoaded, this, &MainWindow::onGraphLoaded);
+    connect(&m_document->jobs(), &DocumentJobs::loadFailed, this, &MainWindow::onLoadFailed);
     connect(m_scene, &GraphScene::layoutStarted, this, &MainWindow::onLayoutStarted);
     connect(m_scene, &GraphScene::layoutFinished, this, &MainWindow::onLayoutFinished);
     connect(m_scene, &GraphScene::wholeLayoutChanging, this, [this] { m_refitAfterLayout = true; });
@@ -141,10 +141,10 @@ MainWindow::MainWindow(QWidget *parent)
             [this](qreal zoom) { m_zoomLabel->setText(QStringLiteral("%1%").arg(qRound(zoom * 100))); });
 
     // The modified mark follows every decision, undo, redo and save.
-    connect(m_document->undoStack(), &QUndoStack::indexChanged, this, &MainWindow::updateTitle);
-    connect(m_document, &Document::matchesChanged, this, &MainWindow::updateTitle);
-    connect(m_document, &Document::patternsChanged, this, &MainWindow::updateTitle);
-    connect(m_document, &Document::saved, this, &MainWindow::updateTitle);
+    connect(m_document->history().undoStack(), &QUndoStack::indexChanged, this, &MainWindow::updateTitle);
+    connect(&m_document->review(), &DocumentReview::matchesChanged, this, &MainWindow::updateTitle);
+    connect(&m_document->patternSet(), &DocumentPatterns::patternsChanged, this, &MainWindow::updateTitle);
+    connect(&m_document->history(), &DocumentHistory::saved, this, &MainWindow::updateTitle);
 
     restoreSettings();
     updateTitle();
@@ -267,12 +267,12 @@ void MainWindow::createActions()
 
 void MainWindow::onSearch(const QString &text)
 {
-    if (!m_document->hasGraph())
+    if (!m_document->model().hasGraph())
         return;
     // Enter on the same text steps to the next hit.
     if (text != m_searchText || m_searchHits.empty()) {
         m_searchText = text;
-        m_searchHits = NodeSearchField::findAll(m_document->graph(), text);
+        m_searchHits = NodeSearchField::findAll(m_document->model().graph(), text);
         m_searchIndex = 0;
     } else {
         m_searchIndex = (m_searchIndex + 1) % m_searchHits.size();
@@ -476,7 +476,7 @@ void MainWindow::indexNodeNames()
     auto names = std::make_shared<QStringList>();
     m_document->tasks()->run(
         tr("Indexing node names"), kGraphReadTask, this,
-        [graph = &m_document->graph(), names](TaskControl &) { *names = NodeSearchField::namesOf(*graph); },
+        [graph = &m_document->model().graph(), names](TaskControl &) { *names = NodeSearchField::namesOf(*graph); },
         [this, generation, names](bool cancelled) {
             if (!cancelled && generation == m_namesGeneration)
                 m_search->setNames(std::move(*names));
@@ -485,20 +485,24 @@ void MainWindow::indexNodeNames()
 
 void MainWindow::onGraphLoaded()
 {
-    const Graph &graph = m_document->graph();
-    if (!m_pendingRecent.isEmpty() && m_document->filePath() == m_pendingRecent)
+    const Graph &graph = m_document->model().graph();
+    if (!m_pendingRecent.isEmpty() && m_document->model().filePath() == m_pendingRecent)
         addRecentFile(m_pendingRecent);
-    else if (!m_pendingRecent.isEmpty() && QFileInfo(m_document->filePath()).absoluteFilePath() == m_pendingRecent)
+    else if (!m_pendingRecent.isEmpty()
+             && QFileInfo(m_document->model().filePath()).absoluteFilePath() == m_pendingRecent)
         addRecentFile(m_pendingRecent);
     m_pendingRecent.clear();
-    m_legend->setCounts(m_document->familyCounts());
+    m_legend->setCounts(m_document->model().familyCounts());
     indexNodeNames();
     m_searchHits.clear();
     m_inspector->clear();
-    log(tr("loaded %1: %2 nodes, %3 edges").arg(m_document->displayName()).arg(graph.size()).arg(graph.edgeCount()));
-    if (!m_document->loadOptions().inputShapes.empty())
-        log(tr("input shapes: %1").arg(inputShapesText(m_document->loadOptions().inputShapes)));
-    const std::vector<size_t> unknown = m_document->inputsWithoutShape();
+    log(tr("loaded %1: %2 nodes, %3 edges")
+            .arg(m_document->model().displayName())
+            .arg(graph.size())
+            .arg(graph.edgeCount()));
+    if (!m_document->model().loadOptions().inputShapes.empty())
+        log(tr("input shapes: %1").arg(inputShapesText(m_document->model().loadOptions().inputShapes)));
+    const std::vector<size_t> unknown = m_document->model().inputsWithoutShape();
     m_shapesButton->setVisible(!unknown.empty());
     if (!unknown.empty()) {
         QStringList names;
@@ -510,7 +514,7 @@ void MainWindow::onGraphLoaded()
         log(line);
         statusBar()->showMessage(line, 15000);
     }
-    for (const QString &warning : m_document->warnings())
+    for (const QString &warning : m_document->model().warnings())
         log(tr("warning: %1").arg(warning));
     m_waitingForFirstLayout = true;
     updateTitle();
@@ -608,33 +612,34 @@ void MainWindow::onExpandAllLimited(int opened)
 void MainWindow::updateTitle()
 {
     // "[*]" is where Qt shows the modified mark ("*") while isWindowModified().
-    if (!m_document->hasGraph())
+    if (!m_document->model().hasGraph())
         setWindowTitle(tr("Fusebox"));
     else if (!m_sessionPath.isEmpty())
-        setWindowTitle(tr("%1 (%2)[*] — Fusebox").arg(QFileInfo(m_sessionPath).fileName(), m_document->displayName()));
+        setWindowTitle(
+            tr("%1 (%2)[*] — Fusebox").arg(QFileInfo(m_sessionPath).fileName(), m_document->model().displayName()));
     else
-        setWindowTitle(tr("%1[*] — Fusebox").arg(m_document->displayName()));
-    setWindowModified(m_document->hasGraph() && m_document->isModified());
-    m_fileLabel->setText(m_document->hasGraph() ? m_document->displayName() : QString());
-    m_fileLabel->setToolTip(m_document->filePath());
+        setWindowTitle(tr("%1[*] — Fusebox").arg(m_document->model().displayName()));
+    setWindowModified(m_document->model().hasGraph() && m_document->history().isModified());
+    m_fileLabel->setText(m_document->model().hasGraph() ? m_document->model().displayName() : QString());
+    m_fileLabel->setToolTip(m_document->model().filePath());
 }
 
 void MainWindow::updateStatus()
 {
-    if (!m_document->hasGraph()) {
+    if (!m_document->model().hasGraph()) {
         m_countsLabel->setText(tr("no model"));
         m_viewLabel->clear();
         return;
     }
-    const Graph &graph = m_document->graph();
+    const Graph &graph = m_document->model().graph();
     // Values without a shape are where rules cannot decide: counted where
     // the user looks, with the offer to infer them.
-    // Counted once per graph (Document::shapeCounts()), not on every status
+    // Counted once per graph (DocumentGraph::shapeCounts()), not on every status
     // update: each layout ends with one, and on a 100k-node graph the count
     // took a third of a stall.
-    const ShapeCounts &shapes = m_document->shapeCounts();
-    const bool offerInference = shapes.unknown > 0 && isPt2Graph(graph) && m_document->inputsWithoutShape().empty()
-                                && !isDemoOpen();
+    const ShapeCounts &shapes = m_document->model().shapeCounts();
+    const bool offerInference = shapes.unknown > 0 && isPt2Graph(graph)
+                                && m_document->model().inputsWithoutShape().empty() && !isDemoOpen();
     m_inferShapesButton->setVisible(offerInference);
     m_inferShapesAction->setEnabled(offerInference);
     if (shapes.unknown == 0) {

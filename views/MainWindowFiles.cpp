@@ -64,7 +64,7 @@ void MainWindow::showOpenDialog()
 
 bool MainWindow::isDemoOpen() const
 {
-    return m_demoFile && m_document->filePath() == m_demoFile->fileName();
+    return m_demoFile && m_document->model().filePath() == m_demoFile->fileName();
 }
 
 bool MainWindow::saveSession(const QString &path, QString *error)
@@ -118,19 +118,20 @@ bool MainWindow::openSession(const QString &path)
     // Replay once the session's model has loaded (or give up if it fails).
     auto restore = std::make_shared<QMetaObject::Connection>();
     auto failed = std::make_shared<QMetaObject::Connection>();
-    *restore = connect(m_document, &Document::graphLoaded, this, [this, restore, failed, path, s = *session] {
-        disconnect(*restore);
-        disconnect(*failed);
-        QString error;
-        const bool ok = m_rewrite->files()->restoreSession(s, path, &error);
-        if (!ok)
-            reportError(tr("Open Session"), error);
-        else
-            m_sessionPath = QFileInfo(path).absoluteFilePath(); // Ctrl+S saves back to it
-        updateTitle();
-        emit sessionRestored(ok, error);
-    });
-    *failed = connect(m_document, &Document::loadFailed, this, [this, restore, failed] {
+    *restore = connect(&m_document->model(), &DocumentGraph::graphLoaded, this,
+                       [this, restore, failed, path, s = *session] {
+                           disconnect(*restore);
+                           disconnect(*failed);
+                           QString error;
+                           const bool ok = m_rewrite->files()->restoreSession(s, path, &error);
+                           if (!ok)
+                               reportError(tr("Open Session"), error);
+                           else
+                               m_sessionPath = QFileInfo(path).absoluteFilePath(); // Ctrl+S saves back to it
+                           updateTitle();
+                           emit sessionRestored(ok, error);
+                       });
+    *failed = connect(&m_document->jobs(), &DocumentJobs::loadFailed, this, [this, restore, failed] {
         disconnect(*restore);
         disconnect(*failed);
         emit sessionRestored(false, tr("the session's model could not be opened"));
@@ -183,23 +184,24 @@ void MainWindow::openFile(const QString &path, const LoadOptions &options)
 
 bool MainWindow::inferShapes()
 {
-    if (!m_document->hasGraph() || !m_inferShapesAction->isEnabled())
+    if (!m_document->model().hasGraph() || !m_inferShapesAction->isEnabled())
         return false;
     if (m_errorDialogs && !m_rewrite->maybeSave())
         return false;
-    log(tr("opening %1 again, its values without a shape inferred in PyTorch 2").arg(m_document->displayName()));
+    log(tr("opening %1 again, its values without a shape inferred in PyTorch 2").arg(m_document->model().displayName()));
     m_sessionPath.clear(); // a new review, as for any open
-    m_document->open(m_document->filePath(), m_document->loadOptions(), {}, /*requirePytorchShapes=*/true);
+    m_document->open(m_document->model().filePath(), m_document->model().loadOptions(), {},
+                     /*requirePytorchShapes=*/true);
     return true;
 }
 
 bool MainWindow::setInputShapes()
 {
-    if (!m_document->hasGraph())
+    if (!m_document->model().hasGraph())
         return false;
-    const QString current = m_document->loadOptions().inputShapes.empty()
-                                ? currentInputShapesText(m_document->graph())
-                                : inputShapesText(m_document->loadOptions().inputShapes);
+    const QString current = m_document->model().loadOptions().inputShapes.empty()
+                                ? currentInputShapesText(m_document->model().graph())
+                                : inputShapesText(m_document->model().loadOptions().inputShapes);
     const QString hint = tr("Shapes of the tensor inputs, in order: sizes separated by ',', inputs by ';' (e.g. "
                             "32,13;32,384). The model is opened again with them; decisions not saved are lost.");
     QString text = current;
@@ -216,11 +218,12 @@ bool MainWindow::setInputShapes()
         if (shapes) {
             LoadOptions options = m_loadOptions;
             options.inputShapes = *shapes;
-            log(tr("opening %1 again with input shapes %2").arg(m_document->displayName(), inputShapesText(*shapes)));
+            log(tr("opening %1 again with input shapes %2")
+                    .arg(m_document->model().displayName(), inputShapesText(*shapes)));
             if (isDemoOpen())
                 openDemoModel(&options);
             else
-                openFile(m_document->filePath(), options);
+                openFile(m_document->model().filePath(), options);
             return true;
         }
         reportError(tr("Input Shapes"), error);
@@ -268,10 +271,10 @@ void MainWindow::addRecentFile(const QString &path)
     QVariantMap shapes = settings.value(kRecentShapesKey).toMap();
     for (auto it = shapes.begin(); it != shapes.end();)
         it = files.contains(it.key()) ? std::next(it) : shapes.erase(it);
-    if (m_document->loadOptions().inputShapes.empty())
+    if (m_document->model().loadOptions().inputShapes.empty())
         shapes.remove(path);
     else
-        shapes.insert(path, inputShapesText(m_document->loadOptions().inputShapes));
+        shapes.insert(path, inputShapesText(m_document->model().loadOptions().inputShapes));
     settings.setValue(kRecentShapesKey, shapes);
     rebuildRecentMenu();
 }

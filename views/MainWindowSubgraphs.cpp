@@ -13,7 +13,7 @@ namespace fusebox {
 
 MainWindow *MainWindow::openSubgraph(NodeId node, const QString &name)
 {
-    const Node *n = m_document->graph().node(node);
+    const Node *n = m_document->model().graph().node(node);
     const std::optional<std::string> text = n ? subgraphText(*n, name.toStdString()) : std::nullopt;
     if (!text) {
         reportError(tr("Open Subgraph"),
@@ -33,10 +33,11 @@ MainWindow *MainWindow::openSubgraph(NodeId node, const QString &name)
         return nullptr;
     }
     file->close();
-    const QString title = tr("%1 ▸ %2 ▸ %3").arg(m_document->displayName(), QString::fromStdString(n->name), name);
+    const QString title = tr("%1 ▸ %2 ▸ %3")
+                              .arg(m_document->model().displayName(), QString::fromStdString(n->name), name);
     window->log(tr("subgraph %1 of %2 (%3), opened as a copy: rewrites here leave %4 alone")
                     .arg(name, QString::fromStdString(n->name), QString::fromStdString(n->qualifiedOp()),
-                         m_document->displayName()));
+                         m_document->model().displayName()));
     window->document()->open(file->fileName(), {}, title); // the model's input shapes are not its subgraph's
     window->resize(size());
     window->move(pos() + QPoint(48, 48));

@@ -10,12 +10,12 @@
 
 namespace fusebox {
 
-MatchTableModel::MatchTableModel(Document *document, QObject *parent)
+MatchTableModel::MatchTableModel(const Document *document, QObject *parent)
     : QAbstractTableModel(parent)
     , m_document(document)
 {
-    connect(m_document, &Document::matchesChanged, this, &MatchTableModel::rebuild);
-    connect(m_document, &Document::graphLoaded, this, [this] {
+    connect(&m_document->review(), &DocumentReview::matchesChanged, this, &MatchTableModel::rebuild);
+    connect(&m_document->model(), &DocumentGraph::graphLoaded, this, [this] {
         m_filter.clear(); // the old graph's nodes: their ids mean other nodes now
         rebuild();
     });
@@ -32,10 +32,10 @@ void MatchTableModel::rebuild()
 {
     // Nodes a rewrite removed filter nothing: keep the ones still there, and
     // show everything when none is.
-    std::erase_if(m_filter, [this](NodeId id) { return !m_document->graph().contains(id); });
+    std::erase_if(m_filter, [this](NodeId id) { return !m_document->model().graph().contains(id); });
     beginResetModel();
     m_rows.clear();
-    const auto &matches = m_document->matches();
+    const auto &matches = m_document->review().matches();
     for (size_t i = 0; i < matches.size(); ++i) {
         if (!m_filter.empty()) {
             const auto &nodes = matches[i].match.nodes;
@@ -76,7 +76,7 @@ QVariant MatchTableModel::data(const QModelIndex &index, int role) const
     const int row = matchRow(index.row());
     if (row < 0)
         return {};
-    const MatchEntry &e = m_document->matches()[size_t(row)];
+    const MatchEntry &e = m_document->review().matches()[size_t(row)];
     const QString pattern = QString::fromStdString(e.match.pattern);
     if (role == Qt::DisplayRole || role == Qt::ToolTipRole) {
         switch (index.column()) {

@@ -15,7 +15,7 @@
 
 namespace fusebox {
 
-MatchesPanel::MatchesPanel(Document *document, QWidget *parent)
+MatchesPanel::MatchesPanel(const Document *document, QWidget *parent)
     : QWidget(parent)
     , m_document(document)
     , m_model(new MatchTableModel(document, this))
@@ -77,7 +77,7 @@ MatchesPanel::MatchesPanel(Document *document, QWidget *parent)
         restoreSelection();
         updateSummary();
     });
-    connect(m_document, &Document::matchSearchStarted, this, &MatchesPanel::updateSummary);
+    connect(&m_document->jobs(), &DocumentJobs::matchSearchStarted, this, &MatchesPanel::updateSummary);
     updateSummary();
 }
 
@@ -125,7 +125,7 @@ void MatchesPanel::rememberSelection()
         return;
     m_selectedKeys.clear();
     m_currentKey = {};
-    const auto &matches = m_document->matches();
+    const auto &matches = m_document->review().matches();
     for (int row : selectedMatchRows())
         if (size_t(row) < matches.size() && isDecidable(matches[size_t(row)]))
             m_selectedKeys.push_back(keyOf(matches[size_t(row)]));
@@ -138,7 +138,7 @@ void MatchesPanel::restoreSelection()
 {
     if (m_selectedKeys.empty())
         return;
-    const auto &matches = m_document->matches();
+    const auto &matches = m_document->review().matches();
     QItemSelection selection;
     QModelIndex current;
     for (int row = 0; row < m_model->rowCount(); ++row) {
@@ -176,15 +176,15 @@ QString MatchesPanel::summaryText() const
 void MatchesPanel::updateSummary()
 {
     m_filterBar->setVisible(m_model->isFiltered());
-    if (m_document->isSearching()) {
+    if (m_document->jobs().isSearching()) {
         m_summary->setText(tr("Finding matches…"));
         return;
     }
-    if (!m_document->hasMatchResults()) {
+    if (!m_document->review().hasMatchResults()) {
         // Apply All before any search lists what it applied: the header counts
         // those rows instead of reading as if the list were empty.
         int applied = 0, failed = 0;
-        for (const MatchEntry &e : m_document->matches()) {
+        for (const MatchEntry &e : m_document->review().matches()) {
             applied += e.status == MatchStatus::Applied;
             failed += e.status == MatchStatus::FailedVerification;
         }
@@ -198,7 +198,7 @@ void MatchesPanel::updateSummary()
         return;
     }
     int candidates = 0, rejected = 0, applied = 0, failed = 0;
-    for (const auto &[pattern, t] : m_document->tallies()) {
+    for (const auto &[pattern, t] : m_document->review().tallies()) {
         candidates += t.candidates; // rejected ones included
         rejected += t.rejected;
         applied += t.applied;

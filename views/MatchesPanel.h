@@ -25,13 +25,13 @@ public:
     /// Column widths follow the contents up to this many rows.
     static constexpr int kMeasuredRows = 300;
 
-    explicit MatchesPanel(Document *document, QWidget *parent = nullptr);
+    explicit MatchesPanel(const Document *document, QWidget *parent = nullptr);
 
     QTableView *table() const { return m_table; }
     MatchTableModel *model() const { return m_model; }
-    /// Rows of Document::matches() selected in the table.
+    /// Rows of DocumentReview::matches() selected in the table.
     std::vector<int> selectedMatchRows() const;
-    /// Selects the table row showing Document::matches()[matchRow].
+    /// Selects the table row showing DocumentReview::matches()[matchRow].
     void selectMatchRow(int matchRow);
     void setNodeFilter(std::vector<NodeId> nodes);
     QString summaryText() const;
@@ -41,7 +41,7 @@ public:
     void showAll();
 
 signals:
-    /// The current row changed: its row in Document::matches(), or -1.
+    /// The current row changed: its row in DocumentReview::matches(), or -1.
     void matchSelected(int matchRow);
     /// A row was double-clicked (the window applies it).
     void matchActivated(int matchRow);
@@ -54,7 +54,7 @@ private:
     /// or a re-search rebuilds it; Del then Shift+Del must act on one row).
     void restoreSelection();
 
-    Document *m_document;
+    const Document *m_document;
     MatchTableModel *m_model;
     QTableView *m_table;
     QLabel *m_summary;

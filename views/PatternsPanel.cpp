@@ -82,11 +82,12 @@ PatternsPanel::PatternsPanel(Document *document, QWidget *parent)
 
     // Queued: an edit in the tree changes the patterns, and the rebuild must
     // not delete the edited item inside its own itemChanged signal.
-    connect(m_document, &Document::patternsChanged, this, &PatternsPanel::rebuild, Qt::QueuedConnection);
-    connect(m_document, &Document::matchesChanged, this, &PatternsPanel::updateCounts);
+    connect(&m_document->patternSet(), &DocumentPatterns::patternsChanged, this, &PatternsPanel::rebuild,
+            Qt::QueuedConnection);
+    connect(&m_document->review(), &DocumentReview::matchesChanged, this, &PatternsPanel::updateCounts);
     // A new graph is a new review: the last one's counts must go (the load
     // resets the matches without a matchesChanged of its own).
-    connect(m_document, &Document::graphLoaded, this, &PatternsPanel::updateCounts);
+    connect(&m_document->model(), &DocumentGraph::graphLoaded, this, &PatternsPanel::updateCounts);
     connect(m_tree, &QTreeWidget::itemChanged, this, &PatternsPanel::onItemChanged);
     connect(m_tree, &QTreeWidget::currentItemChanged, this, [this](QTreeWidgetItem *item) {
         if (item && !item->data(Name, kPatternRole).toString().isEmpty())
@@ -115,7 +116,7 @@ void PatternsPanel::rebuild()
     m_updating = true;
     const std::string current = currentPattern();
     m_tree->clear();
-    const auto &custom = m_document->customPatternNames();
+    const auto &custom = m_document->patternSet().customNames();
     auto *pre = new QTreeWidgetItem(m_tree, {tr("Pre-grad (pre_grad_fusion_options)")});
     auto *post = new QTreeWidgetItem(m_tree, {tr("Post-grad (post_grad_fusion_options)")});
     auto *files = new QTreeWidgetItem(m_tree, {tr("Custom patterns")});
@@ -125,12 +126,12 @@ void PatternsPanel::rebuild()
         section->setFont(Name, bold);
         section->setFlags(Qt::ItemIsEnabled);
     }
-    for (const Pattern *p : m_document->patterns().all()) {
+    for (const Pattern *p : m_document->patternSet().patterns().all()) {
         const bool isCustom = std::find(custom.begin(), custom.end(), p->name()) != custom.end();
         QTreeWidgetItem *section = p->stage() == PassStage::PreGrad ? pre : post;
         if (isCustom) {
             // Custom patterns sit under the file (or editor) they came from.
-            const QString origin = qs(m_document->customOrigin(p->name()));
+            const QString origin = qs(m_document->patternSet().customOrigin(p->name()));
             section = nullptr;
             for (int i = 0; i < files->childCount() && !section; ++i)
                 if (files->child(i)->text(Name) == origin)
@@ -144,7 +145,8 @@ void PatternsPanel::rebuild()
         auto *item = new QTreeWidgetItem(section, {qs(p->name())});
         item->setData(Name, kPatternRole, qs(p->name()));
         item->setFlags(Qt::ItemIsEnabled | Qt::ItemIsSelectable | Qt::ItemIsUserCheckable);
-        item->setCheckState(Name, m_document->patterns().isEnabled(p->name()) ? Qt::Checked : Qt::Unchecked);
+        item->setCheckState(Name,
+                            m_document->patternSet().patterns().isEnabled(p->name()) ? Qt::Checked : Qt::Unchecked);
         item->setIcon(Name, [&] {
             QPixmap swatch(10, 10);
             swatch.fill(PatternColors::colorFor(p->name()));
@@ -187,8 +189,8 @@ void PatternsPanel::rebuild()
 void PatternsPanel::updateCounts()
 {
     m_updating = true;
-    const bool have = m_document->hasMatchResults();
-    const std::map<std::string, PatternTally> tallies = m_document->tallies();
+    const bool have = m_document->review().hasMatchResults();
+    const std::map<std::string, PatternTally> tallies = m_document->review().tallies();
     std::map<QTreeWidgetItem *, int> sectionTotals;
     for (QTreeWidgetItemIterator it(m_tree); *it; ++it) {
         QTreeWidgetItem *item = *it;
@@ -239,7 +241,7 @@ void PatternsPanel::onItemChanged(QTreeWidgetItem *item, int column)
     if (int eq = text.indexOf(QLatin1Char('=')); eq >= 0)
         text = text.mid(eq + 1);
     text = text.section(QStringLiteral("(default"), 0, 0);
-    const Pattern *p = m_document->patterns().find(pattern.toStdString());
+    const Pattern *p = m_document->patternSet().patterns().find(pattern.toStdString());
     const auto &values = p->options().values();
     auto parsed = parseOption(text, values.at(option.toStdString()));
     if (!parsed) {

@@ -1,6 +1,6 @@
 #include "ProblemsPanel.h"
 
-#include "Document.h"
+#include "DocumentGraph.h"
 #include "QtStrings.h"
 #include "core/io/WarningSummary.h"
 
@@ -69,9 +69,9 @@ std::string_view lastName(std::string_view op)
 
 } // namespace
 
-ProblemsPanel::ProblemsPanel(Document *document, QWidget *parent)
+ProblemsPanel::ProblemsPanel(const DocumentGraph *model, QWidget *parent)
     : QDockWidget(tr("Problems"), parent)
-    , m_document(document)
+    , m_model(model)
     , m_tree(new QTreeWidget)
     , m_empty(new QLabel)
 {
@@ -97,7 +97,7 @@ ProblemsPanel::ProblemsPanel(Document *document, QWidget *parent)
     setWidget(body);
 
     connect(m_tree, &QTreeWidget::itemActivated, this, [this](QTreeWidgetItem *item) { activate(item); });
-    connect(m_document, &Document::graphLoaded, this, &ProblemsPanel::refresh);
+    connect(m_model, &DocumentGraph::graphLoaded, this, &ProblemsPanel::refresh);
     refresh();
 }
 
@@ -106,7 +106,7 @@ void ProblemsPanel::refresh()
     m_tree->clear();
     m_count = 0;
     std::vector<std::string> warnings;
-    for (const QString &w : m_document->warnings())
+    for (const QString &w : m_model->warnings())
         warnings.push_back(w.toStdString());
     const std::vector<WarningGroup> groups = groupWarnings(warnings);
 
@@ -157,14 +157,14 @@ void ProblemsPanel::refresh()
 
 NodeId ProblemsPanel::nodeFor(const QTreeWidgetItem *item) const
 {
-    if (!item || !m_document->hasGraph())
+    if (!item || !m_model->hasGraph())
         return {};
     const QVariant op = item->data(0, kOpRole);
     if (op.isValid())
-        return firstNodeOfOp(m_document->graph(), op.toString().toStdString());
+        return firstNodeOfOp(m_model->graph(), op.toString().toStdString());
     const QVariant line = item->data(0, kLineRole);
     if (line.isValid())
-        return firstNodeAtLine(m_document->graph(), m_document->nodeLines(), line.toInt());
+        return firstNodeAtLine(m_model->graph(), m_model->nodeLines(), line.toInt());
     return {};
 }
 

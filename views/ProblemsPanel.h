@@ -13,11 +13,11 @@ class QTreeWidgetItem;
 
 namespace fusebox {
 
-class Document;
+class DocumentGraph;
 class Graph;
 
 /// A dock listing what the reader had to say about the model
-/// (Document::warnings()), grouped by kind (WarningSummary.h): one row per
+/// (DocumentGraph::warnings()), grouped by kind (WarningSummary.h): one row per
 /// kind, "412 × kind (first at model.py:28)", with its warnings below
 /// (message and location), or, for a summary warning, the ops it lists
 /// ("prims::iota ×48"). Activating an entry (double-click, Enter) emits
@@ -29,7 +29,7 @@ class ProblemsPanel final : public QDockWidget {
     Q_OBJECT
 
 public:
-    explicit ProblemsPanel(Document *document, QWidget *parent = nullptr);
+    explicit ProblemsPanel(const DocumentGraph *model, QWidget *parent = nullptr);
 
     /// Fills the tree from the document's warnings.
     void refresh();
@@ -59,7 +59,7 @@ signals:
     void problemUnresolved(const QString &message);
 
 private:
-    Document *m_document;
+    const DocumentGraph *m_model;
     QTreeWidget *m_tree;
     QLabel *m_empty;
     size_t m_count = 0;

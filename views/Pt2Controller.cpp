@@ -70,7 +70,7 @@ Pt2Controller::Pt2Controller(MainWindow *window, RewriteController *rewrite)
                              "beside the current graph (Ctrl+Alt+I)"));
     connect(m_compare, &QAction::triggered, this, &Pt2Controller::compareWithInductor);
 
-    connect(m_window->document(), &Document::graphLoaded, this, &Pt2Controller::updateActions);
+    connect(&m_window->document()->model(), &DocumentGraph::graphLoaded, this, &Pt2Controller::updateActions);
     // Its jobs run through the window's TaskService, whose text the busy label shows.
     updateActions();
 }
@@ -133,7 +133,7 @@ void Pt2Controller::cancel()
 void Pt2Controller::updateActions()
 {
     m_capture->setEnabled(!isBusy());
-    m_compare->setEnabled(!isBusy() && m_window->document()->hasGraph());
+    m_compare->setEnabled(!isBusy() && m_window->document()->model().hasGraph());
     m_rewrite->updateBusy();
 }
 
@@ -311,7 +311,7 @@ bool Pt2Controller::compareWithInductor()
 {
     const QString title = tr("Compare with Inductor");
     Document *document = m_window->document();
-    if (!document->hasGraph()) {
+    if (!document->model().hasGraph()) {
         const QString error = tr("Open a model first: Compare with Inductor runs on the open graph.");
         fail(title, error);
         emit comparisonFinished(false, error);
@@ -324,15 +324,15 @@ bool Pt2Controller::compareWithInductor()
         std::optional<Expected<pt2::InductorComparison>> compared;
     };
     auto o = std::make_shared<Outcome>();
-    o->original = document->originalGraph().clone();
-    o->current = document->graph().clone();
+    o->original = document->history().original().clone();
+    o->current = document->model().graph().clone();
     // The document's pass config is what Fusebox runs: the enabled rules with their options.
-    o->config = document->passConfig();
+    o->config = document->persistence().passConfig();
     std::map<std::string, int64_t> applied;
-    for (const MatchEntry &e : document->matches())
+    for (const MatchEntry &e : document->review().matches())
         if (e.status == MatchStatus::Applied)
             ++applied[e.match.pattern];
-    const QString name = document->displayName();
+    const QString name = document->model().displayName();
     const QString error = startJob(
         tr("PyTorch 2: Inductor's passes on %1").arg(name),
         [o](pt2::Pt2Bridge &bridge, const pt2::RequestControl &control) {

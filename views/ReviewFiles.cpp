@@ -49,9 +49,10 @@ bool ReviewFiles::importPassFile(const QString &path, QString *error)
             *error = qs(s.error().message);
         return false;
     }
-    emit logLine(
-        tr("opened the pass file %1: %2 rejected matches").arg(path).arg(m_document->passConfig().rejected.size()));
-    for (const std::string &note : m_document->configNotes())
+    emit logLine(tr("opened the pass file %1: %2 rejected matches")
+                     .arg(path)
+                     .arg(m_document->persistence().passConfig().rejected.size()));
+    for (const std::string &note : m_document->patternSet().configNotes())
         emit logLine(tr("  note: %1").arg(qs(note)));
     return true;
 }
@@ -61,11 +62,11 @@ bool ReviewFiles::saveSession(const QString &path, bool demo, QString *error)
     Session session;
     session.demo = demo;
     if (!demo)
-        session.modelPath = QFileInfo(m_document->filePath()).absoluteFilePath();
-    session.inputShapes = m_document->loadOptions().inputShapes;
-    session.verifyEachApply = m_document->verifyApplies();
-    session.pass = m_document->passConfig();
-    session.steps = m_document->sessionSteps();
+        session.modelPath = QFileInfo(m_document->model().filePath()).absoluteFilePath();
+    session.inputShapes = m_document->model().loadOptions().inputShapes;
+    session.verifyEachApply = m_document->jobs().verifyApplies();
+    session.pass = m_document->persistence().passConfig();
+    session.steps = m_document->history().sessionSteps();
     QFile file(path);
     if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate) || file.write(writeSession(session).toUtf8()) < 0) {
         if (error)
@@ -109,13 +110,13 @@ bool ReviewFiles::exportModel(const QString &path, QString *error)
     // they are defined by (fusebox-pass run --keep-fusebox-ops keeps them).
     std::vector<std::string> decomposed;
     const bool torchScript = outputFormatOf(path.toStdString()) == OutputFormat::TorchScript;
-    const Graph plain = torchScript ? decomposeFuseboxOps(m_document->graph(), &decomposed) : Graph();
-    if (Status s = saveModel(torchScript ? plain : m_document->graph(), path.toStdString(), true); !s) {
+    const Graph plain = torchScript ? decomposeFuseboxOps(m_document->model().graph(), &decomposed) : Graph();
+    if (Status s = saveModel(torchScript ? plain : m_document->model().graph(), path.toStdString(), true); !s) {
         if (error)
             *error = qs(s.error().message);
         return false;
     }
-    emit logLine(tr("exported the rewritten model (%1 nodes) to %2").arg(m_document->graph().size()).arg(path));
+    emit logLine(tr("exported the rewritten model (%1 nodes) to %2").arg(m_document->model().graph().size()).arg(path));
     if (!decomposed.empty()) {
         QStringList ops;
         for (const std::string &op : decomposed)
@@ -149,8 +150,9 @@ bool ReviewFiles::exportForPyTorch2(const QString &path, QString *error)
     };
     if (!m_document->exportForPyTorch2(path, format, done, error))
         return false;
-    emit logLine(
-        tr("exporting the rewritten model (%1 nodes) to %2 in PyTorch 2…").arg(m_document->graph().size()).arg(path));
+    emit logLine(tr("exporting the rewritten model (%1 nodes) to %2 in PyTorch 2…")
+                     .arg(m_document->model().graph().size())
+                     .arg(path));
     return true;
 }
 
@@ -213,7 +215,7 @@ bool ReviewFiles::exportPicture(const QString &path, PictureExtent extent, QStri
         generator.setFileName(path);
         generator.setSize(size);
         generator.setViewBox(QRect(QPoint(0, 0), size));
-        generator.setTitle(m_document->displayName());
+        generator.setTitle(m_document->model().displayName());
         generator.setDescription(extent == PictureExtent::WholeGraph ? tr("Fusebox graph, whole")
                                                                      : tr("Fusebox graph view"));
         QPainter painter;

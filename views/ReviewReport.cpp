@@ -41,16 +41,16 @@ ReportEntry reportEntry(const MatchEntry &e)
 RewriteReport reviewReport(const Document &d)
 {
     RewriteReport report;
-    report.title = "Review of " + d.displayName().toStdString();
-    report.model = d.displayName().toStdString();
-    report.inductor = d.patterns().inductorLabel();
-    report.nodesBefore = d.originalGraph().size();
-    report.nodesAfter = d.graph().size();
-    report.verifyEachApply = d.verifyApplies();
+    report.title = "Review of " + d.model().displayName().toStdString();
+    report.model = d.model().displayName().toStdString();
+    report.inductor = d.patternSet().patterns().inductorLabel();
+    report.nodesBefore = d.history().original().size();
+    report.nodesAfter = d.model().graph().size();
+    report.verifyEachApply = d.jobs().verifyApplies();
     // The patterns with a match or a decision (not those with near misses alone).
-    const auto tallies = d.tallies();
+    const auto tallies = d.review().tallies();
     std::vector<ReportEntry> matches;
-    for (const MatchEntry &e : d.matches()) {
+    for (const MatchEntry &e : d.review().matches()) {
         const PatternTally &t = tallies.at(e.match.pattern);
         report.counters[e.match.pattern] = {size_t(t.candidates), size_t(t.applied), size_t(t.rejected),
                                             size_t(t.failed), 0};

@@ -63,20 +63,20 @@ RewriteController::RewriteController(QMainWindow *window, Document *document, Gr
     });
     m_editor->setSchemas(&torchSchemas());
     m_editor->setTasks(m_document->tasks()); // the status bar and Cancel see its search
-    connect(m_document, &Document::matchesChanged, this, [this] {
+    connect(&m_document->review(), &DocumentReview::matchesChanged, this, [this] {
         updateMarks();
         updateActions();
     });
-    connect(m_document, &Document::matchSearchStarted, this, &RewriteController::updateActions);
+    connect(&m_document->jobs(), &DocumentJobs::matchSearchStarted, this, &RewriteController::updateActions);
     // The Log records every action, however it was started (menu, key,
     // double-click, context menu), from what the document reports.
-    connect(m_document, &Document::matchSearchFinished, this, [this] {
+    connect(&m_document->jobs(), &DocumentJobs::matchSearchFinished, this, [this] {
         // The searches a user asked for; those after each rewrite are not news.
         if (!std::exchange(m_searchRequested, false))
             return;
         int candidates = 0, rejected = 0;
         std::set<std::string> patterns;
-        for (const MatchEntry &e : m_document->matches()) {
+        for (const MatchEntry &e : m_document->review().matches()) {
             if (e.status != MatchStatus::Pending && (e.status != MatchStatus::Rejected || e.notFound))
                 continue;
             ++candidates;
@@ -90,59 +90,60 @@ RewriteController::RewriteController(QMainWindow *window, Document *document, Gr
         if (rejected)
             line += tr(", %1 rejected").arg(rejected);
         // Few or no candidates because shapes are missing is not "nothing to do".
-        if (!m_document->inputsWithoutShape().empty())
+        if (!m_document->model().inputsWithoutShape().empty())
             line += tr(" — some inputs' shapes are unknown, and most rules need them (File ▸ Input Shapes…)");
         emit logLine(line);
     });
-    connect(m_document, &Document::matchesApplied, this, [this](const std::vector<MatchEntry> &applied) {
-        for (const MatchEntry &e : applied) {
-            QString line = tr("applied %1 at %%2: −%3 +%4 nodes")
-                               .arg(qs(e.match.pattern), e.anchorName)
-                               .arg(e.nodesRemoved)
-                               .arg(e.nodesAdded);
-            line += e.verification.isEmpty() ? tr("; not verified (Rewrite ▸ Verify Each Apply is off)")
-                                             : tr("; verification %1").arg(e.verification);
-            emit logLine(line);
-        }
-    });
-    connect(m_document, &Document::graphLoaded, this, [this] {
+    connect(&m_document->review(), &DocumentReview::matchesApplied, this,
+            [this](const std::vector<MatchEntry> &applied) {
+                for (const MatchEntry &e : applied) {
+                    QString line = tr("applied %1 at %%2: −%3 +%4 nodes")
+                                       .arg(qs(e.match.pattern), e.anchorName)
+                                       .arg(e.nodesRemoved)
+                                       .arg(e.nodesAdded);
+                    line += e.verification.isEmpty() ? tr("; not verified (Rewrite ▸ Verify Each Apply is off)")
+                                                     : tr("; verification %1").arg(e.verification);
+                    emit logLine(line);
+                }
+            });
+    connect(&m_document->model(), &DocumentGraph::graphLoaded, this, [this] {
         m_selectedMatch = -1;
         m_whyFailed.clear();
         m_whyPassed.clear();
         m_scene->setOutline({}, {}, {});
         updateActions();
     });
-    connect(m_document, &Document::graphRewritten, this, [this] {
+    connect(&m_document->model(), &DocumentGraph::graphRewritten, this, [this] {
         m_selectedMatch = -1;
         m_scene->setOutline({}, {}, {});
         // The editor matches against a snapshot: give it the rewritten graph.
         if (m_editorDock && m_editorDock->isVisible())
-            m_editor->setGraph(std::make_shared<const Graph>(m_document->graph().clone()));
+            m_editor->setGraph(std::make_shared<const Graph>(m_document->model().graph().clone()));
     });
-    connect(m_document, &Document::verificationFailed, this,
+    connect(&m_document->review(), &DocumentReview::verificationFailed, this,
             [this](const QString &pattern, const QString &anchor, const QString &message) {
                 const QString line = tr("%1 at %%2 failed numeric verification and was undone: %3")
                                          .arg(pattern, anchor, message);
                 emit logLine(line);
                 emit statusMessage(line);
             });
-    connect(m_document, &Document::applyAllStarted, this, [this] {
+    connect(&m_document->jobs(), &DocumentJobs::applyAllStarted, this, [this] {
         // The busy line says it, with the count so far (a status message
         // drawn over it made both unreadable).
         updateActions();
         updateBusy();
     });
-    connect(m_document, &Document::applyAllFinished, this, [this](int, const QString &summary) {
+    connect(&m_document->jobs(), &DocumentJobs::applyAllFinished, this, [this](int, const QString &summary) {
         emit logLine(tr("Apply All: %1").arg(summary));
         emit statusMessage(tr("Apply All: %1").arg(summary));
         updateActions();
     });
-    connect(m_document, &Document::applyStarted, this, [this](const QString &what) {
+    connect(&m_document->pt2(), &DocumentPt2::applyStarted, this, [this](const QString &what) {
         emit logLine(tr("%1: verifying in PyTorch 2 (Esc cancels)").arg(what));
         updateActions();
         updateBusy(); // however it started (Apply, a double-click, a replayed session)
     });
-    connect(m_document, &Document::applyFinished, this, [this](int, const QString &summary) {
+    connect(&m_document->pt2(), &DocumentPt2::applyFinished, this, [this](int, const QString &summary) {
         emit logLine(summary);
         emit statusMessage(summary);
         updateActions();
@@ -156,10 +157,10 @@ RewriteController::RewriteController(QMainWindow *window, Document *document, Gr
     connect(m_scene, &QGraphicsScene::selectionChanged, this, &RewriteController::onSceneSelection);
     connect(m_scene, &GraphScene::nodeContextMenu, this, &RewriteController::onNodeContextMenu);
     connect(m_scene, &GraphScene::layoutFinished, this, [this] {
-        if (!m_focusPending || m_selectedMatch < 0 || size_t(m_selectedMatch) >= m_document->matches().size())
+        if (!m_focusPending || m_selectedMatch < 0 || size_t(m_selectedMatch) >= m_document->review().matches().size())
             return;
         m_focusPending = false;
-        focusNodes(m_document->matches()[size_t(m_selectedMatch)].match.nodes);
+        focusNodes(m_document->review().matches()[size_t(m_selectedMatch)].match.nodes);
     });
     connect(m_whyNot, &WhyNotPanel::marksChanged, this,
             [this](const std::vector<NodeId> &failed, const std::vector<NodeId> &passed) {
@@ -185,7 +186,7 @@ RewriteController::RewriteController(QMainWindow *window, Document *document, Gr
         for (const std::string &n : *added)
             names << qs(n);
         emit logLine(tr("added pattern(s) %1 to the document").arg(names.join(QStringLiteral(", "))));
-        if (!m_document->hasMatchResults())
+        if (!m_document->review().hasMatchResults())
             m_document->findMatches();
     });
     connect(m_editor, &PatternEditor::saveRequested, this, [this] {
@@ -221,7 +222,7 @@ void RewriteController::setSchedule(PassSchedule schedule)
     (schedule == PassSchedule::Inductor ? m_scheduleInductor : m_scheduleGreedy)->setChecked(true);
     emit logLine(schedule == PassSchedule::Inductor
                      ? tr("schedule: %1's (Apply All runs the passes as Inductor does)")
-                           .arg(QString::fromStdString(m_document->patterns().inductorLabel()))
+                           .arg(QString::fromStdString(m_document->patternSet().patterns().inductorLabel()))
                      : tr("schedule: greedy (Apply All runs Fusebox's own search to a fixed point, beyond Inductor)"));
     m_whyNot->explain({}, {}); // its answer follows the schedule
 }
@@ -260,15 +261,15 @@ void RewriteController::updateBusy()
 void RewriteController::updateActions()
 {
     updateBusy();
-    const bool have = m_document->hasGraph();
-    const bool busy = m_document->isApplyingAll() || m_document->isApplying();
+    const bool have = m_document->model().hasGraph();
+    const bool busy = m_document->jobs().isApplyingAll() || m_document->pt2().isApplying();
     m_findMatches->setEnabled(have && !busy);
     m_applyAll->setEnabled(have && !busy);
     // Deciding needs a candidate to decide: not before the first search (F5),
     // nor when none is pending (Apply, Reject) or rejected (Restore).
     bool pending = false, rejected = false;
-    if (have && m_document->hasMatchResults())
-        for (const MatchEntry &e : m_document->matches()) {
+    if (have && m_document->review().hasMatchResults())
+        for (const MatchEntry &e : m_document->review().matches()) {
             pending = pending || e.status == MatchStatus::Pending;
             rejected = rejected || e.status == MatchStatus::Rejected;
         }
@@ -285,11 +286,11 @@ void RewriteController::updateMarks()
 {
     QHash<uint32_t, ItemMark> marks;
     std::vector<GraphScene::GroupFrame> frames;
-    const auto &matches = m_document->matches();
+    const auto &matches = m_document->review().matches();
     for (const MatchEntry &e : matches) {
         if ((e.status != MatchStatus::Pending && e.status != MatchStatus::Rejected) || e.notFound)
             continue;
-        const Pattern *p = m_document->patterns().find(e.match.pattern);
+        const Pattern *p = m_document->patternSet().patterns().find(e.match.pattern);
         if (e.status == MatchStatus::Pending && p && p->family() == PatternFamily::Vertical)
             frames.push_back({e.match.nodes, PatternColors::colorFor(e.match.pattern)});
         const ItemMark mark = e.status == MatchStatus::Pending
@@ -330,10 +331,10 @@ void RewriteController::onMatchSelected(int matchRow)
 {
     m_selectedMatch = matchRow;
     updateMarks();
-    if (matchRow < 0 || size_t(matchRow) >= m_document->matches().size())
+    if (matchRow < 0 || size_t(matchRow) >= m_document->review().matches().size())
         return;
-    const MatchEntry &e = m_document->matches()[size_t(matchRow)];
-    const Node *anchor = m_document->graph().node(e.match.anchor);
+    const MatchEntry &e = m_document->review().matches()[size_t(matchRow)];
+    const Node *anchor = m_document->model().graph().node(e.match.anchor);
     if (anchor && (e.status == MatchStatus::Pending || e.status == MatchStatus::Rejected))
         m_whyNot->explain(e.match.pattern, e.match.anchor);
     focusNodes(e.match.nodes);
@@ -343,7 +344,7 @@ void RewriteController::focusNodes(const std::vector<NodeId> &nodes)
 {
     std::vector<NodeId> present;
     for (NodeId id : nodes)
-        if (m_document->graph().contains(id))
+        if (m_document->model().graph().contains(id))
             present.push_back(id);
     if (present.empty())
         return;
@@ -364,28 +365,28 @@ void RewriteController::focusNodes(const std::vector<NodeId> &nodes)
 
 std::string RewriteController::relevantPattern(NodeId id) const
 {
-    const Node *node = m_document->graph().node(id);
+    const Node *node = m_document->model().graph().node(id);
     if (!node)
         return {};
     // The pattern the user chose, when it can start at this op.
-    const Pattern *current = m_document->patterns().find(m_whyNot->pattern());
+    const Pattern *current = m_document->patternSet().patterns().find(m_whyNot->pattern());
     if (current && current->isRootOp(node->op))
         return current->name();
     // A match over the node: the pattern that has something to say here.
-    for (const MatchEntry &e : m_document->matches())
+    for (const MatchEntry &e : m_document->review().matches())
         if (!e.notFound && std::find(e.match.nodes.begin(), e.match.nodes.end(), id) != e.match.nodes.end())
             return e.match.pattern;
     // Else the enabled rule rooted at this op that the last search found
     // most often (candidates, then near misses); a disabled one last.
-    const auto tallies = m_document->tallies();
+    const auto tallies = m_document->review().tallies();
     const Pattern *best = nullptr;
     auto score = [&](const Pattern *p) {
         const auto t = tallies.find(p->name());
         const int found = t == tallies.end() ? 0 : t->second.candidates + t->second.applied;
         const int near = t == tallies.end() ? 0 : std::max(0, t->second.nearMisses);
-        return std::tuple(m_document->patterns().isEnabled(p->name()), found, near);
+        return std::tuple(m_document->patternSet().patterns().isEnabled(p->name()), found, near);
     };
-    for (const Pattern *p : m_document->patterns().all())
+    for (const Pattern *p : m_document->patternSet().patterns().all())
         if (p->isRootOp(node->op) && (!best || score(p) > score(best)))
             best = p;
     return best ? best->name() : std::string();
@@ -394,7 +395,8 @@ std::string RewriteController::relevantPattern(NodeId id) const
 void RewriteController::onSceneSelection()
 {
     const std::vector<NodeId> nodes = m_scene->selectedNodes();
-    m_matches->setNodeFilter(nodes.size() >= 1 && m_document->hasMatchResults() ? nodes : std::vector<NodeId>{});
+    m_matches->setNodeFilter(nodes.size() >= 1 && m_document->review().hasMatchResults() ? nodes
+                                                                                         : std::vector<NodeId>{});
     if (nodes.size() == 1 && m_whyNotDock && m_whyNotDock->isVisible()) {
         // A node no rule starts at (a conv2d) is said to be one, not
         // explained with the pattern chosen for the last node.
@@ -408,12 +410,12 @@ void RewriteController::onSceneSelection()
 
 void RewriteController::onNodeContextMenu(NodeId id, QMenu *menu)
 {
-    const Node *node = m_document->graph().node(id);
+    const Node *node = m_document->model().graph().node(id);
     if (!node)
         return;
     QMenu *why = menu->addMenu(tr("Why didn't … fire here?"));
     QMenu *others = nullptr;
-    for (const Pattern *p : m_document->patterns().all()) {
+    for (const Pattern *p : m_document->patternSet().patterns().all()) {
         const bool relevant = p->isRootOp(node->op);
         QMenu *target = relevant ? why : (others ? others : (others = new QMenu(tr("Other patterns"), why)));
         const std::string name = p->name();
@@ -431,7 +433,7 @@ void RewriteController::whyNot(const std::string &pattern, NodeId node)
     m_whyNotDock->raise();
     // The node asked about becomes the selection, so that the Inspector (and
     // every panel that follows the selection) shows the node Why Not explains.
-    if (node.isValid() && m_document->graph().contains(node))
+    if (node.isValid() && m_document->model().graph().contains(node))
         m_scene->selectNode(node);
     m_whyNot->explain(pattern, node);
 }
@@ -441,7 +443,7 @@ void RewriteController::applySelected()
     std::vector<int> rows = m_matches->selectedMatchRows();
     QString error;
     const int applied = m_document->applyMatches(rows, &error); // logged from matchesApplied
-    if (m_document->isApplying()) {
+    if (m_document->pt2().isApplying()) {
         updateBusy(); // verified in PyTorch 2 in the background: applyFinished() tells
     } else if (applied == 0 && !error.isEmpty()) {
         emit statusMessage(error);
@@ -457,30 +459,30 @@ void RewriteController::rejectSelected(bool reject)
     const MatchStatus from = reject ? MatchStatus::Pending : MatchStatus::Rejected;
     std::vector<int> rows;
     for (int row : m_matches->selectedMatchRows())
-        if (m_document->matches()[size_t(row)].status == from)
+        if (m_document->review().matches()[size_t(row)].status == from)
             rows.push_back(row);
     int done = 0;
     if (!rows.empty()) {
         QStringList names;
         for (int row : rows) {
-            const MatchEntry &e = m_document->matches()[size_t(row)];
+            const MatchEntry &e = m_document->review().matches()[size_t(row)];
             names << tr("%1 at %%2").arg(qs(e.match.pattern), e.anchorName);
         }
-        m_document->undoStack()->beginMacro(reject ? tr("Reject %1").arg(names.join(QStringLiteral(", ")))
-                                                   : tr("Restore %1").arg(names.join(QStringLiteral(", "))));
+        m_document->history().undoStack()->beginMacro(reject ? tr("Reject %1").arg(names.join(QStringLiteral(", ")))
+                                                             : tr("Restore %1").arg(names.join(QStringLiteral(", "))));
         // Rows are re-read by signature: each decision rebuilds the list.
         std::vector<std::string> signatures;
         for (int row : rows)
-            signatures.push_back(m_document->matches()[size_t(row)].signature);
+            signatures.push_back(m_document->review().matches()[size_t(row)].signature);
         for (const std::string &signature : signatures) {
-            const auto &all = m_document->matches();
+            const auto &all = m_document->review().matches();
             for (size_t r = 0; r < all.size(); ++r)
                 if (all[r].signature == signature && all[r].status == from) {
                     done += reject ? m_document->rejectMatch(int(r)) : m_document->restoreMatch(int(r));
                     break;
                 }
         }
-        m_document->undoStack()->endMacro();
+        m_document->history().undoStack()->endMacro();
         for (const QString &name : names)
             emit logLine(reject ? tr("rejected %1 (kept out of Apply All and the pass)").arg(name)
                                 : tr("restored %1 (a candidate again)").arg(name));
@@ -497,7 +499,7 @@ bool RewriteController::newPatternFromSelection(QString *error)
             *error = tr("Select the nodes of the subgraph first (Ctrl+click to select several).");
         return false;
     }
-    auto decl = patternFromSubgraph(m_document->graph(), nodes);
+    auto decl = patternFromSubgraph(m_document->model().graph(), nodes);
     if (!decl) {
         if (error)
             *error = qs(decl.error().message);
@@ -506,7 +508,7 @@ bool RewriteController::newPatternFromSelection(QString *error)
     PatternFile file;
     file.patterns.push_back(*decl);
     m_editor->setSourceName(qs(decl->name) + QStringLiteral(".patterns"));
-    m_editor->setGraph(std::make_shared<const Graph>(m_document->graph().clone()));
+    m_editor->setGraph(std::make_shared<const Graph>(m_document->model().graph().clone()));
     m_editor->setText(qs(writePatternFile(file)));
     m_editor->compileNow();
     m_editorDock->show();
@@ -519,12 +521,13 @@ bool RewriteController::newPatternFromSelection(QString *error)
 
 bool RewriteController::maybeSave()
 {
-    if (!m_document->hasGraph() || !m_document->isModified())
+    if (!m_document->model().hasGraph() || !m_document->history().isModified())
         return true;
-    const auto answer = QMessageBox::question(
-        m_window, tr("Unsaved Decisions"),
-        tr("The review of %1 has decisions that are not saved. Save the session first?").arg(m_document->displayName()),
-        QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+    const auto answer
+        = QMessageBox::question(m_window, tr("Unsaved Decisions"),
+                                tr("The review of %1 has decisions that are not saved. Save the session first?")
+                                    .arg(m_document->model().displayName()),
+                                QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
     if (answer == QMessageBox::Cancel)
         return false;
     if (answer == QMessageBox::Discard)

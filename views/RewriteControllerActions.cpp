@@ -34,7 +34,7 @@ namespace fusebox {
 
 void RewriteController::createActions()
 {
-    QUndoStack *stack = m_document->undoStack();
+    QUndoStack *stack = m_document->history().undoStack();
     m_undo = stack->createUndoAction(this, tr("&Undo"));
     m_undo->setShortcut(QKeySequence::Undo);
     m_redo = stack->createRedoAction(this, tr("&Redo"));
@@ -92,8 +92,8 @@ void RewriteController::createActions()
                                     "to a fixed point: it may go beyond what Inductor does"));
     for (QAction *a : {m_scheduleInductor, m_scheduleGreedy})
         a->setCheckable(true);
-    m_scheduleInductor->setChecked(m_document->schedule() == PassSchedule::Inductor);
-    m_scheduleGreedy->setChecked(m_document->schedule() == PassSchedule::Greedy);
+    m_scheduleInductor->setChecked(m_document->jobs().schedule() == PassSchedule::Inductor);
+    m_scheduleGreedy->setChecked(m_document->jobs().schedule() == PassSchedule::Greedy);
     connect(m_scheduleInductor, &QAction::toggled, this, [this](bool on) {
         if (on)
             setSchedule(PassSchedule::Inductor);
@@ -115,13 +115,13 @@ void RewriteController::createActions()
 
     m_verify = new QAction(tr("&Verify Each Apply"), this);
     m_verify->setCheckable(true);
-    m_verify->setChecked(m_document->verifyApplies());
+    m_verify->setChecked(m_document->jobs().verifyApplies());
     m_verify->setToolTip(tr("Run the model before and after each rewrite on the same random inputs; undo a rewrite "
                             "that changes the outputs"));
     connect(m_verify, &QAction::toggled, m_document, &Document::setVerifyApplies);
     // A reopened session brings its own toggle.
-    connect(m_document, &Document::patternsChanged, m_verify,
-            [this] { m_verify->setChecked(m_document->verifyApplies()); });
+    connect(&m_document->patternSet(), &DocumentPatterns::patternsChanged, m_verify,
+            [this] { m_verify->setChecked(m_document->jobs().verifyApplies()); });
 
     m_whyNotAction = new QAction(tr("&Why Not Here?"), this);
     m_whyNotAction->setShortcut(Qt::CTRL | Qt::Key_Question);

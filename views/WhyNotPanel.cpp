@@ -21,7 +21,7 @@ const QColor kWhyNotFailColor(0xc0, 0x20, 0x20);
 const QColor kWhyNotPassColor(0x2a, 0x8a, 0x3a);
 } // namespace
 
-WhyNotPanel::WhyNotPanel(Document *document, QWidget *parent)
+WhyNotPanel::WhyNotPanel(const Document *document, QWidget *parent)
     : QWidget(parent)
     , m_document(document)
     , m_patternBox(new QComboBox(this))
@@ -80,14 +80,14 @@ WhyNotPanel::WhyNotPanel(Document *document, QWidget *parent)
     layout->addLayout(nearRow);
     layout->addWidget(m_nearMisses, 2);
 
-    connect(m_document, &Document::patternsChanged, this, &WhyNotPanel::fillPatterns);
-    connect(m_document, &Document::graphLoaded, this, [this] {
+    connect(&m_document->patternSet(), &DocumentPatterns::patternsChanged, this, &WhyNotPanel::fillPatterns);
+    connect(&m_document->model(), &DocumentGraph::graphLoaded, this, [this] {
         m_node = {};
         m_unconcerned = false;
         m_nearMisses->clear();
         refresh();
     });
-    connect(m_document, &Document::graphRewritten, this, &WhyNotPanel::refresh);
+    connect(&m_document->model(), &DocumentGraph::graphRewritten, this, &WhyNotPanel::refresh);
     connect(m_patternBox, &QComboBox::currentIndexChanged, this, [this] {
         m_unconcerned = false; // the user asks about this pattern here
         m_nearMisses->clear();
@@ -108,7 +108,7 @@ void WhyNotPanel::fillPatterns()
     const QString current = m_patternBox->currentText();
     QSignalBlocker block(m_patternBox);
     m_patternBox->clear();
-    for (const Pattern *p : m_document->patterns().all())
+    for (const Pattern *p : m_document->patternSet().patterns().all())
         m_patternBox->addItem(qs(p->name()));
     if (int i = m_patternBox->findText(current); i >= 0)
         m_patternBox->setCurrentIndex(i);
@@ -145,7 +145,7 @@ void WhyNotPanel::explainUnconcerned(NodeId node)
 void WhyNotPanel::refresh()
 {
     m_checks->clear();
-    const Node *n = m_document->graph().node(m_node);
+    const Node *n = m_document->model().graph().node(m_node);
     m_nodeLabel->setText(n ? tr("at %%1 (%2)").arg(qs(n->name), qs(n->op)) : tr("no node selected"));
     m_nodeLabel->setToolTip({});
     if (!n) {
@@ -157,7 +157,7 @@ void WhyNotPanel::refresh()
         m_summary->setText(tr("No pattern starts at %1: none of the %2 patterns rewrites from this op. Choose one "
                               "above to see its checks here.")
                                .arg(qs(n->op))
-                               .arg(m_document->patterns().all().size()));
+                               .arg(m_document->patternSet().patterns().all().size()));
         emit marksChanged({}, {});
         return;
     }
@@ -190,9 +190,10 @@ void WhyNotPanel::refresh()
         auto *item = new QTreeWidgetItem(m_checks, {what, qs(c.actual), qs(c.source)});
         item->setToolTip(0, qs(c.description));
         item->setToolTip(1, qs(c.actual));
-        item->setToolTip(2, c.fuseboxOnly ? qs(c.source)
-                                          : tr("Made by %1's %2 (its code as PyTorch 2.6 has it)")
-                                                .arg(qs(m_document->patterns().inductorLabel()), qs(c.source)));
+        item->setToolTip(2, c.fuseboxOnly
+                                ? qs(c.source)
+                                : tr("Made by %1's %2 (its code as PyTorch 2.6 has it)")
+                                      .arg(qs(m_document->patternSet().patterns().inductorLabel()), qs(c.source)));
         if (c.fuseboxOnly)
             item->setForeground(2, QColor(0xb0, 0x60, 0x00)); // a check Inductor does not make
         if (&c == failure) {
@@ -230,7 +231,7 @@ void WhyNotPanel::showNearMisses()
                                  .arg(summary->attempted)
                                  .arg(summary->matched)
                                  .arg(checks == 1 ? tr("1 check failed") : tr("%1 checks failed").arg(checks)));
-    const Graph &g = m_document->graph();
+    const Graph &g = m_document->model().graph();
     for (const NearMissGroup &group : summary->groups) {
         auto *top = new QTreeWidgetItem(m_nearMisses, {qs(group.check), group.nodes.size() == 1
                                                                             ? tr("1 node")

@@ -25,7 +25,7 @@ class WhyNotPanel final : public QWidget {
     Q_OBJECT
 
 public:
-    explicit WhyNotPanel(Document *document, QWidget *parent = nullptr);
+    explicit WhyNotPanel(const Document *document, QWidget *parent = nullptr);
 
     /// Explains `pattern` at `node` (either may be empty/invalid: keeps the other).
     void explain(const std::string &pattern, NodeId node);
@@ -53,7 +53,7 @@ private:
     void refresh();
     void fillPatterns();
 
-    Document *m_document;
+    const Document *m_document;
     QComboBox *m_patternBox;
     QLabel *m_nodeLabel;
     QLabel *m_summary;

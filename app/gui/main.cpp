@@ -49,13 +49,14 @@ QString shapeOf(const Node &node)
 void printSummary(const MainWindow &window, qint64 elapsedMs)
 {
     const Document &doc = *window.document();
-    const Graph &graph = doc.graph();
+    const Graph &graph = doc.model().graph();
     const GraphSummary summary = summarize(graph);
     const CollapsedGraph &shown = window.scene()->visibleGraph();
     QString out;
     // A file opened by name shows its path; the demo (a temporary copy) its name.
-    const bool named = QFileInfo(doc.filePath()).fileName() == doc.displayName();
-    out += QStringLiteral("file:    %1\n").arg(named ? QFileInfo(doc.filePath()).absoluteFilePath() : doc.displayName());
+    const bool named = QFileInfo(doc.model().filePath()).fileName() == doc.model().displayName();
+    out += QStringLiteral("file:    %1\n")
+               .arg(named ? QFileInfo(doc.model().filePath()).absoluteFilePath() : doc.model().displayName());
     out += QStringLiteral("nodes:   %1 (%2 inputs, %3 ops, %4 constants, 1 output)\n")
                .arg(summary.nodes)
                .arg(summary.inputs)
@@ -99,7 +100,7 @@ void printSummary(const MainWindow &window, qint64 elapsedMs)
                               .arg(qRound64(GraphScene::kMaxLayoutSize))
                         : QStringLiteral("fully expanded"));
     out += QStringLiteral("time:    %1 ms to load and lay out\n").arg(elapsedMs);
-    for (const QString &w : doc.warnings())
+    for (const QString &w : doc.model().warnings())
         out += QStringLiteral("warning: %1\n").arg(w);
     std::fputs(out.toLocal8Bit().constData(), stdout);
     std::fflush(stdout);
@@ -248,12 +249,14 @@ void grabAfterComparison(MainWindow &window, const std::function<void()> &grab)
 void findThenGrab(MainWindow &window, const std::function<void()> &grab)
 {
     auto once = std::make_shared<QMetaObject::Connection>();
-    *once = QObject::connect(window.document(), &Document::matchesChanged, &window, [once, grab, &window] {
-        QObject::disconnect(*once);
-        std::printf("find-matches: %s\n", qPrintable(window.rewrite()->matchesPanel()->summaryText()));
-        std::fflush(stdout);
-        grab();
-    });
+    *once = QObject::connect(&window.document()->review(), &DocumentReview::matchesChanged, &window,
+                             [once, grab, &window] {
+                                 QObject::disconnect(*once);
+                                 std::printf("find-matches: %s\n",
+                                             qPrintable(window.rewrite()->matchesPanel()->summaryText()));
+                                 std::fflush(stdout);
+                                 grab();
+                             });
     window.document()->findMatches();
 }
 

@@ -31,8 +31,8 @@ inline bool settle(MainWindow &w)
 {
     return QTest::qWaitFor(
         [&w] {
-            return !w.document()->isSearching() && !w.document()->isApplyingAll() && !w.scene()->isLayoutRunning()
-                   && !w.scene()->hasPendingOverlays();
+            return !w.document()->jobs().isSearching() && !w.document()->jobs().isApplyingAll()
+                   && !w.scene()->isLayoutRunning() && !w.scene()->hasPendingOverlays();
         },
         60000);
 }
@@ -40,8 +40,8 @@ inline bool settle(MainWindow &w)
 /// The first row of the document's match list with this pattern and status, or -1.
 inline int firstRow(const Document &d, const std::string &pattern, MatchStatus status)
 {
-    for (size_t i = 0; i < d.matches().size(); ++i)
-        if (d.matches()[i].match.pattern == pattern && d.matches()[i].status == status)
+    for (size_t i = 0; i < d.review().matches().size(); ++i)
+        if (d.review().matches()[i].match.pattern == pattern && d.review().matches()[i].status == status)
             return int(i);
     return -1;
 }
@@ -80,22 +80,24 @@ inline std::unique_ptr<MainWindow> reopenSession(const QString &path)
 inline void findMatches(MainWindow &w)
 {
     w.rewrite()->findMatchesAction()->trigger();
-    REQUIRE(QTest::qWaitFor([&] { return w.document()->hasMatchResults() && !w.document()->isSearching(); }, 60000));
+    REQUIRE(
+        QTest::qWaitFor([&] { return w.document()->review().hasMatchResults() && !w.document()->jobs().isSearching(); },
+                        60000));
     REQUIRE(settle(w));
 }
 
 /// The rows of the document's match list with this status, counted here.
 inline int countStatus(const Document &d, MatchStatus status)
 {
-    return int(
-        std::count_if(d.matches().begin(), d.matches().end(), [&](const MatchEntry &e) { return e.status == status; }));
+    return int(std::count_if(d.review().matches().begin(), d.review().matches().end(),
+                             [&](const MatchEntry &e) { return e.status == status; }));
 }
 
 /// "N nodes · E edges" and each op's "op ×count", counted here from the graph.
 inline void checkInspectorSummary(MainWindow &w, const char *step)
 {
     INFO(step);
-    const Graph &g = w.document()->graph();
+    const Graph &g = w.document()->model().graph();
     size_t nodes = 0, edges = 0;
     std::map<std::string, size_t> ops;
     for (NodeId id : g.nodeIds()) {
@@ -128,7 +130,7 @@ inline void checkDiffAgreesWithRows(MainWindow &w, const char *step)
     DiffView &diff = *w.rewrite()->diffView();
     std::map<std::string, std::tuple<size_t, size_t, size_t>> rows; // rewrites, removed, added
     size_t applied = 0;
-    for (const MatchEntry &e : w.document()->matches())
+    for (const MatchEntry &e : w.document()->review().matches())
         if (e.status == MatchStatus::Applied) {
             auto &[n, removed, added] = rows[e.match.pattern];
             ++n;
@@ -149,8 +151,9 @@ inline void checkDiffAgreesWithRows(MainWindow &w, const char *step)
     const QString headline = applied == 1 ? QStringLiteral("<b>1 rewrite</b>:")
                                           : QStringLiteral("<b>%1 rewrites</b>:").arg(applied);
     CHECK(diff.summaryText().startsWith(headline));
-    CHECK(diff.summaryText().contains(
-        QStringLiteral("%1 → %2 nodes").arg(w.document()->originalGraph().size()).arg(w.document()->graph().size())));
+    CHECK(diff.summaryText().contains(QStringLiteral("%1 → %2 nodes")
+                                          .arg(w.document()->history().original().size())
+                                          .arg(w.document()->model().graph().size())));
 }
 
 } // namespace fusebox::viewtest

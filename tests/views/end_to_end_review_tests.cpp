@@ -54,7 +54,7 @@ void checkReadouts(MainWindow &w, const Expected &x, const QString &step)
 {
     INFO(step.toStdString());
     const Document &doc = *w.document();
-    const Graph &g = doc.graph();
+    const Graph &g = doc.model().graph();
     RewriteController &rc = *w.rewrite();
 
     // The graph, counted node by node.
@@ -67,7 +67,7 @@ void checkReadouts(MainWindow &w, const Expected &x, const QString &step)
         ++families[opFamily(*g.node(id))];
         now.insert(id.value);
     }
-    for (NodeId id : doc.originalGraph().nodeIds())
+    for (NodeId id : doc.history().original().nodeIds())
         before.insert(id.value);
 
     // Status bar.
@@ -87,7 +87,7 @@ void checkReadouts(MainWindow &w, const Expected &x, const QString &step)
     // The decisions, from the match list.
     std::map<std::string, PatternTally> tallies;
     int candidates = 0, rejected = 0, applied = 0, failed = 0;
-    for (const MatchEntry &e : doc.matches()) {
+    for (const MatchEntry &e : doc.review().matches()) {
         PatternTally &t = tallies[e.match.pattern];
         const bool candidate = e.status == MatchStatus::Pending || (e.status == MatchStatus::Rejected && !e.notFound);
         t.candidates += candidate;
@@ -111,8 +111,9 @@ void checkReadouts(MainWindow &w, const Expected &x, const QString &step)
     }
     // Matches header and rows.
     const QString header
-        = doc.hasMatchResults() ? plural(candidates, "candidate", "candidates")
-                                      + QStringLiteral(" · %1 rejected · %2 applied").arg(rejected).arg(applied)
+        = doc.review().hasMatchResults()
+              ? plural(candidates, "candidate", "candidates")
+                    + QStringLiteral(" · %1 rejected · %2 applied").arg(rejected).arg(applied)
           : applied + failed == 0
               ? QStringLiteral("Press F5 (Rewrite → Find Matches) to run the engine's search.")
               : QStringLiteral("%1 applied · %2 failed verification · press F5 (Rewrite → Find Matches) to list the "
@@ -121,9 +122,9 @@ void checkReadouts(MainWindow &w, const Expected &x, const QString &step)
                     .arg(failed);
     CHECK(rc.matchesPanel()->summaryText() == header);
     MatchTableModel *model = rc.matchesPanel()->model();
-    REQUIRE(model->rowCount() == int(doc.matches().size()));
+    REQUIRE(model->rowCount() == int(doc.review().matches().size()));
     for (int row = 0; row < model->rowCount(); ++row) {
-        const MatchEntry &e = doc.matches()[size_t(row)];
+        const MatchEntry &e = doc.review().matches()[size_t(row)];
         INFO("row " << row);
         CHECK(model->index(row, MatchTableModel::Pattern).data().toString() == QString::fromStdString(e.match.pattern));
         CHECK(model->index(row, MatchTableModel::Anchor).data().toString() == QStringLiteral("%") + e.anchorName);
@@ -161,7 +162,7 @@ void checkReadouts(MainWindow &w, const Expected &x, const QString &step)
     // The title's modified mark.
     CHECK(w.windowTitle().contains(QStringLiteral("[*]")));
     CHECK(w.isWindowModified() == x.modified);
-    CHECK(doc.isModified() == x.modified);
+    CHECK(doc.history().isModified() == x.modified);
 
     if (const QString dir = qEnvironmentVariable("FUSEBOX_SCREENSHOT_DIR"); !dir.isEmpty()) {
         QDir().mkpath(dir);
@@ -191,8 +192,8 @@ int pendingRow(const Document &doc, const std::string &pattern, const std::strin
 {
     if (int row = firstRow(doc, pattern, MatchStatus::Pending); row >= 0)
         return row;
-    for (size_t i = 0; i < doc.matches().size(); ++i)
-        if (doc.matches()[i].status == MatchStatus::Pending && doc.matches()[i].match.pattern != not_)
+    for (size_t i = 0; i < doc.review().matches().size(); ++i)
+        if (doc.review().matches()[i].status == MatchStatus::Pending && doc.review().matches()[i].match.pattern != not_)
             return int(i);
     return -1;
 }
@@ -208,13 +209,13 @@ void review(std::unique_ptr<MainWindow> window, const QString &name, const QStri
     checkReadouts(w, x, name + QStringLiteral(" opened"));
 
     findMatches(w);
-    REQUIRE(doc.matches().size() >= 3);
+    REQUIRE(doc.review().matches().size() >= 3);
     checkReadouts(w, x, name + QStringLiteral(" F5"));
 
     // Reject one (Del on the selected row).
     const int reject = pendingRow(doc, "batch_relu");
     REQUIRE(reject >= 0);
-    const MatchEntry rejectedEntry = doc.matches()[size_t(reject)];
+    const MatchEntry rejectedEntry = doc.review().matches()[size_t(reject)];
     rc.matchesPanel()->selectMatchRow(reject);
     rc.rejectAction()->trigger();
     REQUIRE(settle(w));
@@ -227,7 +228,7 @@ void review(std::unique_ptr<MainWindow> window, const QString &name, const QStri
     // Apply one (Ctrl+Return on the selected row).
     const int apply = pendingRow(doc, "batch_layernorm", rejectedEntry.match.pattern);
     REQUIRE(apply >= 0);
-    const MatchEntry appliedEntry = doc.matches()[size_t(apply)];
+    const MatchEntry appliedEntry = doc.review().matches()[size_t(apply)];
     rc.matchesPanel()->selectMatchRow(apply);
     rc.applyAction()->trigger();
     REQUIRE(settle(w));
@@ -238,7 +239,7 @@ void review(std::unique_ptr<MainWindow> window, const QString &name, const QStri
     checkReadouts(w, x, name + QStringLiteral(" apply one"));
 
     // Apply All: its undo text counts the rows it applied.
-    QSignalSpy allDone(&doc, &Document::applyAllFinished);
+    QSignalSpy allDone(&doc.jobs(), &DocumentJobs::applyAllFinished);
     rc.applyAllAction()->trigger();
     REQUIRE((allDone.count() > 0 || allDone.wait(60000)));
     REQUIRE(settle(w));
@@ -249,11 +250,11 @@ void review(std::unique_ptr<MainWindow> window, const QString &name, const QStri
                                : QStringLiteral("Apply All (%1 rewrites)").arg(all));
     x.done = 3;
     checkReadouts(w, x, name + QStringLiteral(" Apply All"));
-    const size_t rewrittenSize = doc.graph().size();
+    const size_t rewrittenSize = doc.model().graph().size();
     const int rejectedAfterAll = countStatus(doc, MatchStatus::Rejected);
     CHECK(rejectedAfterAll == 1); // the rejection survived
     // Apply All fused none of the rejected group's nodes together under its rule.
-    for (const MatchEntry &e : doc.matches())
+    for (const MatchEntry &e : doc.review().matches())
         if (e.status == MatchStatus::Applied && e.match.pattern == rejectedEntry.match.pattern) {
             const auto shared = std::count_if(e.match.nodes.begin(), e.match.nodes.end(), [&](NodeId id) {
                 return std::find(rejectedEntry.match.nodes.begin(), rejectedEntry.match.nodes.end(), id)
@@ -273,7 +274,7 @@ void review(std::unique_ptr<MainWindow> window, const QString &name, const QStri
         CHECK(w.statusBar()->currentMessage() == QStringLiteral("Undone: ") + x.steps[x.done]);
         checkReadouts(w, x, name + QStringLiteral(" undo to ") + QString::number(x.done));
     }
-    CHECK(doc.graph().size() == doc.originalGraph().size());
+    CHECK(doc.model().graph().size() == doc.history().original().size());
     while (x.done < x.steps.size()) {
         rc.redoAction()->trigger();
         REQUIRE(settle(w));
@@ -282,7 +283,7 @@ void review(std::unique_ptr<MainWindow> window, const QString &name, const QStri
         CHECK(w.statusBar()->currentMessage() == QStringLiteral("Redone: ") + x.steps[x.done - 1]);
         checkReadouts(w, x, name + QStringLiteral(" redo to ") + QString::number(x.done));
     }
-    CHECK(doc.graph().size() == rewrittenSize);
+    CHECK(doc.model().graph().size() == rewrittenSize);
 
     // Save the session: no unsaved mark.
     QString error;
@@ -307,14 +308,14 @@ void review(std::unique_ptr<MainWindow> window, const QString &name, const QStri
     again->rewrite()->diffAction()->trigger();
     REQUIRE(settle(*again));
     Document &reopened = *again->document();
-    CHECK(reopened.graph().size() == rewrittenSize);
+    CHECK(reopened.model().graph().size() == rewrittenSize);
     CHECK(countStatus(reopened, MatchStatus::Applied) == appliedRows);
     CHECK(countStatus(reopened, MatchStatus::Rejected) == 1);
     // What the undo stack holds now is the replay's: its texts are the stack's own.
     Expected y;
-    for (int i = 0; i < reopened.undoStack()->count(); ++i)
-        y.steps.push_back(reopened.undoStack()->text(i));
-    y.done = size_t(reopened.undoStack()->index());
+    for (int i = 0; i < reopened.history().undoStack()->count(); ++i)
+        y.steps.push_back(reopened.history().undoStack()->text(i));
+    y.done = size_t(reopened.history().undoStack()->index());
     y.modified = false;
     checkReadouts(*again, y, name + QStringLiteral(" reopened"));
 }
@@ -341,7 +342,7 @@ TEST_CASE("end to end on a traced model whose input shapes the user sets", "[vie
         REQUIRE(shown.wait(120000));
     }
     // Told at load; set through the status bar's button and its dialog.
-    REQUIRE(w->document()->inputsWithoutShape().size() == 2);
+    REQUIRE(w->document()->model().inputsWithoutShape().size() == 2);
     auto *button = w->findChild<QPushButton *>(QStringLiteral("setInputShapesButton"));
     REQUIRE(button);
     REQUIRE_FALSE(button->isHidden());
@@ -353,10 +354,10 @@ TEST_CASE("end to end on a traced model whose input shapes the user sets", "[vie
         REQUIRE(shown.wait(120000));
     }
     REQUIRE(settle(*w));
-    CHECK(w->document()->inputsWithoutShape().empty());
-    CHECK(inputShapesText(w->document()->loadOptions().inputShapes) == shapes);
+    CHECK(w->document()->model().inputsWithoutShape().empty());
+    CHECK(inputShapesText(w->document()->model().loadOptions().inputShapes) == shapes);
     CHECK(button->isHidden());
-    const Graph &g = w->document()->graph();
+    const Graph &g = w->document()->model().graph();
     CHECK(g.node(g.inputs()[0])->meta.toString() == "f32[32, 13]");
     CHECK(g.node(g.inputs()[1])->meta.toString() == "f32[32, 384]");
     const QString sessionPath = dir.filePath(QStringLiteral("traced.fusebox"));

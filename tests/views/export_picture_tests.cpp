@@ -30,7 +30,7 @@ TEST_CASE("Export Picture draws the whole graph at 100 %, or only the visible pa
     REQUIRE(settle(*w));
     QTemporaryDir dir;
     ReviewFiles &files = *w->rewrite()->files();
-    const Graph &g = w->document()->graph();
+    const Graph &g = w->document()->model().graph();
     // Zoomed in on the first input: the view shows a small part of the graph.
     const NodeId first = g.inputs().front();
     const NodeId last = g.outputValues().back();

@@ -38,7 +38,7 @@ TEST_CASE("GraphScene draws one item per visible node and edge", "[views]")
     REQUIRE(finished.count() == 1);
     CHECK(finished.first().at(0).toBool()); // the first layout for this graph
 
-    const Graph &g = doc.graph();
+    const Graph &g = doc.model().graph();
     CHECK_FALSE(scene.startedCollapsed());
     CHECK_FALSE(scene.showConstants());
     // Small graph: every scope expanded, the two weight constants hidden.
@@ -88,7 +88,7 @@ TEST_CASE("GraphScene starts a >800-node graph collapsed and expands groups", "[
     Document doc;
     GraphScene scene(&doc);
     doc.setGraph(blockGraph(9, 10, 10), QStringLiteral("blocks"));
-    const Graph &g = doc.graph();
+    const Graph &g = doc.model().graph();
     REQUIRE(CollapsedGraph::fullyExpandedItemCount(g, withoutConstants()) > GraphScene::kCollapseThreshold);
     REQUIRE(waitForLayout(scene));
 
@@ -248,7 +248,7 @@ TEST_CASE("GraphScene: a redraw with a node selected never shows listeners delet
     GraphScene scene(&doc);
     doc.setGraph(encoderGraph(), QStringLiteral("encoder"));
     REQUIRE(waitForLayout(scene));
-    const NodeId square = doc.graph().findByName("square");
+    const NodeId square = doc.model().graph().findByName("square");
     REQUIRE(scene.nodeItem(square));
 
     int calls = 0;
@@ -257,7 +257,7 @@ TEST_CASE("GraphScene: a redraw with a node selected never shows listeners delet
     QObject::connect(&scene, &QGraphicsScene::selectionChanged, &scene, [&] {
         ++calls;
         const QList<QGraphicsItem *> live = scene.items();
-        for (NodeId id : doc.graph().nodeIds())
+        for (NodeId id : doc.model().graph().nodeIds())
             if (NodeItem *item = scene.nodeItem(id); item && !live.contains(item))
                 ++stale;
         lastSelection = scene.selectedNodes();
@@ -279,8 +279,8 @@ TEST_CASE("GraphScene: a redraw with a node selected never shows listeners delet
     doc.setGraph(blockGraph(9, 10, 10), QStringLiteral("blocks"));
     REQUIRE(waitForLayout(scene));
     NodeId blockAdd;
-    for (NodeId id : doc.graph().nodeIds())
-        if (const Node *n = doc.graph().node(id); n->op == "aten::add" && n->provenance.scope == "block3")
+    for (NodeId id : doc.model().graph().nodeIds())
+        if (const Node *n = doc.model().graph().node(id); n->op == "aten::add" && n->provenance.scope == "block3")
             blockAdd = id;
     REQUIRE(blockAdd.isValid());
     scene.expandScope(scene.scopeTree().find("block3"));
@@ -329,7 +329,8 @@ TEST_CASE("Expand All that stops short says so, from the menu or the context men
     Document &doc = *w.document();
     GraphScene &scene = *w.scene();
     doc.setGraph(blockGraph(20, 10, 10), QStringLiteral("blocks"));
-    REQUIRE(CollapsedGraph::fullyExpandedItemCount(doc.graph(), withoutConstants()) > GraphScene::kMaxExpandedItems);
+    REQUIRE(CollapsedGraph::fullyExpandedItemCount(doc.model().graph(), withoutConstants())
+            > GraphScene::kMaxExpandedItems);
     REQUIRE(waitForLayout(scene));
     QSignalSpy limited(&scene, &GraphScene::expandAllLimited);
     CHECK_FALSE(scene.expandAll());
@@ -375,5 +376,5 @@ TEST_CASE("GraphScene lays out in tasks of the document's service and the graph 
     doc.setGraph(encoderGraph(), QStringLiteral("encoder"));
     REQUIRE(waitForLayout(scene));
     CHECK_FALSE(scene.startedCollapsed());
-    CHECK(scene.nodeItemCount() == int(doc.graph().size()) - 2);
+    CHECK(scene.nodeItemCount() == int(doc.model().graph().size()) - 2);
 }

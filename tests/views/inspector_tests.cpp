@@ -17,9 +17,9 @@ TEST_CASE("InspectorPanel describes the selected node", "[views]")
 {
     Document doc;
     GraphScene scene(&doc);
-    InspectorPanel inspector(&doc, &scene);
+    InspectorPanel inspector(&doc.model(), &scene);
     doc.setGraph(encoderGraph(), QStringLiteral("encoder"));
-    const Graph &g = doc.graph();
+    const Graph &g = doc.model().graph();
 
     inspector.showNode(g.findByName("square"));
     const QString text = inspector.text();
@@ -63,7 +63,7 @@ TEST_CASE("InspectorPanel summarises a collapsed group", "[views]")
 {
     Document doc;
     GraphScene scene(&doc);
-    InspectorPanel inspector(&doc, &scene);
+    InspectorPanel inspector(&doc.model(), &scene);
     doc.setGraph(encoderGraph(), QStringLiteral("encoder"));
     inspector.showGroup(scene.scopeTree().find("enc"));
     const QString text = inspector.text();

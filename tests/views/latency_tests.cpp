@@ -28,8 +28,8 @@ TEST_CASE("Measure Latency times the original and the rewritten demo and says th
 
     w->document()->applyAll();
     REQUIRE(settle(*w));
-    const size_t originalNodes = w->document()->originalGraph().size();
-    const size_t currentNodes = w->document()->graph().size();
+    const size_t originalNodes = w->document()->history().original().size();
+    const size_t currentNodes = w->document()->model().graph().size();
     REQUIRE(currentNodes < originalNodes);
 
     LatencyDialog *dialog = rewrite->latencyDialog();

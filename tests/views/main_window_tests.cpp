@@ -69,7 +69,7 @@ TEST_CASE("MainWindow shows a graph and its counts", "[views]")
     w.document()->setGraph(encoderGraph(), QStringLiteral("encoder.json"));
     REQUIRE(shown.wait(60000));
 
-    const Graph &g = w.document()->graph();
+    const Graph &g = w.document()->model().graph();
     const QString counts = QStringLiteral("%1 nodes · %2 edges").arg(g.size()).arg(g.edgeCount());
     CHECK(counts == QStringLiteral("9 nodes · 10 edges"));
     CHECK(label(w, "countsLabel") == counts);
@@ -105,7 +105,7 @@ TEST_CASE("MainWindow reports a file it cannot open and keeps going", "[views]")
     REQUIRE(failed.wait(60000));
     CHECK(failed.first().at(0).toString().contains(QStringLiteral("/nonexistent/dir/model.pt")));
     // The previous graph stays.
-    CHECK(w.document()->graph().size() == 9);
+    CHECK(w.document()->model().graph().size() == 9);
     CHECK(w.windowTitle().contains(QStringLiteral("encoder.json")));
     auto *log = w.findChild<QPlainTextEdit *>(QStringLiteral("log"));
     REQUIRE(log);
@@ -135,7 +135,7 @@ TEST_CASE("MainWindow opens a TorchScript model and the demo model", "[views]")
     w.openFile(resnet);
     REQUIRE(shown.wait(120000));
     REQUIRE(failed.isEmpty());
-    const Graph &g = w.document()->graph();
+    const Graph &g = w.document()->model().graph();
     CHECK(g.size() > 50);
     CHECK(w.countsText() == QStringLiteral("%1 nodes · %2 edges").arg(g.size()).arg(g.edgeCount()));
     CHECK(w.windowTitle().contains(QStringLiteral("resnet18.pt")));
@@ -152,8 +152,8 @@ TEST_CASE("MainWindow opens a TorchScript model and the demo model", "[views]")
     REQUIRE(w.openDemoModel());
     REQUIRE(shown.wait(120000));
     REQUIRE(failed.isEmpty());
-    const size_t embeddedNodes = w.document()->graph().size();
-    const size_t embeddedEdges = w.document()->graph().edgeCount();
+    const size_t embeddedNodes = w.document()->model().graph().size();
+    const size_t embeddedEdges = w.document()->model().graph().edgeCount();
     CHECK(w.windowTitle().contains(QStringLiteral("recsys_demo")));
 
     // The demo model as a file (the fixtures carry a copy).
@@ -163,16 +163,16 @@ TEST_CASE("MainWindow opens a TorchScript model and the demo model", "[views]")
     w.openFile(demo);
     REQUIRE(shown.wait(120000));
     REQUIRE(failed.isEmpty());
-    CHECK(w.document()->graph().size() > 10);
+    CHECK(w.document()->model().graph().size() > 10);
     // The embedded model and the file are the same bytes (the resource is
     // compiled from resources/demo/recsys_demo.pt; the fixture is a copy).
-    CHECK(w.document()->graph().size() == embeddedNodes);
-    CHECK(w.document()->graph().edgeCount() == embeddedEdges);
+    CHECK(w.document()->model().graph().size() == embeddedNodes);
+    CHECK(w.document()->model().graph().edgeCount() == embeddedEdges);
     CHECK(w.scene()->nodeItemCount() + w.scene()->groupItemCount() > 10);
     CHECK(w.countsText()
           == QStringLiteral("%1 nodes · %2 edges")
-                 .arg(w.document()->graph().size())
-                 .arg(w.document()->graph().edgeCount()));
+                 .arg(w.document()->model().graph().size())
+                 .arg(w.document()->model().graph().edgeCount()));
 }
 
 TEST_CASE("MainWindow opens PT2 graphs: an FX dump by File > Open, a torch.export program by drag and drop",
@@ -192,7 +192,7 @@ TEST_CASE("MainWindow opens PT2 graphs: an FX dump by File > Open, a torch.expor
     REQUIRE(failed.isEmpty());
     // 216 as counted from the dump's text (the TorchScript form has 210: it
     // shares one slice of ids).
-    CHECK(qsizetype(w.document()->graph().size()) == nodesWrittenIn(fx));
+    CHECK(qsizetype(w.document()->model().graph().size()) == nodesWrittenIn(fx));
     CHECK(w.windowTitle().contains(QStringLiteral("demo_fx_readable.py")));
     CHECK(w.scene()->nodeItemCount() + w.scene()->groupItemCount() > 10);
 
@@ -210,7 +210,7 @@ TEST_CASE("MainWindow opens PT2 graphs: an FX dump by File > Open, a torch.expor
     QApplication::sendEvent(&w, &drop);
     REQUIRE(shown.wait(120000));
     REQUIRE(failed.isEmpty());
-    CHECK(w.document()->graph().size() == 15);
+    CHECK(w.document()->model().graph().size() == 15);
     CHECK(w.windowTitle().contains(QStringLiteral("split_cat_linear.json")));
 }
 
@@ -221,16 +221,16 @@ TEST_CASE("a document with undo history tells no one about it while it is destro
     // freed display name (a double free seen at window close, and a CI hang in issue 14).
     auto *doc = new Document;
     doc->setGraph(encoderGraph(), QStringLiteral("encoder.json"));
-    doc->undoStack()->push(new QUndoCommand(QStringLiteral("an edit")));
-    REQUIRE(doc->undoStack()->index() == 1);
+    doc->history().undoStack()->push(new QUndoCommand(QStringLiteral("an edit")));
+    REQUIRE(doc->history().undoStack()->index() == 1);
 
     bool destroying = false;
     int signalsWhileDestroying = 0;
     QObject listener;
     QObject::connect(doc, &QObject::destroyed, &listener, [&] { destroying = true; });
-    QObject::connect(doc->undoStack(), &QUndoStack::indexChanged, &listener,
+    QObject::connect(doc->history().undoStack(), &QUndoStack::indexChanged, &listener,
                      [&] { signalsWhileDestroying += destroying ? 1 : 0; });
-    QObject::connect(doc->undoStack(), &QUndoStack::cleanChanged, &listener,
+    QObject::connect(doc->history().undoStack(), &QUndoStack::cleanChanged, &listener,
                      [&] { signalsWhileDestroying += destroying ? 1 : 0; });
     delete doc;
     CHECK(destroying);
@@ -323,17 +323,17 @@ TEST_CASE("Settings > Inductor Version chooses whose answers the session gives, 
 
     items[QStringLiteral("2.6")]->trigger();
     CHECK(items[QStringLiteral("2.6")]->isChecked());
-    CHECK(w.document()->inductorProfile().version == "2.6");
-    CHECK(w.document()->patterns().inductorLabel() == "Inductor 2.6");
-    CHECK_FALSE(w.document()->patterns().isEnabled("einsum_to_pointwise_pass")); // 2.14's
+    CHECK(w.document()->patternSet().inductorProfile().version == "2.6");
+    CHECK(w.document()->patternSet().patterns().inductorLabel() == "Inductor 2.6");
+    CHECK_FALSE(w.document()->patternSet().patterns().isEnabled("einsum_to_pointwise_pass")); // 2.14's
     CHECK(log->toPlainText().contains(
         QStringLiteral("Answers follow Inductor 2.6 (chosen in Settings ▸ Inductor Version)")));
     CHECK(QSettings().value(InductorVersionSetting::kKey).toString() == QStringLiteral("2.6"));
 
     items[QStringLiteral("2.14")]->trigger();
-    CHECK(w.document()->inductorProfile().version == "2.14");
-    CHECK(w.document()->patterns().inductorLabel() == "Inductor 2.14");
-    CHECK(w.document()->patterns().isEnabled("einsum_to_pointwise_pass")); // enabled again
+    CHECK(w.document()->patternSet().inductorProfile().version == "2.14");
+    CHECK(w.document()->patternSet().patterns().inductorLabel() == "Inductor 2.14");
+    CHECK(w.document()->patternSet().patterns().isEnabled("einsum_to_pointwise_pass")); // enabled again
 
     items[QString()]->trigger();
     CHECK(items[QString()]->isChecked());

@@ -39,7 +39,7 @@ TEST_CASE("search takes a regex over names, ops and shapes, and Enter steps thro
 {
     MainWindow w;
     openDemoIn(w);
-    const Graph &g = w.document()->graph();
+    const Graph &g = w.document()->model().graph();
 
     const auto byName = NodeSearchField::findAll(g, QStringLiteral("^layer_norm_1[0-5]$"));
     CHECK(byName.size() == 6);
@@ -65,7 +65,7 @@ TEST_CASE("the focus view shows a node's k-hop neighbourhood, the minimap the wh
 {
     MainWindow w;
     openDemoIn(w);
-    const Graph &g = w.document()->graph();
+    const Graph &g = w.document()->model().graph();
     const int everything = w.scene()->nodeItemCount();
     REQUIRE(everything > 100);
 
@@ -114,7 +114,7 @@ TEST_CASE("Focus, Show Whole Graph, Collapse All and Expand All show the new lay
 {
     MainWindow w;
     openDemoIn(w);
-    const Graph &g = w.document()->graph();
+    const Graph &g = w.document()->model().graph();
     GraphView &view = *w.view();
     // Zoomed in far on a corner first: the old view must not survive a new layout.
     auto zoomIn = [&] {

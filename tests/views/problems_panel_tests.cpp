@@ -71,11 +71,11 @@ TEST_CASE("Problems panel groups the reader's warnings by kind and goes to their
     QSignalSpy shown(&w, &MainWindow::graphShown);
     w.openFile(path);
     REQUIRE(shown.wait(60000));
-    const Graph &g = w.document()->graph();
-    INFO(w.document()->warnings().join(QLatin1Char('\n')).toStdString());
+    const Graph &g = w.document()->model().graph();
+    INFO(w.document()->model().warnings().join(QLatin1Char('\n')).toStdString());
 
     // The document keeps the line each node was read from.
-    const std::vector<int> &lines = w.document()->nodeLines();
+    const std::vector<int> &lines = w.document()->model().nodeLines();
     REQUIRE(lines.size() > g.findByName("relu_1").value);
     CHECK(lines[g.findByName("relu").value] == 6);
     CHECK(lines[g.findByName("relu_1").value] == 7);
@@ -164,7 +164,7 @@ TEST_CASE("Problems panel groups the reader's warnings by kind and goes to their
     CHECK(panel->windowTitle() == QStringLiteral("Problems"));
     CHECK(panel->findChild<QLabel *>(QStringLiteral("problemsEmpty"))->isVisibleTo(panel));
     CHECK(panel->findChild<QLabel *>(QStringLiteral("problemsEmpty"))->text() == QStringLiteral("No problems"));
-    CHECK(w.document()->nodeLines().empty());
+    CHECK(w.document()->model().nodeLines().empty());
 }
 
 TEST_CASE("Problems panel finds a summary's op by name, a module call, or a torch-level spelling", "[views][problems]")

@@ -44,8 +44,8 @@ bool idle(MainWindow &w)
 {
     return QTest::qWaitFor(
         [&w] {
-            return !w.document()->isApplying() && !w.document()->isApplyingAll() && !w.document()->isSearching()
-                   && !w.scene()->isLayoutRunning();
+            return !w.document()->pt2().isApplying() && !w.document()->jobs().isApplyingAll()
+                   && !w.document()->jobs().isSearching() && !w.scene()->isLayoutRunning();
         },
         kBridgeTimeoutMs);
 }
@@ -80,7 +80,7 @@ TEST_CASE("PyTorch 2 in the review: each apply to a Dynamo graph is verified in 
     REQUIRE(shown.wait(kBridgeTimeoutMs));
     Document &doc = *w.document();
     RewriteController &rc = *w.rewrite();
-    REQUIRE(isPt2Graph(doc.graph()));
+    REQUIRE(isPt2Graph(doc.model().graph()));
     REQUIRE(doc.verifiesInPyTorch2());
     findMatches(w);
 
@@ -88,29 +88,29 @@ TEST_CASE("PyTorch 2 in the review: each apply to a Dynamo graph is verified in 
     // the window stays live, says what it verifies, and Esc would cancel.
     const int row = firstRow(doc, "batch_linear", MatchStatus::Pending);
     REQUIRE(row >= 0);
-    const Graph before = doc.graph().clone();
-    QSignalSpy started(&doc, &Document::applyStarted);
-    QSignalSpy finished(&doc, &Document::applyFinished);
+    const Graph before = doc.model().graph().clone();
+    QSignalSpy started(&doc.pt2(), &DocumentPt2::applyStarted);
+    QSignalSpy finished(&doc.pt2(), &DocumentPt2::applyFinished);
     rc.matchesPanel()->selectMatchRow(row);
     REQUIRE(settle(w));
     rc.applyAction()->trigger();
     REQUIRE(started.count() == 1);
     CHECK(started.first().at(0).toString().startsWith(QStringLiteral("Apply batch_linear at %")));
-    CHECK(doc.isApplying());
+    CHECK(doc.pt2().isApplying());
     CHECK(rc.busyText().startsWith(QStringLiteral("PyTorch 2: ")));
     CHECK(rc.cancelAction()->isEnabled());
-    CHECK_FALSE(rc.applyAllAction()->isEnabled()); // one job at a time
-    CHECK(doc.undoStack()->count() == 0);          // nothing lands before it is checked
+    CHECK_FALSE(rc.applyAllAction()->isEnabled());  // one job at a time
+    CHECK(doc.history().undoStack()->count() == 0); // nothing lands before it is checked
     REQUIRE(finished.wait(kBridgeTimeoutMs));
     REQUIRE(idle(w));
     INFO(logText(w).toStdString());
     CHECK(finished.first().at(0).toInt() == 1);
     CHECK(finished.first().at(1).toString().endsWith(QStringLiteral(": verified in PyTorch 2")));
-    CHECK(doc.undoStack()->count() == 1);
-    CHECK(doc.graph().nodesWithOp("aten::linear").size() < before.nodesWithOp("aten::linear").size());
+    CHECK(doc.history().undoStack()->count() == 1);
+    CHECK(doc.model().graph().nodesWithOp("aten::linear").size() < before.nodesWithOp("aten::linear").size());
     const int applied = firstRow(doc, "batch_linear", MatchStatus::Applied);
     REQUIRE(applied >= 0);
-    const QString verification = doc.matches()[size_t(applied)].verification;
+    const QString verification = doc.review().matches()[size_t(applied)].verification;
     CHECK(verification.startsWith(QStringLiteral("passed in PyTorch 2.")));
     CHECK(verification.contains(QStringLiteral("through the bridge")));
     CHECK(logText(w).contains(QStringLiteral("verifying in PyTorch 2 (Esc cancels)")));
@@ -120,7 +120,7 @@ TEST_CASE("PyTorch 2 in the review: each apply to a Dynamo graph is verified in 
     // Undo takes the checked rewrite back exactly.
     rc.undoAction()->trigger();
     REQUIRE(idle(w));
-    CHECK(firstDifference(doc.graph(), before) == std::nullopt);
+    CHECK(firstDifference(doc.model().graph(), before) == std::nullopt);
 
     // (b) Cancel: the Python is killed, nothing is applied, the window is idle.
     const int again = firstRow(doc, "batch_linear", MatchStatus::Pending);
@@ -129,15 +129,15 @@ TEST_CASE("PyTorch 2 in the review: each apply to a Dynamo graph is verified in 
     rc.matchesPanel()->selectMatchRow(again);
     REQUIRE(settle(w));
     rc.applyAction()->trigger();
-    REQUIRE(doc.isApplying());
+    REQUIRE(doc.pt2().isApplying());
     REQUIRE(rc.cancelAction()->isEnabled());
     rc.cancelAction()->trigger();
     REQUIRE((finished.count() > 0 || finished.wait(kBridgeTimeoutMs)));
     REQUIRE(idle(w));
     CHECK(finished.first().at(0).toInt() == 0);
     CHECK(finished.first().at(1).toString().contains(QStringLiteral("cancelled; nothing was applied")));
-    CHECK(doc.undoStack()->index() == 0);
-    CHECK(firstDifference(doc.graph(), before) == std::nullopt);
+    CHECK(doc.history().undoStack()->index() == 0);
+    CHECK(firstDifference(doc.model().graph(), before) == std::nullopt);
 
     // (c) A pattern that changes the outputs (sigmoid is not tanh): PyTorch 2
     // catches it, the rewrite is undone and the failure names the output,
@@ -150,7 +150,7 @@ TEST_CASE("PyTorch 2 in the review: each apply to a Dynamo graph is verified in 
     findMatches(w);
     const int unsafe = firstRow(doc, "unsafe_sigmoid", MatchStatus::Pending);
     REQUIRE(unsafe >= 0);
-    QSignalSpy failed(&doc, &Document::verificationFailed);
+    QSignalSpy failed(&doc.review(), &DocumentReview::verificationFailed);
     finished.clear();
     QString error;
     CHECK(doc.applyMatches({unsafe}, &error) == 0);
@@ -167,19 +167,19 @@ TEST_CASE("PyTorch 2 in the review: each apply to a Dynamo graph is verified in 
     CHECK(why.contains(QStringLiteral(", got ")));
     CHECK(logText(w).contains(QStringLiteral("unsafe_sigmoid at %")));
     CHECK(logText(w).contains(QStringLiteral("failed numeric verification and was undone")));
-    CHECK(firstDifference(doc.graph(), before) == std::nullopt);
-    CHECK(doc.undoStack()->index() == 0);
+    CHECK(firstDifference(doc.model().graph(), before) == std::nullopt);
+    CHECK(doc.history().undoStack()->index() == 0);
     doc.setPatternEnabled(QStringLiteral("unsafe_sigmoid"), false);
 
     // (d) Apply All, in Inductor's schedule, through the same check.
-    QSignalSpy appliedAll(&doc, &Document::applyAllFinished);
+    QSignalSpy appliedAll(&doc.jobs(), &DocumentJobs::applyAllFinished);
     rc.applyAllAction()->trigger();
     REQUIRE(appliedAll.wait(kBridgeTimeoutMs));
     REQUIRE(idle(w));
     INFO(appliedAll.first().at(1).toString().toStdString());
     CHECK(appliedAll.first().at(0).toInt() >= 1);
-    CHECK(doc.lastApplyAllCounters().at("batch_linear").applied == 1);
-    for (const MatchEntry &e : doc.matches())
+    CHECK(doc.jobs().lastCounters().at("batch_linear").applied == 1);
+    for (const MatchEntry &e : doc.review().matches())
         if (e.status == MatchStatus::Applied) {
             INFO(e.match.pattern << ": " << e.verification.toStdString());
             CHECK(e.verification.startsWith(QStringLiteral("passed in PyTorch 2.")));

@@ -100,7 +100,7 @@ bool settleWorkflow(MainWindow &w)
 {
     return QTest::qWaitFor(
         [&w] {
-            return !w.pt2()->isBusy() && !w.document()->isSearching() && !w.document()->isApplyingAll()
+            return !w.pt2()->isBusy() && !w.document()->jobs().isSearching() && !w.document()->jobs().isApplyingAll()
                    && !w.scene()->isLayoutRunning();
         },
         kWorkflowBridgeTimeoutMs);
@@ -159,7 +159,7 @@ TEST_CASE("PyTorch 2 workflow: capture a script, compare with Inductor, a bad Py
     CHECK_FALSE(QFile::exists(QDir(outDir).filePath(QStringLiteral("dynamo.py"))));
     CHECK_FALSE(pt2.isBusy());
     CHECK(w.rewrite()->busyText().isEmpty());
-    CHECK_FALSE(doc.hasGraph());
+    CHECK_FALSE(doc.model().hasGraph());
     captured.clear();
 
     // (a) Capture: the graphs land in the folder and dynamo.py opens, with its shapes.
@@ -178,10 +178,10 @@ TEST_CASE("PyTorch 2 workflow: capture a script, compare with Inductor, a bad Py
     CHECK(QFile::exists(QDir(outDir).filePath(QStringLiteral("aot_forward.py"))));
     CHECK(workflowLogText(w).contains(QStringLiteral("wrote %1").arg(dynamo)));
     REQUIRE((shown.count() > 0 || shown.wait(kWorkflowBridgeTimeoutMs)));
-    CHECK(doc.filePath() == dynamo);
-    CHECK(doc.graph().nodesWithOp("aten::linear").size() == 5);
-    for (NodeId id : doc.graph().nodesWithOp("aten::linear"))
-        CHECK(doc.graph().node(id)->meta.isKnown()); // shapes came along
+    CHECK(doc.model().filePath() == dynamo);
+    CHECK(doc.model().graph().nodesWithOp("aten::linear").size() == 5);
+    for (NodeId id : doc.model().graph().nodesWithOp("aten::linear"))
+        CHECK(doc.model().graph().node(id)->meta.isKnown()); // shapes came along
     CHECK(pt2.compareAction()->isEnabled());
     CHECK(w.rewrite()->busyText().isEmpty());
 
@@ -204,10 +204,10 @@ TEST_CASE("PyTorch 2 workflow: capture a script, compare with Inductor, a bad Py
     auto passes = (*found)->request("inductor_passes", nlohmann::json::object());
     REQUIRE(passes);
     std::vector<std::string> leftOut;
-    const PassConfig config = pt2::passesInductorHas(doc.passConfig(), *passes, &leftOut);
+    const PassConfig config = pt2::passesInductorHas(doc.persistence().passConfig(), *passes, &leftOut);
     CHECK_FALSE(config.preGradFusionOptions.empty()); // batch_linear and friends are Inductor's
-    auto direct = (*found)->runInductor(pt2::graphTextForInductor(doc.originalGraph()), writePassConfig(config), "auto",
-                                        pt2::inductorInputsOf(doc.originalGraph()));
+    auto direct = (*found)->runInductor(pt2::graphTextForInductor(doc.history().original()), writePassConfig(config),
+                                        "auto", pt2::inductorInputsOf(doc.history().original()));
     INFO((direct ? std::string() : direct.error().message));
     REQUIRE(direct);
     CHECK(pt2.lastInductorCounters() == direct->counters);
@@ -220,17 +220,17 @@ TEST_CASE("PyTorch 2 workflow: capture a script, compare with Inductor, a bad Py
         CHECK(view.summaryText().contains(QString::fromStdString(name)));
     // Left: Fusebox's current graph; right: Inductor's result read back.
     REQUIRE(QTest::qWaitFor([&] { return !view.isLayingOut() && view.afterScene()->nodeItemCount() > 0; }, 60000));
-    CHECK(view.beforeScene()->document()->graph().size() == doc.graph().size());
+    CHECK(view.beforeScene()->document()->model().graph().size() == doc.model().graph().size());
     auto theirs = readFxText(direct->graphText, {&torchSchemas(), "Inductor's result"});
     REQUIRE(theirs);
-    CHECK(view.afterScene()->document()->graph().size() == theirs->graph.size());
+    CHECK(view.afterScene()->document()->model().graph().size() == theirs->graph.size());
     if (headline.startsWith(QStringLiteral("Differs")))
         CHECK((!view.beforeScene()->marks().isEmpty() || !view.afterScene()->marks().isEmpty()));
 
     // Apply All runs Inductor's schedule by default, and agrees with Inductor:
     // nothing fires on these five linears under the default config.
-    QSignalSpy appliedAll(&doc, &Document::applyAllFinished);
-    CHECK(doc.schedule() == PassSchedule::Inductor);
+    QSignalSpy appliedAll(&doc.jobs(), &DocumentJobs::applyAllFinished);
+    CHECK(doc.jobs().schedule() == PassSchedule::Inductor);
     w.rewrite()->applyAllAction()->trigger();
     REQUIRE(appliedAll.wait(kWorkflowBridgeTimeoutMs));
     CHECK(appliedAll.first().at(0).toInt() == 0);
@@ -243,7 +243,7 @@ TEST_CASE("PyTorch 2 workflow: capture a script, compare with Inductor, a bad Py
     w.rewrite()->applyAllAction()->trigger();
     REQUIRE(appliedAll.wait(kWorkflowBridgeTimeoutMs));
     std::map<std::string, int> applied;
-    for (const MatchEntry &e : doc.matches())
+    for (const MatchEntry &e : doc.review().matches())
         if (e.status == MatchStatus::Applied)
             ++applied[e.match.pattern];
     INFO(workflowLogText(w).toStdString());
@@ -255,7 +255,7 @@ TEST_CASE("PyTorch 2 workflow: capture a script, compare with Inductor, a bad Py
     CHECK_FALSE(view.summaryText().contains(QStringLiteral("none yet")));
     for (const auto &[pattern, n] : applied)
         CHECK(view.summaryText().contains(QStringLiteral("%1 %2").arg(QString::fromStdString(pattern)).arg(n)));
-    CHECK(view.beforeScene()->document()->graph().size() == doc.graph().size());
+    CHECK(view.beforeScene()->document()->model().graph().size() == doc.model().graph().size());
 
     // (c) A Python that is not there: one line, and the window keeps working.
     QSignalSpy checked(&pt2, &Pt2Controller::checkFinished);
@@ -275,8 +275,8 @@ TEST_CASE("PyTorch 2 workflow: capture a script, compare with Inductor, a bad Py
     CHECK_FALSE(compared.first().at(1).toString().contains(QLatin1Char('\n')));
     REQUIRE(settleWorkflow(w));
     CHECK(pt2.compareAction()->isEnabled());
-    CHECK(doc.filePath() == dynamo);
-    QSignalSpy matches(&doc, &Document::matchesChanged);
+    CHECK(doc.model().filePath() == dynamo);
+    QSignalSpy matches(&doc.review(), &DocumentReview::matchesChanged);
     w.rewrite()->findMatchesAction()->trigger();
     REQUIRE(matches.wait(60000));
 
@@ -333,7 +333,7 @@ class GraphModule(torch.nn.Module):
         w.openFile(model);
         REQUIRE(shown.wait(kWorkflowBridgeTimeoutMs));
     }
-    const Graph &before = w.document()->graph();
+    const Graph &before = w.document()->model().graph();
     CHECK(w.countsText()
           == QStringLiteral("%1 nodes · %2 edges · 2 of 2 values without a shape")
                  .arg(before.size())
@@ -344,7 +344,7 @@ class GraphModule(torch.nn.Module):
     // Asked with that Python, the answer is its error; the graph stays.
     const size_t nodes = before.size();
     {
-        QSignalSpy failed(w.document(), &Document::loadFailed);
+        QSignalSpy failed(&w.document()->jobs(), &DocumentJobs::loadFailed);
         REQUIRE(w.inferShapes());
         REQUIRE(failed.wait(kWorkflowBridgeTimeoutMs));
         const QString error = failed.first().at(1).toString();
@@ -352,7 +352,7 @@ class GraphModule(torch.nn.Module):
         CHECK(error.contains(QStringLiteral("/nonexistent/python")));
         CHECK_FALSE(error.contains(QLatin1Char('\n')));
     }
-    CHECK(w.document()->graph().size() == nodes);
+    CHECK(w.document()->model().graph().size() == nodes);
     CHECK_FALSE(button->isHidden());
 
     // The PyTorch 2 Fusebox finds (the reference roots): every value shaped,
@@ -363,7 +363,7 @@ class GraphModule(torch.nn.Module):
         QTest::mouseClick(button, Qt::LeftButton);
         REQUIRE(shown.wait(kWorkflowBridgeTimeoutMs));
     }
-    const Graph &after = w.document()->graph();
+    const Graph &after = w.document()->model().graph();
     CHECK(w.countsText() == QStringLiteral("%1 nodes · %2 edges").arg(after.size()).arg(after.edgeCount()));
     CHECK(button->isHidden());
     CHECK_FALSE(action->isEnabled());

@@ -51,7 +51,7 @@ TEST_CASE("a rejection survives unrelated applies and Apply All, and every reado
 
     const int relu = firstRow(doc, "batch_relu", MatchStatus::Pending);
     REQUIRE(relu >= 0);
-    const std::vector<NodeId> rejectedNodes = doc.matches()[size_t(relu)].match.nodes;
+    const std::vector<NodeId> rejectedNodes = doc.review().matches()[size_t(relu)].match.nodes;
     rc.matchesPanel()->selectMatchRow(relu);
     rc.rejectAction()->trigger();
     REQUIRE(settle(w));
@@ -61,14 +61,14 @@ TEST_CASE("a rejection survives unrelated applies and Apply All, and every reado
         INFO(step);
         const int rejected = countStatus(doc, MatchStatus::Rejected);
         CHECK(rejected == 1);
-        CHECK(doc.tally("batch_relu").rejected == 1);
+        CHECK(doc.review().tally("batch_relu").rejected == 1);
         CHECK(rc.matchesPanel()->summaryText().contains(QStringLiteral("· 1 rejected")));
         QTreeWidgetItem *item = rc.patternsPanel()->patternItem("batch_relu");
         REQUIRE(item);
         CHECK(item->text(PatternsPanel::Rejected) == QStringLiteral("1"));
-        CHECK(doc.passConfig().rejected.size() == 1);
+        CHECK(doc.persistence().passConfig().rejected.size() == 1);
         // No applied rewrite took the rejected match's nodes as batch_relu.
-        for (const MatchEntry &e : doc.matches())
+        for (const MatchEntry &e : doc.review().matches())
             if (e.status == MatchStatus::Applied && e.match.pattern == "batch_relu")
                 for (NodeId id : e.match.nodes)
                     CHECK(std::find(rejectedNodes.begin(), rejectedNodes.end(), id) == rejectedNodes.end());
@@ -81,7 +81,7 @@ TEST_CASE("a rejection survives unrelated applies and Apply All, and every reado
     rc.matchesPanel()->selectMatchRow(layernorm);
     rc.applyAction()->trigger();
     REQUIRE(settle(w));
-    REQUIRE(doc.tally("batch_layernorm").applied == 1);
+    REQUIRE(doc.review().tally("batch_layernorm").applied == 1);
     agree("after applying batch_layernorm");
 
     // Apply All skips it, in either schedule; the table, the patterns panel,
@@ -90,20 +90,20 @@ TEST_CASE("a rejection survives unrelated applies and Apply All, and every reado
     // stays, saying it is no longer on the graph.
     const PassSchedule schedule = GENERATE(PassSchedule::Inductor, PassSchedule::Greedy);
     doc.setSchedule(schedule);
-    QSignalSpy allDone(&doc, &Document::applyAllFinished);
+    QSignalSpy allDone(&doc.jobs(), &DocumentJobs::applyAllFinished);
     rc.applyAllAction()->trigger();
     REQUIRE((allDone.count() > 0 || allDone.wait(60000)));
     REQUIRE(settle(w));
     agree("after Apply All");
     const int rejectedRow = firstRow(doc, "batch_relu", MatchStatus::Rejected);
     REQUIRE(rejectedRow >= 0);
-    const MatchEntry &kept = doc.matches()[size_t(rejectedRow)];
+    const MatchEntry &kept = doc.review().matches()[size_t(rejectedRow)];
     const bool nodesGone = std::any_of(rejectedNodes.begin(), rejectedNodes.end(),
-                                       [&](NodeId id) { return !doc.graph().contains(id); });
+                                       [&](NodeId id) { return !doc.model().graph().contains(id); });
     CHECK(kept.notFound == nodesGone);
     if (nodesGone) {
         CHECK(kept.note.contains(QStringLiteral("rewritten since")));
-        CHECK(doc.tally("batch_relu").candidates == 0);
+        CHECK(doc.review().tally("batch_relu").candidates == 0);
     } else {
         CHECK(kept.match.nodes == rejectedNodes);
     }
@@ -116,11 +116,12 @@ TEST_CASE("a rejection survives unrelated applies and Apply All, and every reado
     CHECK(QString::fromUtf8(md.readAll()).contains(QStringLiteral("## Rejected (1)")));
 
     // Undoing everything brings the rejected candidate back, still rejected.
-    while (doc.undoStack()->index() > 1)
+    while (doc.history().undoStack()->index() > 1)
         rc.undoAction()->trigger();
     REQUIRE(settle(w));
     agree("after undoing the applies");
-    CHECK(doc.matches()[size_t(firstRow(doc, "batch_relu", MatchStatus::Rejected))].match.nodes == rejectedNodes);
+    CHECK(doc.review().matches()[size_t(firstRow(doc, "batch_relu", MatchStatus::Rejected))].match.nodes
+          == rejectedNodes);
 }
 
 TEST_CASE("a rejection survives applying every other candidate, one at a time", "[views][review]")
@@ -133,7 +134,7 @@ TEST_CASE("a rejection survives applying every other candidate, one at a time", 
     const std::string rejectedPattern = GENERATE("batch_relu", "batch_linear", "batch_layernorm");
     const int row = firstRow(doc, rejectedPattern, MatchStatus::Pending);
     REQUIRE(row >= 0);
-    const std::vector<NodeId> rejectedNodes = doc.matches()[size_t(row)].match.nodes;
+    const std::vector<NodeId> rejectedNodes = doc.review().matches()[size_t(row)].match.nodes;
     rc.matchesPanel()->selectMatchRow(row);
     rc.rejectAction()->trigger();
     REQUIRE(settle(w));
@@ -143,8 +144,8 @@ TEST_CASE("a rejection survives applying every other candidate, one at a time", 
         // Every other pending candidate, except those over the rejected nodes
         // (batch_aten_relu over batch_relu's relus): applying one of those is
         // the reviewer's choice of another rewrite for them (the first case).
-        for (size_t i = 0; i < doc.matches().size() && next < 0; ++i) {
-            const MatchEntry &e = doc.matches()[i];
+        for (size_t i = 0; i < doc.review().matches().size() && next < 0; ++i) {
+            const MatchEntry &e = doc.review().matches()[i];
             const bool overlaps = std::any_of(e.match.nodes.begin(), e.match.nodes.end(), [&](NodeId id) {
                 return std::find(rejectedNodes.begin(), rejectedNodes.end(), id) != rejectedNodes.end();
             });
@@ -153,22 +154,22 @@ TEST_CASE("a rejection survives applying every other candidate, one at a time", 
         }
         if (next < 0 || applies == 20)
             break;
-        INFO("apply " << applies << ": " << doc.matches()[size_t(next)].match.pattern);
+        INFO("apply " << applies << ": " << doc.review().matches()[size_t(next)].match.pattern);
         rc.matchesPanel()->selectMatchRow(next);
         rc.applyAction()->trigger();
         REQUIRE(settle(w));
         ++applies;
         CHECK(countStatus(doc, MatchStatus::Rejected) == 1);
-        CHECK(doc.tally(rejectedPattern).rejected == 1);
+        CHECK(doc.review().tally(rejectedPattern).rejected == 1);
         CHECK(rc.matchesPanel()->summaryText().contains(QStringLiteral("· 1 rejected")));
     }
     CHECK(applies > 0);
     // Only other matches were applied: the rejected one is still on the graph.
     const int kept = firstRow(doc, rejectedPattern, MatchStatus::Rejected);
     REQUIRE(kept >= 0);
-    INFO(rejectedPattern << ": " << doc.matches()[size_t(kept)].note.toStdString());
-    CHECK_FALSE(doc.matches()[size_t(kept)].notFound);
-    CHECK(doc.matches()[size_t(kept)].match.nodes == rejectedNodes);
+    INFO(rejectedPattern << ": " << doc.review().matches()[size_t(kept)].note.toStdString());
+    CHECK_FALSE(doc.review().matches()[size_t(kept)].notFound);
+    CHECK(doc.review().matches()[size_t(kept)].match.nodes == rejectedNodes);
 }
 
 TEST_CASE("redo answers Ctrl+Shift+Z and Ctrl+Y, the undo text counts Apply All's rewrites", "[views][review]")
@@ -181,9 +182,9 @@ TEST_CASE("redo answers Ctrl+Shift+Z and Ctrl+Y, the undo text counts Apply All'
     REQUIRE(QTest::qWaitForWindowActive(&w));
     findMatches(w);
 
-    const size_t before = doc.graph().size();
+    const size_t before = doc.model().graph().size();
     const int appliedBefore = countStatus(doc, MatchStatus::Applied);
-    QSignalSpy allDone(&doc, &Document::applyAllFinished);
+    QSignalSpy allDone(&doc.jobs(), &DocumentJobs::applyAllFinished);
     rc.applyAllAction()->trigger();
     REQUIRE((allDone.count() > 0 || allDone.wait(60000)));
     REQUIRE(settle(w));
@@ -192,26 +193,26 @@ TEST_CASE("redo answers Ctrl+Shift+Z and Ctrl+Y, the undo text counts Apply All'
     CHECK(allDone.first().at(0).toInt() == rewrites);
     CHECK(rc.undoAction()->text().toStdString()
           == QStringLiteral("&Undo Apply All (%1 rewrites)").arg(rewrites).toStdString());
-    const size_t after = doc.graph().size();
+    const size_t after = doc.model().graph().size();
     REQUIRE(after != before);
 
     // The keys a user presses, sent to the window.
     QTest::keyClick(&w, Qt::Key_Z, Qt::ControlModifier);
     REQUIRE(settle(w));
-    CHECK(doc.graph().size() == before);
+    CHECK(doc.model().graph().size() == before);
     QTest::keyClick(&w, Qt::Key_Z, Qt::ControlModifier | Qt::ShiftModifier);
     REQUIRE(settle(w));
-    CHECK(doc.graph().size() == after);
+    CHECK(doc.model().graph().size() == after);
     CHECK(rc.undoAction()->text().toStdString()
           == QStringLiteral("&Undo Apply All (%1 rewrites)").arg(rewrites).toStdString());
     QTest::keyClick(&w, Qt::Key_Z, Qt::ControlModifier);
     REQUIRE(settle(w));
-    CHECK(doc.graph().size() == before);
+    CHECK(doc.model().graph().size() == before);
     CHECK(rc.redoAction()->text().toStdString()
           == QStringLiteral("&Redo Apply All (%1 rewrites)").arg(rewrites).toStdString());
     QTest::keyClick(&w, Qt::Key_Y, Qt::ControlModifier);
     REQUIRE(settle(w));
-    CHECK(doc.graph().size() == after);
+    CHECK(doc.model().graph().size() == after);
 }
 
 TEST_CASE("no key sequence is bound twice in the main window", "[views][review]")
@@ -250,7 +251,7 @@ TEST_CASE("the Inspector follows every apply, undo, redo and Apply All", "[views
     const int layernorm = firstRow(doc, "batch_layernorm", MatchStatus::Pending);
     REQUIRE(layernorm >= 0);
     auto *inspector = w.findChild<InspectorPanel *>();
-    inspector->showNode(doc.matches()[size_t(layernorm)].match.anchor);
+    inspector->showNode(doc.review().matches()[size_t(layernorm)].match.anchor);
     rc.matchesPanel()->selectMatchRow(layernorm);
     rc.applyAction()->trigger();
     REQUIRE(settle(w));
@@ -264,9 +265,9 @@ TEST_CASE("the Inspector follows every apply, undo, redo and Apply All", "[views
     checkInspectorSummary(w, "after redo");
 
     // A node that stays is shown again as it is now.
-    const NodeId input = doc.graph().inputs().front();
+    const NodeId input = doc.model().graph().inputs().front();
     inspector->showNode(input);
-    QSignalSpy allDone(&doc, &Document::applyAllFinished);
+    QSignalSpy allDone(&doc.jobs(), &DocumentJobs::applyAllFinished);
     rc.applyAllAction()->trigger();
     REQUIRE((allDone.count() > 0 || allDone.wait(60000)));
     REQUIRE(settle(w));
@@ -291,13 +292,13 @@ TEST_CASE("the Log records every review action with what it did", "[views][revie
 
     int mark = lineCount();
     findMatches(w);
-    const int candidates = int(doc.matches().size());
+    const int candidates = int(doc.review().matches().size());
     CHECK(logSince(mark).contains(QStringLiteral("Find Matches: %1 candidates").arg(candidates)));
 
     // Del and Shift+Del.
     const int relu = firstRow(doc, "batch_relu", MatchStatus::Pending);
     REQUIRE(relu >= 0);
-    const QString reluName = QStringLiteral("batch_relu at %") + doc.matches()[size_t(relu)].anchorName;
+    const QString reluName = QStringLiteral("batch_relu at %") + doc.review().matches()[size_t(relu)].anchorName;
     rc.matchesPanel()->selectMatchRow(relu);
     mark = lineCount();
     rc.rejectAction()->trigger();
@@ -309,14 +310,14 @@ TEST_CASE("the Log records every review action with what it did", "[views][revie
     // Ctrl+Return names the pattern, the node counts and the verification.
     const int layernorm = firstRow(doc, "batch_layernorm", MatchStatus::Pending);
     REQUIRE(layernorm >= 0);
-    const QString anchor = doc.matches()[size_t(layernorm)].anchorName;
+    const QString anchor = doc.review().matches()[size_t(layernorm)].anchorName;
     rc.matchesPanel()->selectMatchRow(layernorm);
     mark = lineCount();
     rc.applyAction()->trigger();
     REQUIRE(settle(w));
     const int appliedRow = firstRow(doc, "batch_layernorm", MatchStatus::Applied);
     REQUIRE(appliedRow >= 0);
-    const MatchEntry &applied = doc.matches()[size_t(appliedRow)];
+    const MatchEntry &applied = doc.review().matches()[size_t(appliedRow)];
     CHECK(logSince(mark).contains(QStringLiteral("applied batch_layernorm at %%1: −%2 +%3 nodes; verification %4")
                                       .arg(anchor)
                                       .arg(applied.nodesRemoved)
@@ -355,7 +356,7 @@ TEST_CASE("the Log records every review action with what it did", "[views][revie
     REQUIRE(settle(w));
     INFO("activated " << activated.count()
                       << (status.isEmpty() ? std::string() : status.last().at(0).toString().toStdString()));
-    CHECK(doc.tally("batch_linear").applied == 1);
+    CHECK(doc.review().tally("batch_linear").applied == 1);
     CHECK(logSince(mark).contains(QStringLiteral("applied batch_linear at %")));
 }
 
@@ -431,7 +432,7 @@ TEST_CASE("the title marks unsaved decisions, Ctrl+S saves to the session, Save 
     REQUIRE(settle(w));
     CHECK_FALSE(w.isWindowModified());
     CHECK(w.sessionPath() == QFileInfo(first).absoluteFilePath());
-    CHECK(w.document()->tally("batch_layernorm").applied == 1);
+    CHECK(w.document()->review().tally("batch_layernorm").applied == 1);
     w.rewrite()->undoAction()->trigger();
     REQUIRE(settle(w));
     CHECK(w.isWindowModified());
@@ -460,9 +461,9 @@ TEST_CASE("a Matches table narrowed by the selection says so and shows all again
     // Select a layer_norm: only the matches covering it are listed, and the bar says how many.
     const int layernorm = firstRow(doc, "batch_layernorm", MatchStatus::Pending);
     REQUIRE(layernorm >= 0);
-    const NodeId node = doc.matches()[size_t(layernorm)].match.anchor;
+    const NodeId node = doc.review().matches()[size_t(layernorm)].match.anchor;
     int covering = 0;
-    for (const MatchEntry &e : doc.matches())
+    for (const MatchEntry &e : doc.review().matches())
         covering += e.status != MatchStatus::Applied
                     && std::find(e.match.nodes.begin(), e.match.nodes.end(), node) != e.match.nodes.end();
     REQUIRE(covering >= 1);
@@ -477,19 +478,19 @@ TEST_CASE("a Matches table narrowed by the selection says so and shows all again
     panel.selectMatchRow(firstRow(doc, "batch_layernorm", MatchStatus::Pending));
     rc.applyAction()->trigger();
     REQUIRE(settle(w));
-    REQUIRE_FALSE(doc.graph().contains(node));
+    REQUIRE_FALSE(doc.model().graph().contains(node));
     CHECK(bar->isHidden());
-    CHECK(panel.model()->rowCount() == int(doc.matches().size()));
+    CHECK(panel.model()->rowCount() == int(doc.review().matches().size()));
 
     // A node no match covers: the table is empty and says why; Show All brings the rows back.
-    const NodeId input = doc.graph().inputs().front();
+    const NodeId input = doc.model().graph().inputs().front();
     w.scene()->selectNode(input);
     REQUIRE(settle(w));
     CHECK(panel.model()->rowCount() == 0);
     CHECK_FALSE(bar->isHidden());
     CHECK(panel.filterText() == QStringLiteral("No match covers the selected nodes."));
     QTest::mouseClick(showAll, Qt::LeftButton);
-    CHECK(panel.model()->rowCount() == int(doc.matches().size()));
+    CHECK(panel.model()->rowCount() == int(doc.review().matches().size()));
     CHECK(bar->isHidden());
 }
 
@@ -508,7 +509,7 @@ TEST_CASE("the open diff agrees with the Matches table after every apply and und
     REQUIRE(settle(w));
     checkDiffAgreesWithRows(w, "one apply");
 
-    QSignalSpy allDone(&doc, &Document::applyAllFinished);
+    QSignalSpy allDone(&doc.jobs(), &DocumentJobs::applyAllFinished);
     rc.applyAllAction()->trigger();
     REQUIRE((allDone.count() > 0 || allDone.wait(60000)));
     REQUIRE(settle(w));
@@ -546,8 +547,8 @@ TEST_CASE("Apply and Reject wait for a pending candidate, Restore for a rejected
     // With every candidate rejected there is nothing to apply or reject, only to restore.
     Document &doc = *w.document();
     auto firstPending = [&doc] {
-        for (size_t row = 0; row < doc.matches().size(); ++row)
-            if (doc.matches()[row].status == MatchStatus::Pending)
+        for (size_t row = 0; row < doc.review().matches().size(); ++row)
+            if (doc.review().matches()[row].status == MatchStatus::Pending)
                 return int(row);
         return -1;
     };
@@ -566,14 +567,14 @@ TEST_CASE("Apply All before any search: the Matches header counts what it applie
     MainWindow &w = *window;
     Document &doc = *w.document();
     RewriteController &rc = *w.rewrite();
-    REQUIRE_FALSE(doc.hasMatchResults());
-    QSignalSpy allDone(&doc, &Document::applyAllFinished);
+    REQUIRE_FALSE(doc.review().hasMatchResults());
+    QSignalSpy allDone(&doc.jobs(), &DocumentJobs::applyAllFinished);
     rc.applyAllAction()->trigger();
     REQUIRE((allDone.count() > 0 || allDone.wait(60000)));
     REQUIRE(settle(w));
     const int applied = allDone.first().at(0).toInt();
     REQUIRE(applied > 0);
-    if (!doc.hasMatchResults()) {
+    if (!doc.review().hasMatchResults()) {
         CHECK(rc.matchesPanel()->summaryText().startsWith(QStringLiteral("%1 applied · ").arg(applied)));
         CHECK(rc.matchesPanel()->summaryText().contains(QStringLiteral("to list the candidates left")));
     }

@@ -87,17 +87,17 @@ TEST_CASE("a rewrite does not collapse part of a graph shown whole", "[views][re
                                  "    replace {\n        a = aten::neg(x)\n        r = aten::neg(a)\n    }\n}\n"),
                              QStringLiteral("grow.patterns"));
     REQUIRE(added.hasValue());
-    for (const Pattern *p : doc.patterns().all())
+    for (const Pattern *p : doc.patternSet().patterns().all())
         if (p->name() != "grow")
             doc.setPatternEnabled(QString::fromStdString(p->name()), false);
     doc.setSchedule(PassSchedule::Greedy);
     findMatches(w);
-    QSignalSpy allDone(&doc, &Document::applyAllFinished);
+    QSignalSpy allDone(&doc.jobs(), &DocumentJobs::applyAllFinished);
     w.rewrite()->applyAllAction()->trigger();
     REQUIRE((allDone.count() > 0 || allDone.wait(60000)));
     REQUIRE(settle(w));
-    REQUIRE(doc.graph().nodesWithOp("aten::neg").size() == 380);
-    REQUIRE(ScopeTree(doc.graph()).size() > 1); // the level is split into groups now
+    REQUIRE(doc.model().graph().nodesWithOp("aten::neg").size() == 380);
+    REQUIRE(ScopeTree(doc.model().graph()).size() > 1); // the level is split into groups now
     // ... which are open, as everything else is: nothing is hidden.
     CHECK(w.scene()->visibleGraph().groupCount() == 0);
 }
@@ -114,7 +114,7 @@ TEST_CASE("Export Model writes Fusebox's own ops as ATen ops in a .pt", "[views]
     REQUIRE(row >= 0);
     REQUIRE(doc.applyMatches({row}) == 1);
     REQUIRE(settle(w));
-    REQUIRE_FALSE(doc.graph().nodesWithOp("fusebox::linear_relu").empty());
+    REQUIRE_FALSE(doc.model().graph().nodesWithOp("fusebox::linear_relu").empty());
     QTemporaryDir dir;
     const QString path = dir.filePath(QStringLiteral("rewritten.pt"));
     QString error;
@@ -122,7 +122,7 @@ TEST_CASE("Export Model writes Fusebox's own ops as ATen ops in a .pt", "[views]
     auto back = loadModel(path.toStdString());
     REQUIRE(back.hasValue());
     CHECK(back->graph.nodesWithOp("fusebox::linear_relu").empty());
-    CHECK(back->graph.nodesWithOp("aten::relu").size() == doc.graph().nodesWithOp("aten::relu").size() + 1);
+    CHECK(back->graph.nodesWithOp("aten::relu").size() == doc.model().graph().nodesWithOp("aten::relu").size() + 1);
     auto *log = w.findChild<QPlainTextEdit *>(QStringLiteral("log"));
     CHECK(log->toPlainText().contains(QStringLiteral("wrote fusebox::linear_relu as the ATen ops")));
 }
@@ -137,11 +137,11 @@ TEST_CASE("why not: a failed check reads as what failed, rings every node it con
     // A too-small candidate group somewhere in the demo: its check must name
     // every member, not only the node asked about.
     std::optional<std::tuple<std::string, NodeId, size_t>> tooSmall;
-    for (const Pattern *p : doc.patterns().all()) {
+    for (const Pattern *p : doc.patternSet().patterns().all()) {
         if (p->family() != PatternFamily::Horizontal || tooSmall)
             continue;
         for (const std::string &op : p->rootOps())
-            for (NodeId id : doc.graph().nodesWithOp(op)) {
+            for (NodeId id : doc.model().graph().nodesWithOp(op)) {
                 auto e = doc.explain(p->name(), id);
                 const Check *f = e ? e->failure() : nullptr;
                 if (!tooSmall && f && f->description == "candidate group reaches min_fuse_set_size") {
@@ -153,14 +153,14 @@ TEST_CASE("why not: a failed check reads as what failed, rings every node it con
     }
     REQUIRE(tooSmall);
     const auto &[pattern, node, members] = *tooSmall;
-    INFO(pattern << " at " << doc.graph().node(node)->name);
+    INFO(pattern << " at " << doc.model().graph().node(node)->name);
     const auto explanation = doc.explain(pattern, node);
     REQUIRE(explanation);
     const Check *f = explanation->failure();
     REQUIRE(f);
     CHECK(f->nodes.size() == members);
     for (NodeId id : f->nodes)
-        CHECK(doc.graph().node(id)->op == doc.graph().node(node)->op);
+        CHECK(doc.model().graph().node(id)->op == doc.model().graph().node(node)->op);
 
     // The panel: the failed row starts with what was not met; the passed
     // search row does not read like a failure; every member is ringed red.
@@ -209,7 +209,7 @@ TEST_CASE("why not: selecting a node explains the pattern that concerns it", "[v
     dock->show();
     const int linear = firstRow(doc, "batch_linear", MatchStatus::Pending);
     REQUIRE(linear >= 0);
-    const NodeId node = doc.matches()[size_t(linear)].match.nodes.back();
+    const NodeId node = doc.review().matches()[size_t(linear)].match.nodes.back();
     w.scene()->selectNode(node);
     REQUIRE(settle(w));
     CHECK(rc.whyNotPanel()->pattern() == "batch_linear"); // not permute_linear_fusion, the catalog's first at linear
@@ -229,7 +229,7 @@ TEST_CASE("a long Why Not answer does not widen its dock", "[views][review]")
     const int before = dock->width();
     const int row = firstRow(doc, "batch_linear", MatchStatus::Pending);
     REQUIRE(row >= 0);
-    rc.whyNotPanel()->explain("batch_linear", doc.matches()[size_t(row)].match.anchor);
+    rc.whyNotPanel()->explain("batch_linear", doc.review().matches()[size_t(row)].match.anchor);
     QTest::qWait(50);
     CHECK(dock->width() == before);
 }
@@ -273,7 +273,7 @@ TEST_CASE("input shapes: unknown ones are said at load, set in a dialog, kept by
         w.openFile(traced);
         REQUIRE(shown.wait(120000));
         // Said at load, with the button to set them.
-        REQUIRE(doc.inputsWithoutShape().size() == 3);
+        REQUIRE(doc.model().inputsWithoutShape().size() == 3);
         auto *log = w.findChild<QPlainTextEdit *>(QStringLiteral("log"));
         CHECK(log->toPlainText().contains(QStringLiteral("the shape of %dense, %sparse, %ids is unknown")));
         auto *button = w.findChild<QPushButton *>(QStringLiteral("setInputShapesButton"));
@@ -293,10 +293,10 @@ TEST_CASE("input shapes: unknown ones are said at load, set in a dialog, kept by
         QTest::mouseClick(button, Qt::LeftButton);
         REQUIRE(again.wait(120000));
         CHECK(prefilled == QStringLiteral(";;"));
-        CHECK(doc.inputsWithoutShape().empty());
-        CHECK(inputShapesText(doc.loadOptions().inputShapes) == shapes);
+        CHECK(doc.model().inputsWithoutShape().empty());
+        CHECK(inputShapesText(doc.model().loadOptions().inputShapes) == shapes);
         CHECK(button->isHidden());
-        CHECK(doc.graph().node(doc.graph().inputs()[1])->meta.toString() == "f32[8, 8, 16]");
+        CHECK(doc.model().graph().node(doc.model().graph().inputs()[1])->meta.toString() == "f32[8, 8, 16]");
         // Asked again, it shows the shapes in use.
         w.setInputShapesPrompt([&](const QString &current) {
             prefilled = current;
@@ -306,12 +306,12 @@ TEST_CASE("input shapes: unknown ones are said at load, set in a dialog, kept by
         CHECK(prefilled == shapes);
 
         findMatches(w);
-        QSignalSpy allDone(&doc, &Document::applyAllFinished);
+        QSignalSpy allDone(&doc.jobs(), &DocumentJobs::applyAllFinished);
         w.rewrite()->applyAllAction()->trigger();
         REQUIRE((allDone.count() > 0 || allDone.wait(60000)));
         REQUIRE(settle(w));
         REQUIRE(allDone.first().at(0).toInt() > 0);
-        rewrittenSize = doc.graph().size();
+        rewrittenSize = doc.model().graph().size();
         QString error;
         REQUIRE(w.saveSession(sessionPath, &error));
         // The recent file remembers the shapes.
@@ -321,8 +321,8 @@ TEST_CASE("input shapes: unknown ones are said at load, set in a dialog, kept by
         // The session reopens with its shapes, and replays the same rewrites.
         auto window = reopenSession(sessionPath);
         MainWindow &w = *window;
-        CHECK(w.document()->inputsWithoutShape().empty());
-        CHECK(w.document()->graph().size() == rewrittenSize);
+        CHECK(w.document()->model().inputsWithoutShape().empty());
+        CHECK(w.document()->model().graph().size() == rewrittenSize);
     }
     {
         // Open Recent: the same shapes.
@@ -332,8 +332,8 @@ TEST_CASE("input shapes: unknown ones are said at load, set in a dialog, kept by
         QSignalSpy shown(&w, &MainWindow::graphShown);
         w.openFile(traced);
         REQUIRE(shown.wait(120000));
-        CHECK(w.document()->inputsWithoutShape().empty());
-        CHECK(inputShapesText(w.document()->loadOptions().inputShapes) == shapes);
+        CHECK(w.document()->model().inputsWithoutShape().empty());
+        CHECK(inputShapesText(w.document()->model().loadOptions().inputShapes) == shapes);
     }
     {
         // A session whose Apply All makes fewer rewrites than it saved says so.
@@ -373,11 +373,11 @@ TEST_CASE("another model loaded: every panel forgets the last one's counts and a
     QTreeWidgetItem *batched = rc.patternsPanel()->patternItem("batch_linear");
     REQUIRE(batched);
     REQUIRE_FALSE(batched->text(PatternsPanel::Candidates).isEmpty());
-    rc.whyNotPanel()->explain("batch_linear", w.document()->graph().nodesWithOp("aten::linear").front());
+    rc.whyNotPanel()->explain("batch_linear", w.document()->model().graph().nodesWithOp("aten::linear").front());
     rc.whyNotPanel()->showNearMisses();
     const int linear = firstRow(*w.document(), "batch_linear", MatchStatus::Pending);
     REQUIRE(linear >= 0);
-    w.scene()->selectNode(w.document()->matches()[size_t(linear)].match.nodes.back());
+    w.scene()->selectNode(w.document()->review().matches()[size_t(linear)].match.nodes.back());
     REQUIRE(settle(w));
     REQUIRE_FALSE(rc.matchesPanel()->filterText().isEmpty()); // the table shows that node's matches
     const QString oldAnswer = rc.whyNotPanel()->text();
@@ -415,14 +415,14 @@ TEST_CASE("why not: selecting a node no pattern starts at says so instead of exp
     w.openFile(QString::fromUtf8(FUSEBOX_FIXTURE_DIR) + QStringLiteral("/resnet18.pt"));
     REQUIRE(shown.wait(120000));
     RewriteController &rc = *w.rewrite();
-    const Graph &g = w.document()->graph();
+    const Graph &g = w.document()->model().graph();
     NodeId conv;
     for (NodeId id : g.nodeIds())
         if (g.node(id)->op.find("conv") != std::string::npos)
             conv = id;
     REQUIRE(conv.isValid());
     // Hand check: no pattern of the catalog rewrites from a convolution.
-    for (const Pattern *p : w.document()->patterns().all())
+    for (const Pattern *p : w.document()->patternSet().patterns().all())
         REQUIRE_FALSE(p->isRootOp(g.node(conv)->op));
     const auto linears = g.nodesWithOp("aten::linear");
     REQUIRE_FALSE(linears.empty()); // resnet18's fc

@@ -67,7 +67,7 @@ TEST_CASE("review workflow: find, select, apply, undo, redo, reject", "[views][r
     RewriteController &rc = *w.rewrite();
 
     // Run the engine from its action (F5): the candidates arrive in the background.
-    QSignalSpy changed(&doc, &Document::matchesChanged);
+    QSignalSpy changed(&doc.review(), &DocumentReview::matchesChanged);
     rc.findMatchesAction()->trigger();
     REQUIRE(changed.wait(60000));
     REQUIRE(settle(w));
@@ -82,13 +82,13 @@ TEST_CASE("review workflow: find, select, apply, undo, redo, reject", "[views][r
                                                                  {"batch_aten_relu", 16},   {"batch_layernorm", 16},
                                                                  {"batch_linear_lhs", 6},   {"batch_linear", 6}};
     std::multiset<std::pair<std::string, size_t>> found;
-    for (const MatchEntry &e : doc.matches())
+    for (const MatchEntry &e : doc.review().matches())
         found.emplace(e.match.pattern, e.match.nodes.size());
     REQUIRE(found == expected);
     CHECK(rc.matchesPanel()->model()->rowCount() == int(expected.size()));
     CHECK(rc.matchesPanel()->summaryText().contains(QStringLiteral("%1 candidates").arg(expected.size())));
     // Every candidate's nodes are ringed in the pattern's colour.
-    for (const MatchEntry &e : doc.matches())
+    for (const MatchEntry &e : doc.review().matches())
         for (NodeId id : e.match.nodes)
             CHECK(w.scene()->marks().contains(id.value));
     // Vertical candidates are framed as groups (normalization_pass at %split and %split_1).
@@ -99,9 +99,9 @@ TEST_CASE("review workflow: find, select, apply, undo, redo, reject", "[views][r
     CHECK(batchLinear->text(PatternsPanel::Candidates) == QStringLiteral("2"));
     // merge_getitem_cat_pass is tried at every cat of the graph and fires at
     // none: no cat of the demo reads only getitems of a normalized split.
-    const size_t cats = doc.graph().nodesWithOp("aten::cat").size();
+    const size_t cats = doc.model().graph().nodesWithOp("aten::cat").size();
     REQUIRE(cats >= 4); // at least the dense tower's, left, right and the interaction's
-    CHECK(doc.tally("merge_getitem_cat_pass").nearMisses == int(cats));
+    CHECK(doc.review().tally("merge_getitem_cat_pass").nearMisses == int(cats));
     CHECK(rc.patternsPanel()->patternItem("merge_getitem_cat_pass")->text(PatternsPanel::NearMisses)
           == QString::number(cats));
     screenshot(w, "demo_matches");
@@ -114,32 +114,32 @@ TEST_CASE("review workflow: find, select, apply, undo, redo, reject", "[views][r
     const QRectF outline = w.scene()->outlineRect();
     REQUIRE_FALSE(outline.isEmpty());
     CHECK(w.view()->mapToScene(w.view()->viewport()->rect()).boundingRect().intersects(outline));
-    for (NodeId id : doc.matches()[size_t(layernorm)].match.nodes)
+    for (NodeId id : doc.review().matches()[size_t(layernorm)].match.nodes)
         CHECK(w.scene()->marks().value(id.value).width == 5);
 
     // Apply it (Ctrl+Return): one undo step, verified numerically.
-    const size_t before = doc.graph().size();
+    const size_t before = doc.model().graph().size();
     rc.applyAction()->trigger();
     REQUIRE(settle(w));
-    CHECK(doc.undoStack()->count() == 1);
-    CHECK(doc.graph().size() != before);
-    CHECK(doc.tally("batch_layernorm").applied == 1);
-    CHECK(doc.tally("batch_layernorm").candidates == 0);
+    CHECK(doc.history().undoStack()->count() == 1);
+    CHECK(doc.model().graph().size() != before);
+    CHECK(doc.review().tally("batch_layernorm").applied == 1);
+    CHECK(doc.review().tally("batch_layernorm").candidates == 0);
     const int applied = firstRow(doc, "batch_layernorm", MatchStatus::Applied);
     REQUIRE(applied >= 0);
-    CHECK(doc.matches()[size_t(applied)].verification.startsWith(QStringLiteral("passed")));
-    const size_t after = doc.graph().size();
+    CHECK(doc.review().matches()[size_t(applied)].verification.startsWith(QStringLiteral("passed")));
+    const size_t after = doc.model().graph().size();
 
     // Undo restores the graph exactly; redo rewrites it again.
     rc.undoAction()->trigger();
     REQUIRE(settle(w));
-    CHECK(firstDifference(doc.graph(), doc.originalGraph()) == std::nullopt);
-    CHECK(doc.matches().size() == 8);
-    CHECK(doc.tally("batch_layernorm").applied == 0);
+    CHECK(firstDifference(doc.model().graph(), doc.history().original()) == std::nullopt);
+    CHECK(doc.review().matches().size() == 8);
+    CHECK(doc.review().tally("batch_layernorm").applied == 0);
     rc.redoAction()->trigger();
     REQUIRE(settle(w));
-    CHECK(doc.graph().size() == after);
-    CHECK(doc.tally("batch_layernorm").applied == 1);
+    CHECK(doc.model().graph().size() == after);
+    CHECK(doc.review().tally("batch_layernorm").applied == 1);
 
     // Reject another (Del): it stays a candidate, struck out, and Apply All skips it.
     const int relu = firstRow(doc, "batch_relu", MatchStatus::Pending);
@@ -147,19 +147,19 @@ TEST_CASE("review workflow: find, select, apply, undo, redo, reject", "[views][r
     rc.matchesPanel()->selectMatchRow(relu);
     rc.rejectAction()->trigger();
     REQUIRE(settle(w));
-    CHECK(doc.undoStack()->count() == 2);
-    CHECK(doc.tally("batch_relu").rejected == 1);
+    CHECK(doc.history().undoStack()->count() == 2);
+    CHECK(doc.review().tally("batch_relu").rejected == 1);
     // Rejecting it again is no step at all.
     rc.rejectAction()->trigger();
-    CHECK(doc.undoStack()->count() == 2);
-    CHECK(doc.passConfig().rejected.size() == 1);
-    CHECK(doc.isModified());
+    CHECK(doc.history().undoStack()->count() == 2);
+    CHECK(doc.persistence().passConfig().rejected.size() == 1);
+    CHECK(doc.history().isModified());
     screenshot(w, "demo_after_apply_reject");
 
     // Apply All shows its progress and can be cancelled (Esc): it ran on a
     // copy, so nothing changes.
-    const size_t beforeAll = doc.graph().size();
-    QSignalSpy cancelled(&doc, &Document::applyAllFinished);
+    const size_t beforeAll = doc.model().graph().size();
+    QSignalSpy cancelled(&doc.jobs(), &DocumentJobs::applyAllFinished);
     rc.applyAllAction()->trigger();
     CHECK(rc.busyText().startsWith(QStringLiteral("Applying all")));
     rc.cancelAction()->trigger();
@@ -167,21 +167,21 @@ TEST_CASE("review workflow: find, select, apply, undo, redo, reject", "[views][r
     CHECK(cancelled.first().at(0).toInt() == 0);
     CHECK(cancelled.first().at(1).toString().contains(QStringLiteral("cancelled")));
     REQUIRE(settle(w));
-    CHECK(doc.graph().size() == beforeAll);
-    CHECK(doc.undoStack()->count() == 2);
+    CHECK(doc.model().graph().size() == beforeAll);
+    CHECK(doc.history().undoStack()->count() == 2);
     CHECK(rc.busyText().isEmpty());
 
     rc.applyAllAction()->trigger();
-    QSignalSpy allDone(&doc, &Document::applyAllFinished);
+    QSignalSpy allDone(&doc.jobs(), &DocumentJobs::applyAllFinished);
     REQUIRE((allDone.count() > 0 || allDone.wait(60000)));
     REQUIRE(settle(w));
     // The rejected group was skipped (batch_aten_relu fused those relus instead).
-    CHECK(doc.lastApplyAllCounters().at("batch_relu").rejected >= 1);
-    CHECK(doc.tally("batch_aten_relu").applied == 1);
-    CHECK(doc.undoStack()->count() == 3);
+    CHECK(doc.jobs().lastCounters().at("batch_relu").rejected >= 1);
+    CHECK(doc.review().tally("batch_aten_relu").applied == 1);
+    CHECK(doc.history().undoStack()->count() == 3);
     rc.undoAction()->trigger(); // Apply All is one step
     REQUIRE(settle(w));
-    CHECK(doc.graph().size() == after);
+    CHECK(doc.model().graph().size() == after);
 }
 
 TEST_CASE("why not: the failed check, its values and its nodes", "[views][rewrite]")
@@ -189,10 +189,10 @@ TEST_CASE("why not: the failed check, its values and its nodes", "[views][rewrit
     auto window = openDemo();
     MainWindow &w = *window;
     Document &doc = *w.document();
-    const NodeId cat = doc.graph().findByName("cat");
+    const NodeId cat = doc.model().graph().findByName("cat");
     REQUIRE(cat.isValid());
     // Another node is selected when the user right-clicks the cat.
-    const NodeId other = doc.graph().findByName("layer_norm");
+    const NodeId other = doc.model().graph().findByName("layer_norm");
     REQUIRE(other.isValid());
     w.scene()->selectNode(other);
     REQUIRE(w.inspector()->node() == other);
@@ -234,7 +234,7 @@ TEST_CASE("why not: the failed check, its values and its nodes", "[views][rewrit
     CHECK(text.contains(QStringLiteral(
         "✗ not met: every cat input is a getitem — cat input %layer_norm (aten::layer_norm) is not a getitem")));
     // The failed check's nodes are ringed red on the graph.
-    const NodeId layerNorm = doc.graph().findByName("layer_norm");
+    const NodeId layerNorm = doc.model().graph().findByName("layer_norm");
     CHECK(w.scene()->marks().value(layerNorm.value).color == QColor(0xd0, 0x20, 0x20));
 
     // Near misses over the graph, grouped by failed check; activating a node jumps there.
@@ -245,8 +245,8 @@ TEST_CASE("why not: the failed check, its values and its nodes", "[views][rewrit
     QTreeWidgetItem *cat1 = tree->topLevelItem(0)->child(0);
     REQUIRE(cat1);
     emit tree->itemActivated(cat1, 0);
-    CHECK(w.scene()->selectedNode() == doc.graph().findByName("cat_1"));
-    CHECK(panel.node() == doc.graph().findByName("cat_1"));
+    CHECK(w.scene()->selectedNode() == doc.model().graph().findByName("cat_1"));
+    CHECK(panel.node() == doc.model().graph().findByName("cat_1"));
     screenshot(w, "why_not");
 }
 
@@ -256,7 +256,7 @@ TEST_CASE("a pattern from a selection matches every occurrence, live", "[views][
     MainWindow &w = *window;
     Document &doc = *w.document();
     for (const char *name : {"relu", "layer_norm"}) {
-        NodeItem *item = w.scene()->nodeItem(doc.graph().findByName(name));
+        NodeItem *item = w.scene()->nodeItem(doc.model().graph().findByName(name));
         REQUIRE(item);
         item->setSelected(true);
     }
@@ -295,11 +295,11 @@ TEST_CASE("a pattern from a selection matches every occurrence, live", "[views][
     editor.setText(editor.text().replace(QStringLiteral("aten::rleu("), QStringLiteral("aten::relu(")));
     REQUIRE(compiled.wait(60000));
     CHECK_FALSE(editor.hasError());
-    QSignalSpy changed(&doc, &Document::matchesChanged);
+    QSignalSpy changed(&doc.review(), &DocumentReview::matchesChanged);
     emit editor.useRequested(editor.text());
     REQUIRE(changed.wait(60000));
     REQUIRE(settle(w));
-    CHECK(doc.tally("from_selection").candidates == 16);
+    CHECK(doc.review().tally("from_selection").candidates == 16);
     QTreeWidgetItem *item = w.rewrite()->patternsPanel()->patternItem("from_selection");
     REQUIRE(item);
     REQUIRE(QTest::qWaitFor(
@@ -346,14 +346,14 @@ TEST_CASE("the pass file carries the rules, custom patterns and rejections, and 
         REQUIRE(doc.addPatternFile((QString::fromUtf8(FUSEBOX_SOURCE_DIR)
                                     + QStringLiteral("/resources/patterns/linear_relu_fusion.patterns"))));
         w.rewrite()->findMatchesAction()->trigger();
-        REQUIRE(QTest::qWaitFor([&] { return doc.hasMatchResults() && !doc.isSearching(); }, 60000));
+        REQUIRE(QTest::qWaitFor([&] { return doc.review().hasMatchResults() && !doc.jobs().isSearching(); }, 60000));
         const int row = firstRow(doc, "batch_layernorm", MatchStatus::Pending);
         REQUIRE(row >= 0);
-        rejectedSignature = doc.matches()[size_t(row)].signature;
+        rejectedSignature = doc.review().matches()[size_t(row)].signature;
         REQUIRE(doc.rejectMatch(row));
         QString error;
         REQUIRE(w.rewrite()->files()->exportPassFile(pass, &error));
-        CHECK_FALSE(doc.isModified());
+        CHECK_FALSE(doc.history().isModified());
         const QString report = dir.filePath(QStringLiteral("review.md"));
         REQUIRE(w.rewrite()->files()->exportReport(report, &error));
         QFile md(report);
@@ -365,17 +365,18 @@ TEST_CASE("the pass file carries the rules, custom patterns and rejections, and 
     Document &doc = *w.document();
     QString error;
     REQUIRE(w.rewrite()->files()->importPassFile(pass, &error));
-    CHECK_FALSE(doc.patterns().isEnabled("batch_aten_relu"));
-    CHECK(doc.patterns().isEnabled("linear_relu_fusion"));
-    CHECK(doc.customOrigin("linear_relu_fusion") == "passes.json");
-    CHECK(std::get<int64_t>(doc.patterns().find("batch_linear")->options().values().at("min_fuse_set_size")) == 3);
-    CHECK(doc.isRejected(rejectedSignature));
+    CHECK_FALSE(doc.patternSet().patterns().isEnabled("batch_aten_relu"));
+    CHECK(doc.patternSet().patterns().isEnabled("linear_relu_fusion"));
+    CHECK(doc.patternSet().customOrigin("linear_relu_fusion") == "passes.json");
+    CHECK(std::get<int64_t>(doc.patternSet().patterns().find("batch_linear")->options().values().at("min_fuse_set_size"))
+          == 3);
+    CHECK(doc.review().isRejected(rejectedSignature));
     w.rewrite()->findMatchesAction()->trigger();
-    REQUIRE(QTest::qWaitFor([&] { return doc.hasMatchResults() && !doc.isSearching(); }, 60000));
+    REQUIRE(QTest::qWaitFor([&] { return doc.review().hasMatchResults() && !doc.jobs().isSearching(); }, 60000));
     REQUIRE(settle(w));
     const int row = firstRow(doc, "batch_layernorm", MatchStatus::Rejected);
     REQUIRE(row >= 0);
-    CHECK(doc.matches()[size_t(row)].signature == rejectedSignature);
+    CHECK(doc.review().matches()[size_t(row)].signature == rejectedSignature);
 }
 
 TEST_CASE("the diff view shows what the applied rewrites removed and added", "[views][rewrite]")
@@ -384,7 +385,7 @@ TEST_CASE("the diff view shows what the applied rewrites removed and added", "[v
     MainWindow &w = *window;
     Document &doc = *w.document();
     w.rewrite()->findMatchesAction()->trigger();
-    REQUIRE(QTest::qWaitFor([&] { return doc.hasMatchResults() && !doc.isSearching(); }, 60000));
+    REQUIRE(QTest::qWaitFor([&] { return doc.review().hasMatchResults() && !doc.jobs().isSearching(); }, 60000));
     const int row = firstRow(doc, "batch_layernorm", MatchStatus::Pending);
     REQUIRE(row >= 0);
     REQUIRE(doc.applyMatches({row}) == 1);
@@ -399,14 +400,14 @@ TEST_CASE("the diff view shows what the applied rewrites removed and added", "[v
     CHECK(diff.diff().opCounts.at("aten::layer_norm") == std::pair<size_t, size_t>{16, 1});
     CHECK(diff.summaryText().contains(QStringLiteral("<b>1 rewrite</b>:")));
     CHECK(diff.summaryText().contains(QStringLiteral("aten::layer_norm 16→1")));
-    const NodeId removed = doc.originalGraph().findByName("layer_norm_3");
+    const NodeId removed = doc.history().original().findByName("layer_norm_3");
     CHECK(std::find(diff.diff().removed.begin(), diff.diff().removed.end(), removed) != diff.diff().removed.end());
     CHECK(diff.beforeScene()->marks().value(removed.value).color == QColor(0xd0, 0x20, 0x20));
     REQUIRE_FALSE(diff.diff().added.empty());
     CHECK(diff.afterScene()->marks().value(diff.diff().added.front().value).color == QColor(0x1e, 0x9a, 0x3a));
 
     // Selecting a node on one side selects it on the other.
-    const NodeId relu = doc.graph().findByName("relu_3");
+    const NodeId relu = doc.model().graph().findByName("relu_3");
     diff.afterScene()->selectNode(relu);
     REQUIRE(QTest::qWaitFor([&] { return !diff.isLayingOut(); }, 60000));
     CHECK(diff.beforeScene()->selectedNode() == relu);
@@ -432,22 +433,22 @@ TEST_CASE("a session saves the decisions and reopens them, the model and the vie
         MainWindow &w = *window;
         Document &doc = *w.document();
         w.rewrite()->findMatchesAction()->trigger();
-        REQUIRE(QTest::qWaitFor([&] { return doc.hasMatchResults() && !doc.isSearching(); }, 60000));
+        REQUIRE(QTest::qWaitFor([&] { return doc.review().hasMatchResults() && !doc.jobs().isSearching(); }, 60000));
         REQUIRE(doc.applyMatches({firstRow(doc, "batch_layernorm", MatchStatus::Pending)}) == 1);
         REQUIRE(settle(w));
         const int relu = firstRow(doc, "batch_relu", MatchStatus::Pending);
         REQUIRE(relu >= 0);
-        rejected = doc.matches()[size_t(relu)].signature;
+        rejected = doc.review().matches()[size_t(relu)].signature;
         REQUIRE(doc.rejectMatch(relu));
-        rewrittenSize = doc.graph().size();
-        CHECK(doc.isModified());
+        rewrittenSize = doc.model().graph().size();
+        CHECK(doc.history().isModified());
         QString error;
         // A pass file holds the rejection but not the applied step: quitting
         // must still ask (issue 36: Export Pass File cleared the mark).
         REQUIRE(w.rewrite()->files()->exportPassFile(dir.filePath(QStringLiteral("review.json")), &error));
-        CHECK(doc.isModified());
+        CHECK(doc.history().isModified());
         REQUIRE(w.saveSession(sessionPath, &error));
-        CHECK_FALSE(doc.isModified());
+        CHECK_FALSE(doc.history().isModified());
 
         // The rewritten model, in each format, and the view as SVG and PNG.
         ReviewFiles &files = *w.rewrite()->files();
@@ -467,16 +468,16 @@ TEST_CASE("a session saves the decisions and reopens them, the model and the vie
     auto window = reopenSession(sessionPath);
     MainWindow &w = *window;
     Document &doc = *w.document();
-    CHECK(doc.graph().size() == rewrittenSize);
-    CHECK(doc.undoStack()->count() == 1); // the apply comes back as an undo step
-    CHECK(doc.isRejected(rejected));
-    CHECK(doc.tally("batch_layernorm").applied == 1);
-    CHECK(doc.tally("batch_relu").rejected == 1);
-    CHECK_FALSE(doc.isModified());
+    CHECK(doc.model().graph().size() == rewrittenSize);
+    CHECK(doc.history().undoStack()->count() == 1); // the apply comes back as an undo step
+    CHECK(doc.review().isRejected(rejected));
+    CHECK(doc.review().tally("batch_layernorm").applied == 1);
+    CHECK(doc.review().tally("batch_relu").rejected == 1);
+    CHECK_FALSE(doc.history().isModified());
     // Undoing the replayed step gives back the model as loaded.
-    doc.undoStack()->undo();
+    doc.history().undoStack()->undo();
     REQUIRE(settle(w));
-    CHECK(firstDifference(doc.graph(), doc.originalGraph()) == std::nullopt);
+    CHECK(firstDifference(doc.model().graph(), doc.history().original()) == std::nullopt);
 }
 
 TEST_CASE("a rewrite that changes the outputs fails verification, is undone and explained", "[views][rewrite]")
@@ -490,11 +491,11 @@ TEST_CASE("a rewrite that changes the outputs fails verification, is undone and 
                                     QStringLiteral("unsafe.patterns"));
     REQUIRE(added.hasValue());
     w.rewrite()->findMatchesAction()->trigger();
-    REQUIRE(QTest::qWaitFor([&] { return doc.hasMatchResults() && !doc.isSearching(); }, 60000));
+    REQUIRE(QTest::qWaitFor([&] { return doc.review().hasMatchResults() && !doc.jobs().isSearching(); }, 60000));
     const int row = firstRow(doc, "unsafe_relu", MatchStatus::Pending);
     REQUIRE(row >= 0);
-    const size_t before = doc.graph().size();
-    QSignalSpy failed(&doc, &Document::verificationFailed);
+    const size_t before = doc.model().graph().size();
+    QSignalSpy failed(&doc.review(), &DocumentReview::verificationFailed);
     QString error;
     CHECK(doc.applyMatches({row}, &error) == 0);
     CHECK(error.contains(QStringLiteral("failed verification")));
@@ -502,24 +503,24 @@ TEST_CASE("a rewrite that changes the outputs fails verification, is undone and 
     CHECK(failed.first().at(0).toString() == QStringLiteral("unsafe_relu"));
     CHECK(failed.first().at(2).toString().contains(QStringLiteral("max |diff|")));
     REQUIRE(settle(w));
-    CHECK(firstDifference(doc.graph(), doc.originalGraph()) == std::nullopt);
-    CHECK(doc.graph().size() == before);
-    CHECK(doc.undoStack()->count() == 0);
+    CHECK(firstDifference(doc.model().graph(), doc.history().original()) == std::nullopt);
+    CHECK(doc.model().graph().size() == before);
+    CHECK(doc.history().undoStack()->count() == 0);
     const int failedRow = firstRow(doc, "unsafe_relu", MatchStatus::FailedVerification);
     REQUIRE(failedRow >= 0);
-    CHECK(doc.matches()[size_t(failedRow)].verification.contains(QStringLiteral("max |diff|")));
-    CHECK(doc.tally("unsafe_relu").failed == 1);
+    CHECK(doc.review().matches()[size_t(failedRow)].verification.contains(QStringLiteral("max |diff|")));
+    CHECK(doc.review().tally("unsafe_relu").failed == 1);
     // Listed once, as the failure: the search after the undo finds the same
     // relu again, and it is not a pending row beside the failed one.
-    const std::vector<NodeId> failedNodes = doc.matches()[size_t(failedRow)].match.nodes;
+    const std::vector<NodeId> failedNodes = doc.review().matches()[size_t(failedRow)].match.nodes;
     int rowsOfIt = 0;
-    for (const MatchEntry &e : doc.matches())
+    for (const MatchEntry &e : doc.review().matches())
         rowsOfIt += e.match.pattern == "unsafe_relu" && e.match.nodes == failedNodes;
     CHECK(rowsOfIt == 1);
     w.rewrite()->findMatchesAction()->trigger();
-    REQUIRE(QTest::qWaitFor([&] { return doc.hasMatchResults() && !doc.isSearching(); }, 60000));
+    REQUIRE(QTest::qWaitFor([&] { return doc.review().hasMatchResults() && !doc.jobs().isSearching(); }, 60000));
     rowsOfIt = 0;
-    for (const MatchEntry &e : doc.matches())
+    for (const MatchEntry &e : doc.review().matches())
         rowsOfIt += e.match.pattern == "unsafe_relu" && e.match.nodes == failedNodes;
     CHECK(rowsOfIt == 1);
     // The log says what happened.
@@ -540,7 +541,7 @@ TEST_CASE("a custom pattern used from the editor and then loaded from its file i
     // Use in Document from the Pattern Editor, then Load Pattern File of the same file.
     REQUIRE(doc.addPatternText(text, QStringLiteral("editor")).hasValue());
     REQUIRE(doc.addPatternFile(path).isOk());
-    const PassConfig config = doc.passConfig();
+    const PassConfig config = doc.persistence().passConfig();
     REQUIRE(config.customPatterns.size() == 1);
     CHECK(config.customPatterns.front().text.empty()); // the file replaced the editor's text
     // fusebox-pass reads the exported config: each pattern is defined once.
@@ -558,7 +559,7 @@ TEST_CASE("a custom pattern used from the editor and then loaded from its file i
     REQUIRE_FALSE(refused.hasValue());
     CHECK(refused.error().message.find("already defined in") != std::string::npos);
     CHECK(refused.error().message.find("linear_gelu_fusion") != std::string::npos);
-    CHECK(doc.passConfig().customPatterns == config.customPatterns);
+    CHECK(doc.persistence().passConfig().customPatterns == config.customPatterns);
 }
 
 TEST_CASE("a session replays a custom pattern added after an Apply All at its own step", "[views][rewrite]")
@@ -576,7 +577,7 @@ TEST_CASE("a session replays a custom pattern added after an Apply All at its ow
         auto window = openDemo();
         MainWindow &w = *window;
         Document &doc = *w.document();
-        QSignalSpy finished(&doc, &Document::applyAllFinished);
+        QSignalSpy finished(&doc.jobs(), &DocumentJobs::applyAllFinished);
         doc.applyAll();
         REQUIRE(finished.wait(60000));
         applyAllRewrites = finished.first().at(0).toInt();
@@ -590,17 +591,17 @@ TEST_CASE("a session replays a custom pattern added after an Apply All at its ow
         REQUIRE(custom >= 0); // what the Apply All left, which the custom pattern fuses
         REQUIRE(doc.applyMatches({custom}) == 1);
         REQUIRE(settle(w));
-        rewrittenSize = doc.graph().size();
+        rewrittenSize = doc.model().graph().size();
         QString error;
         REQUIRE(w.saveSession(sessionPath, &error));
     }
     auto window = reopenSession(sessionPath);
     Document &doc = *window->document();
-    CHECK(doc.graph().size() == rewrittenSize);
-    REQUIRE(doc.undoStack()->count() == 2);
-    CHECK(doc.undoStack()->text(0) == QStringLiteral("Apply All (%1 rewrites)").arg(applyAllRewrites));
-    CHECK(doc.tally("linear_relu_fusion").applied == 1);
+    CHECK(doc.model().graph().size() == rewrittenSize);
+    REQUIRE(doc.history().undoStack()->count() == 2);
+    CHECK(doc.history().undoStack()->text(0) == QStringLiteral("Apply All (%1 rewrites)").arg(applyAllRewrites));
+    CHECK(doc.review().tally("linear_relu_fusion").applied == 1);
     // The custom pattern is the document's again after the replay.
-    CHECK(std::find(doc.customPatternNames().begin(), doc.customPatternNames().end(), "linear_relu_fusion")
-          != doc.customPatternNames().end());
+    CHECK(std::find(doc.patternSet().customNames().begin(), doc.patternSet().customNames().end(), "linear_relu_fusion")
+          != doc.patternSet().customNames().end());
 }

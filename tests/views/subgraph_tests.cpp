@@ -64,9 +64,9 @@ TEST_CASE("InspectorPanel offers a higher-order op's subgraphs", "[views]")
 {
     Document doc;
     GraphScene scene(&doc);
-    InspectorPanel inspector(&doc, &scene);
+    InspectorPanel inspector(&doc.model(), &scene);
     doc.setGraph(condGraph(), QStringLiteral("cond.py"));
-    const Graph &g = doc.graph();
+    const Graph &g = doc.model().graph();
 
     inspector.showNode(g.findByName("cond"));
     CHECK(inspector.text().contains(QStringLiteral("higher_order::cond")));
@@ -94,7 +94,7 @@ TEST_CASE("MainWindow opens a subgraph as a graph of its own", "[views]")
     QSignalSpy shown(&w, &MainWindow::graphShown);
     w.document()->setGraph(condGraph(), QStringLiteral("cond.py"));
     REQUIRE(shown.wait(60000));
-    const NodeId cond = w.document()->graph().findByName("cond");
+    const NodeId cond = w.document()->model().graph().findByName("cond");
     w.inspector()->showNode(cond);
 
     // The Inspector's link opens it.
@@ -106,16 +106,16 @@ TEST_CASE("MainWindow opens a subgraph as a graph of its own", "[views]")
     CHECK(sub != &w);
     QSignalSpy subShown(sub, &MainWindow::graphShown);
     REQUIRE(subShown.wait(60000));
-    const Graph &g = sub->document()->graph();
+    const Graph &g = sub->document()->model().graph();
     CHECK(g.findByName("sin").isValid());
     CHECK(g.findByName("add").isValid());
     CHECK_FALSE(g.findByName("cos").isValid());
     CHECK(g.size() == 4); // l_x_, sin, add, output
-    CHECK(sub->document()->warnings().isEmpty());
+    CHECK(sub->document()->model().warnings().isEmpty());
     CHECK(sub->windowTitle().contains(QStringLiteral("cond.py ▸ cond ▸ cond_true_0")));
     CHECK(sub->scene()->nodeItem(g.findByName("sin")) != nullptr); // laid out and shown
     // The parent's graph is untouched: still one cond node, no branch nodes.
-    CHECK_FALSE(w.document()->graph().findByName("sin").isValid());
+    CHECK_FALSE(w.document()->model().graph().findByName("sin").isValid());
 
     // A name the node does not carry opens nothing.
     QSignalSpy failed(&w, &MainWindow::openFailed);

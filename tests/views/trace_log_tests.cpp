@@ -95,11 +95,11 @@ TEST_CASE("A TORCH_TRACE log opens into the Compiles panel, and a graph of it as
         if (compile->child(i)->text(0) == QStringLiteral("before_pre_grad_graph"))
             before = compile->child(i);
     REQUIRE(before);
-    QSignalSpy loaded(w.document(), &Document::graphLoaded);
+    QSignalSpy loaded(&w.document()->model(), &DocumentGraph::graphLoaded);
     panel->activate(before);
     REQUIRE(QTest::qWaitFor([&] { return loaded.count() == 1; }, kTimeoutMs));
-    CHECK(w.document()->filePath() == path + QStringLiteral("#0/0/before_pre_grad_graph"));
-    CHECK(w.document()->graph().size() > 20);
+    CHECK(w.document()->model().filePath() == path + QStringLiteral("#0/0/before_pre_grad_graph"));
+    CHECK(w.document()->model().graph().size() > 20);
     REQUIRE(QTest::qWaitFor([&] { return !w.scene()->isLayoutRunning(); }, kTimeoutMs));
 }
 
