@@ -312,11 +312,8 @@ void GraphScene::relayout(std::optional<int> focusScope)
         [this, generation, prepared](bool cancelled) {
             if (generation != m_generation)
                 return; // a newer request is running
-            if (cancelled) {
-                m_layoutRunning = false;
-                emit layoutFailed(tr("the layout was cancelled"));
-                return;
-            }
+            if (cancelled)
+                return layoutCancelled();
             if (prepared->plan) {
                 m_planPending = false;
                 m_expanded = std::move(prepared->plan->expanded);
@@ -350,6 +347,13 @@ GraphScene::PreparedLayout GraphScene::prepareLayout(const Graph &graph, const S
     return p;
 }
 
+void GraphScene::layoutCancelled()
+{
+    m_layoutRunning = false;
+    m_pendingSelection = {};
+    emit layoutFailed(tr("the layout was cancelled"));
+}
+
 void GraphScene::layOut(quint64 generation, PreparedLayout prepared)
 {
     m_pending = std::move(prepared.view);
@@ -379,12 +383,8 @@ void GraphScene::layOut(quint64 generation, PreparedLayout prepared)
         [this, generation, input, result](bool cancelled) {
             if (generation != m_generation)
                 return;
-            if (cancelled) {
-                m_layoutRunning = false;
-                m_pendingSelection = {};
-                emit layoutFailed(tr("the layout was cancelled"));
-                return;
-            }
+            if (cancelled)
+                return layoutCancelled();
             if (*result && (*result)->hasValue()) {
                 m_layoutCache.emplace_front(input, *result);
                 if (m_layoutCache.size() > kLayoutCacheSize)

@@ -192,6 +192,8 @@ private:
     static PreparedLayout prepareLayout(const Graph &graph, const ScopeTree &tree,
                                         const std::set<std::string> &expanded, const CollapsedGraph::Options &options);
     void layOut(quint64 generation, PreparedLayout prepared);
+    /// Either of the layout's tasks was cancelled (Esc): the old drawing stays.
+    void layoutCancelled();
     void applyLayout(quint64 generation, const std::shared_ptr<Expected<LayoutResult>> &result);
     void onSelectionChanged();
     void updateEdgeHighlights();
