@@ -1,9 +1,10 @@
 #pragma once
 
-#include <map>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace fusebox {
@@ -53,9 +54,33 @@ public:
     /// Distinct op names, sorted.
     std::vector<std::string> opNames() const;
 
+    /// The registry as a schema table: one schema a line, tab-separated
+    /// fields (name, overload, mutable, argument and return counts, then
+    /// name, type, flags and default of each). What fusebox-dump-schemas
+    /// embeds in the light build, which reads it much faster than the
+    /// bridge's JSON. Throws std::invalid_argument when a field holds a tab
+    /// or a newline (no libtorch schema does).
+    std::string toTable() const;
+    /// Reads toTable()'s text; an Error names the line that does not read.
+    struct TableResult;
+    static TableResult fromTable(std::string_view table);
+
 private:
+    struct NameHash {
+        using is_transparent = void;
+        size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+    };
     std::vector<OpSchema> m_schemas;
-    std::multimap<std::string, size_t, std::less<>> m_byName;
+    /// Each name's overloads (indices into m_schemas) in registration order:
+    /// readers look names up once per call they read.
+    std::unordered_map<std::string, std::vector<size_t>, NameHash, std::equal_to<>> m_byName;
+};
+
+/// OpSchemaRegistry::fromTable's answer: the registry, or the line that does not read.
+struct OpSchemaRegistry::TableResult {
+    OpSchemaRegistry registry;
+    /// Empty when the table read; else "line N: expected …".
+    std::string error;
 };
 
 } // namespace fusebox

@@ -2,6 +2,9 @@
 
 #include <catch.hpp>
 
+#include <algorithm>
+#include <stdexcept>
+
 using namespace fusebox;
 
 namespace {
@@ -48,6 +51,48 @@ TEST_CASE("schema registry finds overloads", "[ir]")
     CHECK_FALSE(registry.find("aten::split"));
     CHECK(registry.opNames() == std::vector<std::string>{"aten::layer_norm", "aten::split"});
     CHECK(splitSchema().toString() == "aten::split.Tensor(Tensor self, int split_size, int dim=0) -> Tensor[]");
+}
+
+TEST_CASE("a schema table reads back to the same registry and names a bad line", "[ir]")
+{
+    OpSchemaRegistry registry;
+    registry.add(splitSchema());
+    OpSchema sizes = splitSchema();
+    sizes.overload = "sizes";
+    sizes.arguments[1] = {"split_size", "int[]", {}, true};
+    sizes.isMutable = true;
+    registry.add(sizes);
+    registry.add(layerNormSchema());
+    const std::string table = registry.toTable();
+    CHECK(std::count(table.begin(), table.end(), '\n') == 3); // one line a schema
+
+    OpSchemaRegistry::TableResult read = OpSchemaRegistry::fromTable(table);
+    REQUIRE(read.error.empty());
+    CHECK(read.registry.size() == 3);
+    CHECK(read.registry.toTable() == table);
+    // Overloads keep their order, defaults (None and an empty one differ from
+    // none), kwarg-only marks and mutability survive.
+    const auto overloads = read.registry.overloads("aten::split");
+    REQUIRE(overloads.size() == 2);
+    CHECK(overloads[0]->overload == "Tensor");
+    CHECK(overloads[1]->overload == "sizes");
+    CHECK(overloads[1]->arguments[1].kwargOnly);
+    CHECK(overloads[1]->isMutable);
+    CHECK_FALSE(overloads[0]->isMutable);
+    CHECK(read.registry.find("aten::layer_norm")->toString() == layerNormSchema().toString());
+    CHECK(read.registry.find("aten::split", "Tensor")->arguments[2].defaultValue == "0");
+    CHECK_FALSE(read.registry.find("aten::split", "Tensor")->arguments[1].defaultValue);
+
+    // A line cut short is refused, naming it.
+    const std::string cut = table.substr(0, table.find('\n') + 1) + "aten::relu\t\t0\t1\t1\tself\tTensor\n";
+    read = OpSchemaRegistry::fromTable(cut);
+    CHECK(read.error.rfind("line 2: expected", 0) == 0);
+    // A field that would break the table is refused when it is written.
+    OpSchemaRegistry bad;
+    OpSchema tabbed = layerNormSchema();
+    tabbed.arguments[4].defaultValue = "1e-05\t";
+    bad.add(tabbed);
+    CHECK_THROWS_AS(bad.toTable(), std::invalid_argument);
 }
 
 TEST_CASE("calls are normalised to the schema", "[ir]")

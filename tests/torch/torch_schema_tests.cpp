@@ -75,3 +75,26 @@ TEST_CASE("torchSchemas keeps overloads, defaults and alias annotations as libto
     REQUIRE(numToTensor);
     CHECK(numToTensor->arguments.size() == 1);
 }
+
+TEST_CASE("libtorch's schemas read back from the schema table the light build embeds", "[torch]")
+{
+    // fusebox-dump-schemas writes this table for fusebox-pass's light build:
+    // every schema must come back as libtorch prints it, in the same order.
+    const OpSchemaRegistry &registry = torchSchemas();
+    const OpSchemaRegistry::TableResult read = OpSchemaRegistry::fromTable(registry.toTable());
+    REQUIRE(read.error.empty());
+    REQUIRE(read.registry.size() == registry.size());
+    size_t differing = 0;
+    for (const std::string &name : registry.opNames()) {
+        const auto theirs = registry.overloads(name);
+        const auto ours = read.registry.overloads(name);
+        if (theirs.size() != ours.size()) {
+            ++differing;
+            continue;
+        }
+        for (size_t i = 0; i < theirs.size(); ++i)
+            if (theirs[i]->toString() != ours[i]->toString() || theirs[i]->isMutable != ours[i]->isMutable)
+                ++differing;
+    }
+    CHECK(differing == 0);
+}

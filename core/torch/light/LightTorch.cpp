@@ -7,8 +7,6 @@
 #include "core/torch/TorchRuntime.h"
 #include "core/torch/TorchSchemas.h"
 
-#include <nlohmann/json.hpp>
-
 #include <cstdlib>
 #include <iostream>
 #include <string>
@@ -34,7 +32,12 @@ const OpSchemaRegistry &torchSchemas()
         std::string text;
         for (size_t i = 0; !kEmbeddedTorchSchemas[i].empty(); ++i)
             text += kEmbeddedTorchSchemas[i];
-        return pt2::schemasFromJson(nlohmann::json::parse(text));
+        OpSchemaRegistry::TableResult read = OpSchemaRegistry::fromTable(text);
+        if (!read.error.empty()) { // the build wrote it: a bug, not the user's input
+            std::cerr << "fusebox-pass: internal error: the embedded schemas do not read: " << read.error << "\n";
+            std::abort();
+        }
+        return std::move(read.registry);
     }();
     return registry;
 }
