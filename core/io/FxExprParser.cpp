@@ -124,22 +124,29 @@ ExprPtr ExprParser::parseExpr()
 
 int ExprParser::precedence(std::string_view op)
 {
-    // Python's binding strengths, loosest first (comparisons do not chain in FX code).
-    if (op == "<" || op == ">" || op == "==" || op == "!=" || op == "<=" || op == ">=")
-        return 1;
-    if (op == "|")
-        return 2;
-    if (op == "^")
-        return 3;
-    if (op == "&")
-        return 4;
-    if (op == "<<" || op == ">>")
-        return 5;
-    if (op == "+" || op == "-")
-        return 6;
-    if (op == "*" || op == "/" || op == "@" || op == "//" || op == "%")
-        return 7;
-    return -1;
+    // Python's binding strengths, loosest first (comparisons do not chain in
+    // FX code). Asked after every operand, so it looks at characters, not
+    // at string compares.
+    if (op.empty() || op.size() > 2)
+        return -1;
+    const char a = op[0];
+    const char b = op.size() == 2 ? op[1] : '\0';
+    switch (a) {
+    case '<':
+    case '>': return b == '\0' || b == '=' ? 1 : b == a ? 5 : -1;
+    case '=':
+    case '!': return b == '=' ? 1 : -1;
+    case '|': return b == '\0' ? 2 : -1;
+    case '^': return b == '\0' ? 3 : -1;
+    case '&': return b == '\0' ? 4 : -1;
+    case '+':
+    case '-': return b == '\0' ? 6 : -1;
+    case '*':
+    case '@':
+    case '%': return b == '\0' ? 7 : -1;
+    case '/': return b == '\0' || b == '/' ? 7 : -1;
+    default: return -1;
+    }
 }
 
 ExprPtr ExprParser::parseBinary(int minPrec)

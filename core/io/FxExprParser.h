@@ -52,10 +52,22 @@ protected:
     /// True when the token `ahead` tokens past the cursor is the operator op.
     bool isOp(std::string_view op, size_t ahead = 0) const
     {
-        return peek(ahead).kind == TokenKind::Op && peek(ahead).text == op;
+        const Token &t = peek(ahead);
+        return t.kind == TokenKind::Op && sameShort(t.text, op);
+    }
+    /// a == b without a call to memcmp: operators and keywords are a few
+    /// characters, and the parser asks after nearly every token.
+    static bool sameShort(std::string_view a, std::string_view b)
+    {
+        if (a.size() != b.size())
+            return false;
+        for (size_t i = 0; i < a.size(); ++i)
+            if (a[i] != b[i])
+                return false;
+        return true;
     }
     /// True when the token at the cursor is the name `name`.
-    bool isName(std::string_view name) const { return peek().kind == TokenKind::Name && peek().text == name; }
+    bool isName(std::string_view name) const { return peek().kind == TokenKind::Name && sameShort(peek().text, name); }
     /// True when the token at the cursor is of `kind`.
     bool is(TokenKind kind) const { return peek().kind == kind; }
 

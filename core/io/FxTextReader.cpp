@@ -25,6 +25,7 @@ Builder::Builder(const FxFunction &fn, const FxReadOptions &options, LoadedModel
 
 void Builder::run()
 {
+    m_env.reserve(m_fn.params.size() + m_fn.body.size()); // one binding a statement, about
     size_t flattenIndex = findTreeFlatten();
     if (flattenIndex == npos) {
         for (const Param &p : m_fn.params) {
