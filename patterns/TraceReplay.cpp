@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <utility>
 
 namespace fusebox {
 namespace {
@@ -185,6 +186,13 @@ private:
     size_t m_counterBefore = 0;
 };
 
+std::string notComparedPostGrad(bool fuseboxFired)
+{
+    return std::string(fuseboxFired ? "Fusebox's pass fired; " : "")
+           + "not compared: Inductor runs this pass after post-grad passes of its own (no-op removal, its pattern "
+             "passes) that Fusebox does not model, and the log does not hold the graph it started from";
+}
+
 std::string describeDifference(const std::optional<StructuralDifference> &difference, const char *fuseboxSide)
 {
     if (!difference)
@@ -259,11 +267,15 @@ Expected<std::optional<PassConfig>> compileOptions(const TraceLog &log, const Tr
 namespace {
 
 /// A production pass's logged graph, with the nodes it removed and added
-/// against the graph logged before it.
+/// against the graph logged before it in the same stage.
 struct LoggedPass {
     const TracePayload *payload = nullptr;
+    PassStage stage = PassStage::PreGrad;
     Graph graph;
     size_t removed = 0, added = 0;
+    /// The graph logged before it is the stage's start (before_pre_grad_graph,
+    /// before_post_grad_graph), not another pass's.
+    bool firstOfStage = false;
 };
 
 /// One compile's replay, in stages (replayCompile runs them in order).
@@ -293,11 +305,16 @@ private:
         return m_options.schemas ? pt2::firstCanonicalDifference(ours, theirs, *m_options.schemas)
                                  : firstStructuralDifference(ours, theirs);
     }
-    std::optional<ReplayStep> stepOf(const PassSnapshots::Snapshot &snapshot);
+    /// The graph a stage's replay starts from.
+    const Graph &originalOf(PassStage stage) const { return stage == PassStage::PreGrad ? m_original : m_postOriginal; }
+    /// Runs Fusebox's schedule for `stage` on `graph`; the steps go to `replay`.
+    void replayStage(Graph &graph, GraphStage stage, CompileReplay &replay);
+    std::optional<ReplayStep> stepOf(const PassSnapshots::Snapshot &snapshot, PassStage stage);
     ReplayStep stepOnlyProductionRan(const std::string &artifact) const;
     /// Why Not at the nodes production's pass consumed (found by name in the before-graph).
     std::vector<std::string> whyNot(const Pattern &pattern, const std::string &artifact) const;
-    std::string postGradNote() const;
+    /// The post-grad verdicts: what the replay covers there, and the first difference.
+    void finishPostGrad(CompileReplay &replay) const;
 
     const TraceLog &m_log;
     const TraceCompile &m_compile;
@@ -305,6 +322,9 @@ private:
     PatternSet m_patterns;
     PassConfig m_config;
     Graph m_original;
+    /// before_post_grad_graph, when production logged post-grad Optimus passes.
+    Graph m_postOriginal;
+    bool m_hasPostGrad = false;
     std::map<std::string, LoggedPass> m_logged;
     std::vector<std::string> m_loggedOrder;
     std::set<std::string> m_compared;
@@ -363,19 +383,33 @@ Status Replayer::loadGraphs()
     if (!original)
         return original.error();
     m_original = std::move(original->graph);
-    // The pre-grad stages between before_ and after_pre_grad_graph (post-grad
-    // fusions log optimus_* too, later in the compile).
+    // Each stage's passes, from its start: before_pre_grad_graph, then (when
+    // production logged post-grad Optimus passes) before_post_grad_graph.
+    PassStage stage = PassStage::PreGrad;
     Graph previous = m_original.clone();
+    bool first = true;
     for (const TracePayload *payload : optimusStepsOf(m_compile)) {
+        if (payload->kind == "before_post_grad_graph") {
+            auto start = m_options.load(address(*payload));
+            if (!start)
+                return start.error();
+            m_postOriginal = std::move(start->graph);
+            m_hasPostGrad = true;
+            stage = PassStage::PostGrad;
+            previous = m_postOriginal.clone();
+            first = true;
+            continue;
+        }
         if (passForTraceArtifact(payload->kind).empty())
             continue;
         auto model = m_options.load(address(*payload));
         if (!model)
             return model.error();
-        LoggedPass entry{payload, std::move(model->graph)};
+        LoggedPass entry{payload, stage, std::move(model->graph)};
         const NamedDifference named = namedDifference(previous, entry.graph);
         entry.removed = named.onlyInA.size();
         entry.added = named.onlyInB.size();
+        entry.firstOfStage = std::exchange(first, false);
         previous = entry.graph.clone();
         m_loggedOrder.push_back(payload->kind);
         m_logged.emplace(payload->kind, std::move(entry));
@@ -386,27 +420,29 @@ Status Replayer::loadGraphs()
 std::vector<std::string> Replayer::whyNot(const Pattern &pattern, const std::string &artifact) const
 {
     auto at = std::find(m_loggedOrder.begin(), m_loggedOrder.end(), artifact);
-    const Graph &before = at == m_loggedOrder.begin() ? m_original : m_logged.at(*(at - 1)).graph;
+    const LoggedPass &entry = m_logged.at(artifact);
+    const Graph &original = originalOf(entry.stage);
+    const Graph &before = entry.firstOfStage ? original : m_logged.at(*(at - 1)).graph;
     std::vector<NodeId> nodes;
-    for (NodeId id : namedDifference(before, m_logged.at(artifact).graph).onlyInA)
+    for (NodeId id : namedDifference(before, entry.graph).onlyInA)
         if (const Node *n = before.node(id); n && pattern.isRootOp(n->op))
-            if (NodeId mine = m_original.findByName(n->name); mine.isValid())
+            if (NodeId mine = original.findByName(n->name); mine.isValid())
                 nodes.push_back(mine);
     std::vector<std::string> lines;
     if (!nodes.empty())
         for (const Explanation &e :
-             explainForSchedule(PassSchedule::Inductor, m_patterns, m_config, m_original, pattern, nodes))
-            lines.push_back(m_original.node(e.node)->name + ": " + e.summary);
+             explainForSchedule(PassSchedule::Inductor, m_patterns, m_config, original, pattern, nodes))
+            lines.push_back(original.node(e.node)->name + ": " + e.summary);
     return lines;
 }
 
-std::optional<ReplayStep> Replayer::stepOf(const PassSnapshots::Snapshot &snapshot)
+std::optional<ReplayStep> Replayer::stepOf(const PassSnapshots::Snapshot &snapshot, PassStage stage)
 {
     const Pattern *pattern = m_patterns.find(snapshot.pass);
     if (!pattern)
         return std::nullopt;
-    const std::string artifact = traceArtifactForPass(snapshot.pass, pattern->stage(),
-                                                      pattern->family() == PatternFamily::Horizontal);
+    const bool horizontal = pattern->family() == PatternFamily::Horizontal;
+    const std::string artifact = traceArtifactForPass(snapshot.pass, pattern->stage(), horizontal);
     auto logged = artifact.empty() ? m_logged.end() : m_logged.find(artifact);
     if (logged == m_logged.end() && !snapshot.changed)
         return std::nullopt;
@@ -414,6 +450,7 @@ std::optional<ReplayStep> Replayer::stepOf(const PassSnapshots::Snapshot &snapsh
     const bool fuseboxLogs = snapshot.logged && !artifact.empty();
     ReplayStep step;
     step.pass = snapshot.pass;
+    step.stage = stage;
     step.artifact = artifact.empty() ? "(Inductor logs no graph for this pass)" : artifact;
     step.fusebox = fuseboxLogs;
     step.fuseboxRemoved = snapshot.removed;
@@ -426,6 +463,11 @@ std::optional<ReplayStep> Replayer::stepOf(const PassSnapshots::Snapshot &snapsh
         step.address = traceGraphAddress(m_log, {&m_compile, theirs.payload}).str();
         step.productionRemoved = theirs.removed;
         step.productionAdded = theirs.added;
+        if (stage == PassStage::PostGrad && !horizontal) {
+            step.compared = false;
+            step.verdict = notComparedPostGrad(fuseboxLogs);
+            return step;
+        }
         const auto differs = difference(snapshot.after, theirs.graph);
         step.same = !differs && fuseboxLogs;
         step.verdict = describeDifference(differs, "Fusebox's graph");
@@ -433,6 +475,9 @@ std::optional<ReplayStep> Replayer::stepOf(const PassSnapshots::Snapshot &snapsh
             step.verdict = "production's pass fired, Fusebox's did not; " + step.verdict;
             step.whyNot = whyNot(*pattern, artifact);
         }
+    } else if (stage == PassStage::PostGrad && !horizontal) {
+        step.compared = false;
+        step.verdict = notComparedPostGrad(fuseboxLogs);
     } else if (fuseboxLogs) {
         step.verdict = "Fusebox's pass fired, production's did not (the log has no " + artifact + ")";
     } else {
@@ -454,6 +499,7 @@ ReplayStep Replayer::stepOnlyProductionRan(const std::string &artifact) const
     const LoggedPass &entry = m_logged.at(artifact);
     ReplayStep step;
     step.pass = passForTraceArtifact(artifact);
+    step.stage = entry.stage;
     step.artifact = artifact;
     step.production = true;
     step.line = entry.payload->line;
@@ -463,48 +509,63 @@ ReplayStep Replayer::stepOnlyProductionRan(const std::string &artifact) const
     const Pattern *pattern = m_patterns.find(step.pass);
     step.verdict = !pattern ? "production ran " + step.pass + ", which Fusebox does not have"
                             : "production's pass fired; Fusebox's schedule did not run it ("
-                                  + whyScheduleSkips(PassSchedule::Inductor, m_patterns, m_config, m_original, *pattern)
+                                  + whyScheduleSkips(PassSchedule::Inductor, m_patterns, m_config,
+                                                     originalOf(entry.stage), *pattern)
                                   + ")";
     return step;
 }
 
-std::string Replayer::postGradNote() const
+void Replayer::finishPostGrad(CompileReplay &replay) const
 {
-    size_t postGrad = 0;
-    for (const TracePayload &payload : m_compile.payloads) {
-        if (!payload.isGraph)
-            continue;
-        const Pattern *fusion = payload.kind.starts_with("optimus_")
-                                    ? m_patterns.find(passForTraceArtifact(payload.kind))
-                                    : nullptr;
-        postGrad += payload.kind.ends_with("_post_grad") || (fusion && fusion->stage() == PassStage::PostGrad);
-    }
-    if (!postGrad)
-        return {};
-    return std::to_string(postGrad)
-           + " post-grad Optimus pass graphs are listed, not replayed: Inductor runs "
-             "passes of its own between before_post_grad_graph and them (decompositions, no-op removal, "
-             "reinplacing) that Fusebox does not model";
+    size_t compared = 0, notCompared = 0;
+    for (const ReplayStep &step : replay.steps)
+        if (step.stage == PassStage::PostGrad)
+            ++(step.compared ? compared : notCompared);
+    if (!m_hasPostGrad && compared + notCompared == 0)
+        return;
+    std::vector<std::string> parts;
+    if (compared)
+        parts.push_back(std::to_string(compared)
+                        + (compared == 1 ? " batch-fusion step" : " batch-fusion steps")
+                        + " replayed on before_post_grad_graph (Inductor runs those fusions first, after dead-code "
+                          "elimination and a reordering)");
+    if (notCompared)
+        parts.push_back(std::to_string(notCompared)
+                        + (notCompared == 1 ? " pattern-pass step" : " pattern-pass steps")
+                        + " listed, not compared: Inductor runs them after passes of its own (no-op removal, its "
+                          "pattern passes) whose graph the log does not hold");
+    if (parts.empty())
+        parts.push_back("no post-grad Optimus pass changed the graph, in production or in Fusebox");
+    replay.postGradNote = "post-grad: " + parts.front() + (parts.size() > 1 ? "; " + parts.back() : "");
+}
+
+void Replayer::replayStage(Graph &graph, GraphStage stage, CompileReplay &replay)
+{
+    InductorScheduleDriver driver(m_patterns, m_config.preGradOrder, m_config.postGradOrder);
+    PassSnapshots snapshots(m_patterns);
+    driver.setObserver(&snapshots);
+    driver.run(graph, stage);
+    const PassStage passStage = stage == GraphStage::PreGrad ? PassStage::PreGrad : PassStage::PostGrad;
+    for (const PassSnapshots::Snapshot &snapshot : snapshots.snapshots)
+        if (auto step = stepOf(snapshot, passStage))
+            replay.steps.push_back(std::move(*step));
+    for (const std::string &artifact : m_loggedOrder)
+        if (m_logged.at(artifact).stage == passStage && !m_compared.count(artifact))
+            replay.steps.push_back(stepOnlyProductionRan(artifact));
 }
 
 Status Replayer::compare(CompileReplay &replay)
 {
     Graph fusebox = m_original.clone();
-    InductorScheduleDriver driver(m_patterns, m_config.preGradOrder, m_config.postGradOrder);
-    PassSnapshots snapshots(m_patterns);
-    driver.setObserver(&snapshots);
-    driver.run(fusebox, GraphStage::PreGrad);
-
-    for (const PassSnapshots::Snapshot &snapshot : snapshots.snapshots)
-        if (auto step = stepOf(snapshot))
-            replay.steps.push_back(std::move(*step));
-    for (const std::string &artifact : m_loggedOrder)
-        if (!m_compared.count(artifact))
-            replay.steps.push_back(stepOnlyProductionRan(artifact));
+    replayStage(fusebox, GraphStage::PreGrad, replay);
+    if (m_hasPostGrad) {
+        Graph postGrad = m_postOriginal.clone();
+        replayStage(postGrad, GraphStage::PostGrad, replay);
+    }
     for (size_t i = 0; i < replay.steps.size() && !replay.firstDifference; ++i)
-        if (!replay.steps[i].same)
+        if (replay.steps[i].compared && !replay.steps[i].same)
             replay.firstDifference = i;
-    replay.postGradNote = postGradNote();
+    finishPostGrad(replay);
 
     const TracePayload *after = graphOf(m_compile, "after_pre_grad_graph");
     if (!after) {
@@ -518,6 +579,12 @@ Status Replayer::compare(CompileReplay &replay)
     replay.same = !differs;
     replay.verdict = differs ? "differs from after_pre_grad_graph: " + describeDifference(differs, "Fusebox's result")
                              : "same as after_pre_grad_graph";
+    // A post-grad step that differs makes the compile differ too.
+    for (const ReplayStep &step : replay.steps)
+        if (step.stage == PassStage::PostGrad && step.compared && !step.same && replay.same) {
+            replay.same = false;
+            replay.verdict += "; post-grad " + step.pass + " differs: " + step.verdict;
+        }
     return {};
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 // Replaying a production compile from its TORCH_TRACE log: Fusebox's Inductor
-// profile runs on the compile's before_pre_grad_graph with the options the
+// profile runs on the compile's before_pre_grad_graph (and on its
+// before_post_grad_graph for the post-grad passes) with the options the
 // compile used, and each Optimus pass's result is compared with the graph
 // production Inductor logged after the same pass. What fusebox-pass trace
 // --replay and the IDE's Compiles panel show.
@@ -32,6 +33,8 @@ std::string passForTraceArtifact(std::string_view artifact);
 /// One pass of the replay, where the log or Fusebox (or both) changed the graph.
 struct ReplayStep {
     std::string pass;        ///< Fusebox's (and the config's) name: "batch_linear"
+    /// Pre-grad (replayed on before_pre_grad_graph) or post-grad (on before_post_grad_graph).
+    PassStage stage = PassStage::PreGrad;
     std::string artifact;    ///< what the log calls its graph
     std::string address;     ///< the log graph, "0/0/optimus_...", when logged
     int line = 0;            ///< its line in the log (0: not logged)
@@ -42,6 +45,12 @@ struct ReplayStep {
     size_t fuseboxRemoved = 0, fuseboxAdded = 0;
     /// True when Fusebox's graph after this pass is production's, up to names.
     bool same = false;
+    /// False when production's graph before this pass is not in the log, so
+    /// there is nothing to compare with: Inductor runs post-grad pattern
+    /// passes (unbind_stack_aten_pass, split_cat_aten_pass, …) after passes of
+    /// its own that Fusebox does not model. Such a step is listed, with
+    /// both sides' counts, and is neither same nor a difference.
+    bool compared = true;
     /// One line: "same", or what differs ("aten::cat %cat_3 (f32[..]) is in
     /// Fusebox's graph only"), or why Fusebox cannot compare.
     std::string verdict;
@@ -62,13 +71,17 @@ struct CompileReplay {
     /// Where the options came from ("the compile's fx_graph_runnable") and what they were.
     std::string optionsSource;
     std::vector<ReplayStep> steps;
-    /// Fusebox's result against after_pre_grad_graph.
+    /// Fusebox's result against after_pre_grad_graph, and every compared
+    /// post-grad step the same.
     bool same = false;
     std::string verdict;
-    /// The first step whose verdict is not "same" (index into steps), if any.
+    /// The first compared step whose verdict is not "same" (index into steps), if any.
     std::optional<size_t> firstDifference;
-    /// Set when production logged post-grad Optimus passes: they are listed,
-    /// not replayed, and this says why.
+    /// What the post-grad replay covers, when the compile has a
+    /// before_post_grad_graph and post-grad Optimus passes ran in production
+    /// or Fusebox: the batch fusions are replayed on it (Inductor runs them
+    /// first, after dead-code elimination and a reordering); the pattern
+    /// passes are listed, not compared, and this says why. Empty otherwise.
     std::string postGradNote;
 };
 

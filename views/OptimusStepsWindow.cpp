@@ -81,9 +81,13 @@ void OptimusStepsWindow::loadSteps()
                 return;
             }
             m_graphs = std::move(*graphs);
+            size_t passes = 0;
             for (size_t i = 0; i < m_payloads.size(); ++i) {
                 QString text = qs(m_payloads[i]->kind);
-                if (i > 0) {
+                if (m_payloads[i]->kind == "before_post_grad_graph") {
+                    text = tr("— post-grad: %1  %2 nodes").arg(text).arg(m_graphs[i].size());
+                } else if (i > 0) {
+                    passes += m_payloads[i]->kind != "after_pre_grad_graph";
                     const NamedDifference difference = namedDifference(m_graphs[i - 1], m_graphs[i]);
                     text += !difference.empty()
                                 ? tr("  −%1 +%2 nodes").arg(difference.onlyInA.size()).arg(difference.onlyInB.size())
@@ -96,7 +100,7 @@ void OptimusStepsWindow::loadSteps()
             m_header->setText(
                 tr("%1 passes changed the graph in production (torch %2). Select a step to "
                    "see what its pass did; Replay compares Fusebox's passes with them.")
-                    .arg(m_payloads.size() >= 2 ? m_payloads.size() - 2 : 0)
+                    .arg(passes)
                     .arg(m_log->torchVersion.empty() ? tr("version not recorded") : qs(m_log->torchVersion)));
             m_replay->setEnabled(true);
             m_steps->setCurrentRow(m_payloads.size() > 1 ? 1 : 0);
@@ -110,10 +114,24 @@ void OptimusStepsWindow::showStep(int row)
         return;
     const size_t i = static_cast<size_t>(row);
     const TracePayload &payload = *m_payloads[i];
-    const size_t from = i == 0 ? 0 : i - 1;
+    // A stage's start (before_pre_grad_graph, before_post_grad_graph) is
+    // shown alone: no pass made it from the step above.
+    const size_t from = isOptimusStart(payload) ? i : i - 1;
     const NamedDifference difference = namedDifference(m_graphs[from], m_graphs[i]);
-    QString headline = i == 0
+    // Inductor runs its own post-grad passes before the first Optimus pattern
+    // pass: the step from the graph above holds both.
+    const bool firstPostGradPass = from != i && payload.kind.ends_with("_post_grad")
+                                   && !m_payloads[from]->kind.ends_with("_post_grad");
+    QString headline = isOptimusStart(payload)
                            ? tr("%1: the graph Optimus starts from (line %2)").arg(qs(payload.kind)).arg(payload.line)
+                       : firstPostGradPass
+                           ? tr("%1: the graph after this pass and Inductor's own post-grad passes before it "
+                                "(no-op removal, its pattern passes), which the log does not hold apart: %2 nodes "
+                                "removed, %3 added — line %4")
+                                 .arg(qs(payload.kind))
+                                 .arg(difference.onlyInA.size())
+                                 .arg(difference.onlyInB.size())
+                                 .arg(payload.line)
                            : tr("%1: the pass removed %2 nodes (outlined on the left) and added %3 (outlined on the "
                                 "right) — line %4")
                                  .arg(qs(payload.kind))
@@ -131,6 +149,8 @@ void OptimusStepsWindow::showStep(int row)
         }
         if (payload.kind == "after_pre_grad_graph")
             details << tr("Fusebox's result: %1").arg(qs(m_replayResult->verdict));
+        if (payload.kind == "before_post_grad_graph" && !m_replayResult->postGradNote.empty())
+            details << qs(m_replayResult->postGradNote);
     }
     m_diff->showComparison(m_graphs[from], qs(m_payloads[from]->kind), m_graphs[i], qs(payload.kind),
                            difference.onlyInA, difference.onlyInB, headline, details);
@@ -176,9 +196,11 @@ void OptimusStepsWindow::markSteps()
         for (const ReplayStep &step : replay.steps) {
             if (step.artifact != m_payloads[i]->kind)
                 continue;
-            item->setText(item->text() + (step.same ? tr("  ✓ same") : tr("  ≠ differs")));
+            item->setText(item->text() + (!step.compared ? tr("  · not compared")
+                                          : step.same    ? tr("  ✓ same")
+                                                         : tr("  ≠ differs")));
             item->setToolTip(qs(step.verdict));
-            if (!step.same)
+            if (step.compared && !step.same)
                 item->setForeground(QColor(0xb0, 0x20, 0x20));
         }
         if (m_payloads[i]->kind == "after_pre_grad_graph")

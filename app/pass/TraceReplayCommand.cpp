@@ -15,6 +15,7 @@ namespace {
 nlohmann::json stepJson(const ReplayStep &step)
 {
     return {{"pass", step.pass},
+            {"stage", step.stage == PassStage::PreGrad ? "pre_grad" : "post_grad"},
             {"artifact", step.artifact},
             {"address", step.address.empty() ? nlohmann::json(nullptr) : nlohmann::json(step.address)},
             {"line", step.line},
@@ -23,6 +24,7 @@ nlohmann::json stepJson(const ReplayStep &step)
             {"production_nodes", {{"removed", step.productionRemoved}, {"added", step.productionAdded}}},
             {"fusebox_nodes", {{"removed", step.fuseboxRemoved}, {"added", step.fuseboxAdded}}},
             {"same", step.same},
+            {"compared", step.compared},
             {"verdict", step.verdict},
             {"why_not", step.whyNot}};
 }
@@ -61,7 +63,8 @@ void printReplay(const CompileReplay &replay)
     if (!replay.postGradNote.empty())
         std::cout << "    " << replay.postGradNote << "\n";
     for (const ReplayStep &step : replay.steps) {
-        std::cout << "    " << (step.same ? "  " : "≠ ") << step.pass << " (" << step.artifact;
+        std::cout << "    " << (!step.compared ? "· " : step.same ? "  " : "≠ ")
+                  << (step.stage == PassStage::PostGrad ? "post-grad " : "") << step.pass << " (" << step.artifact;
         if (step.line)
             std::cout << ", line " << step.line;
         std::cout << "): production "

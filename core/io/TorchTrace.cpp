@@ -537,21 +537,40 @@ std::vector<const TracePayload *> TraceCompile::graphs() const
 std::vector<const TracePayload *> optimusStepsOf(const TraceCompile &compile)
 {
     std::vector<const TracePayload *> steps;
-    bool started = false;
+    enum { Before, PreGrad, BetweenStages, PostGrad } at = Before;
+    const TracePayload *postGradStart = nullptr;
+    std::vector<const TracePayload *> postGrad;
     for (const TracePayload &payload : compile.payloads) {
         if (!payload.isGraph)
             continue;
-        if (payload.kind == "before_pre_grad_graph" && !started) {
-            started = true;
+        const std::string &kind = payload.kind;
+        if (at == Before && kind == "before_pre_grad_graph") {
+            at = PreGrad;
             steps.push_back(&payload);
-        } else if (started && payload.kind == "after_pre_grad_graph") {
+        } else if (at == PreGrad && kind == "after_pre_grad_graph") {
+            at = BetweenStages;
             steps.push_back(&payload);
-            break;
-        } else if (started && (payload.kind.starts_with("optimus_") || payload.kind.ends_with("_pre_grad"))) {
+        } else if (at == PreGrad && (kind.starts_with("optimus_") || kind.ends_with("_pre_grad"))) {
             steps.push_back(&payload);
+        } else if (at == BetweenStages && kind == "before_post_grad_graph") {
+            at = PostGrad;
+            postGradStart = &payload;
+        } else if (at == PostGrad && (kind.starts_with("optimus_") || kind.ends_with("_post_grad"))) {
+            postGrad.push_back(&payload);
         }
     }
+    if (at == Before)
+        return {};
+    if (postGradStart && !postGrad.empty()) {
+        steps.push_back(postGradStart);
+        steps.insert(steps.end(), postGrad.begin(), postGrad.end());
+    }
     return steps;
+}
+
+bool isOptimusStart(const TracePayload &payload)
+{
+    return payload.kind == "before_pre_grad_graph" || payload.kind == "before_post_grad_graph";
 }
 
 std::string TraceCompile::label() const

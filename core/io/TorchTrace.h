@@ -158,11 +158,18 @@ bool looksLikeTorchTrace(std::string_view head);
 /// dedicated_log_torch_trace_*.log files.
 bool isTorchTracePath(const std::string &path);
 
-/// A compile's logged pre-grad stages, in log order: before_pre_grad_graph,
-/// the graph after each Optimus pass that changed it (optimus_<FusionClass>,
-/// <pass>_pre_grad), after_pre_grad_graph. Empty when the compile logged no
-/// before_pre_grad_graph (torch 2.6, a compile served from the FX graph cache).
+/// A compile's logged Optimus stages, in log order: before_pre_grad_graph,
+/// the graph after each pre-grad Optimus pass that changed it
+/// (optimus_<FusionClass>, <pass>_pre_grad), after_pre_grad_graph; then,
+/// when post-grad Optimus passes logged graphs, before_post_grad_graph and
+/// those graphs (optimus_<FusionClass>, <pass>_post_grad). Empty when the
+/// compile logged no before_pre_grad_graph (torch 2.6, a compile served from
+/// the FX graph cache).
 std::vector<const TracePayload *> optimusStepsOf(const TraceCompile &compile);
+
+/// True for the stages a sequence of optimusStepsOf starts from
+/// (before_pre_grad_graph, before_post_grad_graph): no pass made them.
+bool isOptimusStart(const TracePayload &payload);
 
 /// Indexes a log or a directory of rank logs. Errors: no such path, no log in
 /// the directory, an unreadable file, cancelled. Malformed lines are warnings.

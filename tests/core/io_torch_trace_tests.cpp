@@ -310,3 +310,44 @@ TEST_CASE("The public sample logs: every graph found and opened", "[torch_trace]
     REQUIRE(failed);
     CHECK_FALSE(failed->compiles.front().failure.empty());
 }
+
+TEST_CASE("A compile's Optimus steps: the pre-grad passes, then the post-grad ones from before_post_grad_graph",
+          "[torch_trace]")
+{
+    const std::string graph = kGraph;
+    auto artifact = [&](const std::string &name) {
+        return envelope("{\"artifact\": {\"name\": \"" + name + "\", \"encoding\": \"string\"}, " + ids(0, 0) + "}",
+                        &graph);
+    };
+    std::string text;
+    text += envelope("{\"dynamo_output_graph\": {}, " + ids(0, 0) + "}", &graph);
+    for (const char *name : {"before_pre_grad_graph", "optimus_BatchReLuPreGradFusion", "after_pre_grad_graph",
+                             "before_joint_graph", "before_post_grad_graph", "optimus_BatchAddPostGradFusion",
+                             "split_cat_aten_pass_post_grad"})
+        text += artifact(name);
+    text += envelope("{\"inductor_post_grad_graph\": {}, " + ids(0, 0) + "}", &graph);
+    auto log = indexTorchTrace(writeLog("optimus_stages.log", text));
+    REQUIRE(log);
+    REQUIRE(log->compiles.size() == 1);
+    std::vector<std::string> kinds;
+    for (const TracePayload *payload : optimusStepsOf(log->compiles[0]))
+        kinds.push_back(payload->kind);
+    // Counted by hand from the log above: the joint graph and the envelope
+    // graphs are no Optimus stage.
+    CHECK(kinds
+          == std::vector<std::string>{"before_pre_grad_graph", "optimus_BatchReLuPreGradFusion", "after_pre_grad_graph",
+                                      "before_post_grad_graph", "optimus_BatchAddPostGradFusion",
+                                      "split_cat_aten_pass_post_grad"});
+    const auto steps = optimusStepsOf(log->compiles[0]);
+    CHECK(isOptimusStart(*steps[0]));
+    CHECK(isOptimusStart(*steps[3]));
+    CHECK_FALSE(isOptimusStart(*steps[4]));
+
+    // No post-grad pass logged: the sequence ends at after_pre_grad_graph.
+    std::string preOnly;
+    for (const char *name : {"before_pre_grad_graph", "after_pre_grad_graph", "before_post_grad_graph"})
+        preOnly += artifact(name);
+    auto pre = indexTorchTrace(writeLog("optimus_pre_only.log", preOnly));
+    REQUIRE(pre);
+    CHECK(optimusStepsOf(pre->compiles[0]).size() == 2);
+}

@@ -144,3 +144,63 @@ TEST_CASE("Optimus, pass by pass: each logged step a diff, replayed by Fusebox",
     CHECK(window->steps()->item(window->steps()->count() - 1)->text().contains(QStringLiteral("Fusebox's result")));
     window->close();
 }
+
+TEST_CASE("Optimus, pass by pass: the post-grad batch fusions follow, replayed on before_post_grad_graph",
+          "[views][pt2][trace]")
+{
+    static const std::string logPath = [] {
+        auto config = json_support::readTextFile(std::string(FUSEBOX_SOURCE_DIR)
+                                                 + "/tests/pt2/configs/post_grad_all.json");
+        REQUIRE(config);
+        auto made = testing::sharedTraceLog({"pointwise_add_mul"}, *config,
+                                            std::string(FUSEBOX_BINARY_DIR) + "/test-output/views-trace/post.log");
+        INFO((made ? std::string() : made.error().message));
+        REQUIRE(made);
+        return *made;
+    }();
+    MainWindow w;
+    openLog(w, QString::fromStdString(logPath));
+    CompilesPanel *panel = w.compiles();
+    // The log's torch logs each Optimus pass's graph (2.8 and later; the
+    // views tests run the Debian testing root's 2.14).
+    REQUIRE(panel->log()->torchVersion.rfind("2.6", 0) != 0);
+    panel->tree()->setCurrentItem(panel->compileItem(0));
+    REQUIRE(panel->optimusButton()->isEnabled());
+    QSignalSpy shown(panel, &CompilesPanel::optimusStepsShown);
+    panel->optimusButton()->click();
+    REQUIRE(shown.count() == 1);
+    auto *window = shown.at(0).at(0).value<OptimusStepsWindow *>();
+    QSignalSpy stepsLoaded(window, &OptimusStepsWindow::stepsLoaded);
+    REQUIRE(QTest::qWaitFor([&] { return stepsLoaded.count() == 1; }, kTimeoutMs));
+
+    // pointwise_add_mul: no pre-grad pass fires; post-grad, batch_aten_add and
+    // batch_aten_mul each fuse the model's adds and muls (read from the log
+    // made above by hand: two optimus_*PostGradFusion graphs).
+    int start = -1;
+    std::vector<int> fusions;
+    for (int row = 0; row < window->steps()->count(); ++row) {
+        const QString text = window->steps()->item(row)->text();
+        if (text.contains(QStringLiteral("before_post_grad_graph")))
+            start = row;
+        else if (text.startsWith(QStringLiteral("optimus_")) && text.contains(QStringLiteral("PostGradFusion")))
+            fusions.push_back(row);
+    }
+    REQUIRE(start >= 0);
+    REQUIRE(fusions.size() == 2);
+    CHECK(fusions.front() == start + 1);
+    // The stage's start is shown alone, not as a diff from after_pre_grad_graph.
+    window->steps()->setCurrentRow(start);
+    CHECK(window->diff()->summaryText().contains(QStringLiteral("the graph Optimus starts from")));
+
+    QSignalSpy replayed(window, &OptimusStepsWindow::replayed);
+    window->replayButton()->click();
+    REQUIRE(QTest::qWaitFor([&] { return replayed.count() == 1; }, kTimeoutMs));
+    REQUIRE(window->replay());
+    CHECK(window->replay()->same);
+    for (int row : fusions) {
+        INFO(window->steps()->item(row)->text().toStdString());
+        CHECK(window->steps()->item(row)->text().contains(QStringLiteral("✓ same")));
+    }
+    CHECK(window->replay()->postGradNote.find("2 batch-fusion steps replayed") != std::string::npos);
+    window->close();
+}
