@@ -36,6 +36,7 @@
 #include <QMessageBox>
 #include <QMimeData>
 #include <QPlainTextEdit>
+#include <QScrollBar>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QScreen>
@@ -450,6 +451,9 @@ void MainWindow::log(const QString &line)
 {
     m_log->appendPlainText(
         QStringLiteral("%1  %2").arg(QTime::currentTime().toString(QStringLiteral("HH:mm:ss")), line));
+    // Appending scrolls to the new line's end: a line wider than the dock
+    // then hid the start of every line, time included.
+    m_log->horizontalScrollBar()->setValue(0);
 }
 
 void MainWindow::setBusy(const QString &what)

@@ -20,6 +20,7 @@
 #include <QUrl>
 #include <QLabel>
 #include <QPlainTextEdit>
+#include <QScrollBar>
 #include <QSignalSpy>
 #include <QMenu>
 #include <QMenuBar>
@@ -119,6 +120,15 @@ TEST_CASE("MainWindow reports a file it cannot open and keeps going", "[views]")
     w.openFile(garbage);
     REQUIRE(failed.wait(60000));
     CHECK(failed.first().at(0).toString().contains(QStringLiteral("garbage.pt")));
+
+    // A line wider than the Log leaves it scrolled to the lines' start, not
+    // to the new line's end (which hid every line's time and first words).
+    failed.clear();
+    w.openFile(QStringLiteral("/nonexistent/") + QString(400, QLatin1Char('d')) + QStringLiteral("/model.pt"));
+    REQUIRE(failed.wait(60000));
+    QApplication::processEvents();
+    CHECK(log->horizontalScrollBar()->maximum() > 0);
+    CHECK(log->horizontalScrollBar()->value() == 0);
 }
 
 TEST_CASE("MainWindow opens a TorchScript model and the demo model", "[views]")
