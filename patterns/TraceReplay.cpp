@@ -525,13 +525,11 @@ void Replayer::finishPostGrad(CompileReplay &replay) const
         return;
     std::vector<std::string> parts;
     if (compared)
-        parts.push_back(std::to_string(compared)
-                        + (compared == 1 ? " batch-fusion step" : " batch-fusion steps")
+        parts.push_back(std::to_string(compared) + (compared == 1 ? " batch-fusion step" : " batch-fusion steps")
                         + " replayed on before_post_grad_graph (Inductor runs those fusions first, after dead-code "
                           "elimination and a reordering)");
     if (notCompared)
-        parts.push_back(std::to_string(notCompared)
-                        + (notCompared == 1 ? " pattern-pass step" : " pattern-pass steps")
+        parts.push_back(std::to_string(notCompared) + (notCompared == 1 ? " pattern-pass step" : " pattern-pass steps")
                         + " listed, not compared: Inductor runs them after passes of its own (no-op removal, its "
                           "pattern passes) whose graph the log does not hold");
     if (parts.empty())

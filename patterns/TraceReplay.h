@@ -32,7 +32,7 @@ std::string passForTraceArtifact(std::string_view artifact);
 
 /// One pass of the replay, where the log or Fusebox (or both) changed the graph.
 struct ReplayStep {
-    std::string pass;        ///< Fusebox's (and the config's) name: "batch_linear"
+    std::string pass; ///< Fusebox's (and the config's) name: "batch_linear"
     /// Pre-grad (replayed on before_pre_grad_graph) or post-grad (on before_post_grad_graph).
     PassStage stage = PassStage::PreGrad;
     std::string artifact;    ///< what the log calls its graph

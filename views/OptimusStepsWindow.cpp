@@ -196,9 +196,10 @@ void OptimusStepsWindow::markSteps()
         for (const ReplayStep &step : replay.steps) {
             if (step.artifact != m_payloads[i]->kind)
                 continue;
-            item->setText(item->text() + (!step.compared ? tr("  · not compared")
-                                          : step.same    ? tr("  ✓ same")
-                                                         : tr("  ≠ differs")));
+            item->setText(item->text()
+                          + (!step.compared ? tr("  · not compared")
+                             : step.same    ? tr("  ✓ same")
+                                            : tr("  ≠ differs")));
             item->setToolTip(qs(step.verdict));
             if (step.compared && !step.same)
                 item->setForeground(QColor(0xb0, 0x20, 0x20));

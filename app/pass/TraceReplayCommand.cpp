@@ -63,7 +63,10 @@ void printReplay(const CompileReplay &replay)
     if (!replay.postGradNote.empty())
         std::cout << "    " << replay.postGradNote << "\n";
     for (const ReplayStep &step : replay.steps) {
-        std::cout << "    " << (!step.compared ? "· " : step.same ? "  " : "≠ ")
+        std::cout << "    "
+                  << (!step.compared ? "· "
+                      : step.same    ? "  "
+                                     : "≠ ")
                   << (step.stage == PassStage::PostGrad ? "post-grad " : "") << step.pass << " (" << step.artifact;
         if (step.line)
             std::cout << ", line " << step.line;

@@ -321,9 +321,9 @@ TEST_CASE("A compile's Optimus steps: the pre-grad passes, then the post-grad on
     };
     std::string text;
     text += envelope("{\"dynamo_output_graph\": {}, " + ids(0, 0) + "}", &graph);
-    for (const char *name : {"before_pre_grad_graph", "optimus_BatchReLuPreGradFusion", "after_pre_grad_graph",
-                             "before_joint_graph", "before_post_grad_graph", "optimus_BatchAddPostGradFusion",
-                             "split_cat_aten_pass_post_grad"})
+    for (const char *name :
+         {"before_pre_grad_graph", "optimus_BatchReLuPreGradFusion", "after_pre_grad_graph", "before_joint_graph",
+          "before_post_grad_graph", "optimus_BatchAddPostGradFusion", "split_cat_aten_pass_post_grad"})
         text += artifact(name);
     text += envelope("{\"inductor_post_grad_graph\": {}, " + ids(0, 0) + "}", &graph);
     auto log = indexTorchTrace(writeLog("optimus_stages.log", text));
