@@ -32,17 +32,26 @@ OpSchema layerNormSchema()
             false};
 }
 
-} // namespace
-
-TEST_CASE("schema registry finds overloads", "[ir]")
+/// aten::split's Tensor and sizes overloads, and aten::layer_norm; with
+/// `marked`, the sizes overload's split_size is kwarg-only and it is mutable.
+OpSchemaRegistry splitAndLayerNorm(bool marked = false)
 {
     OpSchemaRegistry registry;
     registry.add(splitSchema());
     OpSchema sizes = splitSchema();
     sizes.overload = "sizes";
-    sizes.arguments[1] = {"split_size", "int[]", {}, false};
+    sizes.arguments[1] = {"split_size", "int[]", {}, marked};
+    sizes.isMutable = marked;
     registry.add(sizes);
     registry.add(layerNormSchema());
+    return registry;
+}
+
+} // namespace
+
+TEST_CASE("schema registry finds overloads", "[ir]")
+{
+    const OpSchemaRegistry registry = splitAndLayerNorm();
     CHECK(registry.size() == 3);
     CHECK(registry.overloads("aten::split").size() == 2);
     REQUIRE(registry.find("aten::split", "sizes"));
@@ -55,14 +64,8 @@ TEST_CASE("schema registry finds overloads", "[ir]")
 
 TEST_CASE("a schema table reads back to the same registry and names a bad line", "[ir]")
 {
-    OpSchemaRegistry registry;
-    registry.add(splitSchema());
-    OpSchema sizes = splitSchema();
-    sizes.overload = "sizes";
-    sizes.arguments[1] = {"split_size", "int[]", {}, true};
-    sizes.isMutable = true;
-    registry.add(sizes);
-    registry.add(layerNormSchema());
+    // The sizes overload kwarg-only and mutable, to see both come back.
+    const OpSchemaRegistry registry = splitAndLayerNorm(true);
     const std::string table = registry.toTable();
     CHECK(std::count(table.begin(), table.end(), '\n') == 3); // one line a schema
 

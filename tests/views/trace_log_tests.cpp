@@ -53,6 +53,22 @@ void openLog(MainWindow &w, const QString &path)
     REQUIRE(QTest::qWaitFor([&] { return indexed.count() == 1; }, kTimeoutMs));
 }
 
+/// Selects compile `index` and clicks "Optimus, pass by pass", as a user
+/// does: the window, once it has read the steps' graphs.
+OptimusStepsWindow *openOptimusSteps(CompilesPanel *panel, int index)
+{
+    panel->tree()->setCurrentItem(panel->compileItem(index));
+    REQUIRE(panel->optimusButton()->isEnabled());
+    QSignalSpy shown(panel, &CompilesPanel::optimusStepsShown);
+    panel->optimusButton()->click();
+    REQUIRE(shown.count() == 1);
+    auto *window = shown.at(0).at(0).value<OptimusStepsWindow *>();
+    REQUIRE(window);
+    QSignalSpy stepsLoaded(window, &OptimusStepsWindow::stepsLoaded);
+    REQUIRE(QTest::qWaitFor([&] { return stepsLoaded.count() == 1; }, kTimeoutMs));
+    return window;
+}
+
 } // namespace
 
 TEST_CASE("A TORCH_TRACE log opens into the Compiles panel, and a graph of it as a document", "[views][pt2][trace]")
@@ -113,15 +129,7 @@ TEST_CASE("Optimus, pass by pass: each logged step a diff, replayed by Fusebox",
     // A cache hit has no steps: the panel says why instead of opening nothing.
     CHECK(panel->showOptimusSteps(2) == nullptr);
 
-    panel->tree()->setCurrentItem(panel->compileItem(0));
-    REQUIRE(panel->optimusButton()->isEnabled());
-    QSignalSpy shown(panel, &CompilesPanel::optimusStepsShown);
-    panel->optimusButton()->click();
-    REQUIRE(shown.count() == 1);
-    auto *window = shown.at(0).at(0).value<OptimusStepsWindow *>();
-    REQUIRE(window);
-    QSignalSpy stepsLoaded(window, &OptimusStepsWindow::stepsLoaded);
-    REQUIRE(QTest::qWaitFor([&] { return stepsLoaded.count() == 1; }, kTimeoutMs));
+    OptimusStepsWindow *window = openOptimusSteps(panel, 0);
     // before_pre_grad_graph, the passes that changed the graph, after_pre_grad_graph.
     const auto steps = optimusStepsOf(panel->log()->compiles[0]);
     REQUIRE(steps.size() >= 3);
@@ -164,14 +172,7 @@ TEST_CASE("Optimus, pass by pass: the post-grad batch fusions follow, replayed o
     // The log's torch logs each Optimus pass's graph (2.8 and later; the
     // views tests run the Debian testing root's 2.14).
     REQUIRE(panel->log()->torchVersion.rfind("2.6", 0) != 0);
-    panel->tree()->setCurrentItem(panel->compileItem(0));
-    REQUIRE(panel->optimusButton()->isEnabled());
-    QSignalSpy shown(panel, &CompilesPanel::optimusStepsShown);
-    panel->optimusButton()->click();
-    REQUIRE(shown.count() == 1);
-    auto *window = shown.at(0).at(0).value<OptimusStepsWindow *>();
-    QSignalSpy stepsLoaded(window, &OptimusStepsWindow::stepsLoaded);
-    REQUIRE(QTest::qWaitFor([&] { return stepsLoaded.count() == 1; }, kTimeoutMs));
+    OptimusStepsWindow *window = openOptimusSteps(panel, 0);
 
     // pointwise_add_mul: no pre-grad pass fires; post-grad, batch_aten_add and
     // batch_aten_mul each fuse the model's adds and muls (read from the log
