@@ -431,8 +431,14 @@ std::vector<std::string> Replayer::whyNot(const Pattern &pattern, const std::str
     std::vector<std::string> lines;
     if (!nodes.empty())
         for (const Explanation &e :
-             explainForSchedule(PassSchedule::Inductor, m_patterns, m_config, original, pattern, nodes))
-            lines.push_back(original.node(e.node)->name + ": " + e.summary);
+             explainForSchedule(PassSchedule::Inductor, m_patterns, m_config, original, pattern, nodes)) {
+            std::string line = original.node(e.node)->name + ": " + e.summary;
+            // Where Fusebox parts from production on a check Inductor does
+            // not make, say so: that is the answer to "why not here?".
+            if (const Check *failed = e.failure(); failed && failed->fuseboxOnly)
+                line += " (" + failed->source + ")";
+            lines.push_back(std::move(line));
+        }
     return lines;
 }
 

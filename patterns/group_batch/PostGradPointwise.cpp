@@ -10,6 +10,12 @@ namespace fusebox::group_batch {
 namespace {
 
 using Unary = BatchPointwiseOpsPostGradFusion::Op;
+
+/// Why the post-grad pointwise fusions need static shapes where Inductor
+/// does not (a TORCH_TRACE replay of a dynamic recompile shows the difference).
+constexpr const char *kPostGradStaticShapesOnly
+    = "Fusebox only: it builds the stacked op's shapes from static sizes; Inductor keys on str(meta['val'].shape), "
+      "symbolic dims too";
 using Binary = BatchPointwiseMathOpsPostGradFusion::Op;
 
 const char *unaryName(Unary op)
@@ -83,7 +89,10 @@ std::optional<std::string> BatchPointwiseOpsPostGradFusion::key(const Graph &gra
     NodeId input = tensorOperand(graph, node, 0, "self", "input", trace, "input");
     if (!input.isValid())
         return std::nullopt;
-    auto shape = staticShapeOf(graph, input, "input", trace);
+    auto shape = [&] {
+        auto scope = trace.fuseboxOnly(kPostGradStaticShapesOnly);
+        return staticShapeOf(graph, input, "input", trace);
+    }();
     if (!shape)
         return std::nullopt;
     std::string key = "input " + formatInts(*shape);
@@ -156,12 +165,16 @@ std::optional<std::string> BatchPointwiseMathOpsPostGradFusion::key(const Graph 
     NodeId other = tensorOperand(graph, node, 1, "other", "other", trace);
     if (!other.isValid())
         return std::nullopt;
-    auto selfShape = staticShapeOf(graph, self, "self", trace);
-    if (!selfShape)
-        return std::nullopt;
-    auto otherShape = staticShapeOf(graph, other, "other", trace);
-    if (!otherShape)
-        return std::nullopt;
+    std::optional<std::vector<int64_t>> selfShape, otherShape;
+    {
+        auto scope = trace.fuseboxOnly(kPostGradStaticShapesOnly);
+        selfShape = staticShapeOf(graph, self, "self", trace);
+        if (!selfShape)
+            return std::nullopt;
+        otherShape = staticShapeOf(graph, other, "other", trace);
+        if (!otherShape)
+            return std::nullopt;
+    }
     if (!trace.check(*selfShape == *otherShape, "self and other have the same shape",
                      [&] {
                          return "self " + nodeRef(graph, self) + " " + formatInts(*selfShape)

@@ -164,6 +164,8 @@ TEST_CASE("Optimus replayed pass by pass agrees with production Inductor on the 
                 CHECK_FALSE(step.fusebox);
                 REQUIRE_FALSE(step.whyNot.empty());
                 CHECK(step.whyNot.front().find("shape is static") != std::string::npos);
+                // ... a check of Fusebox's own, and the answer says so.
+                CHECK(step.whyNot.front().find("Fusebox only") != std::string::npos);
                 continue;
             }
             CHECK(step.same);
