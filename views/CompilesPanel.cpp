@@ -4,11 +4,14 @@
 #include "QtStrings.h"
 #include "TaskService.h"
 #include "core/io/TorchTraceGraphs.h"
+#include "core/torch/ModelLoader.h"
+#include "core/torch/TorchSchemas.h"
 
 #include <QFileInfo>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QHBoxLayout>
 #include <QPushButton>
 
 #include <algorithm>
@@ -47,14 +50,19 @@ CompilesPanel::CompilesPanel(TaskService *tasks, QWidget *parent)
     , m_filter(new QLineEdit)
     , m_tree(new QTreeWidget)
     , m_optimus(new QPushButton(tr("Optimus, pass by pass")))
+    , m_replayAll(new QPushButton(tr("Replay every compile")))
 {
     setObjectName(QStringLiteral("compilesDock"));
     m_header->setWordWrap(true);
     m_filter->setPlaceholderText(tr("Filter: compile id, frame, graph or pass name"));
     m_filter->setClearButtonEnabled(true);
-    m_tree->setColumnCount(3);
-    m_tree->setHeaderLabels({tr("Compile / graph"), tr("Line"), tr("What the log says")});
+    m_tree->setColumnCount(4);
+    m_tree->setHeaderLabels({tr("Compile / graph"), tr("Line"), tr("What the log says"), tr("Fusebox's replay")});
     m_tree->header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
+    // The replay's verdict is read first, beside the compile's name (the
+    // column stays the fourth for the code: only where it is drawn moves).
+    m_tree->header()->moveSection(3, 1);
+    m_tree->setColumnHidden(3, true); // shown once a replay ran
     m_tree->setUniformRowHeights(true);
     m_optimus->setEnabled(false);
     m_optimus->setToolTip(tr("The compile's pre-grad graph before Optimus, after each pass that changed it, and "
@@ -66,8 +74,16 @@ CompilesPanel::CompilesPanel(TaskService *tasks, QWidget *parent)
     layout->addWidget(m_header);
     layout->addWidget(m_filter);
     layout->addWidget(m_tree, 1);
-    layout->addWidget(m_optimus);
+    auto *buttons = new QHBoxLayout;
+    buttons->addWidget(m_optimus);
+    buttons->addWidget(m_replayAll);
+    layout->addLayout(buttons);
     setWidget(body);
+    m_replayAll->setEnabled(false);
+    m_replayAll->setToolTip(tr("Runs Fusebox's Inductor profile for the log's torch version on every compile's "
+                               "before-graph, with the options it used, and says on its row whether Fusebox gives "
+                               "production's graph, pass by pass"));
+    connect(m_replayAll, &QPushButton::clicked, this, &CompilesPanel::replayAll);
 
     connect(m_filter, &QLineEdit::textChanged, this, &CompilesPanel::applyFilter);
     connect(m_tree, &QTreeWidget::itemActivated, this, [this](QTreeWidgetItem *item) { activate(item); });
@@ -110,6 +126,7 @@ void CompilesPanel::openLog(const QString &path)
             // Opening its graphs by address reads this index, not the file again.
             rememberTraceIndex(m_log->path, m_log);
             fill();
+            m_replayAll->setEnabled(!m_log->compiles.empty());
             emit logIndexed(path);
         });
 }
@@ -117,6 +134,7 @@ void CompilesPanel::openLog(const QString &path)
 void CompilesPanel::fill()
 {
     m_tree->clear();
+    m_tree->setColumnHidden(3, true); // a new log has no replay yet
     m_compileItems.assign(m_log->compiles.size(), nullptr);
     const TraceLog &log = *m_log;
     const size_t graphs = log.graphs().size();
@@ -196,7 +214,8 @@ void CompilesPanel::applyFilter(const QString &text)
         if (!item)
             continue;
         bool show = text.isEmpty() || item->text(0).contains(text, Qt::CaseInsensitive)
-                    || item->text(2).contains(text, Qt::CaseInsensitive) || m_opMatches.count(static_cast<int>(i));
+                    || item->text(2).contains(text, Qt::CaseInsensitive)
+                    || item->text(3).contains(text, Qt::CaseInsensitive) || m_opMatches.count(static_cast<int>(i));
         for (int c = 0; c < item->childCount() && !show; ++c)
             show = item->child(c)->text(0).contains(text, Qt::CaseInsensitive);
         item->setHidden(!show);
@@ -285,6 +304,83 @@ OptimusStepsWindow *CompilesPanel::showOptimusSteps(int index)
     window->show();
     emit optimusStepsShown(window);
     return window;
+}
+
+void CompilesPanel::replayAll()
+{
+    if (!m_log)
+        return;
+    m_replayAll->setEnabled(false);
+    const auto log = m_log;
+    auto results = std::make_shared<std::vector<Expected<CompileReplay>>>();
+    m_tasks->run(
+        tr("Replaying %1 compiles with Fusebox").arg(log->compiles.size()), QStringLiteral("trace.replayAll"), this,
+        [log, results](TaskControl &control) {
+            TraceReplayOptions options;
+            options.load = [](const std::string &path) { return loadModel(path); };
+            options.schemas = &pt2GraphSchemas().registry;
+            for (size_t i = 0; i < log->compiles.size() && !control.isCancelled(); ++i) {
+                control.setProgress(static_cast<qint64>(i), static_cast<qint64>(log->compiles.size()));
+                control.setStatus(tr("replaying [%1]").arg(qs(log->compiles[i].label())));
+                results->push_back(replayCompile(*log, log->compiles[i], options));
+            }
+        },
+        [this, log, results](bool cancelled) {
+            m_replayAll->setEnabled(true);
+            if (log != m_log)
+                return; // another log was opened meanwhile
+            int replayed = 0, same = 0;
+            for (size_t i = 0; i < results->size(); ++i) {
+                showReplay(static_cast<int>(i), (*results)[i]);
+                if ((*results)[i] && (*results)[i]->replayed) {
+                    ++replayed;
+                    same += (*results)[i]->same;
+                }
+            }
+            m_tree->setColumnHidden(3, false);
+            m_tree->resizeColumnToContents(3);
+            applyFilter(m_filter->text());
+            if (cancelled)
+                return;
+            m_header->setText(m_header->text()
+                              + tr(" · replayed %1 of %2 compiles: %3 give production's graph, %4 differ")
+                                    .arg(replayed)
+                                    .arg(log->compiles.size())
+                                    .arg(same)
+                                    .arg(replayed - same));
+            emit replayedAll(replayed, same);
+        });
+}
+
+void CompilesPanel::showReplay(int index, const Expected<CompileReplay> &replay)
+{
+    QTreeWidgetItem *item = compileItem(index);
+    if (!item)
+        return;
+    QString text, tip;
+    QColor color = m_tree->palette().color(QPalette::Text);
+    if (!replay) {
+        text = tr("error: %1").arg(qs(replay.error().message));
+        tip = text;
+        color = QColor(0xb0, 0x20, 0x20);
+    } else if (!replay->replayed) {
+        text = tr("not replayed");
+        tip = qs(replay->notReplayed);
+        color = m_tree->palette().color(QPalette::Disabled, QPalette::Text);
+    } else if (replay->same) {
+        text = tr("✓ same as production");
+        tip = qs(replay->verdict);
+    } else {
+        const ReplayStep *first = replay->firstDifference ? &replay->steps[*replay->firstDifference] : nullptr;
+        text = first ? tr("≠ differs at %1").arg(qs(first->pass)) : tr("≠ differs");
+        tip = qs(first ? first->verdict : replay->verdict);
+        color = QColor(0xb0, 0x20, 0x20);
+    }
+    if (replay && replay->replayed && !replay->postGradNote.empty())
+        tip += QStringLiteral("\n") + qs(replay->postGradNote);
+    item->setText(3, text);
+    item->setToolTip(3, tip);
+    item->setForeground(3, color);
 }
 
 } // namespace fusebox

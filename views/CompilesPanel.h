@@ -2,6 +2,7 @@
 
 #include "OptimusStepsWindow.h"
 #include "core/io/TorchTrace.h"
+#include "patterns/TraceReplay.h"
 
 #include <QDockWidget>
 
@@ -29,8 +30,12 @@ class TaskService;
 /// whose graphs call it ("torch.cat", "baddbmm": an op).
 /// Double-clicking a graph emits graphActivated() with its address
 /// ("run.log#0/0/before_pre_grad_graph"): the window opens it as a document.
-/// "Optimus, pass by pass" opens the selected compile's logged pre-grad
-/// stages in an OptimusStepsWindow.
+/// "Optimus, pass by pass" opens the selected compile's logged Optimus
+/// stages in an OptimusStepsWindow. "Replay every compile" replays them all
+/// in the background (patterns/TraceReplay.h) and says, on each compile's
+/// row, whether Fusebox gives production's graph, where it first differs,
+/// or why the compile was not replayed; the filter matches those words too
+/// ("differs" keeps the compiles to look at).
 class CompilesPanel final : public QDockWidget {
     Q_OBJECT
 
@@ -44,8 +49,14 @@ public:
     std::shared_ptr<const TraceLog> log() const { return m_log; }
 
     QTreeWidget *tree() const { return m_tree; }
+    /// The line above the list: the log, its counts, the last replay's tally.
+    QLabel *headerLabel() const { return m_header; }
     QLineEdit *filter() const { return m_filter; }
     QPushButton *optimusButton() const { return m_optimus; }
+    QPushButton *replayAllButton() const { return m_replayAll; }
+    /// Replays every compile in the background (the TaskService's
+    /// "trace.replayAll": progress, Cancel); replayedAll() follows.
+    void replayAll();
     /// The row of compile `index` of log()->compiles (null when filtered out or none).
     QTreeWidgetItem *compileItem(int index) const;
     /// The compile the current row belongs to, or -1.
@@ -63,16 +74,22 @@ signals:
     /// A graph of the log was chosen: open it (its address as a model path).
     void graphActivated(const QString &address);
     void optimusStepsShown(OptimusStepsWindow *window);
+    /// replayAll() is done: how many compiles were replayed, and how many of
+    /// those give production's graph (not emitted when cancelled).
+    void replayedAll(int replayed, int same);
 
 private:
     void fill();
     void applyFilter(const QString &text);
+    /// One compile's replay (or why not, or its error) on its row.
+    void showReplay(int index, const Expected<CompileReplay> &replay);
 
     TaskService *m_tasks;
     QLabel *m_header;
     QLineEdit *m_filter;
     QTreeWidget *m_tree;
     QPushButton *m_optimus;
+    QPushButton *m_replayAll;
     std::shared_ptr<const TraceLog> m_log;
     quint64 m_generation = 0;
     /// Compiles whose graphs' text holds m_searchedText (the background search's answer).

@@ -205,3 +205,36 @@ TEST_CASE("Optimus, pass by pass: the post-grad batch fusions follow, replayed o
     CHECK(window->replay()->postGradNote.find("2 batch-fusion steps replayed") != std::string::npos);
     window->close();
 }
+
+TEST_CASE("Replay every compile: each compile's row says whether Fusebox gives production's graph",
+          "[views][pt2][trace]")
+{
+    MainWindow w;
+    openLog(w, QString::fromStdString(towersLog()));
+    CompilesPanel *panel = w.compiles();
+    REQUIRE(panel->replayAllButton()->isEnabled());
+    CHECK(panel->tree()->isColumnHidden(3)); // no replay yet: the log's own notes show
+    QSignalSpy done(panel, &CompilesPanel::replayedAll);
+    panel->replayAllButton()->click();
+    REQUIRE(QTest::qWaitFor([&] { return done.count() == 1; }, kTimeoutMs));
+    // towers_6x16, gated_halves_5 and the recompile are replayed; the cache
+    // hit (compile 2) ran no Optimus pass. The recompile's shapes are
+    // symbolic (f32[s37, 16]): production batches its linears, Fusebox's
+    // batch_linear needs static shapes (a check of its own), so its row
+    // says where it parts from production.
+    CHECK(done.at(0).at(0).toInt() == 3);
+    CHECK(done.at(0).at(1).toInt() == 2);
+    CHECK_FALSE(panel->tree()->isColumnHidden(3));
+    CHECK(panel->compileItem(0)->text(3) == QStringLiteral("✓ same as production"));
+    CHECK(panel->compileItem(1)->text(3) == QStringLiteral("✓ same as production"));
+    CHECK(panel->compileItem(2)->text(3) == QStringLiteral("not replayed"));
+    CHECK(panel->compileItem(2)->toolTip(3).contains(QStringLiteral("FX graph cache")));
+    CHECK(panel->compileItem(3)->text(3) == QStringLiteral("≠ differs at batch_linear"));
+    CHECK(panel->compileItem(3)->toolTip(3).contains(QStringLiteral("production's pass fired, Fusebox's did not")));
+    CHECK(panel->headerLabel()->text().contains(QStringLiteral("replayed 3 of 4 compiles: 2 give production's graph")));
+    // The filter reads the replay's words: "differs" keeps the compile to look at.
+    panel->filter()->setText(QStringLiteral("differs"));
+    CHECK(panel->compileItem(0)->isHidden());
+    CHECK(panel->compileItem(2)->isHidden());
+    CHECK_FALSE(panel->compileItem(3)->isHidden());
+}
