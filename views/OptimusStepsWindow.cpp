@@ -124,6 +124,13 @@ void OptimusStepsWindow::showStep(int row)
                                    && !m_payloads[from]->kind.ends_with("_post_grad");
     QString headline = isOptimusStart(payload)
                            ? tr("%1: the graph Optimus starts from (line %2)").arg(qs(payload.kind)).arg(payload.line)
+                       : payload.kind == "after_pre_grad_graph"
+                           ? tr("%1: the graph after every pre-grad pass (%2 nodes removed and %3 added since the "
+                                "step above) — line %4")
+                                 .arg(qs(payload.kind))
+                                 .arg(difference.onlyInA.size())
+                                 .arg(difference.onlyInB.size())
+                                 .arg(payload.line)
                        : firstPostGradPass
                            ? tr("%1: the graph after this pass and Inductor's own post-grad passes before it "
                                 "(no-op removal, its pattern passes), which the log does not hold apart: %2 nodes "
@@ -143,7 +150,7 @@ void OptimusStepsWindow::showStep(int row)
         for (const ReplayStep &step : m_replayResult->steps) {
             if (step.artifact != payload.kind)
                 continue;
-            details << tr("Fusebox (%1): %2").arg(qs(m_replayResult->profile), qs(step.verdict));
+            details << tr("Fusebox, as %1: %2").arg(qs(m_replayResult->profile), qs(step.verdict));
             for (const std::string &line : step.whyNot)
                 details << tr("why not %1").arg(qs(line));
         }

@@ -150,6 +150,12 @@ TEST_CASE("Optimus, pass by pass: each logged step a diff, replayed by Fusebox",
     CHECK(window->header()->text().contains(QStringLiteral("Inductor 2.")));
     CHECK(window->steps()->item(1)->text().contains(QStringLiteral("✓ same")));
     CHECK(window->steps()->item(window->steps()->count() - 1)->text().contains(QStringLiteral("Fusebox's result")));
+    // A pass's step says whose answer the replay gave; the stage's end is
+    // not called a pass.
+    window->steps()->setCurrentRow(1);
+    CHECK(window->diff()->summaryText().contains(QStringLiteral("Fusebox, as Inductor 2.")));
+    window->steps()->setCurrentRow(window->steps()->count() - 1);
+    CHECK(window->diff()->summaryText().contains(QStringLiteral("the graph after every pre-grad pass")));
     window->close();
 }
 
