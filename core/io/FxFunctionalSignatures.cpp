@@ -1,5 +1,7 @@
 #include "FxFunctionalSignatures.h"
 
+#include "core/ir/TextSplit.h"
+
 #include <array>
 #include <map>
 #include <vector>
@@ -59,19 +61,6 @@ constexpr std::array<Entry, 22> kEntries = {{
      "_"},
 }};
 
-std::vector<std::string_view> splitCommas(std::string_view s)
-{
-    std::vector<std::string_view> out;
-    for (size_t begin = 0; begin <= s.size();) {
-        size_t comma = s.find(',', begin);
-        if (comma == std::string_view::npos)
-            comma = s.size();
-        out.push_back(s.substr(begin, comma - begin));
-        begin = comma + 1;
-    }
-    return out;
-}
-
 using Bound = std::map<std::string, Arg, std::less<>>;
 
 /// The call bound to Python parameters `params` ("name" or "name=default"),
@@ -79,7 +68,7 @@ using Bound = std::map<std::string, Arg, std::less<>>;
 std::optional<Bound> bindPython(std::string_view paramList, const CallArgs &call)
 {
     Bound bound;
-    const std::vector<std::string_view> params = splitCommas(paramList);
+    const std::vector<std::string_view> params = splitAt(paramList, ',');
     if (call.args.size() > params.size())
         return std::nullopt;
     std::vector<std::string_view> names;
@@ -152,7 +141,7 @@ std::optional<FunctionalAdaptation> adaptFunctional(std::string_view name, const
         else if (flag->second != Arg(false))
             return std::nullopt; // a symbolic flag: no op to choose
     }
-    for (std::string_view a : splitCommas(entry->atenArgs)) {
+    for (std::string_view a : splitAt(entry->atenArgs, ',')) {
         if (auto it = bound->find(a); it != bound->end()) {
             Arg value = it->second;
             if (a == "stride" && value.isNone())
@@ -176,7 +165,7 @@ std::optional<CallArgs> pythonOnlyPositional(std::string_view name, const CallAr
         if (!bound)
             return std::nullopt;
         CallArgs out;
-        for (std::string_view p : splitCommas(params))
+        for (std::string_view p : splitAt(params, ','))
             out.args.push_back(bound->find(p.substr(0, p.find('=')))->second);
         return out;
     }
@@ -189,11 +178,11 @@ std::optional<std::vector<Arg>> functionalArguments(std::string_view name, std::
     const Entry *entry = findEntry(name);
     if (!entry)
         return std::nullopt;
-    const std::vector<std::string_view> aten = splitCommas(entry->atenArgs);
+    const std::vector<std::string_view> aten = splitAt(entry->atenArgs, ',');
     if (atenArgs.size() != aten.size())
         return std::nullopt;
     std::vector<Arg> out;
-    for (std::string_view p : splitCommas(entry->params)) {
+    for (std::string_view p : splitAt(entry->params, ',')) {
         std::string_view n = p.substr(0, p.find('='));
         if (n == entry->flag) {
             if (op == std::string(entry->op) + std::string(entry->suffix))

@@ -2,6 +2,7 @@
 
 #include "JsonSupport.h"
 #include "core/ir/GraphBuilder.h"
+#include "core/ir/TextSplit.h"
 
 #include <algorithm>
 #include <cctype>
@@ -114,20 +115,6 @@ std::vector<std::string_view> identifiersIn(std::string_view text)
     return names;
 }
 
-/// The text's lines, without their '\n'.
-std::vector<std::string_view> linesOf(std::string_view text)
-{
-    std::vector<std::string_view> lines;
-    for (size_t start = 0; start <= text.size();) {
-        const size_t end = text.find('\n', start);
-        lines.push_back(text.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start));
-        if (end == std::string_view::npos)
-            break;
-        start = end + 1;
-    }
-    return lines;
-}
-
 /// One statement of forward()'s body, with the comment lines before it.
 struct ForwardStatement {
     size_t first, last; // line range
@@ -205,7 +192,7 @@ std::optional<std::vector<size_t>> dependencyOrder(const std::vector<ForwardStat
 /// written one wherever it is already right. nullopt when nothing moved.
 std::optional<std::string> inDependencyOrder(std::string_view text)
 {
-    const std::vector<std::string_view> lines = linesOf(text);
+    const std::vector<std::string_view> lines = splitAt(text, '\n'); // without their '\n'
     size_t def = 0;
     while (def < lines.size() && lines[def].find("def forward(") == std::string_view::npos)
         ++def;

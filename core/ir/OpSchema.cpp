@@ -1,5 +1,7 @@
 #include "OpSchema.h"
 
+#include "TextSplit.h"
+
 #include <algorithm>
 #include <charconv>
 #include <stdexcept>
@@ -108,20 +110,6 @@ void appendArgument(std::string &out, const SchemaArgument &a)
         appendField(out, *a.defaultValue);
 }
 
-/// Splits a line at tabs, without copying.
-std::vector<std::string_view> fieldsOf(std::string_view line)
-{
-    std::vector<std::string_view> fields;
-    size_t start = 0;
-    for (;;) {
-        const size_t tab = line.find('\t', start);
-        fields.push_back(line.substr(start, tab == std::string_view::npos ? std::string_view::npos : tab - start));
-        if (tab == std::string_view::npos)
-            return fields;
-        start = tab + 1;
-    }
-}
-
 bool readCount(std::string_view field, size_t &out)
 {
     const auto [end, ec] = std::from_chars(field.data(), field.data() + field.size(), out);
@@ -163,7 +151,7 @@ OpSchemaRegistry::TableResult OpSchemaRegistry::fromTable(std::string_view table
         table.remove_prefix(newline == std::string_view::npos ? table.size() : newline + 1);
         if (line.empty())
             continue;
-        const std::vector<std::string_view> f = fieldsOf(line);
+        const std::vector<std::string_view> f = splitAt(line, '\t');
         size_t arguments = 0, returns = 0;
         if (f.size() < 5 || !readCount(f[3], arguments) || !readCount(f[4], returns)
             || f.size() != 5 + 4 * (arguments + returns) || (f[2] != "0" && f[2] != "1")) {
