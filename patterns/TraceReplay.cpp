@@ -54,68 +54,6 @@ bool passLogsNoGraph(std::string_view pass)
            || pass == "transpose_linear" || pass == "transpose_matmul";
 }
 
-/// A Python literal (dict/list/str/number/True/False/None, as repr writes a
-/// config dict) as JSON text; nullopt for anything else.
-std::optional<std::string> pythonLiteralAsJson(std::string_view text)
-{
-    std::string out;
-    for (size_t i = 0; i < text.size(); ++i) {
-        const char c = text[i];
-        if (c == '\'' || c == '"') {
-            out += '"';
-            for (++i; i < text.size() && text[i] != c; ++i) {
-                if (text[i] == '\\' && i + 1 < text.size()) {
-                    if (text[i + 1] == '\'') {
-                        out += '\'';
-                    } else {
-                        out += text[i];
-                        out += text[i + 1];
-                    }
-                    ++i;
-                } else if (text[i] == '"') {
-                    out += "\\\"";
-                } else {
-                    out += text[i];
-                }
-            }
-            if (i >= text.size())
-                return std::nullopt;
-            out += '"';
-        } else if (std::isalpha(static_cast<unsigned char>(c))) {
-            size_t end = i;
-            while (end < text.size() && std::isalnum(static_cast<unsigned char>(text[end])))
-                ++end;
-            const std::string_view word = text.substr(i, end - i);
-            if (word == "True")
-                out += "true";
-            else if (word == "False")
-                out += "false";
-            else if (word == "None")
-                out += "null";
-            else
-                return std::nullopt;
-            i = end - 1;
-        } else if (c == '(' || c == ')') {
-            out += c == '(' ? '[' : ']'; // a tuple reads as a list
-        } else {
-            out += c;
-        }
-    }
-    return out;
-}
-
-/// `torch._inductor.config.NAME = VALUE` in fx_graph_runnable's text.
-std::optional<std::string> runnableSetting(std::string_view text, std::string_view name)
-{
-    const std::string key = "torch._inductor.config." + std::string(name) + " = ";
-    size_t at = text.find(key);
-    if (at == std::string_view::npos)
-        return std::nullopt;
-    at += key.size();
-    const size_t end = text.find('\n', at);
-    return std::string(text.substr(at, end == std::string_view::npos ? std::string_view::npos : end - at));
-}
-
 /// The graph payload of `compile` named `kind`, or nullptr.
 const TracePayload *graphOf(const TraceCompile &compile, std::string_view kind)
 {
@@ -235,35 +173,6 @@ std::string passForTraceArtifact(std::string_view artifact)
     return {};
 }
 
-Expected<std::optional<PassConfig>> compileOptions(const TraceLog &log, const TraceCompile &compile)
-{
-    const TracePayload *runnable = nullptr;
-    for (const TracePayload &payload : compile.payloads)
-        if (payload.kind == "fx_graph_runnable")
-            runnable = &payload;
-    if (!runnable)
-        return std::optional<PassConfig>();
-    auto text = readTracePayload(log, *runnable);
-    if (!text)
-        return text.error();
-    std::string json = "{";
-    for (const char *name : {"pre_grad_fusion_options", "post_grad_fusion_options"}) {
-        auto value = runnableSetting(*text, name);
-        if (!value)
-            continue;
-        auto asJson = pythonLiteralAsJson(*value);
-        if (!asJson)
-            return Error{log.path + ":" + std::to_string(runnable->line) + ": fx_graph_runnable sets " + name
-                         + " to something Fusebox cannot read: " + value->substr(0, 120)};
-        json += std::string(json.size() > 1 ? ", " : "") + "\"" + name + "\": " + *asJson;
-    }
-    json += "}";
-    auto config = readPassConfig(json, log.path + ":" + std::to_string(runnable->line) + " (fx_graph_runnable)");
-    if (!config)
-        return config.error();
-    return std::optional<PassConfig>(std::move(*config));
-}
-
 namespace {
 
 /// A production pass's logged graph, with the nodes it removed and added
@@ -362,11 +271,8 @@ Status Replayer::configure(CompileReplay &replay)
         return recorded.error();
     if (*recorded) {
         m_config = std::move(**recorded);
-        const TracePayload *runnable = nullptr;
-        for (const TracePayload &p : m_compile.payloads)
-            if (p.kind == "fx_graph_runnable")
-                runnable = &p;
-        replay.optionsSource = "the compile's fx_graph_runnable (line " + std::to_string(runnable->line) + ")";
+        replay.optionsSource = "the compile's fx_graph_runnable (line "
+                               + std::to_string(graphRunnableOf(m_compile)->line) + ")";
     } else {
         replay.optionsSource = "not recorded in the log: Inductor's defaults (no Optimus pass enabled)";
     }
@@ -461,29 +367,27 @@ std::optional<ReplayStep> Replayer::stepOf(const PassSnapshots::Snapshot &snapsh
     step.fusebox = fuseboxLogs;
     step.fuseboxRemoved = snapshot.removed;
     step.fuseboxAdded = snapshot.added;
-    if (logged != m_logged.end()) {
+    const LoggedPass *theirs = logged == m_logged.end() ? nullptr : &logged->second;
+    if (theirs) {
         m_compared.insert(artifact);
-        const LoggedPass &theirs = logged->second;
         step.production = true;
-        step.line = theirs.payload->line;
-        step.address = traceGraphAddress(m_log, {&m_compile, theirs.payload}).str();
-        step.productionRemoved = theirs.removed;
-        step.productionAdded = theirs.added;
-        if (stage == PassStage::PostGrad && !horizontal) {
-            step.compared = false;
-            step.verdict = notComparedPostGrad(fuseboxLogs);
-            return step;
-        }
-        const auto differs = difference(snapshot.after, theirs.graph);
+        step.line = theirs->payload->line;
+        step.address = traceGraphAddress(m_log, {&m_compile, theirs->payload}).str();
+        step.productionRemoved = theirs->removed;
+        step.productionAdded = theirs->added;
+    }
+    if (stage == PassStage::PostGrad && !horizontal) {
+        // A post-grad pattern pass: production's input is not in the log.
+        step.compared = false;
+        step.verdict = notComparedPostGrad(fuseboxLogs);
+    } else if (theirs) {
+        const auto differs = difference(snapshot.after, theirs->graph);
         step.same = !differs && fuseboxLogs;
         step.verdict = describeDifference(differs, "Fusebox's graph");
         if (!fuseboxLogs) {
             step.verdict = "production's pass fired, Fusebox's did not; " + step.verdict;
             step.whyNot = whyNot(*pattern, artifact);
         }
-    } else if (stage == PassStage::PostGrad && !horizontal) {
-        step.compared = false;
-        step.verdict = notComparedPostGrad(fuseboxLogs);
     } else if (fuseboxLogs) {
         step.verdict = "Fusebox's pass fired, production's did not (the log has no " + artifact + ")";
     } else {
@@ -527,7 +431,7 @@ void Replayer::finishPostGrad(CompileReplay &replay) const
     for (const ReplayStep &step : replay.steps)
         if (step.stage == PassStage::PostGrad)
             ++(step.compared ? compared : notCompared);
-    if (!m_hasPostGrad && compared + notCompared == 0)
+    if (!m_hasPostGrad) // no post-grad stage replayed: no post-grad step either
         return;
     std::vector<std::string> parts;
     if (compared)

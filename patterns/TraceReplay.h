@@ -11,6 +11,7 @@
 #include "core/io/TorchTrace.h"
 #include "core/ir/OpSchema.h"
 #include "patterns/InductorProfile.h"
+#include "patterns/TraceCompileOptions.h"
 
 #include <functional>
 #include <optional>
@@ -94,11 +95,6 @@ struct TraceReplayOptions {
     /// The Inductor profile when the log records no torch version (the user's choice).
     const InductorProfile *fallbackProfile = nullptr;
 };
-
-/// The pass config a compile ran with, from its fx_graph_runnable payload
-/// (torch._inductor.config.pre_grad_fusion_options = {...}); nullopt when the
-/// log does not record one. An unreadable record is an Error.
-Expected<std::optional<PassConfig>> compileOptions(const TraceLog &log, const TraceCompile &compile);
 
 /// Replays one compile (see the file comment). Errors: a graph that does not open.
 Expected<CompileReplay> replayCompile(const TraceLog &log, const TraceCompile &compile,
