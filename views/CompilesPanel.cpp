@@ -4,8 +4,6 @@
 #include "QtStrings.h"
 #include "TaskService.h"
 #include "core/io/TorchTraceGraphs.h"
-#include "core/torch/ModelLoader.h"
-#include "core/torch/TorchSchemas.h"
 
 #include <QFileInfo>
 #include <QHeaderView>
@@ -316,9 +314,7 @@ void CompilesPanel::replayAll()
     m_tasks->run(
         tr("Replaying %1 compiles with Fusebox").arg(log->compiles.size()), QStringLiteral("trace.replayAll"), this,
         [log, results](TaskControl &control) {
-            TraceReplayOptions options;
-            options.load = [](const std::string &path) { return loadModel(path); };
-            options.schemas = &pt2GraphSchemas().registry;
+            const TraceReplayOptions options = traceReplayOptions();
             for (size_t i = 0; i < log->compiles.size() && !control.isCancelled(); ++i) {
                 control.setProgress(static_cast<qint64>(i), static_cast<qint64>(log->compiles.size()));
                 control.setStatus(tr("replaying [%1]").arg(qs(log->compiles[i].label())));

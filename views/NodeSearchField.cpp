@@ -95,7 +95,8 @@ std::vector<NodeId> NodeSearchField::findAll(const Graph &graph, const QString &
     // per node (a 100k-node search took 25-60 ms, most of it formatting).
     // Keyed by kind too: an input and the output have no op, and only the
     // output's box has a title of its own.
-    std::array<std::unordered_map<std::string_view, bool>, 4> opOrTitle; // one per NodeKind
+    static_assert(int(NodeKind::Output) == 3, "one op table per NodeKind");
+    std::array<std::unordered_map<std::string_view, bool>, 4> opOrTitle;
     std::unordered_map<TensorMeta, bool, SearchTypeHash> typeText;
     for (NodeId id : graph.nodeIds()) {
         if (id == exact)
@@ -103,7 +104,7 @@ std::vector<NodeId> NodeSearchField::findAll(const Graph &graph, const QString &
         const Node &n = *graph.node(id);
         bool hit = matches(QString::fromStdString(n.name));
         if (!hit) {
-            auto &byOp = opOrTitle[size_t(n.kind()) % opOrTitle.size()];
+            auto &byOp = opOrTitle[size_t(n.kind())];
             auto [it, fresh] = byOp.try_emplace(std::string_view(n.op), false);
             if (fresh) {
                 // What the box says ("cat" for aten::cat): "^cat$" finds the

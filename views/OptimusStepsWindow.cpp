@@ -16,6 +16,14 @@
 
 namespace fusebox {
 
+TraceReplayOptions traceReplayOptions()
+{
+    TraceReplayOptions options;
+    options.load = [](const std::string &path) { return loadModel(path); };
+    options.schemas = &pt2GraphSchemas().registry;
+    return options;
+}
+
 OptimusStepsWindow::OptimusStepsWindow(std::shared_ptr<const TraceLog> log, size_t compile, TaskService *tasks,
                                        QWidget *parent)
     : QWidget(parent)
@@ -122,29 +130,23 @@ void OptimusStepsWindow::showStep(int row)
     // pass: the step from the graph above holds both.
     const bool firstPostGradPass = from != i && payload.kind.ends_with("_post_grad")
                                    && !m_payloads[from]->kind.ends_with("_post_grad");
-    QString headline = isOptimusStart(payload)
-                           ? tr("%1: the graph Optimus starts from (line %2)").arg(qs(payload.kind)).arg(payload.line)
-                       : payload.kind == "after_pre_grad_graph"
-                           ? tr("%1: the graph after every pre-grad pass (%2 nodes removed and %3 added since the "
-                                "step above) — line %4")
-                                 .arg(qs(payload.kind))
-                                 .arg(difference.onlyInA.size())
-                                 .arg(difference.onlyInB.size())
-                                 .arg(payload.line)
-                       : firstPostGradPass
-                           ? tr("%1: the graph after this pass and Inductor's own post-grad passes before it "
-                                "(no-op removal, its pattern passes), which the log does not hold apart: %2 nodes "
-                                "removed, %3 added — line %4")
-                                 .arg(qs(payload.kind))
-                                 .arg(difference.onlyInA.size())
-                                 .arg(difference.onlyInB.size())
-                                 .arg(payload.line)
-                           : tr("%1: the pass removed %2 nodes (outlined on the left) and added %3 (outlined on the "
-                                "right) — line %4")
-                                 .arg(qs(payload.kind))
-                                 .arg(difference.onlyInA.size())
-                                 .arg(difference.onlyInB.size())
-                                 .arg(payload.line);
+    // Every headline but a start's names the step, its counts and its line.
+    const QString stepFormat
+        = payload.kind == "after_pre_grad_graph"
+              ? tr("%1: the graph after every pre-grad pass (%2 nodes removed and %3 added since the step above) — "
+                   "line %4")
+          : firstPostGradPass
+              ? tr("%1: the graph after this pass and Inductor's own post-grad passes before it (no-op removal, its "
+                   "pattern passes), which the log does not hold apart: %2 nodes removed, %3 added — line %4")
+              : tr("%1: the pass removed %2 nodes (outlined on the left) and added %3 (outlined on the right) — line "
+                   "%4");
+    const QString headline
+        = isOptimusStart(payload)
+              ? tr("%1: the graph Optimus starts from (line %2)").arg(qs(payload.kind)).arg(payload.line)
+              : stepFormat.arg(qs(payload.kind))
+                    .arg(difference.onlyInA.size())
+                    .arg(difference.onlyInB.size())
+                    .arg(payload.line);
     QStringList details;
     if (m_replayResult) {
         for (const ReplayStep &step : m_replayResult->steps) {
@@ -172,12 +174,7 @@ void OptimusStepsWindow::startReplay()
     auto keep = m_log;
     m_tasks->run(
         tr("Replaying [%1] with Fusebox").arg(qs(m_compile.label())), QStringLiteral("trace.replay"), this,
-        [log, compile, keep, result](TaskControl &) {
-            TraceReplayOptions options;
-            options.load = [](const std::string &path) { return loadModel(path); };
-            options.schemas = &pt2GraphSchemas().registry;
-            *result = replayCompile(*log, *compile, options);
-        },
+        [log, compile, keep, result](TaskControl &) { *result = replayCompile(*log, *compile, traceReplayOptions()); },
         [this, result](bool) {
             m_replay->setEnabled(true);
             if (!*result) {

@@ -28,6 +28,11 @@ class TaskService;
 /// before-graph (replayCompile, through the TaskService) and marks each step
 /// "same" or what differs, with Why Not where production's pass fired and
 /// Fusebox's did not; the header names whose answers these are.
+/// How the app replays a log (the Optimus window, the Compiles panel): the
+/// graphs opened as every command opens a file, compared with the schemas
+/// PT2 graphs are read with; the profile is the log's torch version's.
+TraceReplayOptions traceReplayOptions();
+
 class OptimusStepsWindow final : public QWidget {
     Q_OBJECT
 
