@@ -1,7 +1,7 @@
 #include "Arg.h"
 
+#include <charconv>
 #include <cmath>
-#include <sstream>
 
 namespace fusebox {
 
@@ -49,17 +49,18 @@ std::string formatDouble(double d)
         return "nan";
     if (std::isinf(d))
         return d > 0 ? "inf" : "-inf";
-    std::ostringstream os;
-    os.precision(17);
-    os << d;
-    std::string s = os.str();
-    // Prefer the shortest text that reads back to the same double.
-    for (int p = 1; p < 17; ++p) {
-        std::ostringstream shorter;
-        shorter.precision(p);
-        shorter << d;
-        if (std::stod(shorter.str()) == d) {
-            s = shorter.str();
+    // The shortest of Python-like "%.{p}g" texts (what a stream of that
+    // precision prints) that reads back to the same double; to_chars writes
+    // exactly that text without a stream per try (the FX reader writes the
+    // eps of every layer norm).
+    char text[40];
+    std::string s;
+    for (int p = 1; p <= 17; ++p) {
+        char *end = std::to_chars(text, text + sizeof text, d, std::chars_format::general, p).ptr;
+        double back = 0;
+        std::from_chars(text, end, back);
+        if (back == d || p == 17) {
+            s.assign(text, end);
             break;
         }
     }
@@ -72,44 +73,72 @@ std::string formatDouble(double d)
 
 std::string Arg::toString(const std::function<std::string(NodeId)> &nodeName) const
 {
+    std::string out;
+    appendTo(out, [&nodeName](std::string &o, NodeId id) {
+        if (nodeName)
+            o += nodeName(id);
+        else
+            o.append("%").append(std::to_string(id.value));
+    });
+    return out;
+}
+
+void Arg::appendTo(std::string &out, const std::function<void(std::string &, NodeId)> &appendNode) const
+{
     struct Printer {
-        const std::function<std::string(NodeId)> &nodeName;
-        std::string operator()(NoneArg) const { return "None"; }
-        std::string operator()(EllipsisArg) const { return "Ellipsis"; }
-        std::string operator()(NodeId id) const { return nodeName ? nodeName(id) : "%" + std::to_string(id.value); }
-        std::string operator()(bool b) const { return b ? "True" : "False"; }
-        std::string operator()(int64_t i) const { return std::to_string(i); }
-        std::string operator()(double d) const { return formatDouble(d); }
-        std::string operator()(const std::string &s) const { return "'" + s + "'"; }
-        std::string operator()(DType t) const { return std::string(torchName(t)); }
-        std::string operator()(const Device &d) const
+        std::string &out;
+        const std::function<void(std::string &, NodeId)> &appendNode;
+        void operator()(NoneArg) const { out += "None"; }
+        void operator()(EllipsisArg) const { out += "Ellipsis"; }
+        void operator()(NodeId id) const { appendNode(out, id); }
+        void operator()(bool b) const { out += b ? "True" : "False"; }
+        void operator()(int64_t i) const
         {
-            return d.index < 0 ? "device(type='" + d.type + "')"
-                               : "device(type='" + d.type + "', index=" + std::to_string(d.index) + ")";
+            char digits[24];
+            auto end = std::to_chars(digits, digits + sizeof digits, i).ptr;
+            out.append(digits, end);
         }
-        std::string operator()(const ArgList &l) const
+        void operator()(double d) const { out += formatDouble(d); }
+        void operator()(const std::string &s) const { out.append("'").append(s).append("'"); }
+        void operator()(DType t) const { out += torchName(t); }
+        void operator()(const Device &d) const
         {
-            std::string s;
+            out.append("device(type='").append(d.type).append("'");
+            if (d.index >= 0)
+                out.append(", index=").append(std::to_string(d.index));
+            out += ")";
+        }
+        void operator()(const ArgList &l) const
+        {
+            const char *open = "[", *close = "]";
+            if (l.kind == ArgList::Kind::Tuple) {
+                open = "(";
+                close = l.items.size() == 1 ? ",)" : ")";
+            } else if (l.kind == ArgList::Kind::Slice) {
+                open = "slice(";
+                close = ")";
+            } else if (l.kind == ArgList::Kind::Dict) {
+                out += "{";
+                for (size_t i = 0; i + 1 < l.items.size(); i += 2) {
+                    if (i)
+                        out += ", ";
+                    l.items[i].appendTo(out, appendNode);
+                    out += ": ";
+                    l.items[i + 1].appendTo(out, appendNode);
+                }
+                out += "}";
+                return;
+            }
+            out += open;
             for (size_t i = 0; i < l.items.size(); ++i) {
                 if (i)
-                    s += ", ";
-                s += l.items[i].toString(nodeName);
+                    out += ", ";
+                l.items[i].appendTo(out, appendNode);
             }
-            switch (l.kind) {
-            case ArgList::Kind::Tuple: return "(" + s + (l.items.size() == 1 ? ",)" : ")");
-            case ArgList::Kind::Slice: return "slice(" + s + ")";
-            case ArgList::Kind::Dict: {
-                std::string d;
-                for (size_t i = 0; i + 1 < l.items.size(); i += 2)
-                    d += (i ? ", " : "") + l.items[i].toString(nodeName) + ": " + l.items[i + 1].toString(nodeName);
-                return "{" + d + "}";
-            }
-            case ArgList::Kind::List: break;
-            }
-            return "[" + s + "]";
+            out += close;
         }
     };
-    return std::visit(Printer{nodeName}, value);
+    std::visit(Printer{out, appendNode}, value);
 }
 
 void forEachNodeRef(const Arg &arg, const std::function<void(NodeId)> &fn)

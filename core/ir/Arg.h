@@ -101,6 +101,10 @@ struct Arg {
     /// Python-like text: "%x", "3", "1e-05", "[%a, %b]", "torch.float32"; node
     /// references are written with nodeName(id) when given.
     std::string toString(const std::function<std::string(NodeId)> &nodeName = {}) const;
+    /// Appends toString()'s text to out, node references written by
+    /// appendNode(out, id): no string per item (readers write the arguments
+    /// of every call they read).
+    void appendTo(std::string &out, const std::function<void(std::string &, NodeId)> &appendNode) const;
 
     friend bool operator==(const Arg &, const Arg &) = default;
 };

@@ -238,6 +238,18 @@ TEST_CASE("tensor meta and arg text", "[ir]")
     CHECK(Arg(1e-05).toString() == "1e-05");
     CHECK(Arg(1.0).toString() == "1.0");
     CHECK(Arg(0.1).toString() == "0.1");
+    CHECK(Arg(1e16).toString() == "1e+16");
+    CHECK(Arg(100000.0).toString() == "1e+05"); // the shortest "%g" text, a float in Python too
+    CHECK(Arg(0.0001).toString() == "0.0001"); // "%g"'s form, not the shorter "1e-04"
+    // Extremes whose shortest texts do not read back (they over- or
+    // underflow) are written in full; they threw std::out_of_range before.
+    CHECK(Arg(1.7976931348623157e308).toString() == "1.7976931348623157e+308");
+    CHECK(Arg(2.2250738585072014e-308).toString() == "2.2250738585072014e-308");
+    CHECK(Arg::list({Arg(NoneArg{}), Arg(int64_t(-3)), Arg(std::string("a"))}, ArgList::Kind::Slice).toString()
+          == "slice(None, -3, 'a')");
+    CHECK(Arg::list({Arg(std::string("k")), Arg(int64_t(1)), Arg(std::string("j")), Arg(true)}, ArgList::Kind::Dict)
+              .toString()
+          == "{'k': 1, 'j': True}");
     CHECK(Arg::list({int64_t(1)}, ArgList::Kind::Tuple).toString() == "(1,)");
     CHECK(Arg(Device{"cuda", 0}).toString() == "device(type='cuda', index=0)");
 }
