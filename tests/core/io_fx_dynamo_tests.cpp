@@ -94,6 +94,60 @@ TEST_CASE("Dynamo: chained, augmented and subscript assignment", "[io][fx][dynam
     checkRoundTrip(writeFxText(g));
 }
 
+TEST_CASE("Dynamo: value releases after ';' read as on a line of their own", "[io][fx][dynamo]")
+{
+    // The tokenizer skips `;  a = b = None` (FxTokenizer.cpp's
+    // skipValueRelease); on a line of its own the parser skips it. Both must
+    // give the same graph, and a use after the release still reads the value
+    // (the reader builds nothing for a release, as before the skip).
+    const std::string inline_ = R"FX(class GraphModule(torch.nn.Module):
+    def forward(self, L_x_: "f32[8, 8]", L_y_: "f32[8, 8]"):
+        l_x_ = L_x_;  L_x_ = None
+        relu: "f32[8, 8]" = torch.relu(l_x_);  l_x_ = None	# type: Tensor
+        add: "f32[8, 8]" = relu + L_y_;  relu = L_y_ = None;  x = None
+        again: "f32[8, 8]" = torch.relu(relu);  add_1 = add = None
+        return (add, again)
+)FX";
+    const std::string ownLines = R"FX(class GraphModule(torch.nn.Module):
+    def forward(self, L_x_: "f32[8, 8]", L_y_: "f32[8, 8]"):
+        l_x_ = L_x_
+        L_x_ = None
+        relu: "f32[8, 8]" = torch.relu(l_x_)	# type: Tensor
+        l_x_ = None
+        add: "f32[8, 8]" = relu + L_y_
+        relu = L_y_ = None
+        x = None
+        again: "f32[8, 8]" = torch.relu(relu)
+        add_1 = add = None
+        return (add, again)
+)FX";
+    LoadedModel a = readClean(inline_);
+    LoadedModel b = readClean(ownLines);
+    CHECK_FALSE(firstDifference(a.graph, b.graph).has_value());
+    CHECK(countOp(a.graph, "aten::relu") == 2);
+    CHECK(a.graph.size() == 6); // 2 inputs, 3 ops, the output
+    // A keyword target is left to the parser, which reads the release as
+    // before (it builds nothing for `... = None`).
+    CHECK(readClean("class GraphModule(torch.nn.Module):\n"
+                    "    def forward(self, x):\n"
+                    "        y = torch.relu(x);  None = x = None\n"
+                    "        return (y,)\n")
+              .graph.size()
+          == 3);
+    // A statement after releases keeps its place; a release before a form
+    // feed (not skipped by the tokenizer) is skipped by the parser.
+    LoadedModel d = readClean("class GraphModule(torch.nn.Module):\n"
+                              "    def forward(self, x):\n"
+                              "        y = torch.relu(x);  x = None;  z = torch.relu(y);  y = None\n"
+                              "        return (z,)\n");
+    CHECK(countOp(d.graph, "aten::relu") == 2);
+    LoadedModel c = readClean("class GraphModule(torch.nn.Module):\n"
+                              "    def forward(self, x):\n"
+                              "        y = torch.relu(x);  x = None\f\n"
+                              "        return (x, y)\n");
+    CHECK(c.graph.outputValues().size() == 2);
+}
+
 TEST_CASE("Dynamo: comparison and bitwise operators", "[io][fx][dynamo]")
 {
     LoadedModel m = readClean(R"FX(class GraphModule(torch.nn.Module):
