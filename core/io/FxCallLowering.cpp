@@ -131,10 +131,12 @@ void Builder::markSubscript(NodeId last, const Arg &object, const Arg &index)
 CallArgs Builder::callArgs(const Expr &call)
 {
     CallArgs out;
+    out.args.reserve(call.items.size());
+    out.kwargs.reserve(call.keywords.size());
     for (const ExprPtr &item : call.items)
         out.args.push_back(evaluate(*item, {}));
     for (const auto &[key, value] : call.keywords)
-        out.kwargs.push_back({key, evaluate(*value, {})});
+        out.kwargs.push_back({std::string(key), evaluate(*value, {})});
     return out;
 }
 
@@ -159,9 +161,9 @@ Arg Builder::call(const Expr &e, const std::string &name)
     if (auto dotted = dottedName(f)) {
         const Expr *root = &f;
         while (root->object)
-            root = root->object.get();
+            root = root->object;
         if (root != &f && !isModuleRoot(root->text))
-            fail(*root, "name '" + root->text + "' is not defined");
+            fail(*root, "name '" + std::string(root->text) + "' is not defined");
         if (*dotted == "torch.device")
             return deviceLiteral(e);
         if (f.kind == Expr::Kind::Name && isGlobalRoot(*dotted) && *dotted != "getattr")
@@ -229,7 +231,7 @@ Arg Builder::functionCall(const Expr &e, const std::string &dotted, const std::s
             t = CanonicalTarget{adapted->op, std::nullopt, true};
             // In ATen's order only for an op the schemas know: one they lack
             // is named by its spelling, so its arguments stay as written.
-            if (m_options.schemas && m_options.schemas->overloads(adapted->op).empty())
+            if (m_options.schemas && !m_options.schemas->knows(adapted->op))
                 return Arg(addNode(t, spelling, std::move(a.args), std::move(a.kwargs), name, e.line));
             return Arg(
                 addNode(t, spelling, std::move(adapted->call.args), std::move(adapted->call.kwargs), name, e.line));
@@ -309,13 +311,13 @@ Arg Builder::methodCall(const Expr &e, const std::string &name)
     }
     if (auto dtype = conversionMethodDType(f.text); dtype && a.args.empty() && a.kwargs.empty()) {
         // x.float() is x.to(torch.float32), as TorchScript records it.
-        return Arg(addNode(CanonicalTarget{"aten::to", std::nullopt, true}, "Tensor." + f.text, {self, Arg(*dtype)}, {},
+        return Arg(addNode(CanonicalTarget{"aten::to", std::nullopt, true}, "Tensor." + std::string(f.text), {self, Arg(*dtype)}, {},
                            name, e.line));
     }
     a.args.insert(a.args.begin(), self);
     if (t.op == "getitem" && a.args.size() == 2 && self.isNode() && a.args[1].asInt())
         return Arg(addNode("getitem", std::nullopt, "Tensor.__getitem__", a.args, {}, name, e.line, true));
-    return Arg(addNode(t, "Tensor." + f.text, std::move(a.args), std::move(a.kwargs), name, e.line));
+    return Arg(addNode(t, "Tensor." + std::string(f.text), std::move(a.args), std::move(a.kwargs), name, e.line));
 }
 
 // --- node creation -------------------------------------------------------------
@@ -356,11 +358,20 @@ std::string Builder::writtenArguments(const std::string &spelling, const std::ve
 {
     std::string written;
     if ((spelling.starts_with("torch.") && !spelling.starts_with("torch.ops.")) || spelling.starts_with("Tensor.")) {
-        auto nodeText = [this](NodeId id) { return "%" + m_build.node(id).name; };
-        for (size_t i = 1; i < args.size(); ++i)
-            written += (written.empty() ? "" : ", ") + args[i].toString(nodeText);
-        for (const NamedArg &kw : kwargs)
-            written += (written.empty() ? "" : ", ") + kw.name + "=" + kw.value.toString(nodeText);
+        // Appended in place, as toString() would print them: this runs for
+        // nearly every node of a Dynamo dump.
+        auto nodeText = [this](std::string &out, NodeId id) { out.append("%").append(m_build.node(id).name); };
+        for (size_t i = 1; i < args.size(); ++i) {
+            if (!written.empty())
+                written += ", ";
+            args[i].appendTo(written, nodeText);
+        }
+        for (const NamedArg &kw : kwargs) {
+            if (!written.empty())
+                written += ", ";
+            written.append(kw.name).append("=");
+            kw.value.appendTo(written, nodeText);
+        }
     }
     return written;
 }
@@ -368,20 +379,22 @@ std::string Builder::writtenArguments(const std::string &spelling, const std::ve
 void Builder::fitToSchema(CanonicalTarget &t, const std::string &spelling, std::vector<Arg> &args,
                           std::vector<NamedArg> &kwargs, std::string &overload, int line)
 {
-    const bool known = !m_options.schemas->overloads(t.op).empty();
-    const std::string ns = t.op.substr(0, t.op.find("::"));
-    const std::string kind = isPyTorchNamespace(ns)
-                                 ? "ops without a schema in " + m_options.schemaOrigin + ", arguments kept as written"
-                                 : "custom ops (no schema), arguments kept as written";
+    const bool known = m_options.schemas->knows(t.op);
+    // (Made only for an op the schemas lack: this runs for every call read.)
+    auto unknownKind = [&] {
+        return isPyTorchNamespace(t.op.substr(0, t.op.find("::")))
+                   ? "ops without a schema in " + m_options.schemaOrigin + ", arguments kept as written"
+                   : std::string("custom ops (no schema), arguments kept as written");
+    };
     if (!known && !t.overload && !spelling.empty()) {
         // A torch-level call whose ATen op the schemas lack: named by its
         // spelling (unless it has none to keep, as F.embedding).
-        summarise(kind, t.op, line);
+        summarise(unknownKind(), t.op, line);
         t.op = spelling;
         return;
     }
     if (!known) {
-        summarise(kind, t.op, line);
+        summarise(unknownKind(), t.op, line);
         return;
     }
     SchemaFit fit = fitSchema(*m_options.schemas, t.op, t.overload, CallArgs{args, kwargs},
@@ -431,7 +444,7 @@ NodeId Builder::addNode(CanonicalTarget t, const std::string &spelling, std::vec
     n.overload = overload;
     n.provenance.scope = m_scope;
     n.provenance.source = m_source;
-    if (spelling != torchOpsSpelling(n.op, n.overload) && spelling != n.op)
+    if (spelling != n.op && !isTorchOpsSpelling(spelling, n.op, n.overload))
         n.provenance.originalSpelling = spelling;
     n.provenance.writtenArgs = std::move(written);
     return id;
@@ -461,20 +474,20 @@ bool Builder::calledBare(const std::string &name)
         std::vector<const Expr *> pending;
         for (const Stmt &s : m_fn.body)
             if (s.value)
-                pending.push_back(s.value.get());
+                pending.push_back(s.value);
         while (!pending.empty()) {
             const Expr *e = pending.back();
             pending.pop_back();
             if (e->kind == Expr::Kind::Call && e->object && e->object->kind == Expr::Kind::Name)
                 m_calledBare->insert(e->object->text);
             if (e->object)
-                pending.push_back(e->object.get());
+                pending.push_back(e->object);
             for (const ExprPtr &item : e->items)
                 if (item)
-                    pending.push_back(item.get());
+                    pending.push_back(item);
             for (const auto &keyword : e->keywords)
                 if (keyword.second)
-                    pending.push_back(keyword.second.get());
+                    pending.push_back(keyword.second);
         }
     }
     return m_calledBare->contains(name);

@@ -11,11 +11,6 @@ std::string_view trimmed(std::string_view s)
     return s;
 }
 
-ExprPtr make(Expr e)
-{
-    return std::make_shared<const Expr>(std::move(e));
-}
-
 // --- token helpers -------------------------------------------------------
 const Token &ExprParser::next()
 {
@@ -183,7 +178,8 @@ ExprPtr ExprParser::parseUnary()
         // "-1" stays a literal so that INT64_MIN reads back.
         if (op.text == "-" && is(TokenKind::Int)) {
             const Token &n = next();
-            return postfix(make(Expr{Expr::Kind::Int, "-" + std::string(n.text), nullptr, {}, {}, op.line, op.column}));
+            return postfix(make(
+                Expr{Expr::Kind::Int, m_store.keep("-" + std::string(n.text)), nullptr, {}, {}, op.line, op.column}));
         }
         ExprPtr operand = parseUnary();
         if (!operand)
@@ -232,7 +228,7 @@ ExprPtr ExprParser::postfix(ExprPtr e)
                 return nullptr;
             }
             next();
-            e = make(Expr{Expr::Kind::Attribute, std::string(attr.text), e, {}, {}, e->line, e->column});
+            e = make(Expr{Expr::Kind::Attribute, attr.text, e, {}, {}, e->line, e->column});
         } else if (isOp("(")) {
             const Token &open = next();
             Expr call;
@@ -273,12 +269,12 @@ bool ExprParser::parseArguments(Expr &call, const std::string &close, const Toke
 {
     while (!isOp(close)) {
         if (is(TokenKind::Name) && isOp("=", 1)) {
-            std::string key(next().text);
+            std::string_view key = next().text;
             next();
             ExprPtr value = parseExpr();
             if (!value)
                 return false;
-            call.keywords.emplace_back(std::move(key), value);
+            call.keywords.emplace_back(key, value);
         } else {
             if (!call.keywords.empty())
                 return fail(peek(), "a keyword argument (positional ones come first)");
@@ -322,7 +318,7 @@ ExprPtr ExprParser::parseSubscript()
 ExprPtr ExprParser::parseSliceItem()
 {
     const Token &start = peek();
-    ExprPtr lower;
+    ExprPtr lower = nullptr;
     if (!isOp(":")) {
         lower = parseExpr();
         if (!lower || !isOp(":"))
@@ -346,18 +342,22 @@ ExprPtr ExprParser::parseAtom()
     switch (t.kind) {
     case TokenKind::Name:
         next();
-        return make(Expr{Expr::Kind::Name, std::string(t.text), nullptr, {}, {}, t.line, t.column});
+        return make(Expr{Expr::Kind::Name, t.text, nullptr, {}, {}, t.line, t.column});
     case TokenKind::Int:
         next();
-        return make(Expr{Expr::Kind::Int, std::string(t.text), nullptr, {}, {}, t.line, t.column});
+        return make(Expr{Expr::Kind::Int, t.text, nullptr, {}, {}, t.line, t.column});
     case TokenKind::Float:
         next();
-        return make(Expr{Expr::Kind::Float, std::string(t.text), nullptr, {}, {}, t.line, t.column});
+        return make(Expr{Expr::Kind::Float, t.text, nullptr, {}, {}, t.line, t.column});
     case TokenKind::String: {
         next();
-        std::string value(t.text);
-        while (is(TokenKind::String)) // adjacent literals concatenate
-            value += next().text;
+        std::string_view value = t.text;
+        if (is(TokenKind::String)) { // adjacent literals concatenate
+            std::string joined(value);
+            while (is(TokenKind::String))
+                joined += next().text;
+            value = m_store.keep(std::move(joined));
+        }
         return make(Expr{Expr::Kind::String, value, nullptr, {}, {}, t.line, t.column});
     }
     default: break;
@@ -365,7 +365,7 @@ ExprPtr ExprParser::parseAtom()
     if (isOp("%") && peek(1).kind == TokenKind::Name) {
         next();
         const Token &n = next();
-        return make(Expr{Expr::Kind::Percent, std::string(n.text), nullptr, {}, {}, t.line, t.column});
+        return make(Expr{Expr::Kind::Percent, n.text, nullptr, {}, {}, t.line, t.column});
     }
     if (isOp("(") || isOp("["))
         return parseSequence();

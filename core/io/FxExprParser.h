@@ -15,9 +15,6 @@ namespace fusebox::fx {
 /// s without leading and trailing spaces, tabs and carriage returns.
 std::string_view trimmed(std::string_view s);
 
-/// A shared, immutable copy of e.
-ExprPtr make(Expr e);
-
 /// Token cursor, error reporting and the expression grammar; the statement
 /// parsers derive from it. Every parse method reports the first error into
 /// m_error and returns false (or null).
@@ -29,20 +26,33 @@ protected:
         : m_text(text)
         , m_ownTokens(std::move(stream.tokens))
         , m_tokens(m_ownTokens)
-        , m_decoded(std::move(stream.decoded))
+        , m_stores{std::make_shared<ExprStore>()}
+        , m_store(*m_stores.back())
         , m_sourceName(std::move(sourceName))
-    {}
+    {
+        // Decoded token texts are viewed by the expressions made of them.
+        m_store.texts = std::move(stream.decoded);
+    }
     /// A parser over `other`'s text and tokens (not copied; `other` must
-    /// outlive it), its cursor at token `pos`: a parse running beside `other`.
+    /// outlive it), its cursor at token `pos`: a parse running beside `other`,
+    /// into a store of its own (takeStores() hands it to `other`'s result).
     ExprParser(const ExprParser &other, size_t pos)
         : m_text(other.m_text)
         , m_tokens(other.m_tokens)
+        , m_stores{std::make_shared<ExprStore>()}
+        , m_store(*m_stores.back())
         , m_sourceName(other.m_sourceName)
         , m_pos(pos)
         , m_graphForm(other.m_graphForm)
     {}
     ExprParser(const ExprParser &) = delete;
     ExprParser &operator=(const ExprParser &) = delete;
+
+    /// A new expression, in this parse's store.
+    ExprPtr make(Expr e) { return m_store.make(std::move(e)); }
+    /// The stores this parser's expressions live in (its own and those of
+    /// parsers that ran beside it), for the FxFunction that holds them.
+    std::vector<std::shared_ptr<ExprStore>> takeStores() { return std::move(m_stores); }
 
     // --- token helpers -------------------------------------------------------
     /// The token `ahead` tokens past the cursor (the End token past the end).
@@ -97,8 +107,10 @@ protected:
     /// The tokens this parser owns (none in a parser over another's).
     std::vector<Token> m_ownTokens;
     const std::vector<Token> &m_tokens;
-    /// Where the texts of decoded tokens live (see TokenStream).
-    std::deque<std::string> m_decoded;
+    /// Where this parse's expressions live; the first also holds the
+    /// decoded token texts (see TokenStream).
+    std::vector<std::shared_ptr<ExprStore>> m_stores;
+    ExprStore &m_store;
     std::string m_sourceName;
     size_t m_pos = 0;
     /// str(graph) text: '%' starts a node name there, it is no operator.

@@ -46,13 +46,15 @@ bool isDottedName(std::string_view target)
 }
 
 /// "torch.ops.aten.add.Tensor" -> Name(torch).ops.aten.add.Tensor.
-ExprPtr dottedExpr(const std::string &target, int line, int column)
+/// Its expressions and their texts are kept in `store`.
+ExprPtr dottedExpr(ExprStore &store, const std::string &target, int line, int column)
 {
-    ExprPtr e;
+    ExprPtr e = nullptr;
     size_t begin = 0;
-    while (begin <= target.size()) {
-        size_t dot = target.find('.', begin);
-        std::string part = target.substr(begin, dot == std::string::npos ? std::string::npos : dot - begin);
+    const std::string_view kept = store.keep(target);
+    while (begin <= kept.size()) {
+        size_t dot = kept.find('.', begin);
+        std::string_view part = kept.substr(begin, dot == std::string::npos ? std::string::npos : dot - begin);
         Expr x;
         x.line = line;
         x.column = column;
@@ -61,7 +63,7 @@ ExprPtr dottedExpr(const std::string &target, int line, int column)
             x.kind = Expr::Kind::Attribute;
             x.object = e;
         }
-        e = make(std::move(x));
+        e = store.make(std::move(x));
         if (dot == std::string::npos)
             break;
         begin = dot + 1;
@@ -82,6 +84,7 @@ public:
     {
         if (!parseGraphForm())
             return Error{m_error};
+        m_result.stores = takeStores();
         return std::move(m_result);
     }
 
@@ -171,7 +174,7 @@ private:
             if (!parseArguments(call, ")", paren))
                 return false;
         }
-        ExprPtr args, kwargs;
+        ExprPtr args = nullptr, kwargs = nullptr;
         for (auto &[k, v] : call.keywords) {
             if (k == "args")
                 args = v;
@@ -181,11 +184,11 @@ private:
         std::vector<ExprPtr> argItems = args ? args->items : std::vector<ExprPtr>{};
         if (args && args->kind != Expr::Kind::Tuple)
             argItems = {args};
-        std::vector<std::pair<std::string, ExprPtr>> kwItems = kwargs ? kwargs->keywords
-                                                                      : std::vector<std::pair<std::string, ExprPtr>>{};
+        std::vector<std::pair<std::string_view, ExprPtr>> kwItems
+            = kwargs ? kwargs->keywords : std::vector<std::pair<std::string_view, ExprPtr>>{};
         const int line = nameTok.line, column = nameTok.column;
-        auto nameExpr = [&] { return make(Expr{Expr::Kind::Name, name, nullptr, {}, {}, line, column}); };
-        auto selfPath = [&] { return dottedExpr("self." + target, line, column); };
+        auto nameExpr = [&] { return make(Expr{Expr::Kind::Name, m_store.keep(name), nullptr, {}, {}, line, column}); };
+        auto selfPath = [&] { return dottedExpr(m_store, "self." + target, line, column); };
 
         if (kind == "placeholder") {
             m_result.params.push_back(Param{name, std::nullopt, line, column, nullptr, 0});
@@ -217,12 +220,12 @@ private:
                 }
             }
             if (kind == "call_function") {
-                c.object = dottedExpr(target, line, column);
+                c.object = dottedExpr(m_store, target, line, column);
                 c.items = argItems;
             } else if (kind == "call_method") {
                 if (argItems.empty())
                     return fail(open, "a call_method with a self argument");
-                c.object = make(Expr{Expr::Kind::Attribute, target, argItems.front(), {}, {}, line, column});
+                c.object = make(Expr{Expr::Kind::Attribute, m_store.keep(target), argItems.front(), {}, {}, line, column});
                 c.items.assign(argItems.begin() + 1, argItems.end());
             } else if (kind == "call_module") {
                 c.object = selfPath();

@@ -31,6 +31,7 @@ public:
         if (!ok)
             return Error{m_error};
         assignComments(result, 1, std::numeric_limits<int>::max());
+        result.stores = takeStores();
         return result;
     }
 
@@ -289,6 +290,8 @@ private:
             if (m_pos == split && secondOk) {
                 body.insert(body.end(), std::make_move_iterator(rest.begin()), std::make_move_iterator(rest.end()));
                 m_pos = second.m_pos;
+                for (auto &store : second.takeStores())
+                    m_stores.push_back(std::move(store));
                 return true;
             }
         }
@@ -331,7 +334,7 @@ private:
         if (!parseExpr())
             return false;
         size_t end = m_tokens[m_pos - 1].end;
-        a.text = std::string(m_text.substr(begin, end > begin ? end - begin : 0));
+        a.text = m_text.substr(begin, end > begin ? end - begin : 0);
         return true;
     }
 
@@ -444,7 +447,7 @@ private:
             s.kind = Stmt::Kind::Assign;
             s.augmented = true;
             s.targets.push_back(first);
-            s.value = std::make_shared<Expr>(std::move(b));
+            s.value = make(std::move(b));
             return true;
         }
         if (!isOp("=")) {

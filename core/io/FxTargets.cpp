@@ -2,6 +2,7 @@
 
 #include "FxFunctionalSignatures.h"
 
+#include <algorithm>
 #include <array>
 #include <functional>
 #include <cctype>
@@ -428,6 +429,21 @@ std::string torchOpsSpelling(std::string_view op, std::string_view overload)
            + (overload.empty() ? std::string("default") : std::string(overload));
 }
 
+bool isTorchOpsSpelling(std::string_view spelling, std::string_view op, std::string_view overload)
+{
+    auto colon = op.find("::");
+    if (colon == std::string_view::npos || !isIdentifier(op.substr(0, colon)) || !isIdentifier(op.substr(colon + 2)))
+        return spelling.empty();
+    auto take = [&](std::string_view part) {
+        if (!spelling.starts_with(part))
+            return false;
+        spelling.remove_prefix(part.size());
+        return true;
+    };
+    return take("torch.ops.") && take(op.substr(0, colon)) && take(".") && take(op.substr(colon + 2)) && take(".")
+           && take(overload.empty() ? std::string_view("default") : overload) && spelling.empty();
+}
+
 SchemaFit fitSchema(const OpSchemaRegistry &schemas, const std::string &op, const std::optional<std::string> &overload,
                     const CallArgs &call, const std::function<std::string(NodeId)> &nodeType)
 {
@@ -481,25 +497,35 @@ std::optional<DType> conversionMethodDType(std::string_view method)
     return std::nullopt;
 }
 
+namespace {
+/// True when s is one of `words`, none longer than kLongest: most names a
+/// reader asks about are longer, and are answered by their length alone
+/// (asked for every name bound, once a hash of the whole name each).
+template<size_t N>
+bool isOneOf(std::string_view s, const std::array<std::string_view, N> &words, size_t longest)
+{
+    if (s.size() > longest)
+        return false;
+    return std::find(words.begin(), words.end(), s) != words.end();
+}
+constexpr std::array<std::string_view, 35> kKeywords = {
+    "False",  "None", "True",     "and",     "as",   "assert", "async", "await",  "break",  "class",   "continue", "def",
+    "del",    "elif", "else",     "except",  "finally", "for", "from",  "global", "if",     "import",  "in",       "is",
+    "lambda", "nonlocal", "not",  "or",      "pass", "raise",  "return", "try",   "while",  "with",    "yield"};
+constexpr std::array<std::string_view, 14> kReserved = {"self",   "torch",    "F",      "operator",  "_operator",
+                                                        "math",   "builtins", "pytree", "fx_pytree", "device",
+                                                        "slice",  "getattr",  "inf",    "nan"};
+constexpr size_t kLongestReserved = 9; // "fx_pytree", "_operator"; the longest keyword is "continue"/"nonlocal"
+} // namespace
+
 bool isPythonKeyword(std::string_view s)
 {
-    static const std::unordered_set<std::string_view> kKeywords = {"False",    "None",    "True",  "and",   "as",
-                                                                   "assert",   "async",   "await", "break", "class",
-                                                                   "continue", "def",     "del",   "elif",  "else",
-                                                                   "except",   "finally", "for",   "from",  "global",
-                                                                   "if",       "import",  "in",    "is",    "lambda",
-                                                                   "nonlocal", "not",     "or",    "pass",  "raise",
-                                                                   "return",   "try",     "while", "with",  "yield"};
-    return kKeywords.count(s) > 0;
+    return isOneOf(s, kKeywords, 8);
 }
 
 bool isReservedName(std::string_view s)
 {
-    static const std::unordered_set<std::string_view> kReserved = {"self",      "torch",  "F",        "operator",
-                                                                   "_operator", "math",   "builtins", "pytree",
-                                                                   "fx_pytree", "device", "slice",    "getattr",
-                                                                   "inf",       "nan"};
-    return isPythonKeyword(s) || kReserved.count(s) > 0;
+    return isPythonKeyword(s) || isOneOf(s, kReserved, kLongestReserved);
 }
 
 bool isIdentifier(std::string_view s)

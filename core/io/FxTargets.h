@@ -62,6 +62,8 @@ bool takesVarargsList(std::string_view method);
 /// "torch.ops.aten.split.Tensor" for (aten::split, Tensor); ".default" for an
 /// empty overload. Empty when op is not "<ns>::<name>".
 std::string torchOpsSpelling(std::string_view op, std::string_view overload);
+/// spelling == torchOpsSpelling(op, overload), without building it.
+bool isTorchOpsSpelling(std::string_view spelling, std::string_view op, std::string_view overload);
 
 /// True for a Python identifier (ASCII): a name FX text can print bare.
 bool isIdentifier(std::string_view s);

@@ -26,6 +26,8 @@ Builder::Builder(const FxFunction &fn, const FxReadOptions &options, LoadedModel
 void Builder::run()
 {
     m_env.reserve(m_fn.params.size() + m_fn.body.size()); // one binding a statement, about
+    if (!m_parent) // about one node a statement too (a flattened submodule's builder shares its parent's graph)
+        m_build.reserve(m_fn.params.size() + m_fn.body.size());
     size_t flattenIndex = findTreeFlatten();
     if (flattenIndex == npos) {
         for (const Param &p : m_fn.params) {
@@ -116,7 +118,7 @@ std::string Builder::trailingType(const Stmt &s) const
 }
 
 // --- inputs and annotations ------------------------------------------------
-ParsedAnnotation Builder::annotation(const Annotation &a)
+const ParsedAnnotation &Builder::annotation(const Annotation &a)
 {
     auto known = m_annotations.find(a.text);
     if (known == m_annotations.end()) {
@@ -134,13 +136,12 @@ ParsedAnnotation Builder::annotation(const Annotation &a)
     return parsed;
 }
 
-void Builder::addInput(const std::string &name, const std::optional<Annotation> &ann, int line, int column)
+void Builder::addInput(std::string_view name, const std::optional<Annotation> &ann, int line, int column)
 {
     checkNew(name, line, column);
-    ParsedAnnotation parsed;
-    if (ann)
-        parsed = annotation(*ann);
-    NodeId id = m_build.addInput(writableName(name, line), parsed.meta, parsed.type);
+    static const ParsedAnnotation kUnannotated;
+    const ParsedAnnotation &parsed = ann ? annotation(*ann) : kUnannotated;
+    NodeId id = m_build.addInput(writableName(std::string(name), line), parsed.meta, parsed.type);
     if (ann && parsed.type == "Tensor")
         m_annotatedTensors.insert(id);
     noteLine(id, line);
@@ -162,15 +163,16 @@ std::string Builder::writableName(std::string name, int line)
     return "_" + name;
 }
 
-void Builder::checkNew(const std::string &name, int line, int column)
+void Builder::checkNew(std::string_view name, int line, int column)
 {
     // As in Python (and the writer could not write it back under its name).
     if (isPythonKeyword(name))
-        throw Failure{positionPrefix(m_file, line, column) + "expected a name, found the keyword '" + name + "'"};
+        throw Failure{positionPrefix(m_file, line, column) + "expected a name, found the keyword '" + std::string(name)
+                      + "'"};
     auto it = m_env.find(name);
     if (it != m_env.end())
-        throw Failure{positionPrefix(m_file, line, column) + "expected a new name, found '" + name
-                      + "' (already defined at line " + std::to_string(it->second.line) + ")"};
+        throw Failure{positionPrefix(m_file, line, column) + "expected a new name, found '"
+                      + std::string(name) + "' (already defined at line " + std::to_string(it->second.line) + ")"};
 }
 
 size_t Builder::findTreeFlatten() const
@@ -230,11 +232,11 @@ bool Builder::statement(const Stmt &s)
     if (!s.augmented)
         checkNew(first.text, first.line, first.column);
     const uint32_t before = m_graph.idBound();
-    Arg value = evaluate(*s.value, first.text);
+    Arg value = evaluate(*s.value, std::string(first.text));
     if (value.isNode() && value.node().value >= before) {
         Node &n = m_build.node(value.node());
         if (s.annotation) {
-            ParsedAnnotation parsed = annotation(*s.annotation);
+            const ParsedAnnotation &parsed = annotation(*s.annotation);
             n.meta = parsed.meta;
             n.type = parsed.type;
         }
@@ -242,7 +244,7 @@ bool Builder::statement(const Stmt &s)
             n.type = type;
     }
     for (const ExprPtr &target : s.targets) {
-        if (target.get() != &first)
+        if (target != &first)
             checkNew(target->text, target->line, target->column);
         m_env[target->text] = Binding{value, s.line};
     }
@@ -279,8 +281,8 @@ void Builder::unpack(const Stmt &s, const Expr &targets)
     if (!value.isNode())
         fail(*s.value, "expected a value to unpack, found " + value.toString());
     for (size_t i = 0; i < names.size(); ++i) {
-        NodeId id = addNode("getitem", std::nullopt, "", {value, Arg(int64_t(i))}, {}, names[i]->text, names[i]->line,
-                            true);
+        NodeId id = addNode("getitem", std::nullopt, "", {value, Arg(int64_t(i))}, {}, std::string(names[i]->text),
+                            names[i]->line, true);
         auto pending = m_pending.find(names[i]->text);
         if (pending != m_pending.end())
             m_build.node(id).meta = annotation(pending->second).meta;
@@ -291,11 +293,11 @@ void Builder::unpack(const Stmt &s, const Expr &targets)
 void Builder::returnStatement(const Stmt &s)
 {
     std::vector<Arg> outputs;
-    const Expr *value = s.value.get();
+    const Expr *value = s.value;
     if (value && value->kind == Expr::Kind::Call && value->object) {
         auto callee = dottedName(*value->object);
         if (callee && callee->ends_with("tree_unflatten") && !value->items.empty())
-            value = value->items.front().get();
+            value = value->items.front();
     }
     if (value && (value->kind == Expr::Kind::Tuple || value->kind == Expr::Kind::List)) {
         for (const ExprPtr &item : value->items)
@@ -311,10 +313,12 @@ void Builder::returnStatement(const Stmt &s)
 std::optional<std::string> Builder::dottedName(const Expr &e) const
 {
     if (e.kind == Expr::Kind::Name)
-        return (m_env.count(e.text) || e.text == "self") ? std::nullopt : std::optional(e.text);
+        return (m_env.contains(e.text) || e.text == "self") ? std::nullopt : std::optional(std::string(e.text));
     if (e.kind == Expr::Kind::Attribute) {
         auto base = dottedName(*e.object);
-        return base ? std::optional(*base + "." + e.text) : std::nullopt;
+        if (base) // appended in place: the chain's names are one string, not one per link
+            base->append(".").append(e.text);
+        return base;
     }
     return std::nullopt;
 }
@@ -322,7 +326,9 @@ std::optional<std::string> Builder::dottedName(const Expr &e) const
 /// "layer.weight" for self.layer.weight / getattr(self.layer, "weight"); "" for self.
 std::optional<std::string> Builder::selfPath(const Expr &e) const
 {
-    auto join = [](const std::string &a, const std::string &b) { return a.empty() ? b : a + "." + b; };
+    auto join = [](const std::string &a, std::string_view b) {
+        return a.empty() ? std::string(b) : a + "." + std::string(b);
+    };
     if (e.kind == Expr::Kind::Name)
         return e.text == "self" && !m_env.count("self") ? std::optional(std::string()) : std::nullopt;
     if (e.kind == Expr::Kind::Attribute) {
@@ -341,8 +347,8 @@ Arg Builder::evaluate(const Expr &e, const std::string &name)
 {
     switch (e.kind) {
     case Expr::Kind::Int: return intLiteral(e);
-    case Expr::Kind::Float: return Arg(std::strtod(e.text.c_str(), nullptr));
-    case Expr::Kind::String: return Arg(e.text);
+    case Expr::Kind::Float: return Arg(std::strtod(std::string(e.text).c_str(), nullptr));
+    case Expr::Kind::String: return Arg(std::string(e.text));
     case Expr::Kind::Name:
     case Expr::Kind::Percent: return lookup(e);
     case Expr::Kind::List:
@@ -362,7 +368,7 @@ Arg Builder::evaluate(const Expr &e, const std::string &name)
         // triton_kernel_wrapper_*(kwargs={'in_ptr0': x, ...}): keys and values alternate.
         std::vector<Arg> items;
         for (const auto &[key, value] : e.keywords) {
-            items.push_back(Arg(key));
+            items.push_back(Arg(std::string(key)));
             items.push_back(evaluate(*value, {}));
         }
         return Arg::list(std::move(items), ArgList::Kind::Dict);
@@ -385,12 +391,12 @@ Arg Builder::evaluate(const Expr &e, const std::string &name)
 
 Arg Builder::intLiteral(const Expr &e) const
 {
-    errno = 0;
-    char *end = nullptr;
-    long long v = std::strtoll(e.text.c_str(), &end, 10);
-    if (errno == ERANGE || end != e.text.c_str() + e.text.size())
-        fail(e, "expected an integer that fits in 64 bits, found " + e.text);
-    return Arg(int64_t(v));
+    int64_t v = 0;
+    const char *end = e.text.data() + e.text.size();
+    auto [stop, error] = std::from_chars(e.text.data(), end, v);
+    if (error != std::errc() || stop != end)
+        fail(e, "expected an integer that fits in 64 bits, found " + std::string(e.text));
+    return Arg(v);
 }
 
 Arg Builder::lookup(const Expr &e) const
@@ -410,7 +416,8 @@ Arg Builder::lookup(const Expr &e) const
         if (e.text == "Ellipsis")
             return Arg(EllipsisArg{});
     }
-    fail(e, "name '" + std::string(e.kind == Expr::Kind::Percent ? "%" : "") + e.text + "' is not defined");
+    fail(e, "name '" + std::string(e.kind == Expr::Kind::Percent ? "%" : "") + std::string(e.text)
+             + "' is not defined");
 }
 
 Arg Builder::unary(const Expr &e, const std::string &name)
@@ -455,8 +462,8 @@ Arg Builder::attribute(const Expr &e, const std::string &name)
             return Arg(std::numeric_limits<double>::infinity());
         const Expr *root = &e;
         while (root->object)
-            root = root->object.get();
-        fail(*root, "name '" + root->text + "' is not defined");
+            root = root->object;
+        fail(*root, "name '" + std::string(root->text) + "' is not defined");
     }
     // An attribute of a value (x.shape, x.real): FX's getattr(x, 'shape'),
     // an opaque node; as "Tensor.shape" it read like the call x.shape().
@@ -465,9 +472,10 @@ Arg Builder::attribute(const Expr &e, const std::string &name)
     // written getattr(self.body, 'x'), which reads as the parameter
     // self.body.x (found by fx_text_fuzz).
     if (!subgraphArgName(object).empty())
-        fail(e, "subgraph self." + subgraphArgName(object) + " has no attribute '" + e.text + "'");
+        fail(e, "subgraph self." + subgraphArgName(object) + " has no attribute '" + std::string(e.text) + "'");
     return Arg(
-        addNode(CanonicalTarget{"getattr", std::nullopt, false}, "getattr", {object, Arg(e.text)}, {}, name, e.line));
+        addNode(CanonicalTarget{"getattr", std::nullopt, false}, "getattr", {object, Arg(std::string(e.text))}, {}, name,
+                           e.line));
 }
 
 std::string Builder::sanitize(const std::string &path)

@@ -59,11 +59,13 @@ private:
 
     // --- inputs and annotations (FxTextReader.cpp) -------------------------------
     /// Parses a type annotation; warns about dtypes Fusebox lacks.
-    ParsedAnnotation annotation(const Annotation &a);
+    /// The parse is kept per text and handed out by reference (a dump
+    /// repeats a few hundred annotations on every node): valid until the next call.
+    const ParsedAnnotation &annotation(const Annotation &a);
     /// Adds the graph input `name`, typed by its annotation when there is one.
-    void addInput(const std::string &name, const std::optional<Annotation> &ann, int line, int column);
+    void addInput(std::string_view name, const std::optional<Annotation> &ann, int line, int column);
     /// Fails when `name` is already bound.
-    void checkNew(const std::string &name, int line, int column);
+    void checkNew(std::string_view name, int line, int column);
     /// Index of the AOT joint graph's tree_flatten_spec unpack in the body, or npos.
     size_t findTreeFlatten() const;
 
@@ -206,7 +208,7 @@ private:
 
     const FxFunction &m_fn;
     /// calledBare()'s names, gathered from m_fn on first use.
-    std::optional<std::unordered_set<std::string>> m_calledBare;
+    std::optional<std::unordered_set<std::string_view>> m_calledBare;
     const FxReadOptions &m_options;
     Graph &m_graph;
     GraphBuilder m_build{m_graph};
@@ -225,16 +227,18 @@ private:
     std::unordered_map<std::string, std::string> m_ownSubgraphs;
     std::unordered_map<std::string, std::string> *m_subgraphs = &m_ownSubgraphs;
     std::string m_file;
-    absl::flat_hash_map<std::string, Binding> m_env;
+    /// Keys view the names in m_fn's expressions and parameters, which
+    /// outlive the build: a binding copies no name.
+    absl::flat_hash_map<std::string_view, Binding> m_env;
     /// Inputs annotated as tensors (torch.Tensor, Parameter, "f32[4]"): a
     /// tensor even before its shape is known, so a schema's Tensor[]
     /// parameter cannot take one (einsum("i,j->ij", t, w) is not
     /// aten::einsum(equation, tensors=t, path=w)).
     std::unordered_set<NodeId> m_annotatedTensors;
-    std::unordered_map<std::string, Annotation> m_pending;
+    std::unordered_map<std::string_view, Annotation> m_pending;
     /// Annotations parsed so far, by text: a large dump repeats a few hundred
     /// of them ("f32[16][1]cpu") on every node.
-    absl::flat_hash_map<std::string, ParsedAnnotation> m_annotations;
+    absl::flat_hash_map<std::string_view, ParsedAnnotation> m_annotations; // keys view the dump, as m_env's
     std::unordered_map<std::string, const NestedClass *> m_nested;
     size_t m_commentCursor = 0;
     std::string m_scope;

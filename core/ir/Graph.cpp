@@ -253,6 +253,13 @@ void Graph::removeUses(NodeId user, const Node &)
     }
 }
 
+void Graph::reserve(size_t nodes)
+{
+    m_slots.reserve(m_slots.size() + nodes);
+    m_links.reserve(m_links.size() + nodes);
+    names().byName.reserve(names().byName.size() + nodes);
+}
+
 NodeId Graph::addInput(std::string name, TensorMeta meta, std::string type)
 {
     // Inputs go after the existing inputs so that they stay first in program order.

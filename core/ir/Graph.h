@@ -131,6 +131,9 @@ private:
     friend class EditLog;
 
     // --- building -----------------------------------------------------------
+    /// Room for `nodes` more nodes without growing the node table or the
+    /// name index (a reader that knows about how many it will add).
+    void reserve(size_t nodes);
     /// Appends an input (placeholder). name is made unique if taken.
     NodeId addInput(std::string name, TensorMeta meta = {}, std::string type = "Tensor");
     /// Appends a constant whose payload is weights()[weightKey].

@@ -43,6 +43,8 @@ public:
     const Graph &graph() const { return m_graph; }
 
     /// Appends an input (placeholder). name is made unique if taken.
+    /// Graph::reserve().
+    void reserve(size_t nodes) { m_graph.reserve(nodes); }
     NodeId addInput(std::string name, TensorMeta meta = {}, std::string type = "Tensor")
     {
         return m_graph.addInput(std::move(name), std::move(meta), std::move(type));

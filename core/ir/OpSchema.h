@@ -47,6 +47,9 @@ public:
     void add(OpSchema schema);
     /// Every overload of name ("aten::split"), in registration order.
     std::vector<const OpSchema *> overloads(std::string_view name) const;
+    /// True when name has an overload: overloads(name) is not empty, found
+    /// without building the list (readers ask for every call they read).
+    bool knows(std::string_view name) const { return m_byName.find(name) != m_byName.end(); }
     /// The schema name.overload, or nullptr. An empty overload finds the default one.
     const OpSchema *find(std::string_view name, std::string_view overload = {}) const;
     /// Number of schemas (overloads counted separately).

@@ -3,6 +3,8 @@
 // build and from the embedded dump in fusebox-pass's light build.
 #include "TorchSchemas.h"
 
+#include <memory>
+
 #include "core/pt2/Pt2Bridge.h"
 #include "core/pt2/PythonCommand.h"
 
@@ -11,24 +13,29 @@ namespace fusebox {
 GraphSchemas pt2GraphSchemas()
 {
     struct Merged {
-        OpSchemaRegistry registry;
+        /// torchSchemas() itself when there is nothing to add (no copy of
+        /// it: every FX read in a process starts here), else `withPt2`.
+        const OpSchemaRegistry *registry = nullptr;
+        std::unique_ptr<OpSchemaRegistry> withPt2;
         std::string origin = "libtorch 1.13";
     };
     static const Merged merged = [] {
         Merged m;
-        m.registry = torchSchemas();
+        m.registry = &torchSchemas();
         std::string version;
         if (auto command = pt2::findPythonCommand())
             if (auto pt2 = pt2::cachedSchemas(*command, &version)) {
+                m.withPt2 = std::make_unique<OpSchemaRegistry>(torchSchemas());
                 for (const std::string &name : pt2->opNames())
                     for (const OpSchema *s : pt2->overloads(name))
-                        if (!m.registry.find(s->name, s->overload))
-                            m.registry.add(*s);
+                        if (!m.withPt2->find(s->name, s->overload))
+                            m.withPt2->add(*s);
+                m.registry = m.withPt2.get();
                 m.origin = "PyTorch " + version + " and libtorch 1.13";
             }
         return m;
     }();
-    return {merged.registry, merged.origin};
+    return {*merged.registry, merged.origin};
 }
 
 } // namespace fusebox
