@@ -5,6 +5,10 @@
 # phase of `fusebox-pass run` and the FX reader alone (fusebox_bench_fx_read:
 # its first call in a process and its best of 5, in ms and MB/s).
 #   bench/bench_read_dump.sh [BUILD_DIR] [BLOCKS]   (420 blocks: a ~3 MB dump)
+# With FUSEBOX_BENCH_BASELINE=PATH (a fusebox-pass built from an earlier
+# commit), it also times the read phase of that binary and of this one on the
+# dump and on the 10k-node recsys dump (bench/make_recsys_dump.py), 7
+# interleaved runs each, and prints the medians and their ratio.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
@@ -41,3 +45,27 @@ printf 'peer: Python 3 compile() of the dump %s s\n' "$peer"
 printf 'ratio fusebox-pass / peer: %.2f\n' "$(echo "$fusebox / $peer" | bc -l)"
 printf 'fusebox-pass run: read phase          %s s (its report'"'"'s seconds.read)\n' "$readphase"
 echo "$reader" | tail -3
+
+baseline=${FUSEBOX_BENCH_BASELINE:-}
+[ -n "$baseline" ] || exit 0
+[ -x "$baseline" ] || { echo "bench_read_dump: FUSEBOX_BENCH_BASELINE=$baseline is not an executable" >&2; exit 1; }
+recsys=/tmp/fusebox-bench-recsys-10000.py
+if [ ! -s "$root$recsys" ]; then
+    cp bench/make_recsys_dump.py "$root/tmp/fusebox-make-recsys-dump.py"
+    chroot "$root" python3 /tmp/fusebox-make-recsys-dump.py 10000 "$recsys" >/dev/null 2>&1
+fi
+readphase() { # readphase BINARY FILE: seconds.read of one run
+    local report out; report=$(mktemp --suffix=.json); out=$(mktemp --suffix=.py)
+    "$1" run "$2" -o "$out" --report "$report" >/dev/null 2>&1 || true
+    python3 -c "import json,sys; print('%.4f' % json.load(open(sys.argv[1]))['seconds']['read'])" "$report" 2>/dev/null || echo nan
+    rm -f "$report" "$out"
+}
+median() { sort -g | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}'; }
+echo "read phase of fusebox-pass run, medians of 7 interleaved runs (s):"
+for f in "$file" "$root$recsys"; do
+    old=() new=()
+    for _ in 1 2 3 4 5 6 7; do old+=("$(readphase "$baseline" "$f")"); new+=("$(readphase "$build/app/fusebox-pass" "$f")"); done
+    o=$(printf '%s\n' "${old[@]}" | median); n=$(printf '%s\n' "${new[@]}" | median)
+    printf '  %s (%s bytes): baseline %s, this build %s, %.1fx\n' "$(basename "$f")" "$(stat -c %s "$f")" "$o" "$n" \
+        "$(echo "$o / $n" | bc -l)"
+done

@@ -498,7 +498,7 @@ std::string Builder::nodeType(NodeId id) const
 {
     const Node *n = m_graph.node(id);
     for (const Builder *b = this; b; b = b->m_parent)
-        if (b->m_annotatedTensors.contains(id))
+        if (b->isAnnotatedTensor(id))
             return "Tensor";
     if (!n || (n->type == "Tensor" && !n->meta.isKnown()))
         return {};

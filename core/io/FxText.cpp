@@ -69,8 +69,14 @@ Expected<LoadedModel> readFxText(std::string_view text, const FxReadOptions &opt
     auto parsed = fx::parseFx(text, *start, name);
     if (!parsed)
         return oneLine(parsed.error());
+    std::optional<FxReadOptions> withSchemas;
+    if (options.awaitSchemas) {
+        withSchemas = options;
+        withSchemas->awaitSchemas = nullptr;
+        options.awaitSchemas(*withSchemas);
+    }
     LoadedModel model;
-    if (Status built = fx::buildGraph(*parsed, options, model); !built)
+    if (Status built = fx::buildGraph(*parsed, withSchemas ? *withSchemas : options, model); !built)
         return oneLine(built.error());
     // A graph Fusebox wrote carries its metadata, the stage it was read at
     // included; for any other dump the stage is recorded once, as read: it

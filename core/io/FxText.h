@@ -7,6 +7,7 @@
 #include "core/ir/Graph.h"
 #include "core/ir/OpSchema.h"
 
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -21,6 +22,11 @@ struct FxReadOptions {
     std::string sourceName;
     /// Where `schemas` come from, for the summary of ops they lack.
     std::string schemaOrigin = "libtorch 1.13";
+    /// When set, called once, after the text is parsed and before the graph
+    /// is built, to set `schemas` and `schemaOrigin` on a copy of these
+    /// options: the tokenizer and parser do not need them, so a caller can
+    /// load them meanwhile (fusebox-pass's read phase does).
+    std::function<void(FxReadOptions &)> awaitSchemas = {};
 };
 
 /// Options of the FX text writer.

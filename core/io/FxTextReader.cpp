@@ -142,8 +142,11 @@ void Builder::addInput(std::string_view name, const std::optional<Annotation> &a
     static const ParsedAnnotation kUnannotated;
     const ParsedAnnotation &parsed = ann ? annotation(*ann) : kUnannotated;
     NodeId id = m_build.addInput(writableName(std::string(name), line), parsed.meta, parsed.type);
-    if (ann && parsed.type == "Tensor")
-        m_annotatedTensors.insert(id);
+    if (ann && parsed.type == "Tensor") {
+        if (m_annotatedTensors.size() <= id.value)
+            m_annotatedTensors.resize(id.value + 1, false);
+        m_annotatedTensors[id.value] = true;
+    }
     noteLine(id, line);
     Node &n = m_build.node(id);
     n.provenance.scope = m_scope;

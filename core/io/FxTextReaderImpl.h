@@ -234,7 +234,12 @@ private:
     /// tensor even before its shape is known, so a schema's Tensor[]
     /// parameter cannot take one (einsum("i,j->ij", t, w) is not
     /// aten::einsum(equation, tensors=t, path=w)).
-    std::unordered_set<NodeId> m_annotatedTensors;
+    /// Indexed by NodeId (ids are dense): no allocation per input.
+    std::vector<bool> m_annotatedTensors;
+    bool isAnnotatedTensor(NodeId id) const
+    {
+        return id.value < m_annotatedTensors.size() && m_annotatedTensors[id.value];
+    }
     std::unordered_map<std::string_view, Annotation> m_pending;
     /// Annotations parsed so far, by text: a large dump repeats a few hundred
     /// of them ("f32[16][1]cpu") on every node.
