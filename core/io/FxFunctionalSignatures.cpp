@@ -2,8 +2,8 @@
 
 #include "core/ir/TextSplit.h"
 
+#include <algorithm>
 #include <array>
-#include <map>
 #include <vector>
 
 namespace fusebox::fx {
@@ -61,7 +61,19 @@ constexpr std::array<Entry, 22> kEntries = {{
      "_"},
 }};
 
-using Bound = std::map<std::string, Arg, std::less<>>;
+/// Parameter name -> value. Names view the constant parameter lists; a
+/// list has at most a dozen, so a vector is searched (bound for every
+/// torch.nn.functional call a dump makes).
+struct Bound {
+    std::vector<std::pair<std::string_view, Arg>> values;
+    const Arg *find(std::string_view name) const
+    {
+        for (const auto &[n, v] : values)
+            if (n == name)
+                return &v;
+        return nullptr;
+    }
+};
 
 /// The call bound to Python parameters `params` ("name" or "name=default"),
 /// as Python binds it, defaults filled; nullopt when it does not bind.
@@ -72,22 +84,22 @@ std::optional<Bound> bindPython(std::string_view paramList, const CallArgs &call
     if (call.args.size() > params.size())
         return std::nullopt;
     std::vector<std::string_view> names;
+    names.reserve(params.size());
     for (std::string_view p : params)
         names.push_back(p.substr(0, p.find('=')));
+    bound.values.reserve(params.size());
     for (size_t i = 0; i < call.args.size(); ++i)
-        bound[std::string(names[i])] = call.args[i];
+        bound.values.emplace_back(names[i], call.args[i]);
     for (const NamedArg &kw : call.kwargs) {
         if (kw.name == "_stacklevel")
             continue;
-        bool known = false;
-        for (std::string_view n : names)
-            known = known || n == kw.name;
-        if (!known || bound.count(kw.name))
+        auto known = std::find(names.begin(), names.end(), kw.name);
+        if (known == names.end() || bound.find(kw.name))
             return std::nullopt;
-        bound[kw.name] = kw.value;
+        bound.values.emplace_back(*known, kw.value);
     }
     for (size_t i = 0; i < params.size(); ++i) {
-        if (bound.count(names[i]))
+        if (bound.find(names[i]))
             continue;
         const size_t eq = params[i].find('=');
         if (eq == std::string_view::npos)
@@ -95,7 +107,7 @@ std::optional<Bound> bindPython(std::string_view paramList, const CallArgs &call
         auto value = parseSchemaDefault(params[i].substr(eq + 1));
         if (!value)
             return std::nullopt;
-        bound[std::string(names[i])] = *value;
+        bound.values.emplace_back(names[i], std::move(*value));
     }
     return bound;
 }
@@ -135,15 +147,15 @@ std::optional<FunctionalAdaptation> adaptFunctional(std::string_view name, const
     FunctionalAdaptation out;
     out.op = std::string(entry->op);
     if (!entry->flag.empty()) {
-        auto flag = bound->find(entry->flag);
-        if (flag->second == Arg(true))
+        const Arg *flag = bound->find(entry->flag);
+        if (*flag == Arg(true))
             out.op += entry->suffix;
-        else if (flag->second != Arg(false))
+        else if (*flag != Arg(false))
             return std::nullopt; // a symbolic flag: no op to choose
     }
     for (std::string_view a : splitAt(entry->atenArgs, ',')) {
-        if (auto it = bound->find(a); it != bound->end()) {
-            Arg value = it->second;
+        if (const Arg *found = bound->find(a)) {
+            Arg value = *found;
             if (a == "stride" && value.isNone())
                 value = Arg::list({}); // F's stride=None is aten's stride=[]
             out.call.args.push_back(std::move(value));
@@ -166,7 +178,7 @@ std::optional<CallArgs> pythonOnlyPositional(std::string_view name, const CallAr
             return std::nullopt;
         CallArgs out;
         for (std::string_view p : splitAt(params, ','))
-            out.args.push_back(bound->find(p.substr(0, p.find('=')))->second);
+            out.args.push_back(*bound->find(p.substr(0, p.find('='))));
         return out;
     }
     return std::nullopt;

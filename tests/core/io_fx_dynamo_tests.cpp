@@ -94,7 +94,7 @@ TEST_CASE("Dynamo: chained, augmented and subscript assignment", "[io][fx][dynam
     checkRoundTrip(writeFxText(g));
 }
 
-TEST_CASE("Dynamo: value releases after ';' read as on a line of their own", "[io][fx][dynamo]")
+TEST_CASE("Dynamo: value releases after a semicolon read as on a line of their own", "[io][fx][dynamo]")
 {
     // The tokenizer skips `;  a = b = None` (FxTokenizer.cpp's
     // skipValueRelease); on a line of its own the parser skips it. Both must
