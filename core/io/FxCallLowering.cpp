@@ -397,8 +397,12 @@ void Builder::fitToSchema(CanonicalTarget &t, const std::string &spelling, std::
         summarise(unknownKind(), t.op, line);
         return;
     }
-    SchemaFit fit = fitSchema(*m_options.schemas, t.op, t.overload, CallArgs{args, kwargs},
+    const bool dimByKeyword = keepsDimKeyword(t.op, spelling, kwargs);
+    // Moved in and back out, fitted or as written: no copy of the arguments.
+    SchemaFit fit = fitSchema(*m_options.schemas, t.op, t.overload, CallArgs{std::move(args), std::move(kwargs)},
                               [this](NodeId id) { return nodeType(id); });
+    args = std::move(fit.call.args);
+    kwargs = std::move(fit.call.kwargs);
     if (!fit.fitted) {
         m_warnings.push_back(where(line) + ": " + fit.message + "; arguments kept as written");
         // A torch-level call's arguments are in Python's order, not ATen's:
@@ -410,9 +414,6 @@ void Builder::fitToSchema(CanonicalTarget &t, const std::string &spelling, std::
         return;
     }
     overload = fit.overload;
-    const bool dimByKeyword = keepsDimKeyword(t.op, spelling, kwargs);
-    args = std::move(fit.call.args);
-    kwargs = std::move(fit.call.kwargs);
     if (dimByKeyword) {
         // Inductor's post-grad cat rules match a keyword dim only
         // (normalization_aten_pass writes it so): keep the form.

@@ -165,7 +165,9 @@ void listify(Arg &arg, const std::string &schemaType)
 }
 
 /// normalizeCall plus default filling; nullopt (with message) when it does not fit.
-std::optional<CallArgs> fitOne(const OpSchema &schema, const CallArgs &call,
+/// `call` is moved from when it fits as written (TorchScript's form); it is
+/// left as it is otherwise.
+std::optional<CallArgs> fitOne(const OpSchema &schema, CallArgs &call,
                                const std::function<std::string(NodeId)> &nodeType, bool wrappedNumbers,
                                bool strictLists, std::string &message)
 {
@@ -175,7 +177,7 @@ std::optional<CallArgs> fitOne(const OpSchema &schema, const CallArgs &call,
         for (size_t i = 0; i < call.args.size() && ok; ++i)
             ok = fits(call.args[i], schema.arguments[i].type, nodeType, wrappedNumbers, strictLists);
         if (ok) {
-            CallArgs out = call;
+            CallArgs out = std::move(call);
             for (size_t i = 0; i < out.args.size(); ++i)
                 listify(out.args[i], schema.arguments[i].type);
             return out;
@@ -445,10 +447,9 @@ bool isTorchOpsSpelling(std::string_view spelling, std::string_view op, std::str
 }
 
 SchemaFit fitSchema(const OpSchemaRegistry &schemas, const std::string &op, const std::optional<std::string> &overload,
-                    const CallArgs &call, const std::function<std::string(NodeId)> &nodeType)
+                    CallArgs call, const std::function<std::string(NodeId)> &nodeType)
 {
     SchemaFit result;
-    result.call = call;
     std::vector<const OpSchema *> candidates;
     if (overload) {
         if (const OpSchema *s = schemas.find(op, *overload))
@@ -474,6 +475,7 @@ SchemaFit fitSchema(const OpSchemaRegistry &schemas, const std::string &op, cons
             if (result.message.empty())
                 result.message = message;
         }
+    result.call = std::move(call);
     return result;
 }
 

@@ -98,7 +98,9 @@ struct SchemaFit {
 /// keyword-only parameters kept as keywords when given. A call already in
 /// TorchScript's all-positional form (one arg per schema argument) is kept.
 /// `nodeType(i)` gives the type of node i's value for overload choice ("Tensor", "SymInt").
+/// The call is taken by value and handed back in SchemaFit::call as given
+/// when no overload fits (a reader moves its arguments in and out).
 SchemaFit fitSchema(const OpSchemaRegistry &schemas, const std::string &op, const std::optional<std::string> &overload,
-                    const CallArgs &call, const std::function<std::string(NodeId)> &nodeType);
+                    CallArgs call, const std::function<std::string(NodeId)> &nodeType);
 
 } // namespace fusebox::fx
