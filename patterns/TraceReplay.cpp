@@ -2,6 +2,7 @@
 
 #include "core/io/TorchTraceGraphs.h"
 #include "core/ir/GraphSignature.h"
+#include "core/ir/SymbolValues.h"
 #include "core/pt2/InductorComparison.h"
 #include "core/rewrite/InductorExplainer.h"
 #include "core/rewrite/InductorSchedule.h"
@@ -209,10 +210,22 @@ public:
 
 private:
     std::string address(const TracePayload &payload) const { return traceGraphPath(m_log, {&m_compile, &payload}); }
-    std::optional<StructuralDifference> difference(const Graph &ours, const Graph &theirs) const
+    /// Production logs its post-grad Optimus graphs with each symbol's size
+    /// (core/ir/SymbolValues.h): Fusebox's graph is given the same sizes
+    /// first, which `sized` names ("s37 = 16"; empty when none was needed).
+    std::optional<StructuralDifference> difference(const Graph &ours, const Graph &theirs,
+                                                   std::string *sized = nullptr) const
     {
-        return m_options.schemas ? pt2::firstCanonicalDifference(ours, theirs, *m_options.schemas)
-                                 : firstStructuralDifference(ours, theirs);
+        auto compare = [&](const Graph &a) {
+            return m_options.schemas ? pt2::firstCanonicalDifference(a, theirs, *m_options.schemas)
+                                     : firstStructuralDifference(a, theirs);
+        };
+        if (auto values = symbolValues(ours, theirs); values && !values->empty()) {
+            if (sized)
+                *sized = formatSymbolValues(*values);
+            return compare(withSymbolValues(ours, *values));
+        }
+        return compare(ours);
     }
     /// The graph a stage's replay starts from.
     const Graph &originalOf(PassStage stage) const { return stage == PassStage::PreGrad ? m_original : m_postOriginal; }
@@ -381,9 +394,12 @@ std::optional<ReplayStep> Replayer::stepOf(const PassSnapshots::Snapshot &snapsh
         step.compared = false;
         step.verdict = notComparedPostGrad(fuseboxLogs);
     } else if (theirs) {
-        const auto differs = difference(snapshot.after, theirs->graph);
+        std::string sized;
+        const auto differs = difference(snapshot.after, theirs->graph, &sized);
         step.same = !differs && fuseboxLogs;
         step.verdict = describeDifference(differs, "Fusebox's graph");
+        if (!sized.empty())
+            step.verdict += " (compared with " + sized + ", the sizes production's graph is logged with)";
         if (!fuseboxLogs) {
             step.verdict = "production's pass fired, Fusebox's did not; " + step.verdict;
             step.whyNot = whyNot(*pattern, artifact);

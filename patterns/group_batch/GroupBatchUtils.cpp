@@ -114,6 +114,42 @@ std::optional<std::vector<int64_t>> staticShapeOf(const Graph &graph, NodeId ope
     return shape;
 }
 
+std::optional<std::vector<Dim>> knownShapeOf(const Graph &graph, NodeId operand, std::string_view role,
+                                             MatchTrace &trace)
+{
+    const Node &n = *graph.node(operand);
+    const std::string requirement = trace.explaining() ? std::string(role) + " shape is known"
+                                                       : std::string(); // quiet matching formats nothing
+    if (!trace.requireShape(n.meta.shape.has_value(), requirement,
+                            [&] { return std::string(role) + " " + nodeRef(graph, operand) + " has no shape"; },
+                            {operand}))
+        return std::nullopt;
+    return *n.meta.shape;
+}
+
+TensorMeta shapedMeta(DType dtype, std::vector<Dim> shape, const std::string &device)
+{
+    TensorMeta meta;
+    meta.dtype = dtype;
+    meta.shape = std::move(shape);
+    meta.device = device;
+    return meta;
+}
+
+std::vector<Dim> stackedShape(size_t items, const std::vector<Dim> &shape)
+{
+    std::vector<Dim> out;
+    out.reserve(shape.size() + 1);
+    out.push_back(static_cast<int64_t>(items));
+    out.insert(out.end(), shape.begin(), shape.end());
+    return out;
+}
+
+std::vector<Dim> dimsOf(const std::vector<int64_t> &shape)
+{
+    return std::vector<Dim>(shape.begin(), shape.end());
+}
+
 bool checkRank(const Graph &graph, NodeId operand, const std::vector<int64_t> &shape, int rank, std::string_view role,
                MatchTrace &trace)
 {
@@ -266,18 +302,18 @@ NodeId emitStack(PatternRewriter &rewriter, NodeId before, const std::vector<Nod
 }
 
 NodeId emitDecomposedStack(PatternRewriter &rewriter, NodeId before, const std::vector<NodeId> &items,
-                           const std::vector<int64_t> &itemShape, DType dtype, const std::string &device)
+                           const std::vector<Dim> &itemShape, DType dtype, const std::string &device)
 {
-    std::vector<int64_t> one = itemShape;
-    one.insert(one.begin(), 1);
+    const std::vector<Dim> one = stackedShape(1, itemShape);
     std::vector<NodeId> unsqueezed;
     for (NodeId item : items)
         unsqueezed.push_back(emit(rewriter, before,
-                                  {"aten::unsqueeze", "", {item, int64_t(0)}, tensorMeta(dtype, one, device)}, before));
-    std::vector<int64_t> shape = itemShape;
-    shape.insert(shape.begin(), static_cast<int64_t>(items.size()));
+                                  {"aten::unsqueeze", "", {item, int64_t(0)}, shapedMeta(dtype, one, device)}, before));
     const NodeId cat = emit(rewriter, before,
-                            {"aten::cat", "", {nodeList(unsqueezed), int64_t(0)}, tensorMeta(dtype, shape, device)},
+                            {"aten::cat",
+                             "",
+                             {nodeList(unsqueezed), int64_t(0)},
+                             shapedMeta(dtype, stackedShape(items.size(), itemShape), device)},
                             before);
     // decompose_stack calls the packets aten.unsqueeze and aten.cat.
     for (NodeId u : unsqueezed)

@@ -49,6 +49,21 @@ NodeId tensorOperand(const Graph &graph, NodeId id, size_t index, std::string_vi
 std::optional<std::vector<int64_t>> staticShapeOf(const Graph &graph, NodeId operand, std::string_view role,
                                                   MatchTrace &trace);
 
+/// The shape of `operand`, symbolic dims included (as Inductor's keys take
+/// str(meta['val'].shape)), or nullopt after a failed check "<role> shape is
+/// known" (actual "<role> %x has no shape").
+std::optional<std::vector<Dim>> knownShapeOf(const Graph &graph, NodeId operand, std::string_view role,
+                                             MatchTrace &trace);
+
+/// A tensor's metadata from a shape that may hold symbols.
+TensorMeta shapedMeta(DType dtype, std::vector<Dim> shape, const std::string &device);
+
+/// [items, *shape]: the shape of `items` tensors of `shape` stacked on dim 0.
+std::vector<Dim> stackedShape(size_t items, const std::vector<Dim> &shape);
+
+/// A static shape as dims.
+std::vector<Dim> dimsOf(const std::vector<int64_t> &shape);
+
 /// Checks the rank of an operand whose static shape is `shape`.
 /// Requirement "<role> is 2-D"; actual "<role> %x is 3-D f32[2, 8, 16]".
 bool checkRank(const Graph &graph, NodeId operand, const std::vector<int64_t> &shape, int rank, std::string_view role,
@@ -116,7 +131,7 @@ NodeId emitStack(PatternRewriter &rewriter, NodeId before, const std::vector<Nod
 /// Inductor's decompose_stack (post-grad): aten::unsqueeze(item, 0) for each
 /// item, then aten::cat(unsqueezed, 0); the result is [N, *itemShape].
 NodeId emitDecomposedStack(PatternRewriter &rewriter, NodeId before, const std::vector<NodeId> &items,
-                           const std::vector<int64_t> &itemShape, DType dtype, const std::string &device);
+                           const std::vector<Dim> &itemShape, DType dtype, const std::string &device);
 
 /// aten::<op>.<overload>(source, dim) producing a Tensor[] (unbind, split),
 /// then one getitem(list, i) per group member replacing that member

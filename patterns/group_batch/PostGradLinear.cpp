@@ -122,8 +122,8 @@ LogicalResult PostGradBatchLinearFusion::fuse(PatternRewriter &rewriter, const s
     const NodeId before = group.front();
     const bool broadcast = options().getBool("shape_broadcast_batch_linear");
 
-    NodeId x = emitDecomposedStack(rewriter, before, inputs, first.inputShape, dtype, device);
-    NodeId w = emitDecomposedStack(rewriter, before, weights, first.weightShape, dtype, device);
+    NodeId x = emitDecomposedStack(rewriter, before, inputs, dimsOf(first.inputShape), dtype, device);
+    NodeId w = emitDecomposedStack(rewriter, before, weights, dimsOf(first.weightShape), dtype, device);
     NodeId y = emit(rewriter, before,
                     {"aten::bmm", "", {x, w}, tensorMeta(dtype, {static_cast<int64_t>(group.size()), m, n}, device)},
                     before);

@@ -11,11 +11,6 @@ namespace {
 
 using Unary = BatchPointwiseOpsPostGradFusion::Op;
 
-/// Why the post-grad pointwise fusions need static shapes where Inductor
-/// does not (a TORCH_TRACE replay of a dynamic recompile shows the difference).
-constexpr const char *kPostGradStaticShapesOnly
-    = "Fusebox only: it builds the stacked op's shapes from static sizes; Inductor keys on str(meta['val'].shape), "
-      "symbolic dims too";
 using Binary = BatchPointwiseMathOpsPostGradFusion::Op;
 
 const char *unaryName(Unary op)
@@ -50,7 +45,7 @@ NodeId selfOf(const Graph &graph, NodeId id)
 
 /// The replacement for each member: select.int(batched, 0, i).
 std::vector<NodeId> selects(PatternRewriter &rewriter, NodeId before, NodeId batched, const std::vector<NodeId> &group,
-                            const std::vector<int64_t> &shape, DType dtype, const std::string &device)
+                            const std::vector<Dim> &shape, DType dtype, const std::string &device)
 {
     std::vector<NodeId> out;
     for (size_t i = 0; i < group.size(); ++i) {
@@ -58,7 +53,7 @@ std::vector<NodeId> selects(PatternRewriter &rewriter, NodeId before, NodeId bat
                            {"aten::select",
                             "int",
                             {batched, int64_t(0), static_cast<int64_t>(i)},
-                            tensorMeta(dtype, shape, device)},
+                            shapedMeta(dtype, shape, device)},
                            group[i]));
         markPacketTarget(rewriter, out.back()); // graph.call_function(aten.select, ...)
     }
@@ -89,13 +84,12 @@ std::optional<std::string> BatchPointwiseOpsPostGradFusion::key(const Graph &gra
     NodeId input = tensorOperand(graph, node, 0, "self", "input", trace, "input");
     if (!input.isValid())
         return std::nullopt;
-    auto shape = [&] {
-        auto scope = trace.fuseboxOnly(kPostGradStaticShapesOnly);
-        return staticShapeOf(graph, input, "input", trace);
-    }();
+    // Inductor keys on str(meta['val'].shape): symbolic dims group too (a
+    // dynamic recompile's f32[s37, 16] relus fuse).
+    auto shape = knownShapeOf(graph, input, "input", trace);
     if (!shape)
         return std::nullopt;
-    std::string key = "input " + formatInts(*shape);
+    std::string key = "input " + graph.node(input)->meta.shapeString();
     if (options().getBool("fuse_nodes_with_same_parent"))
         key += std::string(kKeySep) + "parent " + targetText(graph, input);
     return key;
@@ -110,15 +104,14 @@ LogicalResult BatchPointwiseOpsPostGradFusion::fuse(PatternRewriter &rewriter, c
     for (NodeId id : group)
         inputs.push_back(selfOf(graph, id));
     const Node &x0 = *graph.node(inputs.front());
-    const std::vector<int64_t> shape = *staticShape(x0);
+    const std::vector<Dim> shape = *x0.meta.shape;
     const std::string device = x0.meta.device;
     const DType dtype = outputDType(graph, group.front(), x0.meta.dtype);
-    std::vector<int64_t> stacked = shape;
-    stacked.insert(stacked.begin(), static_cast<int64_t>(group.size()));
     const NodeId before = group.front();
 
     NodeId x = emitDecomposedStack(rewriter, before, inputs, shape, x0.meta.dtype, device);
-    NodeId y = emit(rewriter, before, {rootOps().front(), "", {x}, tensorMeta(dtype, stacked, device)}, before);
+    NodeId y = emit(rewriter, before,
+                    {rootOps().front(), "", {x}, shapedMeta(dtype, stackedShape(group.size(), shape), device)}, before);
     // 2.6 sets no meta["val"] on the batched op (group_batch_fusion.py:1034),
     // so a later root of the same pass does not batch it again.
     if (rewriter.inductorMetadata())
@@ -165,27 +158,26 @@ std::optional<std::string> BatchPointwiseMathOpsPostGradFusion::key(const Graph 
     NodeId other = tensorOperand(graph, node, 1, "other", "other", trace);
     if (!other.isValid())
         return std::nullopt;
-    std::optional<std::vector<int64_t>> selfShape, otherShape;
-    {
-        auto scope = trace.fuseboxOnly(kPostGradStaticShapesOnly);
-        selfShape = staticShapeOf(graph, self, "self", trace);
-        if (!selfShape)
-            return std::nullopt;
-        otherShape = staticShapeOf(graph, other, "other", trace);
-        if (!otherShape)
-            return std::nullopt;
-    }
+    // Symbolic dims too, as Inductor's str(meta['val'].shape) keys.
+    const auto selfShape = knownShapeOf(graph, self, "self", trace);
+    if (!selfShape)
+        return std::nullopt;
+    const auto otherShape = knownShapeOf(graph, other, "other", trace);
+    if (!otherShape)
+        return std::nullopt;
+    const std::string selfText = graph.node(self)->meta.shapeString();
+    const std::string otherText = graph.node(other)->meta.shapeString();
     if (!trace.check(*selfShape == *otherShape, "self and other have the same shape",
                      [&] {
-                         return "self " + nodeRef(graph, self) + " " + formatInts(*selfShape)
+                         return "self " + nodeRef(graph, self) + " " + selfText
                                 + (*selfShape == *otherShape ? " = other " : " ≠ other ") + nodeRef(graph, other) + " "
-                                + formatInts(*otherShape);
+                                + otherText;
                      },
                      {self, other}))
         return std::nullopt;
 
     const std::string sep(kKeySep);
-    std::string key = "shape " + formatInts(*selfShape) + sep + "dtypes "
+    std::string key = "shape " + selfText + sep + "dtypes "
                       + std::string(shortName(graph.node(self)->meta.dtype)) + ", "
                       + std::string(shortName(graph.node(other)->meta.dtype));
     if (m_op == Op::Add || m_op == Op::Sub || m_op == Op::Div) {
@@ -227,16 +219,14 @@ LogicalResult BatchPointwiseMathOpsPostGradFusion::fuse(PatternRewriter &rewrite
     const Node &first = *graph.node(group.front());
     const Node &x0 = *graph.node(selves.front());
     const Node &y0 = *graph.node(others.front());
-    const std::vector<int64_t> shape = *staticShape(x0);
+    const std::vector<Dim> shape = *x0.meta.shape;
     const std::string device = x0.meta.device;
     const DType dtype = outputDType(graph, group.front(), x0.meta.dtype);
-    std::vector<int64_t> stacked = shape;
-    stacked.insert(stacked.begin(), static_cast<int64_t>(group.size()));
     const NodeId before = group.front();
 
     NodeId a = emitDecomposedStack(rewriter, before, selves, shape, x0.meta.dtype, device);
     NodeId b = emitDecomposedStack(rewriter, before, others, shape, y0.meta.dtype, device);
-    NewOp op{rootOps().front(), "Tensor", {a, b}, tensorMeta(dtype, stacked, device)};
+    NewOp op{rootOps().front(), "Tensor", {a, b}, shapedMeta(dtype, stackedShape(group.size(), shape), device)};
     // Equal keys mean equal alpha / rounding_mode, so the first member's serve all.
     // Unlike Inductor (which passes alpha to add only), sub keeps its alpha too.
     if (m_op == Op::Add || m_op == Op::Sub) {

@@ -138,3 +138,45 @@ TEST_CASE("inferShapes: a recorded shape is kept, broadcasting and promotion fol
     CHECK(shapeOf(g, "fdiv") == "i64[5, 3]");
     CHECK(shapeOf(g, "where") == "f32[4, 5, 3]");
 }
+
+#include "core/ir/SymbolValues.h"
+
+TEST_CASE("symbol values read from a graph logged with its sizes, and given to another", "[ir]")
+{
+    // before: x f32[s37, 128], n Sym(s37); relu(x). Logged: x f32[16, 128].
+    auto make = [](Dim batch) {
+        Graph g;
+        GraphBuilder b(g);
+        TensorMeta m;
+        m.dtype = DType::Float32;
+        m.shape = std::vector<Dim>{batch, int64_t(128)};
+        NodeId x = b.addInput("x", m);
+        b.addInput("n", {}, "SymInt");
+        NodeId y = b.addOp("aten::relu", {Arg(x)}, {}, "relu");
+        b.node(y).meta = m;
+        b.setOutputs({Arg(y)});
+        return g;
+    };
+    const Graph symbolic = make(std::string("s37"));
+    const Graph logged = make(int64_t(16));
+    auto values = symbolValues(symbolic, logged);
+    REQUIRE(values);
+    CHECK(*values == std::map<std::string, int64_t>{{"s37", 16}});
+    CHECK(formatSymbolValues(*values) == "s37 = 16");
+    const Graph sized = withSymbolValues(symbolic, *values);
+    CHECK(sized.node(sized.findByName("relu"))->meta.toString() == "f32[16, 128]");
+    CHECK(symbolic.node(symbolic.findByName("relu"))->meta.toString() == "f32[s37, 128]"); // a copy was sized
+    // Both symbolic, or both static: nothing to give.
+    CHECK(symbolValues(symbolic, symbolic)->empty());
+    // One symbol at two sizes, or inputs that do not line up: no answer.
+    Graph twice = make(int64_t(16));
+    TensorMeta other;
+    other.shape = std::vector<Dim>{int64_t(8)};
+    GraphBuilder::reopen(twice).addInput("z", other);
+    Graph symbolicTwice = make(std::string("s37"));
+    TensorMeta sym;
+    sym.shape = std::vector<Dim>{std::string("s37")};
+    GraphBuilder::reopen(symbolicTwice).addInput("z", sym);
+    CHECK_FALSE(symbolValues(symbolicTwice, twice));
+    CHECK_FALSE(symbolValues(symbolicTwice, logged));
+}

@@ -205,6 +205,43 @@ TEST_CASE("batch_aten_tanh, batch_aten_sigmoid and batch_aten_relu read back wit
     REQUIRE(keyOf(r.graph, tanh, r.members[1]) == "input [4, 8] · parent %x1");
 }
 
+TEST_CASE("post-grad pointwise batch rules group symbolic shapes as Inductor keys them", "[patterns]")
+{
+    // Inductor keys on str(meta['val'].shape): a dynamic recompile's
+    // f32[s37, 8] values group, and the stacked op keeps the symbol.
+    auto symbolic = [](Graph &g) {
+        GraphBuilder build = GraphBuilder::reopen(g);
+        for (NodeId id : g.nodeIds())
+            if (build.node(id).meta.shape)
+                build.node(id).meta.shape = std::vector<Dim>{std::string("s37"), int64_t(8)};
+    };
+    BatchPointwiseOpsPostGradFusion relu(AtenUnary::Relu);
+    GroupGraph u = unaryGraph("aten::relu", 5);
+    symbolic(u.graph);
+    REQUIRE(keyOf(u.graph, relu, u.members[0]) == "input [s37, 8]");
+    fuseAndVerify(u.graph, relu, singleGroup(u.graph, relu).members);
+    const Node &fused = onlyOp(u.graph, "aten::relu");
+    REQUIRE(fused.meta.shapeString() == "[5, s37, 8]");
+    requireDecomposedStack(u.graph, argNode(u.graph, fused, 0), namedSeries(u.graph, "x", 5), "[5, s37, 8]");
+    requireOutputsAreSelects(u.graph, fused.id(), 5, "[s37, 8]");
+
+    BatchPointwiseMathOpsPostGradFusion mul(AtenBinary::Mul);
+    GroupGraph b = binaryGraph("aten::mul", "Tensor", {}, 5);
+    symbolic(b.graph);
+    REQUIRE(keyOf(b.graph, mul, b.members[0]) == "shape [s37, 8] · dtypes f32, f32");
+    fuseAndVerify(b.graph, mul, singleGroup(b.graph, mul).members);
+    REQUIRE(onlyOp(b.graph, "aten::mul").meta.shapeString() == "[5, s37, 8]");
+    // Another symbol is another key, as str() of the shapes differs.
+    GroupGraph other = unaryGraph("aten::relu", 6);
+    symbolic(other.graph);
+    GraphBuilder::reopen(other.graph).node(other.graph.findByName("x5")).meta.shape
+        = std::vector<Dim>{std::string("s12"), int64_t(8)};
+    REQUIRE(keyOf(other.graph, relu, other.members[5]) == "input [s12, 8]");
+    const FusionGroup group = singleGroup(other.graph, relu);
+    REQUIRE(group.members.size() == 5);
+    REQUIRE(std::find(group.members.begin(), group.members.end(), other.members[5]) == group.members.end());
+}
+
 TEST_CASE("batch_aten_add, sub, mul and div fuse equal-shaped tensor pairs", "[patterns]")
 {
     struct Case {
@@ -296,7 +333,7 @@ TEST_CASE("batch_aten binary rules explain each failed condition", "[patterns]")
     {
         build.node(a).meta.shape.reset();
         Check c = keyFailure(g, pattern, add);
-        REQUIRE(c.description == "self shape is static");
+        REQUIRE(c.description == "self shape is known");
         REQUIRE(c.actual == "self %a0 has no shape");
     }
     SECTION("broadcasting operands")
