@@ -11,7 +11,9 @@ constexpr double kDefaultEps = 1e-5;
 
 struct LayerNormOperands {
     NodeId input, weight, bias;
-    std::vector<int64_t> inputShape, normalizedShape;
+    /// May hold symbols in the dims before the normalized ones (a dynamic batch).
+    std::vector<Dim> inputShape;
+    std::vector<int64_t> normalizedShape;
     double eps = kDefaultEps;
     bool cudnnEnable = true;
 };
@@ -56,12 +58,13 @@ std::optional<LayerNormOperands> layerNormOperands(const Graph &graph, NodeId id
     if (!l.input.isValid())
         return std::nullopt;
     // Inductor's match only asks for metadata on input, weight and bias, and
-    // keys on str() of their shapes, of normalized_shape and of eps.
-    auto scope = trace.fuseboxOnly("Fusebox only: it builds the stacked layer norm from static shapes that "
-                                   "normalized_shape, weight and bias fit; Inductor keys on str() of each");
-    auto in = staticShapeOf(graph, l.input, "input", trace);
+    // keys on str() of their shapes (symbols too), of normalized_shape and of eps.
+    auto in = knownShapeOf(graph, l.input, "input", trace);
     if (!in)
         return std::nullopt;
+    auto scope = trace.fuseboxOnly("Fusebox only: it builds the stacked layer norm from shapes that "
+                                   "normalized_shape, weight and bias fit, static but for the input's batch dims; "
+                                   "Inductor keys on str() of each");
     auto ns = intListArgAt(n, 1, "normalized_shape");
     if (!trace.check(ns.has_value(), "normalized_shape is a list of ints",
                      [&] {
@@ -71,7 +74,9 @@ std::optional<LayerNormOperands> layerNormOperands(const Graph &graph, NodeId id
                      },
                      {id}))
         return std::nullopt;
-    const bool trailing = ns->size() <= in->size() && std::equal(ns->rbegin(), ns->rend(), in->rbegin());
+    const bool trailing = ns->size() <= in->size()
+                          && std::equal(ns->rbegin(), ns->rend(), in->rbegin(),
+                                        [](int64_t size, const Dim &dim) { return Dim(size) == dim; });
     if (!trace.check(trailing, "normalized_shape matches the input's trailing dims",
                      [&] {
                          return "input " + nodeRef(graph, l.input) + " is " + graph.node(l.input)->meta.toString()
@@ -121,7 +126,8 @@ std::optional<std::string> BatchLayernormFusion::key(const Graph &graph, NodeId 
     if (!l)
         return std::nullopt;
     const std::string sep(kKeySep);
-    std::string key = "input " + formatInts(l->inputShape) + sep + "normalized_shape " + formatInts(l->normalizedShape)
+    std::string key = "input " + graph.node(l->input)->meta.shapeString() + sep + "normalized_shape "
+                      + formatInts(l->normalizedShape)
                       + sep + shapeOrAbsent(graph, l->weight, "weight") + sep + shapeOrAbsent(graph, l->bias, "bias")
                       + sep + "eps " + Arg(l->eps).toString();
     if (options().getBool("fuse_nodes_with_same_users"))
@@ -155,7 +161,7 @@ LogicalResult BatchLayernormFusion::fuse(PatternRewriter &rewriter, const std::v
     // Stacking right before the normalized dims lets [N, *normalized_shape]
     // weights broadcast against the stacked result.
     const int64_t stackDim = -1 - static_cast<int64_t>(first.normalizedShape.size());
-    std::vector<int64_t> stackedShape = first.inputShape;
+    std::vector<Dim> stackedShape = first.inputShape;
     stackedShape.insert(stackedShape.end() - static_cast<std::ptrdiff_t>(first.normalizedShape.size()),
                         static_cast<int64_t>(group.size()));
     std::vector<int64_t> affineShape = first.normalizedShape;
@@ -167,19 +173,19 @@ LogicalResult BatchLayernormFusion::fuse(PatternRewriter &rewriter, const std::v
                      "",
                      {x, Arg::list(std::vector<Arg>(first.normalizedShape.begin(), first.normalizedShape.end())),
                       NoneArg{}, NoneArg{}, first.eps, first.cudnnEnable},
-                     tensorMeta(dtype, stackedShape, device)},
+                     shapedMeta(dtype, stackedShape, device)},
                     before);
     if (!weights.empty()) {
-        NodeId w = emitStack(rewriter, before, weights, 0, first.normalizedShape, dtype, device);
-        y = emit(rewriter, before, {"aten::mul", "Tensor", {w, y}, tensorMeta(dtype, stackedShape, device)}, before);
+        NodeId w = emitStack(rewriter, before, weights, 0, dimsOf(first.normalizedShape), dtype, device);
+        y = emit(rewriter, before, {"aten::mul", "Tensor", {w, y}, shapedMeta(dtype, stackedShape, device)}, before);
     }
     if (!biases.empty()) {
-        NodeId b = emitStack(rewriter, before, biases, 0, first.normalizedShape, dtype, device);
-        y = emit(rewriter, before, {"aten::add", "Tensor", {b, y, int64_t(1)}, tensorMeta(dtype, stackedShape, device)},
+        NodeId b = emitStack(rewriter, before, biases, 0, dimsOf(first.normalizedShape), dtype, device);
+        y = emit(rewriter, before, {"aten::add", "Tensor", {b, y, int64_t(1)}, shapedMeta(dtype, stackedShape, device)},
                  before);
     }
     emitListAndReplace(rewriter, before, {"aten::unbind", "int", {y, stackDim}, {}}, group,
-                       std::vector<std::vector<int64_t>>(group.size(), first.inputShape), dtype, device);
+                       std::vector<std::vector<Dim>>(group.size(), first.inputShape), dtype, device);
     return success();
 }
 

@@ -8,17 +8,20 @@
 namespace fusebox::group_batch {
 namespace {
 
-/// The operands of an aten::linear that Inductor's is_linear_node_can_be_fused accepts.
+/// The operands of an aten::linear that Inductor's is_linear_node_can_be_fused
+/// accepts. The input's shape may hold symbols (a dynamic compile's batch,
+/// f32[s37, 16]), as Inductor keys on str(shape); a weight's is static.
 struct LinearOperands {
     NodeId input, weight, bias;
-    std::vector<int64_t> inputShape, weightShape;
+    std::vector<Dim> inputShape;
+    std::vector<int64_t> weightShape;
 };
 
 /// Inductor's is_linear_node_can_be_fused, plus the shape validity the
 /// batched op needs (in-features agree, bias is [out_features]).
 constexpr std::string_view kStaticShapesOnly
-    = "Fusebox only: it builds the batched op's shapes from static sizes; Inductor's is_node_meta_valid "
-      "accepts symbolic ones (it keys on str(shape))";
+    = "Fusebox only: it builds the batched op's shapes from a static weight and bias; Inductor's "
+      "is_node_meta_valid accepts symbolic ones (it keys on str(shape))";
 constexpr std::string_view kValidLinearOnly
     = "Fusebox only: a linear that breaks it cannot run, and Fusebox never builds a batched op from one";
 
@@ -37,7 +40,7 @@ std::optional<LinearOperands> linearOperands(const Graph &graph, NodeId id, Matc
     l.input = tensorOperand(graph, id, 0, "input", "input", trace);
     if (!l.input.isValid())
         return std::nullopt;
-    auto in = linearShape(graph, l.input, "input", trace);
+    auto in = knownShapeOf(graph, l.input, "input", trace);
     if (!in || !checkRank(graph, l.input, *in, 2, "input", trace))
         return std::nullopt;
     l.weight = tensorOperand(graph, id, 1, "weight", "weight", trace);
@@ -48,9 +51,9 @@ std::optional<LinearOperands> linearOperands(const Graph &graph, NodeId id, Matc
         return std::nullopt;
     std::optional<MatchTrace::Source> validOnly;
     validOnly.emplace(trace, kValidLinearOnly, true);
-    if (!trace.check((*in)[1] == (*w)[1], "input features match the weight",
+    if (!trace.check((*in)[1] == Dim((*w)[1]), "input features match the weight",
                      [&] {
-                         return "input " + nodeRef(graph, l.input) + " has " + std::to_string((*in)[1])
+                         return "input " + nodeRef(graph, l.input) + " has " + toString((*in)[1])
                                 + " features, weight " + nodeRef(graph, l.weight) + " " + formatInts(*w) + " takes "
                                 + std::to_string((*w)[1]);
                      },
@@ -107,7 +110,7 @@ std::optional<std::string> PreGradBatchLinearFusion::key(const Graph &graph, Nod
     auto l = linearOperands(graph, node, trace);
     if (!l)
         return std::nullopt;
-    std::string key = "input " + formatInts(l->inputShape);
+    std::string key = "input " + graph.node(l->input)->meta.shapeString();
     // Inductor keys on a getitem input's parent (_getitem_args): linears on
     // slices of different tensors stay apart.
     if (NodeId source = subscriptParent(graph, l->input); source.isValid())
@@ -137,27 +140,29 @@ LogicalResult PreGradBatchLinearFusion::fuse(PatternRewriter &rewriter, const st
     const DType dtype = x0.meta.dtype;
     const std::string device = x0.meta.device;
     const auto n = static_cast<int64_t>(group.size());
-    const int64_t m = first.inputShape[0], k = first.inputShape[1], out = first.weightShape[0];
+    // m may be a symbol (a dynamic batch); k and out are the weight's.
+    const Dim m = first.inputShape[0];
+    const int64_t k = first.weightShape[1], out = first.weightShape[0];
     const NodeId before = group.front();
 
     NodeId x = emitStack(rewriter, before, inputs, 0, first.inputShape, dtype, device);
-    NodeId w = emitStack(rewriter, before, weights, 0, first.weightShape, dtype, device);
+    NodeId w = emitStack(rewriter, before, weights, 0, dimsOf(first.weightShape), dtype, device);
     NodeId wt = emit(rewriter, before,
                      {"aten::transpose", "int", {w, int64_t(1), int64_t(2)}, tensorMeta(dtype, {n, k, out}, device)},
                      before);
     NodeId y;
     if (biases.empty()) {
-        y = emit(rewriter, before, {"aten::bmm", "", {x, wt}, tensorMeta(dtype, {n, m, out}, device)}, before);
+        y = emit(rewriter, before, {"aten::bmm", "", {x, wt}, shapedMeta(dtype, {n, m, out}, device)}, before);
     } else {
-        NodeId b = emitStack(rewriter, before, biases, 0, {out}, dtype, device);
+        NodeId b = emitStack(rewriter, before, biases, 0, {Dim(out)}, dtype, device);
         NodeId bu = emit(rewriter, before,
                          {"aten::unsqueeze", "", {b, int64_t(1)}, tensorMeta(dtype, {n, 1, out}, device)}, before);
         y = emit(rewriter, before,
-                 {"aten::baddbmm", "", {bu, x, wt, int64_t(1), int64_t(1)}, tensorMeta(dtype, {n, m, out}, device)},
+                 {"aten::baddbmm", "", {bu, x, wt, int64_t(1), int64_t(1)}, shapedMeta(dtype, {n, m, out}, device)},
                  before);
     }
     emitListAndReplace(rewriter, before, {"aten::unbind", "int", {y, int64_t(0)}, {}}, group,
-                       std::vector<std::vector<int64_t>>(group.size(), {m, out}), dtype, device);
+                       std::vector<std::vector<Dim>>(group.size(), {m, out}), dtype, device);
     return success();
 }
 
@@ -202,10 +207,11 @@ LogicalResult BatchLinearLHSFusion::fuse(PatternRewriter &rewriter, const std::v
     const Graph &graph = rewriter.graph();
     std::vector<NodeId> weights, biases;
     std::vector<Arg> sections;
-    std::vector<std::vector<int64_t>> itemShapes;
+    std::vector<std::vector<Dim>> itemShapes;
     int64_t total = 0;
     const LinearOperands first = operandsOf(graph, group.front());
-    const int64_t m = first.inputShape[0], k = first.inputShape[1];
+    const Dim m = first.inputShape[0]; // a symbol for a dynamic batch
+    const int64_t k = first.weightShape[1];
     for (NodeId id : group) {
         LinearOperands l = operandsOf(graph, id);
         weights.push_back(l.weight);
@@ -227,12 +233,12 @@ LogicalResult BatchLinearLHSFusion::fuse(PatternRewriter &rewriter, const std::v
                      before);
     NodeId y;
     if (biases.empty()) {
-        y = emit(rewriter, before, {"aten::mm", "", {first.input, wt}, tensorMeta(dtype, {m, total}, device)}, before);
+        y = emit(rewriter, before, {"aten::mm", "", {first.input, wt}, shapedMeta(dtype, {m, total}, device)}, before);
     } else {
         NodeId b = emit(rewriter, before,
                         {"aten::cat", "", {nodeList(biases), int64_t(0)}, tensorMeta(dtype, {total}, device)}, before);
         y = emit(rewriter, before,
-                 {"aten::addmm", "", {b, first.input, wt, int64_t(1), int64_t(1)}, tensorMeta(dtype, {m, total}, device)},
+                 {"aten::addmm", "", {b, first.input, wt, int64_t(1), int64_t(1)}, shapedMeta(dtype, {m, total}, device)},
                  before);
     }
     emitListAndReplace(rewriter, before, {"aten::split_with_sizes", "", {y, Arg::list(sections), int64_t(1)}, {}},

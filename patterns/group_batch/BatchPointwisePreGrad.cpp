@@ -135,7 +135,7 @@ bool isKeywordItem(const std::string &item)
 }
 
 /// The input operand and its static shape, after checking op, output metadata and shape.
-std::optional<std::pair<NodeId, std::vector<int64_t>>> unaryInput(const Graph &graph, NodeId id,
+std::optional<std::pair<NodeId, std::vector<Dim>>> unaryInput(const Graph &graph, NodeId id,
                                                                   const std::vector<std::string> &ops,
                                                                   MatchTrace &trace)
 {
@@ -144,9 +144,8 @@ std::optional<std::pair<NodeId, std::vector<int64_t>>> unaryInput(const Graph &g
     NodeId input = tensorOperand(graph, id, 0, "input", "input", trace, "self");
     if (!input.isValid())
         return std::nullopt;
-    auto scope = trace.fuseboxOnly("Fusebox only: it builds the stacked op's shapes from static sizes; "
-                                   "Inductor keys on str(input shape), symbolic dims too");
-    auto shape = staticShapeOf(graph, input, "input", trace);
+    // Inductor keys on str(input shape): symbolic dims group too.
+    auto shape = knownShapeOf(graph, input, "input", trace);
     if (!shape)
         return std::nullopt;
     return std::make_pair(input, std::move(*shape));
@@ -170,22 +169,20 @@ NodeId stackApplyUnbind(PatternRewriter &rewriter, const std::vector<NodeId> &gr
     for (NodeId id : group)
         inputs.push_back(inputOf(graph, id));
     const Node &x0 = *graph.node(inputs.front());
-    const std::vector<int64_t> shape = *staticShape(x0);
+    const std::vector<Dim> shape = *x0.meta.shape;
     const DType dtype = x0.meta.dtype;
     const std::string device = x0.meta.device;
     const NodeId before = group.front();
     NodeId x = emitStack(rewriter, before, inputs, 0, shape, dtype, device);
-    std::vector<int64_t> stacked = shape;
-    stacked.insert(stacked.begin(), static_cast<int64_t>(group.size()));
     spec.args.insert(spec.args.begin(), Arg(x));
     // The member's own dtype: the op may change it (none of these do today).
     const DType outType = graph.node(group.front())->meta.dtype != DType::Unknown
                               ? graph.node(group.front())->meta.dtype
                               : dtype;
-    spec.meta = tensorMeta(outType, stacked, device);
+    spec.meta = shapedMeta(outType, stackedShape(group.size(), shape), device);
     NodeId y = emit(rewriter, before, std::move(spec), before);
     emitListAndReplace(rewriter, before, {"aten::unbind", "int", {y, int64_t(0)}, {}}, group,
-                       std::vector<std::vector<int64_t>>(group.size(), shape), outType, device);
+                       std::vector<std::vector<Dim>>(group.size(), shape), outType, device);
     return y;
 }
 
@@ -204,7 +201,7 @@ std::optional<std::string> BatchPointwiseOpsPreGradFusion::key(const Graph &grap
     auto input = unaryInput(graph, node, rootOps(), trace);
     if (!input || !checkPreGradSpelling(graph, node, m_spellings, trace))
         return std::nullopt;
-    std::string key = "input " + formatInts(input->second);
+    std::string key = "input " + graph.node(input->first)->meta.shapeString();
     if (isMutatingOp(graph.node(node)->op))
         key += std::string(kKeySep) + "in-place";
     if (options().getBool("fuse_nodes_with_same_parent"))
@@ -288,7 +285,7 @@ std::optional<std::string> BatchMathOpsPreGradFusion::key(const Graph &graph, No
     NodeId user = firstUser(graph, node, trace);
     if (!user.isValid())
         return std::nullopt;
-    std::string key = "input " + formatInts(input->second);
+    std::string key = "input " + graph.node(input->first)->meta.shapeString();
     if (!written.empty())
         key += std::string(kKeySep) + written;
     return key + std::string(kKeySep) + "first user " + targetText(graph, user);

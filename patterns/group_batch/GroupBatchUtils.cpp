@@ -121,7 +121,10 @@ std::optional<std::vector<Dim>> knownShapeOf(const Graph &graph, NodeId operand,
     const std::string requirement = trace.explaining() ? std::string(role) + " shape is known"
                                                        : std::string(); // quiet matching formats nothing
     if (!trace.requireShape(n.meta.shape.has_value(), requirement,
-                            [&] { return std::string(role) + " " + nodeRef(graph, operand) + " has no shape"; },
+                            [&] {
+                                return std::string(role) + " " + nodeRef(graph, operand)
+                                       + (n.meta.shape ? " is " + n.meta.toString() : std::string(" has no shape"));
+                            },
                             {operand}))
         return std::nullopt;
     return *n.meta.shape;
@@ -148,6 +151,19 @@ std::vector<Dim> stackedShape(size_t items, const std::vector<Dim> &shape)
 std::vector<Dim> dimsOf(const std::vector<int64_t> &shape)
 {
     return std::vector<Dim>(shape.begin(), shape.end());
+}
+
+bool checkRank(const Graph &graph, NodeId operand, const std::vector<Dim> &shape, int rank, std::string_view role,
+               MatchTrace &trace)
+{
+    const std::string requirement = trace.explaining() ? std::string(role) + " is " + std::to_string(rank) + "-D"
+                                                       : std::string(); // quiet matching formats nothing
+    return trace.check(static_cast<int>(shape.size()) == rank, requirement,
+                       [&] {
+                           return std::string(role) + " " + nodeRef(graph, operand) + " is "
+                                  + std::to_string(shape.size()) + "-D " + graph.node(operand)->meta.toString();
+                       },
+                       {operand});
 }
 
 bool checkRank(const Graph &graph, NodeId operand, const std::vector<int64_t> &shape, int rank, std::string_view role,
@@ -292,13 +308,14 @@ void markPacketTarget(PatternRewriter &rewriter, NodeId id)
 }
 
 NodeId emitStack(PatternRewriter &rewriter, NodeId before, const std::vector<NodeId> &items, int64_t dim,
-                 const std::vector<int64_t> &itemShape, DType dtype, const std::string &device)
+                 const std::vector<Dim> &itemShape, DType dtype, const std::string &device)
 {
-    std::vector<int64_t> shape = itemShape;
+    std::vector<Dim> shape = itemShape;
     const int64_t rank = static_cast<int64_t>(itemShape.size()) + 1;
     const int64_t at = dim < 0 ? dim + rank : dim;
     shape.insert(shape.begin() + at, static_cast<int64_t>(items.size()));
-    return emit(rewriter, before, {"aten::stack", "", {nodeList(items), dim}, tensorMeta(dtype, shape, device)}, before);
+    return emit(rewriter, before, {"aten::stack", "", {nodeList(items), dim}, shapedMeta(dtype, shape, device)},
+                before);
 }
 
 NodeId emitDecomposedStack(PatternRewriter &rewriter, NodeId before, const std::vector<NodeId> &items,
@@ -323,7 +340,7 @@ NodeId emitDecomposedStack(PatternRewriter &rewriter, NodeId before, const std::
 }
 
 void emitListAndReplace(PatternRewriter &rewriter, NodeId before, NewOp listOp, const std::vector<NodeId> &group,
-                        const std::vector<std::vector<int64_t>> &itemShapes, DType dtype, const std::string &device)
+                        const std::vector<std::vector<Dim>> &itemShapes, DType dtype, const std::string &device)
 {
     listOp.type = "Tensor[]";
     // A list value has no single shape; its items carry theirs.
@@ -337,7 +354,7 @@ void emitListAndReplace(PatternRewriter &rewriter, NodeId before, NewOp listOp, 
                              {std::string(ops::kGetItem),
                               "",
                               {list, static_cast<int64_t>(i)},
-                              tensorMeta(dtype, itemShapes[i], device)},
+                              shapedMeta(dtype, itemShapes[i], device)},
                              group[i]));
     replaceMembers(rewriter, group, items);
 }

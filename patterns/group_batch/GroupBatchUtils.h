@@ -64,6 +64,10 @@ std::vector<Dim> stackedShape(size_t items, const std::vector<Dim> &shape);
 /// A static shape as dims.
 std::vector<Dim> dimsOf(const std::vector<int64_t> &shape);
 
+/// Checks the rank of an operand whose shape (symbols allowed) is `shape`.
+bool checkRank(const Graph &graph, NodeId operand, const std::vector<Dim> &shape, int rank, std::string_view role,
+               MatchTrace &trace);
+
 /// Checks the rank of an operand whose static shape is `shape`.
 /// Requirement "<role> is 2-D"; actual "<role> %x is 3-D f32[2, 8, 16]".
 bool checkRank(const Graph &graph, NodeId operand, const std::vector<int64_t> &shape, int rank, std::string_view role,
@@ -126,7 +130,7 @@ void markPacketTarget(PatternRewriter &rewriter, NodeId id);
 
 /// aten::stack(items, dim) of tensors whose common shape is `itemShape`.
 NodeId emitStack(PatternRewriter &rewriter, NodeId before, const std::vector<NodeId> &items, int64_t dim,
-                 const std::vector<int64_t> &itemShape, DType dtype, const std::string &device);
+                 const std::vector<Dim> &itemShape, DType dtype, const std::string &device);
 
 /// Inductor's decompose_stack (post-grad): aten::unsqueeze(item, 0) for each
 /// item, then aten::cat(unsqueezed, 0); the result is [N, *itemShape].
@@ -137,7 +141,7 @@ NodeId emitDecomposedStack(PatternRewriter &rewriter, NodeId before, const std::
 /// then one getitem(list, i) per group member replacing that member
 /// (see replaceMembers). `itemShapes[i]` is the computed shape of item i.
 void emitListAndReplace(PatternRewriter &rewriter, NodeId before, NewOp listOp, const std::vector<NodeId> &group,
-                        const std::vector<std::vector<int64_t>> &itemShapes, DType dtype, const std::string &device);
+                        const std::vector<std::vector<Dim>> &itemShapes, DType dtype, const std::string &device);
 
 /// Makes every reader of group[i] read replacements[i], gives the replacement
 /// the member's metadata (when known) and scope, and erases the member.

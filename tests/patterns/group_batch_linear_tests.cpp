@@ -63,6 +63,57 @@ TEST_CASE("batch_linear fuses five linears into one baddbmm", "[patterns]")
     requireOutputsAreGetItems(g, unbind.id(), std::vector<std::string>(5, "[4, 6]"));
 }
 
+TEST_CASE("batch_linear groups a dynamic batch (symbolic input rows) and keeps the symbol", "[patterns]")
+{
+    // A dynamic recompile's inputs are f32[s37, 8]: Inductor keys on
+    // str(shape) and fuses them; the weights stay static.
+    GroupGraph r = linearGraph(5, true);
+    Graph &g = r.graph;
+    {
+        GraphBuilder build = GraphBuilder::reopen(g);
+        for (int i = 0; i < 5; ++i) {
+            build.node(g.findByName("x" + std::to_string(i))).meta.shape
+                = std::vector<Dim>{std::string("s37"), int64_t(8)};
+            build.node(r.members[size_t(i)]).meta.shape = std::vector<Dim>{std::string("s37"), int64_t(6)};
+        }
+    }
+    PreGradBatchLinearFusion pattern;
+    REQUIRE(keyOf(g, pattern, r.members[0]) == "input [s37, 8] · weight [6, 8] · bias");
+    fuseAndVerify(g, pattern, singleGroup(g, pattern).members);
+    REQUIRE(onlyOp(g, "aten::baddbmm").meta.toString() == "f32[5, s37, 6]");
+    for (NodeId out : g.outputValues())
+        REQUIRE(g.node(out)->meta.toString() == "f32[s37, 6]");
+
+    // batch_linear_lhs: one input of a dynamic batch, its linears into addmm.
+    GroupGraph lhs = linearGraph(5, true);
+    Graph &h = lhs.graph;
+    {
+        GraphBuilder build = GraphBuilder::reopen(h);
+        build.node(h.findByName("x0")).meta.shape = std::vector<Dim>{std::string("s37"), int64_t(8)};
+        for (NodeId lin : lhs.members) {
+            build.setArgs(lin, {h.findByName("x0"), h.node(lin)->args()[1], h.node(lin)->args()[2]}, {});
+            build.node(lin).meta.shape = std::vector<Dim>{std::string("s37"), int64_t(6)};
+        }
+    }
+    BatchLinearLHSFusion lhsPattern;
+    fuseAndVerify(h, lhsPattern, singleGroup(h, lhsPattern).members);
+    REQUIRE(onlyOp(h, "aten::addmm").meta.toString() == "f32[s37, 30]");
+
+    // batch_layernorm: a dynamic leading dim, stacked before the normalized one.
+    GroupGraph ln = layerNormGraph(5);
+    Graph &l = ln.graph;
+    {
+        GraphBuilder build = GraphBuilder::reopen(l);
+        for (NodeId id : l.nodeIds())
+            if (auto &shape = build.node(id).meta.shape; shape && shape->size() == 3)
+                (*shape)[0] = std::string("s37");
+    }
+    BatchLayernormFusion lnPattern;
+    REQUIRE(keyOf(l, lnPattern, ln.members[0]).starts_with("input [s37, 3, 16] · normalized_shape [16]"));
+    fuseAndVerify(l, lnPattern, singleGroup(l, lnPattern).members);
+    REQUIRE(onlyOp(l, "aten::layer_norm").meta.toString() == "f32[s37, 3, 5, 16]");
+}
+
 TEST_CASE("batch_linear without biases uses bmm", "[patterns]")
 {
     GroupGraph r = linearGraph(6, false);
@@ -170,15 +221,20 @@ TEST_CASE("batch_linear explains each failed condition", "[patterns]")
     {
         build.node(x).meta.shape.reset();
         Check c = keyFailure(g, pattern, lin);
-        REQUIRE(c.description == "input shape is static");
+        REQUIRE(c.description == "input shape is known");
         REQUIRE(c.actual == "input " + xRef + " has no shape");
     }
-    SECTION("input shape symbolic")
+    SECTION("input shape symbolic: keyed on it, as Inductor's str(shape)")
     {
         build.node(x).meta.shape = std::vector<Dim>{std::string("s0"), int64_t(8)};
+        REQUIRE(keyOf(g, pattern, lin).starts_with("input [s0, 8]"));
+    }
+    SECTION("weight shape symbolic")
+    {
+        build.node(w).meta.shape = std::vector<Dim>{std::string("s1"), int64_t(8)};
         Check c = keyFailure(g, pattern, lin);
-        REQUIRE(c.description == "input shape is static");
-        REQUIRE(c.actual == "input " + xRef + " is f32[s0, 8]");
+        REQUIRE(c.description == "weight shape is static");
+        REQUIRE(c.fuseboxOnly);
     }
     SECTION("input is 3-D")
     {
@@ -364,8 +420,15 @@ TEST_CASE("batch_layernorm explains each failed condition", "[patterns]")
     {
         build.node(x).meta.shape.reset();
         Check c = keyFailure(g, pattern, ln);
-        REQUIRE(c.description == "input shape is static");
+        REQUIRE(c.description == "input shape is known");
         REQUIRE(c.actual == "input %x0 has no shape");
+    }
+    SECTION("a symbolic normalized dim")
+    {
+        build.node(x).meta.shape = std::vector<Dim>{int64_t(2), int64_t(3), std::string("s5")};
+        Check c = keyFailure(g, pattern, ln);
+        REQUIRE(c.description == "normalized_shape matches the input's trailing dims");
+        REQUIRE(c.fuseboxOnly);
     }
     SECTION("normalized_shape is not a list of ints")
     {

@@ -125,7 +125,7 @@ TEST_CASE("pre-grad pointwise rules explain each failed condition", "[patterns]"
     {
         build.node(g.findByName("x0")).meta.shape.reset();
         Check c = keyFailure(g, pattern, relu);
-        REQUIRE(c.description == "input shape is static");
+        REQUIRE(c.description == "input shape is known");
         REQUIRE(c.actual == "input %x0 has no shape");
     }
     SECTION("spelled as a target Inductor's pre-grad batch_relu does not match")

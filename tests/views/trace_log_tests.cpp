@@ -225,9 +225,11 @@ TEST_CASE("Replay every compile: each compile's row says whether Fusebox gives p
     REQUIRE(QTest::qWaitFor([&] { return done.count() == 1; }, kTimeoutMs));
     // towers_6x16, gated_halves_5 and the recompile are replayed; the cache
     // hit (compile 2) ran no Optimus pass. The recompile's shapes are
-    // symbolic (f32[s37, 16]): production batches its linears, Fusebox's
-    // batch_linear needs static shapes (a check of its own), so its row
-    // says where it parts from production.
+    // symbolic (f32[s37, 16]): Fusebox batches its linears, layer norms and
+    // relus as production does, but its unbind_stack_pass builds the
+    // unflatten's shape from static sizes only (the node has none where
+    // production's has f32[s37, 6, 16]), so its row says where it parts from
+    // production.
     CHECK(done.at(0).at(0).toInt() == 3);
     CHECK(done.at(0).at(1).toInt() == 2);
     CHECK_FALSE(panel->tree()->isColumnHidden(3));
@@ -235,8 +237,8 @@ TEST_CASE("Replay every compile: each compile's row says whether Fusebox gives p
     CHECK(panel->compileItem(1)->text(3) == QStringLiteral("✓ same as production"));
     CHECK(panel->compileItem(2)->text(3) == QStringLiteral("not replayed"));
     CHECK(panel->compileItem(2)->toolTip(3).contains(QStringLiteral("FX graph cache")));
-    CHECK(panel->compileItem(3)->text(3) == QStringLiteral("≠ differs at batch_linear"));
-    CHECK(panel->compileItem(3)->toolTip(3).contains(QStringLiteral("production's pass fired, Fusebox's did not")));
+    CHECK(panel->compileItem(3)->text(3) == QStringLiteral("≠ differs at unbind_stack_pass"));
+    CHECK(panel->compileItem(3)->toolTip(3).contains(QStringLiteral("aten::unflatten.int")));
     CHECK(panel->headerLabel()->text().contains(QStringLiteral("replayed 3 of 4 compiles: 2 give production's graph")));
     // The filter reads the replay's words: "differs" keeps the compile to look at.
     panel->filter()->setText(QStringLiteral("differs"));
