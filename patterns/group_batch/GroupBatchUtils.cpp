@@ -169,14 +169,7 @@ bool checkRank(const Graph &graph, NodeId operand, const std::vector<Dim> &shape
 bool checkRank(const Graph &graph, NodeId operand, const std::vector<int64_t> &shape, int rank, std::string_view role,
                MatchTrace &trace)
 {
-    const std::string requirement = trace.explaining() ? std::string(role) + " is " + std::to_string(rank) + "-D"
-                                                       : std::string(); // quiet matching formats nothing
-    return trace.check(static_cast<int>(shape.size()) == rank, requirement,
-                       [&] {
-                           return std::string(role) + " " + nodeRef(graph, operand) + " is "
-                                  + std::to_string(shape.size()) + "-D " + graph.node(operand)->meta.toString();
-                       },
-                       {operand});
+    return checkRank(graph, operand, dimsOf(shape), rank, role, trace);
 }
 
 bool isMutatingOp(std::string_view op)
