@@ -503,12 +503,15 @@ Status Replayer::compare(CompileReplay &replay)
     replay.same = !differs;
     replay.verdict = differs ? "differs from after_pre_grad_graph: " + describeDifference(differs, "Fusebox's result")
                              : "same as after_pre_grad_graph";
-    // A post-grad step that differs makes the compile differ too.
-    for (const ReplayStep &step : replay.steps)
-        if (step.stage == PassStage::PostGrad && step.compared && !step.same && replay.same) {
-            replay.same = false;
-            replay.verdict += "; post-grad " + step.pass + " differs: " + step.verdict;
-        }
+    // A compared step that differs makes the compile differ too, pre-grad
+    // or post-grad, even where the stage's end agrees: the replay answers
+    // pass by pass.
+    if (replay.same && replay.firstDifference) {
+        const ReplayStep &step = replay.steps[*replay.firstDifference];
+        replay.same = false;
+        replay.verdict += std::string("; ") + (step.stage == PassStage::PostGrad ? "post-grad " : "") + step.pass
+                          + " differs: " + step.verdict;
+    }
     return {};
 }
 

@@ -89,6 +89,42 @@ namespace {
 
 const TensorMeta kNoMeta{};
 
+/// A new node's shape as dims: symbols (a dynamic compile's s37) pass
+/// through where the op only moves or keeps a dim; arithmetic on a dim
+/// (cat's sum, flatten's product, unflatten's -1) needs a static one, and
+/// the shape is left unknown otherwise.
+using Dims = std::vector<Dim>;
+
+std::optional<Dims> dimsOf(const Graph &graph, NodeId id)
+{
+    const Node *n = graph.node(id);
+    if (!n || !n->meta.shape)
+        return std::nullopt;
+    return *n->meta.shape;
+}
+
+const int64_t *sizeAt(const Dims &dims, int64_t index)
+{
+    return std::get_if<int64_t>(&dims[size_t(index)]);
+}
+
+Dims permuted(const Dims &dims, const std::vector<int64_t> &perm)
+{
+    Dims out;
+    for (int64_t p : perm)
+        out.push_back(dims[size_t(p)]);
+    return out;
+}
+
+TensorMeta metaWithDims(const TensorMeta &like, const std::optional<Dims> &dims)
+{
+    TensorMeta m;
+    m.dtype = like.dtype;
+    m.device = like.device;
+    m.shape = dims;
+    return m;
+}
+
 } // namespace
 
 NodeBuilder::NodeBuilder(PatternRewriter &rewriter, NodeId before, NodeId scopeFrom)
@@ -135,10 +171,10 @@ NodeId NodeBuilder::splitWithSizes(NodeId input, const std::vector<int64_t> &sec
 NodeId NodeBuilder::splitItem(NodeId split, NodeId input, const std::vector<int64_t> &sections, int64_t dim,
                               int64_t index)
 {
-    std::optional<Shape> shape = shapeOf(graph(), input);
+    std::optional<Dims> shape = dimsOf(graph(), input);
     if (shape)
-        (*shape)[dim] = sections[index];
-    return op(std::string(ops::kGetItem), {}, {split, index}, metaLike(metaOf(input), shape));
+        (*shape)[size_t(dim)] = sections[size_t(index)];
+    return op(std::string(ops::kGetItem), {}, {split, index}, metaWithDims(metaOf(input), shape));
 }
 
 NodeId NodeBuilder::unbind(NodeId input, int64_t dim)
@@ -148,80 +184,103 @@ NodeId NodeBuilder::unbind(NodeId input, int64_t dim)
 
 NodeId NodeBuilder::unbindItem(NodeId unbind, NodeId input, int64_t dim, int64_t index)
 {
-    std::optional<Shape> shape = shapeOf(graph(), input);
+    std::optional<Dims> shape = dimsOf(graph(), input);
     if (shape)
         shape->erase(shape->begin() + dim);
-    return op(std::string(ops::kGetItem), {}, {unbind, index}, metaLike(metaOf(input), shape));
+    return op(std::string(ops::kGetItem), {}, {unbind, index}, metaWithDims(metaOf(input), shape));
 }
 
 NodeId NodeBuilder::slice(NodeId input, int64_t dim, int64_t start, int64_t end)
 {
-    std::optional<Shape> shape = shapeOf(graph(), input);
+    std::optional<Dims> shape = dimsOf(graph(), input);
     if (shape)
-        (*shape)[dim] = end - start;
-    return op("aten::slice", "Tensor", {input, dim, start, end, int64_t(1)}, metaLike(metaOf(input), shape));
+        (*shape)[size_t(dim)] = end - start;
+    return op("aten::slice", "Tensor", {input, dim, start, end, int64_t(1)}, metaWithDims(metaOf(input), shape));
 }
 
 NodeId NodeBuilder::cat(const std::vector<NodeId> &tensors, int64_t dim)
 {
-    std::vector<Shape> parts;
-    for (NodeId t : tensors)
-        if (auto s = shapeOf(graph(), t))
-            parts.push_back(*s);
-    std::optional<Shape> shape;
-    if (parts.size() == tensors.size() && !parts.empty())
-        shape = catShape(parts, dim);
-    return op("aten::cat", {}, {nodeList(tensors), dim}, metaLike(metaOf(tensors.front()), shape));
+    std::optional<Dims> shape = dimsOf(graph(), tensors.front());
+    int64_t total = 0;
+    for (NodeId t : tensors) {
+        auto part = dimsOf(graph(), t);
+        const int64_t *size = part ? sizeAt(*part, dim) : nullptr;
+        if (!size) {
+            shape.reset();
+            break;
+        }
+        total += *size;
+    }
+    if (shape)
+        (*shape)[size_t(dim)] = total;
+    return op("aten::cat", {}, {nodeList(tensors), dim}, metaWithDims(metaOf(tensors.front()), shape));
 }
 
 NodeId NodeBuilder::stack(const std::vector<NodeId> &tensors, int64_t dim)
 {
-    std::optional<Shape> shape = shapeOf(graph(), tensors.front());
+    std::optional<Dims> shape = dimsOf(graph(), tensors.front());
     if (shape)
-        shape = stackShape(*shape, int64_t(tensors.size()), wrapDim(dim, int64_t(shape->size()) + 1));
-    return op("aten::stack", {}, {nodeList(tensors), dim}, metaLike(metaOf(tensors.front()), shape));
+        shape->insert(shape->begin() + wrapDim(dim, int64_t(shape->size()) + 1), int64_t(tensors.size()));
+    return op("aten::stack", {}, {nodeList(tensors), dim}, metaWithDims(metaOf(tensors.front()), shape));
 }
 
 NodeId NodeBuilder::unsqueeze(NodeId input, int64_t dim)
 {
-    std::optional<Shape> shape = shapeOf(graph(), input);
+    std::optional<Dims> shape = dimsOf(graph(), input);
     if (shape)
-        shape->insert(shape->begin() + wrapDim(dim, int64_t(shape->size()) + 1), 1);
-    return op("aten::unsqueeze", {}, {input, dim}, metaLike(metaOf(input), shape));
+        shape->insert(shape->begin() + wrapDim(dim, int64_t(shape->size()) + 1), int64_t(1));
+    return op("aten::unsqueeze", {}, {input, dim}, metaWithDims(metaOf(input), shape));
 }
 
 NodeId NodeBuilder::movedim(NodeId input, int64_t source, int64_t destination)
 {
-    std::optional<Shape> shape = shapeOf(graph(), input);
+    std::optional<Dims> shape = dimsOf(graph(), input);
     if (shape) {
         const auto rank = int64_t(shape->size());
-        shape = permuteShape(*shape, movedimPermutation(rank, wrapDim(source, rank), wrapDim(destination, rank)));
+        shape = permuted(*shape, movedimPermutation(rank, wrapDim(source, rank), wrapDim(destination, rank)));
     }
-    return op("aten::movedim", "int", {input, source, destination}, metaLike(metaOf(input), shape));
+    return op("aten::movedim", "int", {input, source, destination}, metaWithDims(metaOf(input), shape));
 }
 
 NodeId NodeBuilder::permute(NodeId input, const std::vector<int64_t> &perm)
 {
-    std::optional<Shape> shape = shapeOf(graph(), input);
+    std::optional<Dims> shape = dimsOf(graph(), input);
     if (shape)
-        shape = permuteShape(*shape, perm);
-    return op("aten::permute", {}, {input, intList(perm)}, metaLike(metaOf(input), shape));
+        shape = permuted(*shape, perm);
+    return op("aten::permute", {}, {input, intList(perm)}, metaWithDims(metaOf(input), shape));
 }
 
 NodeId NodeBuilder::flatten(NodeId input, int64_t start, int64_t end)
 {
-    std::optional<Shape> shape = shapeOf(graph(), input);
-    if (shape)
-        shape = flattenShape(*shape, start, end);
-    return op("aten::flatten", "using_ints", {input, start, end}, metaLike(metaOf(input), shape));
+    std::optional<Dims> shape = dimsOf(graph(), input);
+    int64_t product = 1;
+    for (int64_t d = start; shape && d <= end; ++d) {
+        if (const int64_t *size = sizeAt(*shape, d))
+            product *= *size;
+        else
+            shape.reset();
+    }
+    if (shape) {
+        shape->erase(shape->begin() + start, shape->begin() + end + 1);
+        shape->insert(shape->begin() + start, product);
+    }
+    return op("aten::flatten", "using_ints", {input, start, end}, metaWithDims(metaOf(input), shape));
 }
 
 NodeId NodeBuilder::unflatten(NodeId input, int64_t dim, const std::vector<int64_t> &sizes)
 {
-    std::optional<Shape> shape = shapeOf(graph(), input);
-    if (shape)
-        shape = unflattenShape(*shape, dim, sizes);
-    return op("aten::unflatten", "int", {input, dim, intList(sizes)}, metaLike(metaOf(input), shape));
+    std::optional<Dims> shape = dimsOf(graph(), input);
+    if (shape) {
+        const int64_t *whole = sizeAt(*shape, dim);
+        if (!whole && std::find(sizes.begin(), sizes.end(), int64_t(-1)) != sizes.end()) {
+            shape.reset(); // the -1 is resolved from the dim's size
+        } else {
+            const Shape resolved = unflattenShape({whole ? *whole : 0}, 0, sizes);
+            shape->erase(shape->begin() + dim);
+            shape->insert(shape->begin() + dim, resolved.begin(), resolved.end());
+        }
+    }
+    return op("aten::unflatten", "int", {input, dim, intList(sizes)}, metaWithDims(metaOf(input), shape));
 }
 
 NodeId NodeBuilder::reshape(NodeId input, const Shape &shape)
@@ -236,12 +295,12 @@ NodeId NodeBuilder::view(NodeId input, const Shape &shape)
 
 NodeId NodeBuilder::transpose(NodeId input, int64_t dim0, int64_t dim1)
 {
-    std::optional<Shape> shape = shapeOf(graph(), input);
+    std::optional<Dims> shape = dimsOf(graph(), input);
     if (shape) {
         const auto rank = int64_t(shape->size());
-        std::swap((*shape)[(dim0 + rank) % rank], (*shape)[(dim1 + rank) % rank]);
+        std::swap((*shape)[size_t((dim0 + rank) % rank)], (*shape)[size_t((dim1 + rank) % rank)]);
     }
-    return op("aten::transpose", "int", {input, dim0, dim1}, metaLike(metaOf(input), shape));
+    return op("aten::transpose", "int", {input, dim0, dim1}, metaWithDims(metaOf(input), shape));
 }
 
 } // namespace fusebox::splitcat

@@ -15,6 +15,9 @@
 
 #include <catch.hpp>
 
+#include <fstream>
+#include <sstream>
+
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
@@ -45,6 +48,19 @@ const std::string &towersLog()
 }
 
 /// Opens the log as a user opens a file, and waits until Compiles lists it.
+std::string readFile(const std::string &path)
+{
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+void writeFile(const std::string &path, const std::string &text)
+{
+    std::ofstream(path, std::ios::binary) << text;
+}
+
 void openLog(MainWindow &w, const QString &path)
 {
     w.setErrorDialogsEnabled(false);
@@ -215,32 +231,49 @@ TEST_CASE("Optimus, pass by pass: the post-grad batch fusions follow, replayed o
 TEST_CASE("Replay every compile: each compile's row says whether Fusebox gives production's graph",
           "[views][pt2][trace]")
 {
-    MainWindow w;
-    openLog(w, QString::fromStdString(towersLog()));
-    CompilesPanel *panel = w.compiles();
-    REQUIRE(panel->replayAllButton()->isEnabled());
-    CHECK(panel->tree()->isColumnHidden(3)); // no replay yet: the log's own notes show
-    QSignalSpy done(panel, &CompilesPanel::replayedAll);
-    panel->replayAllButton()->click();
-    REQUIRE(QTest::qWaitFor([&] { return done.count() == 1; }, kTimeoutMs));
+    auto replayAll = [](CompilesPanel *panel) {
+        REQUIRE(panel->replayAllButton()->isEnabled());
+        CHECK(panel->tree()->isColumnHidden(3)); // no replay yet: the log's own notes show
+        QSignalSpy done(panel, &CompilesPanel::replayedAll);
+        panel->replayAllButton()->click();
+        REQUIRE(QTest::qWaitFor([&] { return done.count() == 1; }, kTimeoutMs));
+        CHECK_FALSE(panel->tree()->isColumnHidden(3));
+        return std::pair{done.at(0).at(0).toInt(), done.at(0).at(1).toInt()};
+    };
     // towers_6x16, gated_halves_5 and the recompile are replayed; the cache
     // hit (compile 2) ran no Optimus pass. The recompile's shapes are
     // symbolic (f32[s37, 16]): Fusebox batches its linears, layer norms and
-    // relus as production does, but its unbind_stack_pass builds the
-    // unflatten's shape from static sizes only (the node has none where
-    // production's has f32[s37, 6, 16]), so its row says where it parts from
-    // production.
-    CHECK(done.at(0).at(0).toInt() == 3);
-    CHECK(done.at(0).at(1).toInt() == 2);
-    CHECK_FALSE(panel->tree()->isColumnHidden(3));
+    // relus and unbinds its stacks over them as production does.
+    {
+        MainWindow w;
+        openLog(w, QString::fromStdString(towersLog()));
+        CompilesPanel *panel = w.compiles();
+        CHECK(replayAll(panel) == std::pair{3, 3});
+        for (int i : {0, 1, 3})
+            CHECK(panel->compileItem(i)->text(3) == QStringLiteral("✓ same as production"));
+        CHECK(panel->compileItem(2)->text(3) == QStringLiteral("not replayed"));
+        CHECK(panel->compileItem(2)->toolTip(3).contains(QStringLiteral("FX graph cache")));
+        CHECK(panel->headerLabel()->text().contains(QStringLiteral("replayed 3 of 4 compiles: 3 give production's graph")));
+    }
+    // The same log with production's graph after the recompile's batch_relu
+    // edited (a baddbmm written as addbmm): that compile's row says where
+    // Fusebox parts from production, and the filter finds it by the words.
+    std::string text = readFile(towersLog());
+    const size_t step = text.find(R"("optimus_BatchReLuPreGradFusion", "encoding": "string"}, "frame_id": 0, "frame_compile_id": 1)");
+    REQUIRE(step != std::string::npos);
+    const size_t call = text.find("torch.baddbmm(", step);
+    REQUIRE(call != std::string::npos);
+    text.replace(call, 14, "torch.addbmm(");
+    const std::string edited = std::string(FUSEBOX_BINARY_DIR) + "/test-output/views-trace/edited.log";
+    writeFile(edited, text);
+    MainWindow w;
+    openLog(w, QString::fromStdString(edited));
+    CompilesPanel *panel = w.compiles();
+    CHECK(replayAll(panel) == std::pair{3, 2});
     CHECK(panel->compileItem(0)->text(3) == QStringLiteral("✓ same as production"));
-    CHECK(panel->compileItem(1)->text(3) == QStringLiteral("✓ same as production"));
-    CHECK(panel->compileItem(2)->text(3) == QStringLiteral("not replayed"));
-    CHECK(panel->compileItem(2)->toolTip(3).contains(QStringLiteral("FX graph cache")));
-    CHECK(panel->compileItem(3)->text(3) == QStringLiteral("≠ differs at unbind_stack_pass"));
-    CHECK(panel->compileItem(3)->toolTip(3).contains(QStringLiteral("aten::unflatten.int")));
+    CHECK(panel->compileItem(3)->text(3) == QStringLiteral("≠ differs at batch_relu"));
+    CHECK(panel->compileItem(3)->toolTip(3).contains(QStringLiteral("addbmm")));
     CHECK(panel->headerLabel()->text().contains(QStringLiteral("replayed 3 of 4 compiles: 2 give production's graph")));
-    // The filter reads the replay's words: "differs" keeps the compile to look at.
     panel->filter()->setText(QStringLiteral("differs"));
     CHECK(panel->compileItem(0)->isHidden());
     CHECK(panel->compileItem(2)->isHidden());
