@@ -597,6 +597,15 @@ bool isTraceGraphKind(std::string_view kind)
     };
     if (std::find(std::begin(envelopeGraphs), std::end(envelopeGraphs), kind) != std::end(envelopeGraphs))
         return true;
+    // Inductor names its graph artifacts with Python names; any other name
+    // (an edited or damaged log's) is listed as a payload, not addressed as a
+    // graph: its address could not be read back (torch_trace_fuzz found
+    // "before_pre_grad:00:00.000000 4242 torch/_loggin_graph").
+    const bool plainName = !kind.empty() && std::all_of(kind.begin(), kind.end(), [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+    });
+    if (!plainName)
+        return false;
     // Artifacts: before_/after_{pre_grad,post_grad,joint}_graph, the older
     // before_/after_recompile_pre_grad, optimus_<FusionClass> and a pattern
     // pass's <pass>_pre_grad / <pass>_post_grad.

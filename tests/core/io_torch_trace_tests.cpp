@@ -245,6 +245,34 @@ TEST_CASE("A damaged log reads as far as it goes, each damage one warning", "[to
     }
 }
 
+TEST_CASE("An artifact named otherwise than Inductor names its graphs is listed, not addressed as a graph",
+          "[torch_trace]")
+{
+    // Found by torch_trace_fuzz: a damaged artifact name that looked like a
+    // graph's gave an address that did not read back.
+    const std::string graph = kGraph;
+    const std::string odd = "before_pre_grad:00:00.000000 4242 torch/_loggin_graph";
+    std::string text;
+    text += envelope("{\"dynamo_output_graph\": {}, " + ids(0, 0) + "}", &graph);
+    text += envelope("{\"artifact\": {\"name\": \"" + odd + "\", \"encoding\": \"string\"}, " + ids(0, 0) + "}",
+                     &graph);
+    auto log = indexTorchTrace(writeLog("odd_name.log", text));
+    REQUIRE(log);
+    REQUIRE(log->graphs().size() == 1);
+    CHECK(log->graphs().front().payload->kind == "dynamo_output_graph");
+    REQUIRE(log->compiles.size() == 1);
+    CHECK(std::any_of(log->compiles.front().payloads.begin(), log->compiles.front().payloads.end(),
+                      [&](const TracePayload &p) { return p.kind == odd && !p.isGraph; }));
+    for (const TraceLog::GraphRef &g : log->graphs()) {
+        const std::string address = traceGraphAddress(*log, g).str();
+        auto parsed = TraceGraphAddress::parse(address);
+        REQUIRE(parsed);
+        CHECK(parsed->str() == address);
+    }
+    CHECK_FALSE(isTraceGraphKind(odd));
+    CHECK(isTraceGraphKind("optimus_PreGradBatchLinearFusion"));
+}
+
 TEST_CASE("A Dynamo reset numbers compiles again: the second 0/0 is 0/0@2", "[torch_trace]")
 {
     const std::string graph = kGraph;
