@@ -197,10 +197,10 @@ Expected<LoadedModel> loadModel(const std::string &path, const LoadOptions &opti
     // Not a zip and not JSON: FX text when it reads like a dump; else let the
     // TorchScript reader explain (it recognises torch.save pickles of the
     // legacy format), unless the extension says JSON.
-    // The schemas (a few ms to load, once a process) are needed only once the
-    // text is parsed: they load beside the tokenizer and parser.
-    auto schemas = std::async(std::launch::async, [] { return pt2GraphSchemas(); });
     if (auto text = json_support::readTextFile(path); text && looksLikeFxText(*text)) {
+        // The schemas (a few ms to load, once a process) are needed only once
+        // the text is parsed: they load beside the tokenizer and parser.
+        auto schemas = std::async(std::launch::async, [] { return pt2GraphSchemas(); });
         FxReadOptions fx{nullptr, path};
         fx.awaitSchemas = [&schemas](FxReadOptions &ready) {
             const GraphSchemas loaded = schemas.get();

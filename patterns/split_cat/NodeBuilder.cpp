@@ -13,14 +13,6 @@ std::optional<Shape> shapeOf(const Graph &graph, NodeId id)
     return n ? staticShape(*n) : std::nullopt;
 }
 
-Shape catShape(const std::vector<Shape> &parts, int64_t dim)
-{
-    Shape out = parts.front();
-    for (size_t i = 1; i < parts.size(); ++i)
-        out[dim] += parts[i][dim];
-    return out;
-}
-
 Shape stackShape(const Shape &part, int64_t count, int64_t dim)
 {
     Shape out = part;
@@ -46,41 +38,6 @@ std::vector<int64_t> movedimPermutation(int64_t rank, int64_t source, int64_t de
             rest.push_back(d);
     rest.insert(rest.begin() + destination, source);
     return rest;
-}
-
-Shape permuteShape(const Shape &shape, const std::vector<int64_t> &perm)
-{
-    Shape out;
-    for (int64_t p : perm)
-        out.push_back(shape[p]);
-    return out;
-}
-
-Shape flattenShape(const Shape &shape, int64_t start, int64_t end)
-{
-    Shape out(shape.begin(), shape.begin() + start);
-    int64_t product = 1;
-    for (int64_t d = start; d <= end; ++d)
-        product *= shape[d];
-    out.push_back(product);
-    out.insert(out.end(), shape.begin() + end + 1, shape.end());
-    return out;
-}
-
-Shape unflattenShape(const Shape &shape, int64_t dim, const std::vector<int64_t> &sizes)
-{
-    std::vector<int64_t> resolved = sizes;
-    int64_t known = 1;
-    for (int64_t s : sizes)
-        if (s != -1)
-            known *= s;
-    for (int64_t &s : resolved)
-        if (s == -1)
-            s = known ? shape[dim] / known : 0;
-    Shape out(shape.begin(), shape.begin() + dim);
-    out.insert(out.end(), resolved.begin(), resolved.end());
-    out.insert(out.end(), shape.begin() + dim + 1, shape.end());
-    return out;
 }
 
 // --- NodeBuilder ------------------------------------------------------------------
@@ -116,15 +73,6 @@ Dims permuted(const Dims &dims, const std::vector<int64_t> &perm)
     return out;
 }
 
-TensorMeta metaWithDims(const TensorMeta &like, const std::optional<Dims> &dims)
-{
-    TensorMeta m;
-    m.dtype = like.dtype;
-    m.device = like.device;
-    m.shape = dims;
-    return m;
-}
-
 } // namespace
 
 NodeBuilder::NodeBuilder(PatternRewriter &rewriter, NodeId before, NodeId scopeFrom)
@@ -135,14 +83,18 @@ NodeBuilder::NodeBuilder(PatternRewriter &rewriter, NodeId before, NodeId scopeF
         m_scope = n->provenance.scope;
 }
 
-TensorMeta NodeBuilder::metaLike(const TensorMeta &like, const std::optional<Shape> &shape)
+TensorMeta NodeBuilder::metaLike(const TensorMeta &like, const std::optional<std::vector<Dim>> &shape)
 {
     TensorMeta m;
     m.dtype = like.dtype;
     m.device = like.device;
-    if (shape)
-        m.shape = std::vector<Dim>(shape->begin(), shape->end());
+    m.shape = shape;
     return m;
+}
+
+TensorMeta NodeBuilder::metaLike(const TensorMeta &like, const std::optional<Shape> &shape)
+{
+    return metaLike(like, shape ? std::optional(std::vector<Dim>(shape->begin(), shape->end())) : std::nullopt);
 }
 
 const TensorMeta &NodeBuilder::metaOf(NodeId id) const
@@ -174,7 +126,7 @@ NodeId NodeBuilder::splitItem(NodeId split, NodeId input, const std::vector<int6
     std::optional<Dims> shape = dimsOf(graph(), input);
     if (shape)
         (*shape)[size_t(dim)] = sections[size_t(index)];
-    return op(std::string(ops::kGetItem), {}, {split, index}, metaWithDims(metaOf(input), shape));
+    return op(std::string(ops::kGetItem), {}, {split, index}, metaLike(metaOf(input), shape));
 }
 
 NodeId NodeBuilder::unbind(NodeId input, int64_t dim)
@@ -187,7 +139,7 @@ NodeId NodeBuilder::unbindItem(NodeId unbind, NodeId input, int64_t dim, int64_t
     std::optional<Dims> shape = dimsOf(graph(), input);
     if (shape)
         shape->erase(shape->begin() + dim);
-    return op(std::string(ops::kGetItem), {}, {unbind, index}, metaWithDims(metaOf(input), shape));
+    return op(std::string(ops::kGetItem), {}, {unbind, index}, metaLike(metaOf(input), shape));
 }
 
 NodeId NodeBuilder::slice(NodeId input, int64_t dim, int64_t start, int64_t end)
@@ -195,7 +147,7 @@ NodeId NodeBuilder::slice(NodeId input, int64_t dim, int64_t start, int64_t end)
     std::optional<Dims> shape = dimsOf(graph(), input);
     if (shape)
         (*shape)[size_t(dim)] = end - start;
-    return op("aten::slice", "Tensor", {input, dim, start, end, int64_t(1)}, metaWithDims(metaOf(input), shape));
+    return op("aten::slice", "Tensor", {input, dim, start, end, int64_t(1)}, metaLike(metaOf(input), shape));
 }
 
 NodeId NodeBuilder::cat(const std::vector<NodeId> &tensors, int64_t dim)
@@ -213,7 +165,7 @@ NodeId NodeBuilder::cat(const std::vector<NodeId> &tensors, int64_t dim)
     }
     if (shape)
         (*shape)[size_t(dim)] = total;
-    return op("aten::cat", {}, {nodeList(tensors), dim}, metaWithDims(metaOf(tensors.front()), shape));
+    return op("aten::cat", {}, {nodeList(tensors), dim}, metaLike(metaOf(tensors.front()), shape));
 }
 
 NodeId NodeBuilder::stack(const std::vector<NodeId> &tensors, int64_t dim)
@@ -221,7 +173,7 @@ NodeId NodeBuilder::stack(const std::vector<NodeId> &tensors, int64_t dim)
     std::optional<Dims> shape = dimsOf(graph(), tensors.front());
     if (shape)
         shape->insert(shape->begin() + wrapDim(dim, int64_t(shape->size()) + 1), int64_t(tensors.size()));
-    return op("aten::stack", {}, {nodeList(tensors), dim}, metaWithDims(metaOf(tensors.front()), shape));
+    return op("aten::stack", {}, {nodeList(tensors), dim}, metaLike(metaOf(tensors.front()), shape));
 }
 
 NodeId NodeBuilder::unsqueeze(NodeId input, int64_t dim)
@@ -229,7 +181,7 @@ NodeId NodeBuilder::unsqueeze(NodeId input, int64_t dim)
     std::optional<Dims> shape = dimsOf(graph(), input);
     if (shape)
         shape->insert(shape->begin() + wrapDim(dim, int64_t(shape->size()) + 1), int64_t(1));
-    return op("aten::unsqueeze", {}, {input, dim}, metaWithDims(metaOf(input), shape));
+    return op("aten::unsqueeze", {}, {input, dim}, metaLike(metaOf(input), shape));
 }
 
 NodeId NodeBuilder::movedim(NodeId input, int64_t source, int64_t destination)
@@ -239,7 +191,7 @@ NodeId NodeBuilder::movedim(NodeId input, int64_t source, int64_t destination)
         const auto rank = int64_t(shape->size());
         shape = permuted(*shape, movedimPermutation(rank, wrapDim(source, rank), wrapDim(destination, rank)));
     }
-    return op("aten::movedim", "int", {input, source, destination}, metaWithDims(metaOf(input), shape));
+    return op("aten::movedim", "int", {input, source, destination}, metaLike(metaOf(input), shape));
 }
 
 NodeId NodeBuilder::permute(NodeId input, const std::vector<int64_t> &perm)
@@ -247,7 +199,7 @@ NodeId NodeBuilder::permute(NodeId input, const std::vector<int64_t> &perm)
     std::optional<Dims> shape = dimsOf(graph(), input);
     if (shape)
         shape = permuted(*shape, perm);
-    return op("aten::permute", {}, {input, intList(perm)}, metaWithDims(metaOf(input), shape));
+    return op("aten::permute", {}, {input, intList(perm)}, metaLike(metaOf(input), shape));
 }
 
 NodeId NodeBuilder::flatten(NodeId input, int64_t start, int64_t end)
@@ -264,23 +216,31 @@ NodeId NodeBuilder::flatten(NodeId input, int64_t start, int64_t end)
         shape->erase(shape->begin() + start, shape->begin() + end + 1);
         shape->insert(shape->begin() + start, product);
     }
-    return op("aten::flatten", "using_ints", {input, start, end}, metaWithDims(metaOf(input), shape));
+    return op("aten::flatten", "using_ints", {input, start, end}, metaLike(metaOf(input), shape));
 }
 
 NodeId NodeBuilder::unflatten(NodeId input, int64_t dim, const std::vector<int64_t> &sizes)
 {
     std::optional<Dims> shape = dimsOf(graph(), input);
     if (shape) {
-        const int64_t *whole = sizeAt(*shape, dim);
-        if (!whole && std::find(sizes.begin(), sizes.end(), int64_t(-1)) != sizes.end()) {
-            shape.reset(); // the -1 is resolved from the dim's size
+        // One size may be -1: the dim's size over the others' product (a static dim only).
+        int64_t known = 1;
+        for (int64_t s : sizes)
+            if (s != -1)
+                known *= s;
+        const int64_t *at = sizeAt(*shape, dim);
+        const int64_t whole = at ? *at : 0; // read before the dim is replaced
+        const bool inferred = std::find(sizes.begin(), sizes.end(), int64_t(-1)) != sizes.end();
+        if (inferred && !at) {
+            shape.reset();
         } else {
-            const Shape resolved = unflattenShape({whole ? *whole : 0}, 0, sizes);
             shape->erase(shape->begin() + dim);
-            shape->insert(shape->begin() + dim, resolved.begin(), resolved.end());
+            for (size_t i = 0; i < sizes.size(); ++i)
+                shape->insert(shape->begin() + dim + int64_t(i),
+                              sizes[i] != -1 ? sizes[i] : (known ? whole / known : 0));
         }
     }
-    return op("aten::unflatten", "int", {input, dim, intList(sizes)}, metaWithDims(metaOf(input), shape));
+    return op("aten::unflatten", "int", {input, dim, intList(sizes)}, metaLike(metaOf(input), shape));
 }
 
 NodeId NodeBuilder::reshape(NodeId input, const Shape &shape)
@@ -300,7 +260,7 @@ NodeId NodeBuilder::transpose(NodeId input, int64_t dim0, int64_t dim1)
         const auto rank = int64_t(shape->size());
         std::swap((*shape)[size_t((dim0 + rank) % rank)], (*shape)[size_t((dim1 + rank) % rank)]);
     }
-    return op("aten::transpose", "int", {input, dim0, dim1}, metaWithDims(metaOf(input), shape));
+    return op("aten::transpose", "int", {input, dim0, dim1}, metaLike(metaOf(input), shape));
 }
 
 } // namespace fusebox::splitcat

@@ -2,8 +2,9 @@
 
 // Creating the nodes of a split/cat rewrite: ATen schema-ordered positional
 // arguments, the overload that disambiguates, the value type, and metadata
-// computed from the inputs' static shapes, so that later rules (and libtorch)
-// can use the new nodes like imported ones.
+// computed from the inputs' shapes (a dynamic batch's symbols kept where an op
+// only moves a dim), so that later rules (and libtorch) can use the new nodes
+// like imported ones.
 
 #include "core/rewrite/PatternRewriter.h"
 
@@ -20,18 +21,10 @@ using Shape = std::vector<int64_t>;
 std::optional<Shape> shapeOf(const Graph &graph, NodeId id);
 
 // --- shape arithmetic (static shapes) -------------------------------------------
-/// The shape of cat(parts, dim) (parts non-empty, equal off dim).
-Shape catShape(const std::vector<Shape> &parts, int64_t dim);
 /// The shape of stacking `count` tensors of shape `part` at dim.
 Shape stackShape(const Shape &part, int64_t count, int64_t dim);
 /// The permutation torch.movedim(x, source, destination) applies.
 std::vector<int64_t> movedimPermutation(int64_t rank, int64_t source, int64_t destination);
-/// The shape of permute(x, perm).
-Shape permuteShape(const Shape &shape, const std::vector<int64_t> &perm);
-/// The shape of flatten(x, start, end) (dims start..end merged).
-Shape flattenShape(const Shape &shape, int64_t start, int64_t end);
-/// The shape of unflatten(x, dim, sizes); one size may be -1.
-Shape unflattenShape(const Shape &shape, int64_t dim, const std::vector<int64_t> &sizes);
 
 // --- building nodes ---------------------------------------------------------------
 /// Creates nodes through the rewriter before an insertion point, with their
@@ -81,6 +74,8 @@ public:
     NodeId transpose(NodeId input, int64_t dim0, int64_t dim1);
 
     /// Metadata with `like`'s dtype and device and the given shape (unknown when nullopt).
+    static TensorMeta metaLike(const TensorMeta &like, const std::optional<std::vector<Dim>> &shape);
+    /// The same for a static shape.
     static TensorMeta metaLike(const TensorMeta &like, const std::optional<Shape> &shape);
 
 private:
