@@ -311,8 +311,8 @@ Arg Builder::methodCall(const Expr &e, const std::string &name)
     }
     if (auto dtype = conversionMethodDType(f.text); dtype && a.args.empty() && a.kwargs.empty()) {
         // x.float() is x.to(torch.float32), as TorchScript records it.
-        return Arg(addNode(CanonicalTarget{"aten::to", std::nullopt, true}, "Tensor." + std::string(f.text), {self, Arg(*dtype)}, {},
-                           name, e.line));
+        return Arg(addNode(CanonicalTarget{"aten::to", std::nullopt, true}, "Tensor." + std::string(f.text),
+                           {self, Arg(*dtype)}, {}, name, e.line));
     }
     a.args.insert(a.args.begin(), self);
     if (t.op == "getitem" && a.args.size() == 2 && self.isNode() && a.args[1].asInt())

@@ -340,15 +340,9 @@ ExprPtr ExprParser::parseAtom()
 {
     const Token &t = peek();
     switch (t.kind) {
-    case TokenKind::Name:
-        next();
-        return make(Expr{Expr::Kind::Name, t.text, nullptr, {}, {}, t.line, t.column});
-    case TokenKind::Int:
-        next();
-        return make(Expr{Expr::Kind::Int, t.text, nullptr, {}, {}, t.line, t.column});
-    case TokenKind::Float:
-        next();
-        return make(Expr{Expr::Kind::Float, t.text, nullptr, {}, {}, t.line, t.column});
+    case TokenKind::Name: next(); return make(Expr{Expr::Kind::Name, t.text, nullptr, {}, {}, t.line, t.column});
+    case TokenKind::Int: next(); return make(Expr{Expr::Kind::Int, t.text, nullptr, {}, {}, t.line, t.column});
+    case TokenKind::Float: next(); return make(Expr{Expr::Kind::Float, t.text, nullptr, {}, {}, t.line, t.column});
     case TokenKind::String: {
         next();
         std::string_view value = t.text;

@@ -225,7 +225,8 @@ private:
             } else if (kind == "call_method") {
                 if (argItems.empty())
                     return fail(open, "a call_method with a self argument");
-                c.object = make(Expr{Expr::Kind::Attribute, m_store.keep(target), argItems.front(), {}, {}, line, column});
+                c.object = make(
+                    Expr{Expr::Kind::Attribute, m_store.keep(target), argItems.front(), {}, {}, line, column});
                 c.items.assign(argItems.begin() + 1, argItems.end());
             } else if (kind == "call_module") {
                 c.object = selfPath();

@@ -510,13 +510,15 @@ bool isOneOf(std::string_view s, const std::array<std::string_view, N> &words, s
         return false;
     return std::find(words.begin(), words.end(), s) != words.end();
 }
-constexpr std::array<std::string_view, 35> kKeywords = {
-    "False",  "None", "True",     "and",     "as",   "assert", "async", "await",  "break",  "class",   "continue", "def",
-    "del",    "elif", "else",     "except",  "finally", "for", "from",  "global", "if",     "import",  "in",       "is",
-    "lambda", "nonlocal", "not",  "or",      "pass", "raise",  "return", "try",   "while",  "with",    "yield"};
-constexpr std::array<std::string_view, 14> kReserved = {"self",   "torch",    "F",      "operator",  "_operator",
-                                                        "math",   "builtins", "pytree", "fx_pytree", "device",
-                                                        "slice",  "getattr",  "inf",    "nan"};
+constexpr std::array<std::string_view, 35> kKeywords = {"False",  "None",     "True",  "and",    "as",       "assert",
+                                                        "async",  "await",    "break", "class",  "continue", "def",
+                                                        "del",    "elif",     "else",  "except", "finally",  "for",
+                                                        "from",   "global",   "if",    "import", "in",       "is",
+                                                        "lambda", "nonlocal", "not",   "or",     "pass",     "raise",
+                                                        "return", "try",      "while", "with",   "yield"};
+constexpr std::array<std::string_view, 14> kReserved = {"self",  "torch",    "F",      "operator",  "_operator",
+                                                        "math",  "builtins", "pytree", "fx_pytree", "device",
+                                                        "slice", "getattr",  "inf",    "nan"};
 constexpr size_t kLongestReserved = 9; // "fx_pytree", "_operator"; the longest keyword is "continue"/"nonlocal"
 } // namespace
 

@@ -174,8 +174,8 @@ void Builder::checkNew(std::string_view name, int line, int column)
                       + "'"};
     auto it = m_env.find(name);
     if (it != m_env.end())
-        throw Failure{positionPrefix(m_file, line, column) + "expected a new name, found '"
-                      + std::string(name) + "' (already defined at line " + std::to_string(it->second.line) + ")"};
+        throw Failure{positionPrefix(m_file, line, column) + "expected a new name, found '" + std::string(name)
+                      + "' (already defined at line " + std::to_string(it->second.line) + ")"};
 }
 
 size_t Builder::findTreeFlatten() const
@@ -419,8 +419,7 @@ Arg Builder::lookup(const Expr &e) const
         if (e.text == "Ellipsis")
             return Arg(EllipsisArg{});
     }
-    fail(e, "name '" + std::string(e.kind == Expr::Kind::Percent ? "%" : "") + std::string(e.text)
-             + "' is not defined");
+    fail(e, "name '" + std::string(e.kind == Expr::Kind::Percent ? "%" : "") + std::string(e.text) + "' is not defined");
 }
 
 Arg Builder::unary(const Expr &e, const std::string &name)
@@ -476,9 +475,8 @@ Arg Builder::attribute(const Expr &e, const std::string &name)
     // self.body.x (found by fx_text_fuzz).
     if (!subgraphArgName(object).empty())
         fail(e, "subgraph self." + subgraphArgName(object) + " has no attribute '" + std::string(e.text) + "'");
-    return Arg(
-        addNode(CanonicalTarget{"getattr", std::nullopt, false}, "getattr", {object, Arg(std::string(e.text))}, {}, name,
-                           e.line));
+    return Arg(addNode(CanonicalTarget{"getattr", std::nullopt, false}, "getattr", {object, Arg(std::string(e.text))},
+                       {}, name, e.line));
 }
 
 std::string Builder::sanitize(const std::string &path)

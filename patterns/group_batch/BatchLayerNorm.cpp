@@ -127,9 +127,8 @@ std::optional<std::string> BatchLayernormFusion::key(const Graph &graph, NodeId 
         return std::nullopt;
     const std::string sep(kKeySep);
     std::string key = "input " + graph.node(l->input)->meta.shapeString() + sep + "normalized_shape "
-                      + formatInts(l->normalizedShape)
-                      + sep + shapeOrAbsent(graph, l->weight, "weight") + sep + shapeOrAbsent(graph, l->bias, "bias")
-                      + sep + "eps " + Arg(l->eps).toString();
+                      + formatInts(l->normalizedShape) + sep + shapeOrAbsent(graph, l->weight, "weight") + sep
+                      + shapeOrAbsent(graph, l->bias, "bias") + sep + "eps " + Arg(l->eps).toString();
     if (options().getBool("fuse_nodes_with_same_users"))
         key += sep + usersText(graph, node);
     return key;

@@ -53,9 +53,8 @@ std::optional<LinearOperands> linearOperands(const Graph &graph, NodeId id, Matc
     validOnly.emplace(trace, kValidLinearOnly, true);
     if (!trace.check((*in)[1] == Dim((*w)[1]), "input features match the weight",
                      [&] {
-                         return "input " + nodeRef(graph, l.input) + " has " + toString((*in)[1])
-                                + " features, weight " + nodeRef(graph, l.weight) + " " + formatInts(*w) + " takes "
-                                + std::to_string((*w)[1]);
+                         return "input " + nodeRef(graph, l.input) + " has " + toString((*in)[1]) + " features, weight "
+                                + nodeRef(graph, l.weight) + " " + formatInts(*w) + " takes " + std::to_string((*w)[1]);
                      },
                      {l.input, l.weight}))
         return std::nullopt;

@@ -136,8 +136,7 @@ bool isKeywordItem(const std::string &item)
 
 /// The input operand and its static shape, after checking op, output metadata and shape.
 std::optional<std::pair<NodeId, std::vector<Dim>>> unaryInput(const Graph &graph, NodeId id,
-                                                                  const std::vector<std::string> &ops,
-                                                                  MatchTrace &trace)
+                                                              const std::vector<std::string> &ops, MatchTrace &trace)
 {
     if (!checkOp(graph, id, ops, trace) || !checkOutputMeta(graph, id, trace))
         return std::nullopt;

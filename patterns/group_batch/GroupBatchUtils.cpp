@@ -307,8 +307,7 @@ NodeId emitStack(PatternRewriter &rewriter, NodeId before, const std::vector<Nod
     const int64_t rank = static_cast<int64_t>(itemShape.size()) + 1;
     const int64_t at = dim < 0 ? dim + rank : dim;
     shape.insert(shape.begin() + at, static_cast<int64_t>(items.size()));
-    return emit(rewriter, before, {"aten::stack", "", {nodeList(items), dim}, shapedMeta(dtype, shape, device)},
-                before);
+    return emit(rewriter, before, {"aten::stack", "", {nodeList(items), dim}, shapedMeta(dtype, shape, device)}, before);
 }
 
 NodeId emitDecomposedStack(PatternRewriter &rewriter, NodeId before, const std::vector<NodeId> &items,

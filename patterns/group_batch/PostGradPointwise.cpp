@@ -177,9 +177,8 @@ std::optional<std::string> BatchPointwiseMathOpsPostGradFusion::key(const Graph 
         return std::nullopt;
 
     const std::string sep(kKeySep);
-    std::string key = "shape " + selfText + sep + "dtypes "
-                      + std::string(shortName(graph.node(self)->meta.dtype)) + ", "
-                      + std::string(shortName(graph.node(other)->meta.dtype));
+    std::string key = "shape " + selfText + sep + "dtypes " + std::string(shortName(graph.node(self)->meta.dtype))
+                      + ", " + std::string(shortName(graph.node(other)->meta.dtype));
     if (m_op == Op::Add || m_op == Op::Sub || m_op == Op::Div) {
         const bool div = m_op == Op::Div;
         const char *name = div ? "rounding_mode" : "alpha";

@@ -254,8 +254,7 @@ TEST_CASE("An artifact named otherwise than Inductor names its graphs is listed,
     const std::string odd = "before_pre_grad:00:00.000000 4242 torch/_loggin_graph";
     std::string text;
     text += envelope("{\"dynamo_output_graph\": {}, " + ids(0, 0) + "}", &graph);
-    text += envelope("{\"artifact\": {\"name\": \"" + odd + "\", \"encoding\": \"string\"}, " + ids(0, 0) + "}",
-                     &graph);
+    text += envelope("{\"artifact\": {\"name\": \"" + odd + "\", \"encoding\": \"string\"}, " + ids(0, 0) + "}", &graph);
     auto log = indexTorchTrace(writeLog("odd_name.log", text));
     REQUIRE(log);
     REQUIRE(log->graphs().size() == 1);

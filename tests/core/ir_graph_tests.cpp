@@ -240,7 +240,7 @@ TEST_CASE("tensor meta and arg text", "[ir]")
     CHECK(Arg(0.1).toString() == "0.1");
     CHECK(Arg(1e16).toString() == "1e+16");
     CHECK(Arg(100000.0).toString() == "1e+05"); // the shortest "%g" text, a float in Python too
-    CHECK(Arg(0.0001).toString() == "0.0001"); // "%g"'s form, not the shorter "1e-04"
+    CHECK(Arg(0.0001).toString() == "0.0001");  // "%g"'s form, not the shorter "1e-04"
     // Extremes whose shortest texts do not read back (they over- or
     // underflow) are written in full; they threw std::out_of_range before.
     CHECK(Arg(1.7976931348623157e308).toString() == "1.7976931348623157e+308");

@@ -72,8 +72,8 @@ TEST_CASE("batch_linear groups a dynamic batch (symbolic input rows) and keeps t
     {
         GraphBuilder build = GraphBuilder::reopen(g);
         for (int i = 0; i < 5; ++i) {
-            build.node(g.findByName("x" + std::to_string(i))).meta.shape
-                = std::vector<Dim>{std::string("s37"), int64_t(8)};
+            build.node(g.findByName("x" + std::to_string(i))).meta.shape = std::vector<Dim>{std::string("s37"),
+                                                                                            int64_t(8)};
             build.node(r.members[size_t(i)]).meta.shape = std::vector<Dim>{std::string("s37"), int64_t(6)};
         }
     }

@@ -234,8 +234,9 @@ TEST_CASE("post-grad pointwise batch rules group symbolic shapes as Inductor key
     // Another symbol is another key, as str() of the shapes differs.
     GroupGraph other = unaryGraph("aten::relu", 6);
     symbolic(other.graph);
-    GraphBuilder::reopen(other.graph).node(other.graph.findByName("x5")).meta.shape
-        = std::vector<Dim>{std::string("s12"), int64_t(8)};
+    GraphBuilder::reopen(other.graph).node(other.graph.findByName("x5")).meta.shape = std::vector<Dim>{std::string(
+                                                                                                           "s12"),
+                                                                                                       int64_t(8)};
     REQUIRE(keyOf(other.graph, relu, other.members[5]) == "input [s12, 8]");
     const FusionGroup group = singleGroup(other.graph, relu);
     REQUIRE(group.members.size() == 5);

@@ -253,13 +253,15 @@ TEST_CASE("Replay every compile: each compile's row says whether Fusebox gives p
             CHECK(panel->compileItem(i)->text(3) == QStringLiteral("✓ same as production"));
         CHECK(panel->compileItem(2)->text(3) == QStringLiteral("not replayed"));
         CHECK(panel->compileItem(2)->toolTip(3).contains(QStringLiteral("FX graph cache")));
-        CHECK(panel->headerLabel()->text().contains(QStringLiteral("replayed 3 of 4 compiles: 3 give production's graph")));
+        CHECK(panel->headerLabel()->text().contains(
+            QStringLiteral("replayed 3 of 4 compiles: 3 give production's graph")));
     }
     // The same log with production's graph after the recompile's batch_relu
     // edited (a baddbmm written as addbmm): that compile's row says where
     // Fusebox parts from production, and the filter finds it by the words.
     std::string text = readFile(towersLog());
-    const size_t step = text.find(R"("optimus_BatchReLuPreGradFusion", "encoding": "string"}, "frame_id": 0, "frame_compile_id": 1)");
+    const size_t step = text.find(
+        R"("optimus_BatchReLuPreGradFusion", "encoding": "string"}, "frame_id": 0, "frame_compile_id": 1)");
     REQUIRE(step != std::string::npos);
     const size_t call = text.find("torch.baddbmm(", step);
     REQUIRE(call != std::string::npos);
