@@ -4,6 +4,7 @@
 // ShapeRules.cpp maps op names to.
 
 #include "ShapeRules.h"
+#include "SymbolicSize.h"
 
 #include <algorithm>
 #include <cmath>
@@ -253,19 +254,6 @@ inline Value tensorValue(const TensorMeta &m, Dims shape, std::optional<DType> d
     return Value::ofTensor(like(m, std::move(shape), dtype));
 }
 
-/// Dim arithmetic on static sizes; symbols make the result unknown.
-inline std::optional<int64_t> product(const Dims &dims)
-{
-    int64_t p = 1;
-    for (const Dim &d : dims) {
-        auto i = intOf(d);
-        if (!i)
-            return std::nullopt;
-        p *= *i;
-    }
-    return p;
-}
-
 // --- rule families --------------------------------------------------------
 
 // --- the rule families (ShapeRulesPointwise.cpp, ShapeRulesCompute.cpp,
@@ -294,6 +282,7 @@ Value attribute(const Call &c);
 Value multiHeadAttention(const Call &c);
 Value view(const Call &c);
 Value flatten(const Call &c);
+Value unflatten(const Call &c);
 Value unsqueeze(const Call &c);
 Value squeeze(const Call &c);
 Value permute(const Call &c);

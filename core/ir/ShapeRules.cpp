@@ -283,6 +283,7 @@ const std::unordered_map<std::string_view, Rule> &rules()
         t["aten::reshape"] = view;
         t["aten::_unsafe_view"] = view;
         t["aten::flatten"] = flatten;
+        t["aten::unflatten"] = unflatten;
         t["aten::unsqueeze"] = unsqueeze;
         t["aten::squeeze"] = squeeze;
         t["aten::permute"] = permute;

@@ -18,42 +18,14 @@ Value view(const Call &c)
         for (auto it = size->begin(); it != size->end(); ++it)
             if (it != inferred)
                 rest.push_back(*it);
-        auto total = product(*x->shape);
-        auto part = product(rest);
-        if (total && part && *part != 0) {
-            *inferred = Dim(*total / *part);
-        } else {
-            // Symbolic: numel is a product of symbols and a static factor;
-            // -1 is what is left once the other sizes' symbols and factor
-            // are taken out (view(-1, 2, 2) of [s0, 4] is [s0, 2, 2]).
-            auto factors = [](const Dims &dims, std::vector<std::string> &symbols, int64_t &factor) {
-                for (const Dim &d : dims) {
-                    if (auto i = intOf(d))
-                        factor *= *i;
-                    else
-                        symbols.push_back(std::get<std::string>(d));
-                }
-            };
-            std::vector<std::string> inSymbols, restSymbols;
-            int64_t inFactor = 1, restFactor = 1;
-            factors(*x->shape, inSymbols, inFactor);
-            factors(rest, restSymbols, restFactor);
-            for (const std::string &sym : restSymbols) {
-                auto it = std::find(inSymbols.begin(), inSymbols.end(), sym);
-                if (it == inSymbols.end())
-                    return {};
-                inSymbols.erase(it);
-            }
-            if (restFactor == 0 || inFactor % restFactor != 0)
-                return {};
-            const int64_t left = inFactor / restFactor;
-            if (inSymbols.empty())
-                *inferred = Dim(left);
-            else if (inSymbols.size() == 1 && left == 1)
-                *inferred = Dim(inSymbols.front());
-            else
-                return {};
-        }
+        // numel over the other sizes' product, symbols included (view(-1, 2, 2)
+        // of [s0, 4] is [s0, 2, 2]; view(-1) of [s0, 16] is [16*s0]).
+        auto total = productOfDims(*x->shape);
+        auto part = productOfDims(rest);
+        auto left = total && part ? quotientOfDims(*total, *part) : std::nullopt;
+        if (!left)
+            return {};
+        *inferred = *left;
     }
     return tensorValue(*x, *size);
 }
@@ -76,11 +48,39 @@ Value flatten(const Call &c)
     const Dims merged(x->shape->begin() + *start, x->shape->begin() + *end + 1);
     if (merged.size() == 1)
         out.push_back(merged.front());
-    else if (auto p = product(merged))
-        out.push_back(Dim(*p));
+    else if (auto p = productOfDims(merged))
+        out.push_back(*p);
     else
         return {};
     out.insert(out.end(), x->shape->begin() + *end + 1, x->shape->end());
+    return tensorValue(*x, out);
+}
+
+/// unflatten(self, dim, sizes): one size may be -1, the dim's size over
+/// the others' product.
+Value unflatten(const Call &c)
+{
+    const TensorMeta *x = c.tensor(0, "self");
+    auto dim = x ? wrapDim(c.integer(1, "dim").value_or(0), rankOf(*x)) : std::nullopt;
+    auto sizes = c.dims(2, "sizes");
+    if (!dim || !sizes || rankOf(*x) == 0 || sizes->empty())
+        return {};
+    const Dim whole = (*x->shape)[size_t(*dim)];
+    auto inferred = std::find_if(sizes->begin(), sizes->end(), [](const Dim &d) { return isInt(d, -1); });
+    if (inferred != sizes->end()) {
+        Dims rest;
+        for (auto it = sizes->begin(); it != sizes->end(); ++it)
+            if (it != inferred)
+                rest.push_back(*it);
+        auto part = productOfDims(rest);
+        auto left = part ? quotientOfDims(whole, *part) : std::nullopt;
+        if (!left)
+            return {};
+        *inferred = *left;
+    }
+    Dims out = *x->shape;
+    out.erase(out.begin() + *dim);
+    out.insert(out.begin() + *dim, sizes->begin(), sizes->end());
     return tensorValue(*x, out);
 }
 
@@ -193,16 +193,10 @@ Value repeat(const Call &c)
     Dims out = *reps;
     const size_t lead = reps->size() - x->shape->size();
     for (size_t i = lead; i < out.size(); ++i) {
-        auto r = intOf(out[i]), s = intOf((*x->shape)[i - lead]);
-        if (!r)
+        auto times = productOfDims({out[i], (*x->shape)[i - lead]});
+        if (!times)
             return {};
-        if (!s) {
-            if (*r != 1)
-                return {};
-            out[i] = (*x->shape)[i - lead];
-        } else {
-            out[i] = Dim(*r * *s);
-        }
+        out[i] = *times;
     }
     return tensorValue(*x, out);
 }
@@ -362,22 +356,17 @@ Value cat(const Call &c, bool stack)
         out.insert(out.begin() + *dim, Dim(int64_t(used.size())));
         return tensorValue(first, out, dtype);
     }
-    int64_t total = 0;
+    Dims sizes;
     for (const TensorMeta &m : used) {
         if (m.rank() != rank)
             return {};
-        auto n = intOf((*m.shape)[size_t(*dim)]);
-        if (!n) {
-            if (used.size() == 1) {
-                total = -1;
-                break;
-            }
-            return {};
-        }
-        total += *n;
+        sizes.push_back((*m.shape)[size_t(*dim)]);
     }
-    if (total >= 0)
-        out[size_t(*dim)] = Dim(total);
+    // Symbolic sizes add up as sympy writes them ([s0, 16] twice is [2*s0, 16]).
+    auto total = sizes.size() == 1 ? std::optional(sizes.front()) : sumOfDims(sizes);
+    if (!total)
+        return {};
+    out[size_t(*dim)] = *total;
     return tensorValue(first, out, dtype);
 }
 

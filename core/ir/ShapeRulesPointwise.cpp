@@ -113,21 +113,26 @@ Value scalarArithmetic(const Call &c, std::string_view op)
     if (!a || !b)
         return {};
     auto x = intOf(*a), y = intOf(*b);
-    if (!x || !y) {
-        if ((op == "mul" && (isInt(*a, 1) || isInt(*b, 1))) || ((op == "add" || op == "sub") && isInt(*b, 0)))
-            return Value::ofScalar(isInt(*a, 1) && op == "mul" ? *b : *a);
-        // A number no size fixes (2 * x.item()): still a number, not a tensor.
-        return Value::ofScalar(Dim("u_" + c.node().name));
+    if (x && y && op == "floordiv")
+        return *y != 0 ? Value::ofScalar(Dim(*x / *y - ((*x % *y != 0) && ((*x < 0) != (*y < 0)) ? 1 : 0))) : Value{};
+    // Sizes add, subtract and multiply as sympy writes them (size * 2 of
+    // [s0, ...] is 2*s0); a quotient only when it is exact.
+    auto p = SymbolicSize::parse(*a), q = SymbolicSize::parse(*b);
+    std::optional<SymbolicSize> result;
+    if (p && q) {
+        if (op == "add")
+            result = p->plus(*q);
+        else if (op == "sub")
+            result = p->minus(*q);
+        else if (op == "mul")
+            result = p->times(*q);
+        else if (op == "floordiv" && q->constant() != 0 && (!q->constant() || *q->constant() > 0))
+            result = p->dividedBy(*q);
     }
-    if (op == "add")
-        return Value::ofScalar(Dim(*x + *y));
-    if (op == "sub")
-        return Value::ofScalar(Dim(*x - *y));
-    if (op == "mul")
-        return Value::ofScalar(Dim(*x * *y));
-    if (op == "floordiv" && *y != 0)
-        return Value::ofScalar(Dim(*x / *y - ((*x % *y != 0) && ((*x < 0) != (*y < 0)) ? 1 : 0)));
-    return {};
+    if (result)
+        return Value::ofScalar(result->toDim());
+    // A number no size fixes (2 * x.item()): still a number, not a tensor.
+    return Value::ofScalar(Dim("u_" + c.node().name));
 }
 
 } // namespace fusebox::shapes

@@ -27,7 +27,10 @@ bool isOne(const Arg *a)
 }
 
 /// An aten::mm / aten::addmm (beta = alpha = 1) whose input and weight are 2-D
-/// with static dims that agree.
+/// with static dims that agree. Static, as in Inductor itself: unlike the other
+/// batch fusions, PostGradBatchLinearFusion._is_input_2d (2.6 and 2.14 alike)
+/// requires both sizes of each operand to be Python ints, so a dynamic
+/// compile's f32[s37, 16] input never fires it there either.
 std::optional<MmOperands> mmOperands(const Graph &graph, NodeId id, MatchTrace &trace)
 {
     if (!checkOp(graph, id, {"aten::mm", "aten::addmm"}, trace))

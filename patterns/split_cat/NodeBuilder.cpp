@@ -1,6 +1,7 @@
 #include "NodeBuilder.h"
 
 #include "core/ir/GraphBuilder.h"
+#include "core/ir/SymbolicSize.h"
 #include "core/rewrite/MatchUtils.h"
 
 #include <algorithm>
@@ -47,9 +48,10 @@ namespace {
 const TensorMeta kNoMeta{};
 
 /// A new node's shape as dims: symbols (a dynamic compile's s37) pass
-/// through where the op only moves or keeps a dim; arithmetic on a dim
-/// (cat's sum, flatten's product, unflatten's -1) needs a static one, and
-/// the shape is left unknown otherwise.
+/// through where the op only moves or keeps a dim, and arithmetic on a dim
+/// (cat's sum, flatten's product, unflatten's -1) is done as sympy writes
+/// it (core/ir/SymbolicSize.h: [s37, 16] twice is [2*s37, 16]); where that
+/// has no polynomial answer the shape is left unknown.
 using Dims = std::vector<Dim>;
 
 std::optional<Dims> dimsOf(const Graph &graph, NodeId id)
@@ -58,11 +60,6 @@ std::optional<Dims> dimsOf(const Graph &graph, NodeId id)
     if (!n || !n->meta.shape)
         return std::nullopt;
     return *n->meta.shape;
-}
-
-const int64_t *sizeAt(const Dims &dims, int64_t index)
-{
-    return std::get_if<int64_t>(&dims[size_t(index)]);
 }
 
 Dims permuted(const Dims &dims, const std::vector<int64_t> &perm)
@@ -153,18 +150,20 @@ NodeId NodeBuilder::slice(NodeId input, int64_t dim, int64_t start, int64_t end)
 NodeId NodeBuilder::cat(const std::vector<NodeId> &tensors, int64_t dim)
 {
     std::optional<Dims> shape = dimsOf(graph(), tensors.front());
-    int64_t total = 0;
+    Dims sizes;
     for (NodeId t : tensors) {
         auto part = dimsOf(graph(), t);
-        const int64_t *size = part ? sizeAt(*part, dim) : nullptr;
-        if (!size) {
+        if (!shape || !part || dim < 0 || size_t(dim) >= part->size()) {
             shape.reset();
             break;
         }
-        total += *size;
+        sizes.push_back((*part)[size_t(dim)]);
     }
-    if (shape)
-        (*shape)[size_t(dim)] = total;
+    auto total = shape ? sumOfDims(sizes) : std::nullopt;
+    if (total)
+        (*shape)[size_t(dim)] = *total;
+    else
+        shape.reset();
     return op("aten::cat", {}, {nodeList(tensors), dim}, metaLike(metaOf(tensors.front()), shape));
 }
 
@@ -205,16 +204,14 @@ NodeId NodeBuilder::permute(NodeId input, const std::vector<int64_t> &perm)
 NodeId NodeBuilder::flatten(NodeId input, int64_t start, int64_t end)
 {
     std::optional<Dims> shape = dimsOf(graph(), input);
-    int64_t product = 1;
-    for (int64_t d = start; shape && d <= end; ++d) {
-        if (const int64_t *size = sizeAt(*shape, d))
-            product *= *size;
-        else
-            shape.reset();
-    }
-    if (shape) {
+    std::optional<Dim> product;
+    if (shape && start >= 0 && start <= end && size_t(end) < shape->size())
+        product = productOfDims(Dims(shape->begin() + start, shape->begin() + end + 1));
+    if (product) {
         shape->erase(shape->begin() + start, shape->begin() + end + 1);
-        shape->insert(shape->begin() + start, product);
+        shape->insert(shape->begin() + start, *product);
+    } else {
+        shape.reset();
     }
     return op("aten::flatten", "using_ints", {input, start, end}, metaLike(metaOf(input), shape));
 }
@@ -222,22 +219,23 @@ NodeId NodeBuilder::flatten(NodeId input, int64_t start, int64_t end)
 NodeId NodeBuilder::unflatten(NodeId input, int64_t dim, const std::vector<int64_t> &sizes)
 {
     std::optional<Dims> shape = dimsOf(graph(), input);
+    if (shape && (dim < 0 || size_t(dim) >= shape->size()))
+        shape.reset();
     if (shape) {
-        // One size may be -1: the dim's size over the others' product (a static dim only).
-        int64_t known = 1;
+        // One size may be -1: the dim's size over the others' product.
+        Dims known;
         for (int64_t s : sizes)
             if (s != -1)
-                known *= s;
-        const int64_t *at = sizeAt(*shape, dim);
-        const int64_t whole = at ? *at : 0; // read before the dim is replaced
-        const bool inferred = std::find(sizes.begin(), sizes.end(), int64_t(-1)) != sizes.end();
-        if (inferred && !at) {
+                known.push_back(s);
+        auto product = productOfDims(known);
+        auto inferred = product ? quotientOfDims((*shape)[size_t(dim)], *product) : std::nullopt;
+        const bool needsInferred = std::find(sizes.begin(), sizes.end(), int64_t(-1)) != sizes.end();
+        if (needsInferred && !inferred) {
             shape.reset();
         } else {
             shape->erase(shape->begin() + dim);
             for (size_t i = 0; i < sizes.size(); ++i)
-                shape->insert(shape->begin() + dim + int64_t(i),
-                              sizes[i] != -1 ? sizes[i] : (known ? whole / known : 0));
+                shape->insert(shape->begin() + dim + int64_t(i), sizes[i] != -1 ? Dim(sizes[i]) : *inferred);
         }
     }
     return op("aten::unflatten", "int", {input, dim, intList(sizes)}, metaLike(metaOf(input), shape));

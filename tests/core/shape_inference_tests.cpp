@@ -4,6 +4,7 @@
 #include "FxTestSupport.h"
 
 #include "core/ir/ShapeInference.h"
+#include "core/ir/SymbolicSize.h"
 
 #include <catch.hpp>
 
@@ -179,4 +180,100 @@ TEST_CASE("symbol values read from a graph logged with its sizes, and given to a
     GraphBuilder::reopen(symbolicTwice).addInput("z", sym);
     CHECK_FALSE(symbolValues(symbolicTwice, twice));
     CHECK_FALSE(symbolValues(symbolicTwice, logged));
+}
+
+namespace {
+
+/// SymbolicSize's spelling of a dim read back and printed.
+std::string reprinted(const std::string &text)
+{
+    auto size = SymbolicSize::parse(Dim(text));
+    return size ? toString(size->toDim()) : "(none)";
+}
+
+std::string sumOf(const std::vector<Dim> &dims)
+{
+    auto d = sumOfDims(dims);
+    return d ? toString(*d) : "(none)";
+}
+
+std::string productOf(const std::vector<Dim> &dims)
+{
+    auto d = productOfDims(dims);
+    return d ? toString(*d) : "(none)";
+}
+
+} // namespace
+
+// The expected texts are sympy 1.14's str() of the same expressions, printed
+// in the Debian testing root (torch 2.14) with symbols made as Dynamo makes
+// them (integer=True, positive=True).
+TEST_CASE("symbolic sizes are read and printed as sympy writes them", "[ir][shapes]")
+{
+    for (const char *text : {"s0 + 16",      "2*s0",         "s0*s1 + s0",
+                             "2*s0 + s1**2", "16 - s0",      "s10 + s9",
+                             "s10*s9",       "16*s0*s1",     "s0**2 + s0*s1 + 2*s1",
+                             "-s0 - 1",      "-2*s0 + 2*s1", "s0**2*s1",
+                             "16 - 2*s0",    "-s0*s1 + 16",  "16 - s0**2",
+                             "-s0 - s1 + 3", "s0 - 16",      "2*s0*s1 - s0",
+                             "s0 + u0",      "s0**3",        "1 - s0"})
+        CHECK(reprinted(text) == text);
+    // Other orders of the same polynomial come out in sympy's.
+    CHECK(reprinted("s1 + s0") == "s0 + s1");
+    CHECK(reprinted("s1*s0**2") == "s0**2*s1");
+    CHECK(reprinted("s1 - s0") == "-s0 + s1");
+    CHECK(reprinted("3 - s0 - s1") == "-s0 - s1 + 3");
+    CHECK(reprinted("s0 - s0") == "0");
+    // What sympy keeps unexpanded, or writes with other operators, is not read.
+    for (const char *text : {"s1*(s0 + 1)", "((s0 + 1)//2)", "Max(1, s0)", "s0/2", "", "s0 s1", "2**s0", "s0 +"})
+        CHECK(reprinted(text) == "(none)");
+    // Arithmetic, as sympy does it: str(s0 + s0) is 2*s0, str(2*(s0 + 1)) is 2*s0 + 2.
+    CHECK(sumOf({Dim("s37"), Dim("s37")}) == "2*s37");
+    CHECK(sumOf({Dim("s0"), Dim(int64_t(16)), Dim("s1")}) == "s0 + s1 + 16");
+    CHECK(sumOf({Dim("s0"), Dim("-s0 + 4")}) == "4");
+    CHECK(productOf({Dim("s0"), Dim(int64_t(16)), Dim("s1")}) == "16*s0*s1");
+    CHECK(productOf({Dim(int64_t(2)), Dim("s0 + 1")}) == "2*s0 + 2");
+    CHECK(productOf({Dim("s1"), Dim("s0 + 1")}) == "(none)"); // sympy: s1*(s0 + 1)
+    CHECK(productOf({Dim("s37"), Dim(int64_t(32))}) == "32*s37");
+    CHECK(toString(*quotientOfDims(Dim("16*s0*s1"), Dim("4*s1"))) == "4*s0");
+    CHECK_FALSE(quotientOfDims(Dim("s0"), Dim(int64_t(2))));
+    CHECK_FALSE(quotientOfDims(Dim("s0"), Dim(int64_t(0))));
+    CHECK_FALSE(quotientOfDims(Dim("s0*s1"), Dim("s0 + 1")));
+    CHECK(toString(*quotientOfDims(Dim("32*s0 + 16*s1"), Dim("2*s0 + s1"))) == "16");
+    CHECK_FALSE(quotientOfDims(Dim("2*s0*s1 + 2*s1"), Dim("s0 + 1"))); // only a whole multiple of a sum
+    // Coefficients that would overflow give no answer, not a wrapped one.
+    CHECK(reprinted("99999999999999999999*s0") == "(none)");
+    CHECK(sumOf({Dim("9223372036854775807*s0"), Dim("s0")}) == "(none)");
+}
+
+TEST_CASE("inferShapes: sums and products of symbolic sizes", "[ir][shapes]")
+{
+    LoadedModel m = read(R"FX(class GraphModule(torch.nn.Module):
+    def forward(self, s0: "Sym(s0)", s1: "Sym(s1)", L_x_: "f32[s0, 16][16, 1]cpu", L_y_: "f32[s1, 16][16, 1]cpu"):
+        cat = torch.cat([L_x_, L_x_], dim = 0)
+        cat_1 = torch.cat([L_x_, L_y_, L_x_], dim = 0)
+        cat_2 = torch.cat([L_x_, L_x_], dim = 1)
+        flat = L_x_.flatten()
+        view = flat.view(-1, 8)
+        rep = L_x_.repeat(3, 1)
+        size = L_x_.size(0)
+        size_1 = L_y_.size(0)
+        mul = size * 2
+        add = mul + size_1
+        reshaped = cat_1.reshape(add, -1)
+        halves = cat_1.view(add, 2, -1)
+        return (cat, cat_2, view, rep, reshaped, halves)
+)FX");
+    Graph &g = m.graph;
+    inferShapes(g);
+    // Each as Dynamo 2.14 annotates the same code with dynamic inputs.
+    CHECK(shapeOf(g, "cat") == "f32[2*s0, 16]");
+    CHECK(shapeOf(g, "cat_1") == "f32[2*s0 + s1, 16]");
+    CHECK(shapeOf(g, "cat_2") == "f32[s0, 32]");
+    CHECK(shapeOf(g, "flat") == "f32[16*s0]");
+    CHECK(shapeOf(g, "view") == "f32[2*s0, 8]");
+    CHECK(shapeOf(g, "rep") == "f32[3*s0, 16]");
+    CHECK(node(g, "add").type == "int");
+    CHECK(shapeOf(g, "reshaped") == "f32[2*s0 + s1, 16]"); // (32*s0 + 16*s1) / (2*s0 + s1)
+    CHECK(shapeOf(g, "halves") == "f32[2*s0 + s1, 2, 8]");
 }

@@ -3,6 +3,7 @@
 
 #include "core/ir/GraphBuilder.h"
 #include "SplitCatTestSupport.h"
+#include "patterns/split_cat/NodeBuilder.h"
 
 using namespace fusebox;
 using namespace fusebox::test::sc;
@@ -255,4 +256,31 @@ TEST_CASE("the to-slices rules move dims with movedim's permutation when the dim
     CHECK(applyRule(slices, "unbind_stack_to_slices_pass") == 1);
     CHECK(outputs(slices)[0] == "cat([permute(slice.Tensor(x, 0, 0, 11, 1), [1, 2, 0]), stack([y], 2)], 2)");
     CHECK(outputShape(slices, 0) == "[4, 3, 12]");
+}
+
+TEST_CASE("the split/cat node builder adds and multiplies symbolic sizes as sympy writes them", "[patterns]")
+{
+    // What Dynamo 2.14 annotates for the same ops on [s0, 16] and [s1, 16]
+    // inputs (tests/pt2/pt2_shapes_tests.cpp checks the C++ rules against it).
+    Graph g;
+    GraphBuilder build(g);
+    auto input = [&](const std::string &name, std::vector<Dim> shape) {
+        return build.addInput(name, TensorMeta{DType::Float32, std::move(shape), {}, {}});
+    };
+    const NodeId x = input("x", {std::string("s0"), int64_t(16)});
+    const NodeId y = input("y", {std::string("s1"), int64_t(16)});
+    const NodeId z = input("z", {std::string("((s0 + 1)//2)"), int64_t(16)});
+    const NodeId out = build.setOutputs({Arg(x)});
+    PatternRewriter rewriter(g);
+    fusebox::splitcat::NodeBuilder b(rewriter, out, x);
+    auto shape = [&](NodeId id) { return g.node(id)->meta.shapeString(); };
+    const NodeId cat = b.cat({x, y, x}, 0);
+    CHECK(shape(cat) == "[2*s0 + s1, 16]");
+    CHECK(shape(b.flatten(x, 0, 1)) == "[16*s0]");
+    CHECK(shape(b.unflatten(cat, 1, {4, -1})) == "[2*s0 + s1, 4, 4]");
+    CHECK(shape(b.unflatten(b.flatten(y, 0, 1), 0, {-1, 8})) == "[2*s1, 8]");
+    // A size sympy writes with FloorDiv is no polynomial: no shape, not a guess.
+    CHECK(shape(b.cat({x, z}, 0)).empty());
+    CHECK(shape(b.flatten(z, 0, 1)).empty());
+    CHECK(shape(b.unflatten(x, 0, {3, -1})).empty()); // s0 / 3 is not exact
 }

@@ -4,8 +4,14 @@
 // whatever device the graph was recorded on.
 #include "Pt2TestSupport.h"
 
+#include "core/io/FxText.h"
+#include "core/ir/ShapeInference.h"
+#include "core/pt2/ChildProcess.h"
+#include "core/pt2/PythonCommand.h"
+
 #include <filesystem>
 #include <fstream>
+#include <regex>
 
 #include <unistd.h>
 
@@ -124,4 +130,69 @@ class GraphModule(torch.nn.Module):
     CHECK(shaped["outputs"][0]["shape"] == "[1, 2, 6, 6]");
     CHECK(shaped["outputs"][0]["dtype"] == "f32");
     CHECK(shaped["shapes"]["inferred_by"].get<std::string>().starts_with("PyTorch 2."));
+}
+
+TEST_CASE("symbolic sizes Fusebox computes read as Dynamo annotates them", "[pt2][shapes]")
+{
+    // Dynamo (the reference PyTorch 2) compiles code whose sizes are sums and
+    // products of dynamic sizes and annotates every value; the same graph
+    // with only its inputs annotated must get each value's shape, spelled
+    // the same, from Fusebox's rules.
+    auto python = pt2::findPythonCommand();
+    REQUIRE(python);
+    std::vector<std::string> argv = python->argv;
+    argv.insert(argv.end(), {"-c", R"PY(import re, torch
+graphs = []
+def backend(gm, inputs):
+    graphs.append(gm.print_readable(print_output=False))
+    return gm.forward
+def f(x, y):
+    a = torch.cat([x, x], dim=0)
+    b = torch.cat([x, y, x], dim=0)
+    d = x.flatten().view(-1, 8)
+    e = x.repeat(3, 1)
+    n = x.size(0) * 2 + y.size(0)
+    g = b.reshape(n, -1)
+    h = b.view(n, 2, -1)
+    s = torch.split(b, [x.size(0), y.size(0) + x.size(0)], dim=0)
+    k = torch.stack([x, x], dim=1).flatten(0, 1)
+    m = torch.cat([k, y], dim=0).unflatten(1, (4, -1))
+    return a.sum() + d.sum() + e.sum() + g.sum() + h.sum() + s[1].sum() + m.sum()
+x, y = torch.randn(5, 16), torch.randn(7, 16)
+torch._dynamo.mark_dynamic(x, 0)
+torch._dynamo.mark_dynamic(y, 0)
+torch.compile(f, backend=backend, fullgraph=True)(x, y)
+print(graphs[0])
+print("# ---- stripped ----")
+print(re.sub(r'^(\s+\w+): "[^"]*" = ', r'\1 = ', graphs[0], flags=re.M))
+)PY"});
+    auto printed = pt2::runToEnd(argv, 300'000);
+    REQUIRE(printed);
+    const size_t cut = printed->find("# ---- stripped ----");
+    REQUIRE(cut != std::string::npos);
+    auto annotated = readFxText(printed->substr(0, cut), {});
+    auto stripped = readFxText(printed->substr(cut), {});
+    REQUIRE(annotated);
+    REQUIRE(stripped);
+    inferShapes(stripped->graph);
+    size_t compared = 0;
+    std::string names;
+    for (NodeId id : annotated->graph.nodeIds()) {
+        const Node &theirs = *annotated->graph.node(id);
+        if (!theirs.isOp() || !holdsOneTensor(annotated->graph, id) || !theirs.meta.shape)
+            continue;
+        const Node *ours = stripped->graph.node(stripped->graph.findByName(theirs.name));
+        REQUIRE(ours);
+        INFO(theirs.name << " " << theirs.op);
+        CHECK(ours->meta.shapeString() == theirs.meta.shapeString());
+        ++compared;
+        names += " " + theirs.name;
+    }
+    INFO(names);
+    // Hand-counted: the 25 tensor values Dynamo annotates: 12 sized by the
+    // dynamic inputs (a, b, flatten, d, e, g, h, getitem_1, stack, k, cat_2,
+    // m), 7 sums and the 6 adds of them (0-d).
+    CHECK(compared == 25);
+    // (2.6 names the symbols s0, s1: 2*s0 + s1; 2.14 by source: s17 + 2*s77.)
+    CHECK(std::regex_search(*printed, std::regex(R"(f32\[(s\d+ \+ 2\*s\d+|2\*s\d+ \+ s\d+), 16\])")));
 }
