@@ -267,7 +267,8 @@ std::string Replayer::whyNotReplayable() const
 Status Replayer::configure(CompileReplay &replay)
 {
     const InductorProfile *profile = m_options.fallbackProfile;
-    std::string source = "chosen by the user; the log records no torch version";
+    std::string source = (profile ? m_options.fallbackSource : std::string("the newest profile"))
+                         + "; the log records no torch version";
     if (!m_log.torchVersion.empty()) {
         auto chosen = chooseInductorProfile(m_log.torchVersion);
         if (!chosen)
@@ -376,7 +377,7 @@ std::optional<ReplayStep> Replayer::stepOf(const PassSnapshots::Snapshot &snapsh
     ReplayStep step;
     step.pass = snapshot.pass;
     step.stage = stage;
-    step.artifact = artifact.empty() ? "(Inductor logs no graph for this pass)" : artifact;
+    step.artifact = artifact;
     step.fusebox = fuseboxLogs;
     step.fuseboxRemoved = snapshot.removed;
     step.fuseboxAdded = snapshot.added;

@@ -36,11 +36,17 @@ struct ReplayStep {
     std::string pass; ///< Fusebox's (and the config's) name: "batch_linear"
     /// Pre-grad (replayed on before_pre_grad_graph) or post-grad (on before_post_grad_graph).
     PassStage stage = PassStage::PreGrad;
-    std::string artifact;    ///< what the log calls its graph
+    /// What the log calls its graph; empty for a pass Inductor logs none for
+    /// (normalization_pass), whose effect shows in the next logged graph.
+    std::string artifact;
     std::string address;     ///< the log graph, "0/0/optimus_...", when logged
     int line = 0;            ///< its line in the log (0: not logged)
     bool production = false; ///< production's pass changed the graph (it logged one)
-    bool fusebox = false;    ///< Fusebox's pass changed the graph
+    /// Fusebox's pass fired as Inductor counts it, so that Inductor would
+    /// log its graph. A pass can change the graph without that (one Inductor
+    /// logs nothing for, or whose counter did not move): then this is false
+    /// and fuseboxRemoved/fuseboxAdded still say what it changed.
+    bool fusebox = false;
     /// Nodes production's pass removed and added (against the graph before it).
     size_t productionRemoved = 0, productionAdded = 0;
     size_t fuseboxRemoved = 0, fuseboxAdded = 0;
@@ -92,8 +98,12 @@ struct TraceReplayOptions {
     std::function<Expected<LoadedModel>(const std::string &path)> load;
     /// The schemas graphs were read with (pt2GraphSchemas()), for comparing calls.
     const OpSchemaRegistry *schemas = nullptr;
-    /// The Inductor profile when the log records no torch version (the user's choice).
+    /// The Inductor profile when the log records no torch version (the user's
+    /// choice); null: the newest profile.
     const InductorProfile *fallbackProfile = nullptr;
+    /// Who chose fallbackProfile ("--inductor", "Settings ▸ Inductor Version"),
+    /// named in CompileReplay::profile.
+    std::string fallbackSource;
 };
 
 /// Replays one compile (see the file comment). Errors: a graph that does not open.

@@ -295,7 +295,7 @@ OptimusStepsWindow *CompilesPanel::showOptimusSteps(int index)
                                                : tr("this torch logs no before_pre_grad_graph (2.6 does not)")));
         return nullptr;
     }
-    auto *window = new OptimusStepsWindow(m_log, static_cast<size_t>(index), m_tasks, this);
+    auto *window = new OptimusStepsWindow(m_log, static_cast<size_t>(index), m_tasks, m_fallback, this);
     window->setAttribute(Qt::WA_DeleteOnClose);
     window->setWindowFlag(Qt::Window);
     window->resize(1400, 800);
@@ -313,8 +313,7 @@ void CompilesPanel::replayAll()
     auto results = std::make_shared<std::vector<Expected<CompileReplay>>>();
     m_tasks->run(
         tr("Replaying %1 compiles with Fusebox").arg(log->compiles.size()), QStringLiteral("trace.replayAll"), this,
-        [log, results](TaskControl &control) {
-            const TraceReplayOptions options = traceReplayOptions();
+        [log, results, options = traceReplayOptions(m_fallback)](TaskControl &control) {
             for (size_t i = 0; i < log->compiles.size() && !control.isCancelled(); ++i) {
                 control.setProgress(static_cast<qint64>(i), static_cast<qint64>(log->compiles.size()));
                 control.setStatus(tr("replaying [%1]").arg(qs(log->compiles[i].label())));

@@ -65,6 +65,10 @@ public:
     /// (null, and a message in the header, when the compile logged none).
     OptimusStepsWindow *showOptimusSteps(int index);
 
+    /// The profile replays follow where the log records no torch version
+    /// (the window's document's); asked as each replay starts.
+    void setFallbackProfile(FallbackProfile profile) { m_fallback = std::move(profile); }
+
     /// Activates a row as a double-click does: a graph row emits graphActivated().
     void activate(QTreeWidgetItem *item);
 
@@ -85,6 +89,7 @@ private:
     void showReplay(int index, const Expected<CompileReplay> &replay);
 
     TaskService *m_tasks;
+    FallbackProfile m_fallback;
     QLabel *m_header;
     QLineEdit *m_filter;
     QTreeWidget *m_tree;

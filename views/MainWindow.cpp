@@ -96,6 +96,7 @@ MainWindow::MainWindow(QWidget *parent)
     connect(m_rewrite, &RewriteController::statusMessage, this,
             [this](const QString &line) { statusBar()->showMessage(line, 10000); });
     connect(m_compiles, &CompilesPanel::graphActivated, this, [this](const QString &address) { openFile(address); });
+    m_compiles->setFallbackProfile([this] { return &m_document->patternSet().inductorProfile(); });
     connect(m_compiles, &CompilesPanel::logIndexed, this, [this](const QString &path) {
         addRecentFile(QFileInfo(path).absoluteFilePath());
         const auto log = m_compiles->log();

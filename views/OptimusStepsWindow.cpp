@@ -16,20 +16,23 @@
 
 namespace fusebox {
 
-TraceReplayOptions traceReplayOptions()
+TraceReplayOptions traceReplayOptions(const FallbackProfile &fallback)
 {
     TraceReplayOptions options;
     options.load = [](const std::string &path) { return loadModel(path); };
     options.schemas = &pt2GraphSchemas().registry;
+    if ((options.fallbackProfile = fallback ? fallback() : nullptr))
+        options.fallbackSource = "the document's, Settings ▸ Inductor Version";
     return options;
 }
 
 OptimusStepsWindow::OptimusStepsWindow(std::shared_ptr<const TraceLog> log, size_t compile, TaskService *tasks,
-                                       QWidget *parent)
+                                       FallbackProfile fallback, QWidget *parent)
     : QWidget(parent)
     , m_log(std::move(log))
     , m_compile(m_log->compiles.at(compile))
     , m_tasks(tasks)
+    , m_fallback(std::move(fallback))
     , m_payloads(optimusStepsOf(m_compile))
     , m_header(new QLabel)
     , m_steps(new QListWidget)
@@ -172,9 +175,11 @@ void OptimusStepsWindow::startReplay()
     const TraceLog *log = m_log.get();
     const TraceCompile *compile = &m_compile;
     auto keep = m_log;
+    // Made here, on the GUI thread, where the document's profile is read.
+    auto options = std::make_shared<const TraceReplayOptions>(traceReplayOptions(m_fallback));
     m_tasks->run(
         tr("Replaying [%1] with Fusebox").arg(qs(m_compile.label())), QStringLiteral("trace.replay"), this,
-        [log, compile, keep, result](TaskControl &) { *result = replayCompile(*log, *compile, traceReplayOptions()); },
+        [log, compile, keep, result, options](TaskControl &) { *result = replayCompile(*log, *compile, *options); },
         [this, result](bool) {
             m_replay->setEnabled(true);
             if (!*result) {

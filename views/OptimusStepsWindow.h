@@ -6,6 +6,7 @@
 
 #include <QWidget>
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -28,17 +29,23 @@ class TaskService;
 /// before-graph (replayCompile, through the TaskService) and marks each step
 /// "same" or what differs, with Why Not where production's pass fired and
 /// Fusebox's did not; the header names whose answers these are.
+/// The profile a replay follows where the log records no torch version (the
+/// document's, Settings ▸ Inductor Version), asked when a replay starts;
+/// null or empty: the newest profile.
+using FallbackProfile = std::function<const InductorProfile *()>;
+
 /// How the app replays a log (the Optimus window, the Compiles panel): the
 /// graphs opened as every command opens a file, compared with the schemas
-/// PT2 graphs are read with; the profile is the log's torch version's.
-TraceReplayOptions traceReplayOptions();
+/// PT2 graphs are read with; the profile is the log's torch version's, else
+/// `fallback`'s.
+TraceReplayOptions traceReplayOptions(const FallbackProfile &fallback);
 
 class OptimusStepsWindow final : public QWidget {
     Q_OBJECT
 
 public:
     OptimusStepsWindow(std::shared_ptr<const TraceLog> log, size_t compile, TaskService *tasks,
-                       QWidget *parent = nullptr);
+                       FallbackProfile fallback = {}, QWidget *parent = nullptr);
 
     QListWidget *steps() const { return m_steps; }
     DiffView *diff() const { return m_diff; }
@@ -67,6 +74,7 @@ private:
     std::shared_ptr<const TraceLog> m_log;
     const TraceCompile &m_compile;
     TaskService *m_tasks;
+    FallbackProfile m_fallback;
     std::vector<const TracePayload *> m_payloads;
     std::vector<Graph> m_graphs;
     std::optional<CompileReplay> m_replayResult;

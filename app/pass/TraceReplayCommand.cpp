@@ -16,7 +16,7 @@ nlohmann::json stepJson(const ReplayStep &step)
 {
     return {{"pass", step.pass},
             {"stage", step.stage == PassStage::PreGrad ? "pre_grad" : "post_grad"},
-            {"artifact", step.artifact},
+            {"artifact", step.artifact.empty() ? nlohmann::json(nullptr) : nlohmann::json(step.artifact)},
             {"address", step.address.empty() ? nlohmann::json(nullptr) : nlohmann::json(step.address)},
             {"line", step.line},
             {"production_fired", step.production},
@@ -67,17 +67,22 @@ void printReplay(const CompileReplay &replay)
                   << (!step.compared ? "· "
                       : step.same    ? "  "
                                      : "≠ ")
-                  << (step.stage == PassStage::PostGrad ? "post-grad " : "") << step.pass << " (" << step.artifact;
+                  << (step.stage == PassStage::PostGrad ? "post-grad " : "") << step.pass << " ("
+                  << (step.artifact.empty() ? "Inductor logs no graph for this pass" : step.artifact);
         if (step.line)
             std::cout << ", line " << step.line;
+        auto nodes = [](size_t removed, size_t added) {
+            return "−" + std::to_string(removed) + " +" + std::to_string(added) + " nodes";
+        };
         std::cout << "): production "
-                  << (step.production ? "−" + std::to_string(step.productionRemoved) + " +"
-                                            + std::to_string(step.productionAdded) + " nodes"
-                                      : "did not fire");
+                  << (step.production         ? nodes(step.productionRemoved, step.productionAdded)
+                      : step.artifact.empty() ? std::string("not logged")
+                                              : std::string("did not fire"));
+        const bool changed = step.fuseboxRemoved + step.fuseboxAdded > 0;
         std::cout << ", Fusebox "
-                  << (step.fusebox ? "−" + std::to_string(step.fuseboxRemoved) + " +"
-                                         + std::to_string(step.fuseboxAdded) + " nodes"
-                                   : "did not fire");
+                  << (step.fusebox ? nodes(step.fuseboxRemoved, step.fuseboxAdded)
+                      : changed    ? "changed " + nodes(step.fuseboxRemoved, step.fuseboxAdded) + " (no graph logged)"
+                                   : std::string("did not fire"));
         std::cout << "\n        " << step.verdict << "\n";
         for (const std::string &line : step.whyNot)
             std::cout << "        why not " << line << "\n";
@@ -100,6 +105,7 @@ int runTraceReplay(const TraceLog &log, const ParsedArgs &args)
     options.load = [](const std::string &path) { return loadModel(path); };
     options.schemas = &pt2GraphSchemas().registry;
     options.fallbackProfile = fallback ? fallback->profile : nullptr;
+    options.fallbackSource = fallback ? fallback->source : std::string();
 
     nlohmann::json all = nlohmann::json::array();
     size_t replayed = 0, same = 0, failed = 0;

@@ -186,3 +186,62 @@ TEST_CASE("Optimus replayed pass by pass agrees with production Inductor on the 
         INFO(notCompared << " post-grad pattern-pass steps not compared");
     }
 }
+
+TEST_CASE("fusebox-pass trace --replay prints each compile's replay as the API gives it", "[pt2][trace]")
+{
+    const std::string &path = oracleLog();
+    auto log = indexTorchTrace(path);
+    REQUIRE(log);
+    TraceReplayOptions options;
+    options.load = [](const std::string &p) { return loadModel(p); };
+    options.schemas = &pt2GraphSchemas().registry;
+    const std::string pass = std::string(FUSEBOX_BINARY_DIR) + "/app/fusebox-pass";
+    RunResult json = runCommand("('" + pass + "' trace '" + path + "' --replay --json 2>/dev/null)");
+    INFO(json.output.substr(0, 2000));
+    REQUIRE(json.exitCode == 0);
+    const nlohmann::json printed = nlohmann::json::parse(json.output);
+    REQUIRE(printed["compiles"].size() == log->compiles.size());
+    size_t passesWithoutGraph = 0;
+    for (size_t i = 0; i < log->compiles.size(); ++i) {
+        auto replay = replayCompile(*log, log->compiles[i], options);
+        REQUIRE(replay);
+        const nlohmann::json &c = printed["compiles"][i];
+        INFO(c.dump(1).substr(0, 3000));
+        CHECK(c["compile"] == replay->compile);
+        CHECK(c["replayed"] == replay->replayed);
+        CHECK(c["same"] == replay->same);
+        REQUIRE(c["steps"].size() == replay->steps.size());
+        for (size_t s = 0; s < replay->steps.size(); ++s) {
+            const ReplayStep &step = replay->steps[s];
+            const nlohmann::json &j = c["steps"][s];
+            CHECK(j["pass"] == step.pass);
+            CHECK(j["same"] == step.same);
+            CHECK(j["fusebox_fired"] == step.fusebox);
+            CHECK(j["fusebox_nodes"]["removed"] == step.fuseboxRemoved);
+            if (step.artifact.empty()) {
+                // A pass Inductor logs no graph for (normalization_pass): no
+                // artifact, and what Fusebox changed is still counted.
+                ++passesWithoutGraph;
+                CHECK(j["artifact"].is_null());
+                CHECK(j["address"].is_null());
+            } else {
+                CHECK(j["artifact"] == step.artifact);
+            }
+        }
+    }
+    if (runsPreGradPassesAfterCacheLookup())
+        CHECK(passesWithoutGraph >= 1); // normalization_pass changes every model with a split
+    // The text form: a compile per line, each step under it, in words.
+    RunResult text = runCommand("('" + pass + "' trace '" + path + "' --replay 2>/dev/null)");
+    INFO(text.output.substr(0, 3000));
+    REQUIRE(text.exitCode == 0);
+    CHECK(text.output.find("((") == std::string::npos);
+    if (runsPreGradPassesAfterCacheLookup()) {
+        CHECK(text.output.find("normalization_pass (Inductor logs no graph for this pass): production not logged, "
+                               "Fusebox changed −")
+              != std::string::npos);
+        CHECK(text.output.find(std::to_string(log->compiles.size() - 1) + " of " + std::to_string(log->compiles.size())
+                               + " compiles replayed")
+              != std::string::npos);
+    }
+}

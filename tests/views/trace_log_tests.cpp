@@ -12,6 +12,7 @@
 #include "views/MainWindow.h"
 #include "views/OptimusStepsWindow.h"
 #include "views/TaskService.h"
+#include "patterns/InductorProfile.h"
 
 #include <catch.hpp>
 
@@ -47,7 +48,6 @@ const std::string &towersLog()
     return path;
 }
 
-/// Opens the log as a user opens a file, and waits until Compiles lists it.
 std::string readFile(const std::string &path)
 {
     std::ifstream in(path, std::ios::binary);
@@ -61,6 +61,7 @@ void writeFile(const std::string &path, const std::string &text)
     std::ofstream(path, std::ios::binary) << text;
 }
 
+/// Opens the log as a user opens a file, and waits until Compiles lists it.
 void openLog(MainWindow &w, const QString &path)
 {
     w.setErrorDialogsEnabled(false);
@@ -172,6 +173,45 @@ TEST_CASE("Optimus, pass by pass: each logged step a diff, replayed by Fusebox",
     CHECK(window->diff()->summaryText().contains(QStringLiteral("Fusebox, as Inductor 2.")));
     window->steps()->setCurrentRow(window->steps()->count() - 1);
     CHECK(window->diff()->summaryText().contains(QStringLiteral("the graph after every pre-grad pass")));
+    window->close();
+}
+
+TEST_CASE("A log that records no torch version replays with the document's Inductor version and says so",
+          "[views][pt2][trace]")
+{
+    // The towers log without its torch_version artifact (the record and its
+    // payload lines), as a log whose job did not write one.
+    std::istringstream in(readFile(towersLog()));
+    std::string kept, line;
+    bool inVersion = false;
+    while (std::getline(in, line)) {
+        if (line.find("\"name\": \"torch_version\"") != std::string::npos)
+            inVersion = true;
+        else if (!line.starts_with("\t"))
+            inVersion = false;
+        if (!inVersion)
+            kept += line + "\n";
+    }
+    REQUIRE(kept.size() < readFile(towersLog()).size());
+    const std::string path = std::string(FUSEBOX_BINARY_DIR) + "/test-output/views-trace/no-version.log";
+    writeFile(path, kept);
+
+    MainWindow w;
+    const InductorProfile *chosen = findInductorProfile("2.14");
+    REQUIRE(chosen);
+    w.document()->setInductorProfile(*chosen);
+    openLog(w, QString::fromStdString(path));
+    REQUIRE(w.compiles()->log()->torchVersion.empty());
+    OptimusStepsWindow *window = openOptimusSteps(w.compiles(), 0);
+    QSignalSpy replayed(window, &OptimusStepsWindow::replayed);
+    window->replayButton()->click();
+    REQUIRE(QTest::qWaitFor([&] { return replayed.count() == 1; }, kTimeoutMs));
+    REQUIRE(window->replay());
+    INFO(window->header()->text().toStdString());
+    CHECK(window->replay()->profile
+          == chosen->label() + " (the document's, Settings ▸ Inductor Version; the log records no torch version)");
+    CHECK(window->header()->text().contains(QStringLiteral("Settings ▸ Inductor Version")));
+    CHECK(window->replay()->same); // 2.14's answers on a 2.14 log
     window->close();
 }
 
