@@ -12,22 +12,13 @@ Value view(const Call &c)
     auto size = c.varDims(1, c.node().op == "aten::reshape" ? "shape" : "size");
     if (!x || !size)
         return {};
-    auto inferred = std::find_if(size->begin(), size->end(), [](const Dim &d) { return isInt(d, -1); });
-    if (inferred != size->end()) {
-        Dims rest;
-        for (auto it = size->begin(); it != size->end(); ++it)
-            if (it != inferred)
-                rest.push_back(*it);
-        // numel over the other sizes' product, symbols included (view(-1, 2, 2)
-        // of [s0, 4] is [s0, 2, 2]; view(-1) of [s0, 16] is [16*s0]).
-        auto total = productOfDims(*x->shape);
-        auto part = productOfDims(rest);
-        auto left = total && part ? quotientOfDims(*total, *part) : std::nullopt;
-        if (!left)
-            return {};
-        *inferred = *left;
-    }
-    return tensorValue(*x, *size);
+    // -1 is numel over the other sizes' product, symbols included
+    // (view(-1, 2, 2) of [s0, 4] is [s0, 2, 2]; view(-1) of [s0, 16] is [16*s0]).
+    auto numel = productOfDims(*x->shape);
+    auto shape = numel ? withInferredSize(*size, *numel) : std::nullopt;
+    if (!shape)
+        return {};
+    return tensorValue(*x, *shape);
 }
 
 Value flatten(const Call &c)
@@ -65,22 +56,12 @@ Value unflatten(const Call &c)
     auto sizes = c.dims(2, "sizes");
     if (!dim || !sizes || rankOf(*x) == 0 || sizes->empty())
         return {};
-    const Dim whole = (*x->shape)[size_t(*dim)];
-    auto inferred = std::find_if(sizes->begin(), sizes->end(), [](const Dim &d) { return isInt(d, -1); });
-    if (inferred != sizes->end()) {
-        Dims rest;
-        for (auto it = sizes->begin(); it != sizes->end(); ++it)
-            if (it != inferred)
-                rest.push_back(*it);
-        auto part = productOfDims(rest);
-        auto left = part ? quotientOfDims(whole, *part) : std::nullopt;
-        if (!left)
-            return {};
-        *inferred = *left;
-    }
+    auto split = withInferredSize(*sizes, (*x->shape)[size_t(*dim)]);
+    if (!split)
+        return {};
     Dims out = *x->shape;
     out.erase(out.begin() + *dim);
-    out.insert(out.begin() + *dim, sizes->begin(), sizes->end());
+    out.insert(out.begin() + *dim, split->begin(), split->end());
     return tensorValue(*x, out);
 }
 

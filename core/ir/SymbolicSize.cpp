@@ -332,4 +332,25 @@ std::optional<Dim> quotientOfDims(const Dim &numerator, const Dim &denominator)
     return q ? std::optional(q->toDim()) : std::nullopt;
 }
 
+std::optional<std::vector<Dim>> withInferredSize(std::vector<Dim> sizes, const Dim &whole)
+{
+    auto isMinusOne = [](const Dim &d) {
+        const auto *value = std::get_if<int64_t>(&d);
+        return value && *value == -1;
+    };
+    auto inferred = std::find_if(sizes.begin(), sizes.end(), isMinusOne);
+    if (inferred == sizes.end())
+        return sizes;
+    std::vector<Dim> rest;
+    for (auto it = sizes.begin(); it != sizes.end(); ++it)
+        if (it != inferred)
+            rest.push_back(*it);
+    auto part = productOfDims(rest);
+    auto left = part ? quotientOfDims(whole, *part) : std::nullopt;
+    if (!left)
+        return std::nullopt;
+    *inferred = *left;
+    return sizes;
+}
+
 } // namespace fusebox

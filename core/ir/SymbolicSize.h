@@ -71,4 +71,10 @@ std::optional<Dim> productOfDims(const std::vector<Dim> &dims);
 /// otherwise, or when the denominator is zero.
 std::optional<Dim> quotientOfDims(const Dim &numerator, const Dim &denominator);
 
+/// `sizes` with its -1, if it has one, replaced by what is left of `whole`
+/// once the other sizes are divided out (view's and unflatten's rule:
+/// view(-1, 2, 2) of numel 4*s0 is [s0, 2, 2]); nullopt when that is not
+/// exact, or `whole` is not a polynomial.
+std::optional<std::vector<Dim>> withInferredSize(std::vector<Dim> sizes, const Dim &whole);
+
 } // namespace fusebox

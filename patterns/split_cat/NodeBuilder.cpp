@@ -221,22 +221,13 @@ NodeId NodeBuilder::unflatten(NodeId input, int64_t dim, const std::vector<int64
     std::optional<Dims> shape = dimsOf(graph(), input);
     if (shape && (dim < 0 || size_t(dim) >= shape->size()))
         shape.reset();
-    if (shape) {
-        // One size may be -1: the dim's size over the others' product.
-        Dims known;
-        for (int64_t s : sizes)
-            if (s != -1)
-                known.push_back(s);
-        auto product = productOfDims(known);
-        auto inferred = product ? quotientOfDims((*shape)[size_t(dim)], *product) : std::nullopt;
-        const bool needsInferred = std::find(sizes.begin(), sizes.end(), int64_t(-1)) != sizes.end();
-        if (needsInferred && !inferred) {
-            shape.reset();
-        } else {
-            shape->erase(shape->begin() + dim);
-            for (size_t i = 0; i < sizes.size(); ++i)
-                shape->insert(shape->begin() + dim + int64_t(i), sizes[i] != -1 ? Dim(sizes[i]) : *inferred);
-        }
+    // One size may be -1: the dim's size over the others' product.
+    auto split = shape ? withInferredSize(Dims(sizes.begin(), sizes.end()), (*shape)[size_t(dim)]) : std::nullopt;
+    if (split) {
+        shape->erase(shape->begin() + dim);
+        shape->insert(shape->begin() + dim, split->begin(), split->end());
+    } else {
+        shape.reset();
     }
     return op("aten::unflatten", "int", {input, dim, intList(sizes)}, metaLike(metaOf(input), shape));
 }

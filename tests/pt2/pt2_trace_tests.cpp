@@ -49,6 +49,16 @@ const std::string &oracleLog()
     return path;
 }
 
+/// How fusebox-pass replays: graphs opened as any file, calls compared with
+/// the schemas PT2 graphs are read with.
+TraceReplayOptions replayOptions()
+{
+    TraceReplayOptions options;
+    options.load = [](const std::string &p) { return loadModel(p); };
+    options.schemas = &pt2GraphSchemas().registry;
+    return options;
+}
+
 bool runsPreGradPassesAfterCacheLookup()
 {
     // torch 2.14 logs each Optimus pass and looks the FX graph cache up first;
@@ -122,9 +132,7 @@ TEST_CASE("Optimus replayed pass by pass agrees with production Inductor on the 
     const std::string &path = oracleLog();
     auto log = indexTorchTrace(path);
     REQUIRE(log);
-    TraceReplayOptions options;
-    options.load = [](const std::string &p) { return loadModel(p); };
-    options.schemas = &pt2GraphSchemas().registry;
+    const TraceReplayOptions options = replayOptions();
     size_t replayed = 0, steps = 0, postGradSteps = 0, notCompared = 0, sizedSteps = 0;
     for (const TraceCompile &compile : log->compiles) {
         auto replay = replayCompile(*log, compile, options);
@@ -192,9 +200,7 @@ TEST_CASE("fusebox-pass trace --replay prints each compile's replay as the API g
     const std::string &path = oracleLog();
     auto log = indexTorchTrace(path);
     REQUIRE(log);
-    TraceReplayOptions options;
-    options.load = [](const std::string &p) { return loadModel(p); };
-    options.schemas = &pt2GraphSchemas().registry;
+    const TraceReplayOptions options = replayOptions();
     const std::string pass = std::string(FUSEBOX_BINARY_DIR) + "/app/fusebox-pass";
     RunResult json = runCommand("('" + pass + "' trace '" + path + "' --replay --json 2>/dev/null)");
     INFO(json.output.substr(0, 2000));
