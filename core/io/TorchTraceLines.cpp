@@ -3,6 +3,7 @@
 #include <openssl/evp.h>
 
 #include <cctype>
+#include <charconv>
 #include <cstring>
 
 namespace fusebox {
@@ -146,6 +147,15 @@ std::string md5Hex(std::string_view text)
         out += hex[digest[i] & 15];
     }
     return out;
+}
+
+std::optional<int> parseTraceInt(std::string_view text)
+{
+    int value = 0;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec != std::errc() || end != text.data() + text.size() || value < 0)
+        return std::nullopt;
+    return value;
 }
 
 } // namespace fusebox

@@ -47,6 +47,10 @@ private:
 /// lines joined with '\n', no final newline (what PyTorch hashes).
 std::string stripPayloadTabs(std::string_view raw);
 
+/// A whole non-negative decimal int ("17"); nullopt for anything else
+/// ("", "-1", "1a", an overflow): compile ids, ranks and occurrences.
+std::optional<int> parseTraceInt(std::string_view text);
+
 /// The md5 of `text` as 32 lowercase hex digits (OpenSSL's EVP).
 std::string md5Hex(std::string_view text);
 
