@@ -432,6 +432,9 @@ void DocumentJobs::finishApplyAll(quint64 version, ApplyAllOutcome &outcome, con
     m_searchAgain = false;
     emit applyAllFinished(int(r.rewrites.size()), applyAllSummary(outcome, offSchedule));
     m_document.graphChanged();
+    // The search graphChanged() started lists what the schedule left: any
+    // later change (an apply, an undo, a pattern toggled) bumps the version.
+    m_applyAllResultVersion = m_graphVersion;
 }
 
 void DocumentJobs::cancel()

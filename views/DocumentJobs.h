@@ -57,6 +57,9 @@ public:
     void bumpVersion() { ++m_graphVersion; }
     /// The graph's version: a background job whose graph changed meanwhile drops its result.
     quint64 version() const { return m_graphVersion; }
+    /// True while the graph is what a whole Apply All (not cancelled) made
+    /// of it, with the same patterns: its schedule has run on it to the end.
+    bool graphIsApplyAllResult() const { return m_graphVersion == m_applyAllResultVersion; }
 
     // ---- finding matches
     void findMatches();
@@ -124,6 +127,7 @@ private:
     std::shared_ptr<std::atomic<bool>> m_stopApplyAll;
     std::shared_ptr<std::atomic<int>> m_applyAllProgress;
     quint64 m_graphVersion = 0;
+    quint64 m_applyAllResultVersion = ~quint64(0);
     std::shared_ptr<const OutputVerifier> m_verifier;
     QString m_verifierError;
     bool m_verifierTried = false;

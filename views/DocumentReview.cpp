@@ -178,11 +178,17 @@ void DocumentReview::rebuildMatchList(std::vector<MatchEntry> candidates)
         e.offSchedule = !why.empty();
         if (e.offSchedule)
             e.note = tr("Apply All leaves it (%1): %2").arg(qs(passScheduleName(schedule)), qs(why));
+        // (The greedy schedule runs to a fixpoint: what it leaves, it left for a reason of its own.)
+        e.afterApplyAll = !e.offSchedule && schedule == PassSchedule::Inductor && m_parts.jobs->graphIsApplyAllResult();
+        if (e.afterApplyAll)
+            e.note = tr("found on the graph Apply All made: Inductor's schedule ran each pass once, before this "
+                        "match existed, and production Inductor leaves it too; Apply (or Apply All again) takes it");
         if (const MatchEntry *r = rejectionOf(m_rejected, c.match, c.signature)) {
             if (r->match.nodes.empty()) // read from a pass file: now it has nodes
                 m_rejected[r->signature].match = c.match;
             e.status = MatchStatus::Rejected;
             e.offSchedule = false; // a decision, whatever the schedule would do
+            e.afterApplyAll = false;
             e.note.clear();
             // The row stands for the rejection: restoring it removes that one.
             e.signature = r->signature;

@@ -40,6 +40,11 @@ struct MatchEntry {
     /// runs a pre-grad pass only on a Dynamo graph, …): Apply All leaves it,
     /// and `note` says why (whyScheduleSkips). Apply still applies it.
     bool offSchedule = false;
+    /// A pending candidate on the graph a whole Apply All left (nothing
+    /// changed since): its schedule ran every pass once before this match
+    /// existed, as Inductor does in production, so production leaves it
+    /// too. Apply, or another Apply All, still takes it; `note` says so.
+    bool afterApplyAll = false;
     QString note;
 };
 

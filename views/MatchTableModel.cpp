@@ -92,9 +92,12 @@ QVariant MatchTableModel::data(const QModelIndex &index, int role) const
                 return role == Qt::ToolTipRole ? e.note : tr("rejected · not found");
             if (e.offSchedule && e.status == MatchStatus::Pending)
                 return role == Qt::ToolTipRole ? e.note : tr("pending · not in schedule");
+            if (e.afterApplyAll && e.status == MatchStatus::Pending)
+                return role == Qt::ToolTipRole ? e.note : tr("pending · after Apply All");
             return toString(e.status);
         case Verification:
-            if (e.notFound || (e.offSchedule && e.status == MatchStatus::Pending && e.verification.isEmpty()))
+            if (e.notFound
+                || ((e.offSchedule || e.afterApplyAll) && e.status == MatchStatus::Pending && e.verification.isEmpty()))
                 return e.note;
             if (role == Qt::ToolTipRole && !e.match.key.empty())
                 return e.verification + QStringLiteral("\nkey: ") + QString::fromStdString(e.match.key);
@@ -105,7 +108,7 @@ QVariant MatchTableModel::data(const QModelIndex &index, int role) const
         return PatternColors::colorFor(e.match.pattern);
     if (role == Qt::ForegroundRole) {
         if (e.status == MatchStatus::Rejected || e.status == MatchStatus::Applied
-            || (e.offSchedule && e.status == MatchStatus::Pending))
+            || ((e.offSchedule || e.afterApplyAll) && e.status == MatchStatus::Pending))
             return QBrush(QColor(0x80, 0x80, 0x80));
         if (e.status == MatchStatus::FailedVerification)
             return QBrush(QColor(0xc0, 0x20, 0x20));

@@ -131,6 +131,8 @@ void checkReadouts(MainWindow &w, const Expected &x, const QString &step)
         const QString status = e.notFound ? QStringLiteral("rejected · not found")
                                : e.offSchedule && e.status == MatchStatus::Pending
                                    ? QStringLiteral("pending · not in schedule")
+                               : e.afterApplyAll && e.status == MatchStatus::Pending
+                                   ? QStringLiteral("pending · after Apply All")
                                    : toString(e.status);
         CHECK(model->index(row, MatchTableModel::Status).data().toString() == status);
     }
