@@ -3,12 +3,15 @@
 // - no input crashes it (ASan + UBSan watch every step);
 // - a refusal is one line, "fuzz.py:line:column: ...";
 // - what it reads, written back and read again, is the same graph, and the
-//   second write equals the first.
+//   second write equals the first;
+// - the shape rules (core/ir/ShapeInference.h) run on what it reads without
+//   a crash: the dump's annotations, symbolic sizes included, are their input.
 // Seeds: scripts/fuzz.sh builds them from the tests' fixtures and fuzz/seeds/fx.
 
 #include "FxTestSchemas.h"
 #include "core/io/FxText.h"
 #include "core/ir/GraphCompare.h"
+#include "core/ir/ShapeInference.h"
 
 #include <cctype>
 #include <cstdint>
@@ -64,5 +67,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         contractBroken("the graph read back differs", *difference + "\n--- written:\n" + written);
     if (writeFxText(second->graph) != written)
         contractBroken("the second write differs from the first", written);
+    Graph shaped = first->graph.clone();
+    inferShapes(shaped);
     return 0;
 }

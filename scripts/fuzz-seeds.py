@@ -4,7 +4,7 @@
     fuzz-seeds.py TARGET OUT_DIR
 
 Every target takes the hand-written seeds in fuzz/seeds/TARGET, and:
-fx_text: every FX dump the FX reader tests hold as C++ string literals (raw
+fx_text: every FX dump the FX reader and shape inference tests hold as C++ string literals (raw
   R"X(...)X" strings and runs of adjacent "..." literals, the broken forms of
   the error tests included) and the PT2 captures' FX dumps (*.py).
 pattern_file: resources/patterns/*.patterns, the examples in
@@ -78,7 +78,10 @@ TESTS = ROOT / "tests" / "core"
 
 
 def fx_seeds():
+    # (The shape inference tests' dumps too: symbolic sizes, for the shape
+    # rules the target runs on what it reads.)
     paths = sorted(TESTS.glob("io_fx_*.cpp")) + sorted(TESTS.glob("Fx*Fixtures.h"))
+    paths.append(TESTS / "shape_inference_tests.cpp")
     yield from literals_of(paths, lambda t: "def forward" in t or "graph():" in t)
     yield from files(BUILD / "pt2-fixtures", "*.py")
 

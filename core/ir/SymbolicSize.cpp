@@ -19,14 +19,21 @@ bool isNameChar(char c)
     return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
 }
 
-/// The product of two monomials (powers of a symbol in both add up).
-SymbolicSize::Monomial multiply(const SymbolicSize::Monomial &a, const SymbolicSize::Monomial &b)
+/// The highest power of a symbol read or made. A size is a product of a
+/// few dims; squaring a size again and again (`n = n * n` in a graph) would
+/// otherwise overflow the power.
+constexpr int kMaxPower = 64;
+
+/// The product of two monomials (powers of a symbol in both add up);
+/// nullopt past kMaxPower.
+std::optional<SymbolicSize::Monomial> multiply(const SymbolicSize::Monomial &a, const SymbolicSize::Monomial &b)
 {
     std::map<std::string, int> powers;
     for (const auto *m : {&a, &b})
         for (const auto &[symbol, power] : *m)
-            powers[symbol] += power;
-    return {powers.begin(), powers.end()};
+            if ((powers[symbol] += power) > kMaxPower)
+                return std::nullopt;
+    return SymbolicSize::Monomial(powers.begin(), powers.end());
 }
 
 /// a / b when every symbol of b appears in a at least as often.
@@ -122,11 +129,12 @@ private:
                 if (m_text.substr(m_pos).starts_with("**")) {
                     m_pos += 2;
                     auto value = integer();
-                    if (!value || *value < 1 || *value > 64)
+                    if (!value || *value < 1 || *value > kMaxPower)
                         return false;
                     power = int(*value);
                 }
-                powers[name] += power;
+                if ((powers[name] += power) > kMaxPower)
+                    return false;
             } else {
                 return false;
             }
@@ -267,7 +275,10 @@ std::optional<SymbolicSize> SymbolicSize::times(const SymbolicSize &other) const
         int64_t product = 0;
         if (__builtin_mul_overflow(coefficient, factor, &product))
             return std::nullopt;
-        out.m_terms[multiply(m, monomial)] = product;
+        auto term = multiply(m, monomial);
+        if (!term)
+            return std::nullopt;
+        out.m_terms[*term] = product;
     }
     return out;
 }

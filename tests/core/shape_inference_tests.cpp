@@ -244,6 +244,10 @@ TEST_CASE("symbolic sizes are read and printed as sympy writes them", "[ir][shap
     // Coefficients that would overflow give no answer, not a wrapped one.
     CHECK(reprinted("99999999999999999999*s0") == "(none)");
     CHECK(sumOf({Dim("9223372036854775807*s0"), Dim("s0")}) == "(none)");
+    // Powers are capped (a graph squaring a size over and over): no answer past s0**64.
+    CHECK(productOf({Dim("s0**32"), Dim("s0**32")}) == "s0**64");
+    CHECK(productOf({Dim("s0**64"), Dim("s0")}) == "(none)");
+    CHECK(reprinted("s0**40*s0**40") == "(none)");
 }
 
 TEST_CASE("inferShapes: sums and products of symbolic sizes", "[ir][shapes]")
