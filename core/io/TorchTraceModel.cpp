@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <set>
 
 namespace fusebox {
 
@@ -232,12 +233,30 @@ std::optional<std::pair<std::string, std::string>> splitTraceGraphPath(const std
 
 Expected<TraceLog::GraphRef> findTraceGraph(const TraceLog &log, const TraceGraphAddress &address)
 {
+    // The compiles the address names: those of its rank; without a rank, the
+    // unranked ones (a log can mix both), else those of the one rank that
+    // has the id (a user may leave out a single-rank log's rank), and with
+    // several ranks the address must name one.
+    std::vector<const TraceCompile *> named;
+    for (const TraceCompile &compile : log.compiles)
+        if (compile.id == address.compileId && (!address.rank || compile.rank == address.rank))
+            named.push_back(&compile);
+    if (!address.rank) {
+        std::set<int> ranks;
+        for (const TraceCompile *c : named)
+            ranks.insert(c->rank.value_or(-1));
+        if (ranks.count(-1))
+            std::erase_if(named, [](const TraceCompile *c) { return c->rank.has_value(); });
+        else if (ranks.size() > 1)
+            return Error{log.path + "#" + address.str() + ": compile " + address.compileId.str() + " ran on "
+                         + std::to_string(ranks.size()) + " ranks (" + std::to_string(*ranks.begin()) + ", "
+                         + std::to_string(*std::next(ranks.begin())) + (ranks.size() > 2 ? ", …" : "")
+                         + "): name one, as RANK/" + address.compileId.str() + "/" + address.kind};
+    }
     std::vector<std::string> kindsThere;
-    bool compileFound = false;
-    for (const TraceCompile &compile : log.compiles) {
-        if (compile.id != address.compileId || (address.rank && compile.rank != address.rank))
-            continue;
-        compileFound = true;
+    const bool compileFound = !named.empty();
+    for (const TraceCompile *c : named) {
+        const TraceCompile &compile = *c;
         for (const TracePayload &payload : compile.payloads) {
             if (!payload.isGraph)
                 continue;

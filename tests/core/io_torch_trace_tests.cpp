@@ -291,6 +291,43 @@ TEST_CASE("A Dynamo reset numbers compiles again: the second 0/0 is 0/0@2", "[to
     CHECK(found->compile == &log->compiles[1]);
 }
 
+TEST_CASE("An address without a rank names the unranked compile or the one rank that has it", "[torch_trace]")
+{
+    // Found by torch_trace_fuzz: in a log holding 0/0 on rank 1 and 0/0 with
+    // no rank, the unranked graph's address found rank 1's.
+    const std::string graph = kGraph;
+    auto compile = [&](const std::string &rank) {
+        return envelope("{\"dynamo_output_graph\": {}, " + ids(0, 0) + rank + "}", &graph);
+    };
+    auto log = indexTorchTrace(writeLog("mixed_ranks.log", compile(", \"rank\": 1") + compile("")));
+    REQUIRE(log);
+    REQUIRE(log->graphs().size() == 2);
+    for (const TraceLog::GraphRef &g : log->graphs()) {
+        const TraceGraphAddress address = traceGraphAddress(*log, g);
+        INFO(address.str());
+        auto found = findTraceGraph(*log, address);
+        REQUIRE(found);
+        CHECK(found->payload == g.payload);
+    }
+    CHECK(traceGraphAddress(*log, log->graphs()[0]).str() == "1/0/0/dynamo_output_graph");
+    CHECK(traceGraphAddress(*log, log->graphs()[1]).str() == "0/0/dynamo_output_graph");
+
+    // Ranks alone: the rank may be left out where one rank has the compile,
+    // and must be named where several do.
+    auto one = indexTorchTrace(writeLog("one_rank.log", compile(", \"rank\": 3")));
+    REQUIRE(one);
+    auto found = findTraceGraph(*one, *TraceGraphAddress::parse("0/0/dynamo_output_graph"));
+    REQUIRE(found);
+    CHECK(found->compile->rank == 3);
+    auto two = indexTorchTrace(writeLog("two_ranks.log", compile(", \"rank\": 0") + compile(", \"rank\": 1")));
+    REQUIRE(two);
+    auto ambiguous = findTraceGraph(*two, *TraceGraphAddress::parse("0/0/dynamo_output_graph"));
+    REQUIRE_FALSE(ambiguous);
+    CHECK(ambiguous.error().message.find("compile 0/0 ran on 2 ranks (0, 1): name one, as RANK/0/0/dynamo_output_graph")
+          != std::string::npos);
+    CHECK(findTraceGraph(*two, *TraceGraphAddress::parse("1/0/0/dynamo_output_graph")));
+}
+
 TEST_CASE("The public sample logs: every graph found and opened", "[torch_trace]")
 {
     const fs::path samples = fs::path(FUSEBOX_SOURCE_DIR) / ".." / "shared" / "pt2-samples" / "trace";
