@@ -186,6 +186,8 @@ struct LoggedPass {
     /// The graph logged before it is the stage's start (before_pre_grad_graph,
     /// before_post_grad_graph), not another pass's.
     bool firstOfStage = false;
+    /// That graph's kind: what removed and added count against.
+    std::string since;
 };
 
 /// One compile's replay, in stages (replayCompile runs them in order).
@@ -307,6 +309,7 @@ Status Replayer::loadGraphs()
     // production logged post-grad Optimus passes) before_post_grad_graph.
     PassStage stage = PassStage::PreGrad;
     Graph previous = m_original.clone();
+    std::string previousKind = "before_pre_grad_graph";
     bool first = true;
     for (const TracePayload *payload : optimusStepsOf(m_compile)) {
         if (payload->kind == "before_post_grad_graph") {
@@ -317,6 +320,7 @@ Status Replayer::loadGraphs()
             m_hasPostGrad = true;
             stage = PassStage::PostGrad;
             previous = m_postOriginal.clone();
+            previousKind = payload->kind;
             first = true;
             continue;
         }
@@ -330,6 +334,7 @@ Status Replayer::loadGraphs()
         entry.removed = named.onlyInA.size();
         entry.added = named.onlyInB.size();
         entry.firstOfStage = std::exchange(first, false);
+        entry.since = std::exchange(previousKind, payload->kind);
         previous = entry.graph.clone();
         m_loggedOrder.push_back(payload->kind);
         m_logged.emplace(payload->kind, std::move(entry));
@@ -389,6 +394,7 @@ std::optional<ReplayStep> Replayer::stepOf(const PassSnapshots::Snapshot &snapsh
         step.address = traceGraphAddress(m_log, {&m_compile, theirs->payload}).str();
         step.productionRemoved = theirs->removed;
         step.productionAdded = theirs->added;
+        step.productionSince = theirs->since;
     }
     if (stage == PassStage::PostGrad && !horizontal) {
         // A post-grad pattern pass: production's input is not in the log.
@@ -433,6 +439,7 @@ ReplayStep Replayer::stepOnlyProductionRan(const std::string &artifact) const
     step.address = traceGraphAddress(m_log, {&m_compile, entry.payload}).str();
     step.productionRemoved = entry.removed;
     step.productionAdded = entry.added;
+    step.productionSince = entry.since;
     const Pattern *pattern = m_patterns.find(step.pass);
     step.verdict = !pattern ? "production ran " + step.pass + ", which Fusebox does not have"
                             : "production's pass fired; Fusebox's schedule did not run it ("

@@ -47,8 +47,15 @@ struct ReplayStep {
     /// logs nothing for, or whose counter did not move): then this is false
     /// and fuseboxRemoved/fuseboxAdded still say what it changed.
     bool fusebox = false;
-    /// Nodes production's pass removed and added (against the graph before it).
+    /// Nodes production's pass removed and added, against the graph logged
+    /// before it (productionSince): where a pass Inductor logs nothing for
+    /// ran in between (normalization_pass), its change is counted here too,
+    /// and not in Fusebox's counts, which are the pass's own.
     size_t productionRemoved = 0, productionAdded = 0;
+    /// The logged graph productionRemoved/productionAdded count against
+    /// ("before_pre_grad_graph", a previous pass's artifact); empty when
+    /// production logged no graph for this pass.
+    std::string productionSince;
     size_t fuseboxRemoved = 0, fuseboxAdded = 0;
     /// True when Fusebox's graph after this pass is production's, up to names.
     bool same = false;

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include <iostream>
+#include <utility>
 
 namespace fusebox::cli {
 namespace {
@@ -22,6 +23,8 @@ nlohmann::json stepJson(const ReplayStep &step)
             {"production_fired", step.production},
             {"fusebox_fired", step.fusebox},
             {"production_nodes", {{"removed", step.productionRemoved}, {"added", step.productionAdded}}},
+            {"production_since",
+             step.productionSince.empty() ? nlohmann::json(nullptr) : nlohmann::json(step.productionSince)},
             {"fusebox_nodes", {{"removed", step.fuseboxRemoved}, {"added", step.fuseboxAdded}}},
             {"same", step.same},
             {"compared", step.compared},
@@ -62,7 +65,14 @@ void printReplay(const CompileReplay &replay)
         std::cout << "    no Optimus pass changed the graph, in production or in Fusebox\n";
     if (!replay.postGradNote.empty())
         std::cout << "    " << replay.postGradNote << "\n";
+    // The graph each side's counts start from: production counts against the
+    // graph logged before its pass, so after a pass that logs nothing
+    // (normalization_pass) its counts hold that pass's change too: said.
+    std::string lastLogged = "before_pre_grad_graph";
+    PassStage stage = PassStage::PreGrad;
     for (const ReplayStep &step : replay.steps) {
+        if (std::exchange(stage, step.stage) != step.stage)
+            lastLogged = "before_post_grad_graph";
         std::cout << "    "
                   << (!step.compared ? "· "
                       : step.same    ? "  "
@@ -78,6 +88,10 @@ void printReplay(const CompileReplay &replay)
                   << (step.production         ? nodes(step.productionRemoved, step.productionAdded)
                       : step.artifact.empty() ? std::string("not logged")
                                               : std::string("did not fire"));
+        if (step.production && step.productionSince != lastLogged)
+            std::cout << " since " << step.productionSince;
+        // (A step production logged no graph for changed the graph on one side at least.)
+        lastLogged = step.production ? step.artifact : std::string();
         const bool changed = step.fuseboxRemoved + step.fuseboxAdded > 0;
         std::cout << ", Fusebox "
                   << (step.fusebox ? nodes(step.fuseboxRemoved, step.fuseboxAdded)

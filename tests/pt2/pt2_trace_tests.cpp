@@ -224,6 +224,7 @@ TEST_CASE("fusebox-pass trace --replay prints each compile's replay as the API g
             CHECK(j["same"] == step.same);
             CHECK(j["fusebox_fired"] == step.fusebox);
             CHECK(j["fusebox_nodes"]["removed"] == step.fuseboxRemoved);
+            CHECK(j["production_since"] == (step.production ? nlohmann::json(step.productionSince) : nlohmann::json()));
             if (step.artifact.empty()) {
                 // A pass Inductor logs no graph for (normalization_pass): no
                 // artifact, and what Fusebox changed is still counted.
@@ -246,6 +247,8 @@ TEST_CASE("fusebox-pass trace --replay prints each compile's replay as the API g
         CHECK(text.output.find("normalization_pass (Inductor logs no graph for this pass): production not logged, "
                                "Fusebox changed −")
               != std::string::npos);
+        // The pass after it: production's counts hold normalization's change, and say so.
+        CHECK(text.output.find(" nodes since before_pre_grad_graph, Fusebox −") != std::string::npos);
         CHECK(text.output.find(std::to_string(log->compiles.size() - 1) + " of " + std::to_string(log->compiles.size())
                                + " compiles replayed")
               != std::string::npos);
