@@ -3,8 +3,10 @@
 #include "Document.h"
 #include "GraphScene.h"
 #include "MiniMap.h"
+#include "NodeItem.h"
 #include "SceneStyle.h"
 
+#include <QLineF>
 #include <QScrollBar>
 #include <QWheelEvent>
 #include <QtMath>
@@ -133,6 +135,44 @@ void GraphView::focusOn(const QRectF &rect)
         centerOn(target.center());
     else // taller than the view: show its top
         centerOn(QPointF(target.center().x(), target.top() + visibleHeight / 2));
+}
+
+GraphView::Anchor GraphView::anchor() const
+{
+    // Every node in view, nearest first (a rewrite may remove all those near
+    // the centre: an input at the edge still anchors the view).
+    constexpr size_t kNearest = 256;
+    const QRectF visible = mapToScene(viewport()->rect()).boundingRect();
+    const QPointF centre = visible.center();
+    std::vector<std::pair<qreal, std::pair<NodeId, QPointF>>> found;
+    for (QGraphicsItem *item : m_scene->items(visible)) {
+        const auto *node = dynamic_cast<const NodeItem *>(item);
+        if (!node)
+            continue;
+        const QPointF offset = centre - node->sceneBoundingRect().center();
+        found.push_back({QLineF(QPointF(), offset).length(), {node->nodeId(), offset}});
+    }
+    const size_t kept = std::min(kNearest, found.size());
+    std::partial_sort(found.begin(), found.begin() + std::ptrdiff_t(kept), found.end(),
+                      [](const auto &a, const auto &b) { return a.first < b.first; });
+    Anchor out;
+    for (size_t i = 0; i < kept; ++i)
+        out.nodes.push_back(found[i].second);
+    return out;
+}
+
+void GraphView::keepAnchor(const Anchor &anchor)
+{
+    for (const auto &[id, offset] : anchor.nodes)
+        if (const NodeItem *node = m_scene->nodeItem(id)) {
+            centerOn(node->sceneBoundingRect().center() + offset);
+            return;
+        }
+    const QRectF visible = mapToScene(viewport()->rect()).boundingRect();
+    const auto inView = m_scene->items(visible);
+    if (std::none_of(inView.begin(), inView.end(),
+                     [](QGraphicsItem *item) { return dynamic_cast<NodeItem *>(item) != nullptr; }))
+        showReadable();
 }
 
 void GraphView::wheelEvent(QWheelEvent *event)

@@ -1,6 +1,10 @@
 #pragma once
 
+#include "core/ir/NodeId.h"
+
 #include <QGraphicsView>
+
+#include <vector>
 
 namespace fusebox {
 
@@ -37,6 +41,18 @@ public:
     /// Brings rect into view, zooming out only as far as stays readable, and
     /// in to a readable zoom (or as far as rect fits) from further out.
     void focusOn(const QRectF &rect);
+
+    /// Where the view looks, by the nodes nearest its centre (nearest
+    /// first) and where the centre is from each: a rewrite's new layout
+    /// moves every node, and keepAnchor() puts the view back on them.
+    struct Anchor {
+        std::vector<std::pair<NodeId, QPointF>> nodes;
+    };
+    Anchor anchor() const;
+    /// Centres the view where it was from the first anchor node still drawn
+    /// (the zoom stays); with none, and no node in view, shows the graph
+    /// readably.
+    void keepAnchor(const Anchor &anchor);
 
 signals:
     void zoomChanged(qreal zoom);

@@ -535,6 +535,9 @@ void MainWindow::onLoadFailed(const QString &path, const QString &message)
 
 void MainWindow::onLayoutStarted(int items)
 {
+    // Read before the new layout replaces the items (the layout is applied
+    // from the event loop): a rewrite's layout puts the view back here.
+    m_viewAnchor = m_view->anchor();
     m_layoutTimer.start();
     setBusy(items == 1 ? tr("Laying out 1 item…") : tr("Laying out %1 items…").arg(items));
     m_view->viewport()->update();
@@ -563,6 +566,10 @@ void MainWindow::onLayoutFinished(bool firstForGraph)
                     .arg(qRound64(GraphScene::kMaxLayoutSize)));
     } else if (!refit && !m_scene->focusRect().isEmpty()) {
         m_view->focusOn(m_scene->focusRect());
+    } else if (!refit) {
+        // A rewrite, an undo: every node moved; the view stays on the
+        // nodes it showed (after Apply All it looked at empty space).
+        m_view->keepAnchor(m_viewAnchor);
     }
     m_zoomLabel->setText(QStringLiteral("%1%").arg(qRound(m_view->zoom() * 100)));
     updateStatus();

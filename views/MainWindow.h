@@ -3,6 +3,7 @@
 #include "core/ir/NodeId.h"
 #include "core/ir/ShapeInference.h"
 #include "core/torch/ModelLoader.h"
+#include "views/GraphView.h"
 
 #include <QElapsedTimer>
 #include <QMainWindow>
@@ -30,7 +31,7 @@ class TaskService;
 
 class Document;
 class GraphScene;
-class GraphView;
+
 class InspectorPanel;
 class LegendWidget;
 class NodeSearchField;
@@ -201,6 +202,7 @@ private:
     QAction *m_toolBarSpacer = nullptr;
     /// Set when what is shown changes wholesale: the next layout is shown fitted.
     bool m_refitAfterLayout = false;
+    GraphView::Anchor m_viewAnchor;
     RewriteController *m_rewrite = nullptr;
     Pt2Controller *m_pt2 = nullptr;
     QAction *m_showConstants = nullptr;

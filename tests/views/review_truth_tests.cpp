@@ -10,6 +10,8 @@
 #include "views/Document.h"
 #include "views/InputShapes.h"
 #include "views/GraphScene.h"
+#include "views/GraphView.h"
+#include "views/NodeItem.h"
 #include "views/InspectorPanel.h"
 #include "views/MainWindow.h"
 #include "views/MatchTableModel.h"
@@ -37,6 +39,8 @@
 #include <QTemporaryDir>
 #include <QTreeWidget>
 #include <QUndoStack>
+
+#include <map>
 
 using namespace fusebox;
 using namespace fusebox::viewtest;
@@ -636,4 +640,46 @@ TEST_CASE("candidates left after a whole Apply All say that Inductor's schedule 
     for (const MatchEntry &e : doc.review().matches())
         if (e.status == MatchStatus::Pending)
             CHECK_FALSE(e.afterApplyAll);
+}
+
+TEST_CASE("after Apply All and its undo the view stays on the nodes it showed", "[views][review]")
+{
+    // Apply All removes most nodes of the demo and lays the rest out anew;
+    // the view used to keep its scroll position and could look at empty
+    // space. Zoomed in on an input (inputs survive every rewrite), the view
+    // keeps that input where it was on screen.
+    auto window = openDemo();
+    MainWindow &w = *window;
+    GraphView &view = *w.view();
+    findMatches(w);
+    const Graph &graph = w.document()->model().graph();
+    const NodeId sparse = graph.findByName("sparse");
+    REQUIRE(sparse.isValid());
+    auto onScreen = [&]() -> std::optional<QPoint> {
+        const NodeItem *item = w.scene()->nodeItem(sparse);
+        if (!item)
+            return std::nullopt;
+        const QPoint at = view.mapFromScene(item->sceneBoundingRect().center());
+        return view.viewport()->rect().contains(at) ? std::optional(at) : std::nullopt;
+    };
+    view.setZoom(2.0);
+    view.centerOn(w.scene()->nodeItem(sparse)->sceneBoundingRect().center() + QPointF(40, 30));
+    const auto before = onScreen();
+    REQUIRE(before);
+
+    QSignalSpy allDone(&w.document()->jobs(), &DocumentJobs::applyAllFinished);
+    w.rewrite()->applyAllAction()->trigger();
+    REQUIRE((allDone.count() > 0 || allDone.wait(60000)));
+    REQUIRE(settle(w));
+    REQUIRE(graph.size() < 200); // most of the demo was rewritten
+    const auto applied = onScreen();
+    REQUIRE(applied);
+    CHECK((*applied - *before).manhattanLength() <= 2);
+    CHECK(view.zoom() == Approx(2.0)); // the zoom stays
+
+    w.rewrite()->undoAction()->trigger();
+    REQUIRE(settle(w));
+    const auto undone = onScreen();
+    REQUIRE(undone);
+    CHECK((*undone - *before).manhattanLength() <= 2);
 }
