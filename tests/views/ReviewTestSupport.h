@@ -86,6 +86,17 @@ inline void findMatches(MainWindow &w)
     REQUIRE(settle(w));
 }
 
+/// Apply All, as the toolbar triggers it; waits for it and for the document
+/// to settle, and returns how many rewrites it reported.
+inline int applyAll(MainWindow &w)
+{
+    QSignalSpy allDone(&w.document()->jobs(), &DocumentJobs::applyAllFinished);
+    w.rewrite()->applyAllAction()->trigger();
+    REQUIRE((allDone.count() > 0 || allDone.wait(60000)));
+    REQUIRE(settle(w));
+    return allDone.first().at(0).toInt();
+}
+
 /// The rows of the document's match list with this status, counted here.
 inline int countStatus(const Document &d, MatchStatus status)
 {

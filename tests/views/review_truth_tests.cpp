@@ -94,10 +94,7 @@ TEST_CASE("a rejection survives unrelated applies and Apply All, and every reado
     // stays, saying it is no longer on the graph.
     const PassSchedule schedule = GENERATE(PassSchedule::Inductor, PassSchedule::Greedy);
     doc.setSchedule(schedule);
-    QSignalSpy allDone(&doc.jobs(), &DocumentJobs::applyAllFinished);
-    rc.applyAllAction()->trigger();
-    REQUIRE((allDone.count() > 0 || allDone.wait(60000)));
-    REQUIRE(settle(w));
+    applyAll(w);
     agree("after Apply All");
     const int rejectedRow = firstRow(doc, "batch_relu", MatchStatus::Rejected);
     REQUIRE(rejectedRow >= 0);
@@ -188,13 +185,10 @@ TEST_CASE("redo answers Ctrl+Shift+Z and Ctrl+Y, the undo text counts Apply All'
 
     const size_t before = doc.model().graph().size();
     const int appliedBefore = countStatus(doc, MatchStatus::Applied);
-    QSignalSpy allDone(&doc.jobs(), &DocumentJobs::applyAllFinished);
-    rc.applyAllAction()->trigger();
-    REQUIRE((allDone.count() > 0 || allDone.wait(60000)));
-    REQUIRE(settle(w));
+    const int rewritten = applyAll(w);
     const int rewrites = countStatus(doc, MatchStatus::Applied) - appliedBefore;
     REQUIRE(rewrites > 1);
-    CHECK(allDone.first().at(0).toInt() == rewrites);
+    CHECK(rewritten == rewrites);
     CHECK(rc.undoAction()->text().toStdString()
           == QStringLiteral("&Undo Apply All (%1 rewrites)").arg(rewrites).toStdString());
     const size_t after = doc.model().graph().size();
@@ -271,10 +265,7 @@ TEST_CASE("the Inspector follows every apply, undo, redo and Apply All", "[views
     // A node that stays is shown again as it is now.
     const NodeId input = doc.model().graph().inputs().front();
     inspector->showNode(input);
-    QSignalSpy allDone(&doc.jobs(), &DocumentJobs::applyAllFinished);
-    rc.applyAllAction()->trigger();
-    REQUIRE((allDone.count() > 0 || allDone.wait(60000)));
-    REQUIRE(settle(w));
+    applyAll(w);
     CHECK(inspector->node() == input);
     inspector->clear();
     checkInspectorSummary(w, "after Apply All");
@@ -513,10 +504,7 @@ TEST_CASE("the open diff agrees with the Matches table after every apply and und
     REQUIRE(settle(w));
     checkDiffAgreesWithRows(w, "one apply");
 
-    QSignalSpy allDone(&doc.jobs(), &DocumentJobs::applyAllFinished);
-    rc.applyAllAction()->trigger();
-    REQUIRE((allDone.count() > 0 || allDone.wait(60000)));
-    REQUIRE(settle(w));
+    applyAll(w);
     REQUIRE(countStatus(doc, MatchStatus::Applied) > 2);
     checkDiffAgreesWithRows(w, "Apply All");
 
@@ -572,11 +560,7 @@ TEST_CASE("Apply All before any search: the Matches header counts what it applie
     Document &doc = *w.document();
     RewriteController &rc = *w.rewrite();
     REQUIRE_FALSE(doc.review().hasMatchResults());
-    QSignalSpy allDone(&doc.jobs(), &DocumentJobs::applyAllFinished);
-    rc.applyAllAction()->trigger();
-    REQUIRE((allDone.count() > 0 || allDone.wait(60000)));
-    REQUIRE(settle(w));
-    const int applied = allDone.first().at(0).toInt();
+    const int applied = applyAll(w);
     REQUIRE(applied > 0);
     if (!doc.review().hasMatchResults()) {
         CHECK(rc.matchesPanel()->summaryText().startsWith(QStringLiteral("%1 applied · ").arg(applied)));
@@ -602,10 +586,7 @@ TEST_CASE("candidates left after a whole Apply All say that Inductor's schedule 
     rc.matchesPanel()->selectMatchRow(relu);
     rc.rejectAction()->trigger();
     REQUIRE(settle(w));
-    QSignalSpy allDone(&doc.jobs(), &DocumentJobs::applyAllFinished);
-    rc.applyAllAction()->trigger();
-    REQUIRE((allDone.count() > 0 || allDone.wait(60000)));
-    REQUIRE(settle(w));
+    applyAll(w);
     REQUIRE(doc.jobs().graphIsApplyAllResult());
     // The run makes nodes that earlier passes would match (a normalization
     // at a new stack, a cat sink_cat_after_pointwise reads): Inductor ran
@@ -667,10 +648,7 @@ TEST_CASE("after Apply All and its undo the view stays on the nodes it showed", 
     const auto before = onScreen();
     REQUIRE(before);
 
-    QSignalSpy allDone(&w.document()->jobs(), &DocumentJobs::applyAllFinished);
-    w.rewrite()->applyAllAction()->trigger();
-    REQUIRE((allDone.count() > 0 || allDone.wait(60000)));
-    REQUIRE(settle(w));
+    applyAll(w);
     REQUIRE(graph.size() < 200); // most of the demo was rewritten
     const auto applied = onScreen();
     REQUIRE(applied);

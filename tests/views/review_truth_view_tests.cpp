@@ -92,10 +92,7 @@ TEST_CASE("a rewrite does not collapse part of a graph shown whole", "[views][re
             doc.setPatternEnabled(QString::fromStdString(p->name()), false);
     doc.setSchedule(PassSchedule::Greedy);
     findMatches(w);
-    QSignalSpy allDone(&doc.jobs(), &DocumentJobs::applyAllFinished);
-    w.rewrite()->applyAllAction()->trigger();
-    REQUIRE((allDone.count() > 0 || allDone.wait(60000)));
-    REQUIRE(settle(w));
+    applyAll(w);
     REQUIRE(doc.model().graph().nodesWithOp("aten::neg").size() == 380);
     REQUIRE(ScopeTree(doc.model().graph()).size() > 1); // the level is split into groups now
     // ... which are open, as everything else is: nothing is hidden.
@@ -306,11 +303,8 @@ TEST_CASE("input shapes: unknown ones are said at load, set in a dialog, kept by
         CHECK(prefilled == shapes);
 
         findMatches(w);
-        QSignalSpy allDone(&doc.jobs(), &DocumentJobs::applyAllFinished);
-        w.rewrite()->applyAllAction()->trigger();
-        REQUIRE((allDone.count() > 0 || allDone.wait(60000)));
-        REQUIRE(settle(w));
-        REQUIRE(allDone.first().at(0).toInt() > 0);
+        const int rewritten = applyAll(w);
+        REQUIRE(rewritten > 0);
         rewrittenSize = doc.model().graph().size();
         QString error;
         REQUIRE(w.saveSession(sessionPath, &error));
