@@ -308,30 +308,33 @@ std::optional<SymbolicSize> SymbolicSize::dividedBy(const SymbolicSize &divisor)
     return out;
 }
 
-std::optional<Dim> sumOfDims(const std::vector<Dim> &dims)
+namespace {
+
+/// `start` combined with each of `dims` in turn (plus, times); nullopt when a
+/// dim is no polynomial or a step has no answer.
+std::optional<Dim> foldDims(const std::vector<Dim> &dims, SymbolicSize start,
+                            std::optional<SymbolicSize> (SymbolicSize::*combine)(const SymbolicSize &) const)
 {
-    SymbolicSize sum;
     for (const Dim &d : dims) {
         auto size = SymbolicSize::parse(d);
-        auto next = size ? sum.plus(*size) : std::nullopt;
+        auto next = size ? (start.*combine)(*size) : std::nullopt;
         if (!next)
             return std::nullopt;
-        sum = std::move(*next);
+        start = std::move(*next);
     }
-    return sum.toDim();
+    return start.toDim();
+}
+
+} // namespace
+
+std::optional<Dim> sumOfDims(const std::vector<Dim> &dims)
+{
+    return foldDims(dims, SymbolicSize(), &SymbolicSize::plus);
 }
 
 std::optional<Dim> productOfDims(const std::vector<Dim> &dims)
 {
-    SymbolicSize product(1);
-    for (const Dim &d : dims) {
-        auto size = SymbolicSize::parse(d);
-        auto next = size ? product.times(*size) : std::nullopt;
-        if (!next)
-            return std::nullopt;
-        product = std::move(*next);
-    }
-    return product.toDim();
+    return foldDims(dims, SymbolicSize(1), &SymbolicSize::times);
 }
 
 std::optional<Dim> quotientOfDims(const Dim &numerator, const Dim &denominator)
