@@ -1,6 +1,7 @@
 #include "SymbolValues.h"
 
 #include "GraphBuilder.h"
+#include "SymbolicSize.h"
 
 namespace fusebox {
 
@@ -43,9 +44,10 @@ Graph withSymbolValues(const Graph &graph, const std::map<std::string, int64_t> 
         if (!shape)
             continue;
         for (Dim &d : *shape)
-            if (const auto *symbol = std::get_if<std::string>(&d))
-                if (auto it = values.find(*symbol); it != values.end())
-                    d = it->second;
+            if (std::holds_alternative<std::string>(d))
+                if (auto size = SymbolicSize::parse(d); size)
+                    if (auto value = size->valueAt(values))
+                        d = *value;
     }
     return out;
 }

@@ -23,8 +23,10 @@ namespace fusebox {
 std::optional<std::map<std::string, int64_t>> symbolValues(const Graph &symbolic, const Graph &concrete);
 
 /// A copy of `graph` (ids kept) whose shapes have each symbol of `values`
-/// replaced by its size. Dims that are expressions of symbols ("2*s37") are
-/// left as they are.
+/// replaced by its size, and each expression of them (`2*s37`, as a cat
+/// Fusebox made reads) by its value, as Inductor logs them. A dim naming a
+/// symbol without a value, or that is no polynomial (SymbolicSize.h), is
+/// left as it is.
 Graph withSymbolValues(const Graph &graph, const std::map<std::string, int64_t> &values);
 
 /// "s37 = 16, s52 = 4": the values as a replay names them.

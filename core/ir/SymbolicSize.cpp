@@ -201,6 +201,25 @@ std::optional<int64_t> SymbolicSize::constant() const
     return std::nullopt;
 }
 
+std::optional<int64_t> SymbolicSize::valueAt(const std::map<std::string, int64_t> &sizes) const
+{
+    int64_t total = 0;
+    for (const auto &[monomial, coefficient] : m_terms) {
+        int64_t term = coefficient;
+        for (const auto &[symbol, power] : monomial) {
+            auto size = sizes.find(symbol);
+            if (size == sizes.end())
+                return std::nullopt;
+            for (int i = 0; i < power; ++i)
+                if (__builtin_mul_overflow(term, size->second, &term))
+                    return std::nullopt;
+        }
+        if (__builtin_add_overflow(total, term, &total))
+            return std::nullopt;
+    }
+    return total;
+}
+
 Dim SymbolicSize::toDim() const
 {
     if (auto value = constant())

@@ -37,6 +37,10 @@ public:
 
     /// The constant value, when no symbol is left.
     std::optional<int64_t> constant() const;
+    /// The value with each symbol given its size in `sizes` (2*s37 + 1 at
+    /// s37 = 16 is 33); nullopt when a symbol has no size there or the value
+    /// overflows.
+    std::optional<int64_t> valueAt(const std::map<std::string, int64_t> &sizes) const;
     /// An int dim when constant, else the polynomial as sympy's str() prints it.
     Dim toDim() const;
 

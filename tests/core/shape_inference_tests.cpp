@@ -167,6 +167,18 @@ TEST_CASE("symbol values read from a graph logged with its sizes, and given to a
     const Graph sized = withSymbolValues(symbolic, *values);
     CHECK(sized.node(sized.findByName("relu"))->meta.toString() == "f32[16, 128]");
     CHECK(symbolic.node(symbolic.findByName("relu"))->meta.toString() == "f32[s37, 128]"); // a copy was sized
+    // A size Fusebox computed from the symbol (a cat of two) is sized too, as
+    // Inductor logs it; one naming a symbol without a value, or no
+    // polynomial, stays as it is.
+    Graph derived = make(std::string("s37"));
+    {
+        GraphBuilder b = GraphBuilder::reopen(derived);
+        b.node(derived.findByName("relu")).meta.shape = std::vector<Dim>{std::string("2*s37 + 1"),
+                                                                         std::string("s37 + s52"),
+                                                                         std::string("((s37 + 1)//2)")};
+    }
+    const Graph derivedSized = withSymbolValues(derived, *values);
+    CHECK(derivedSized.node(derivedSized.findByName("relu"))->meta.shapeString() == "[33, s37 + s52, ((s37 + 1)//2)]");
     // Both symbolic, or both static: nothing to give.
     CHECK(symbolValues(symbolic, symbolic)->empty());
     // One symbol at two sizes, or inputs that do not line up: no answer.
