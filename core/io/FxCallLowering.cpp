@@ -143,7 +143,7 @@ CallArgs Builder::callArgs(const Expr &call)
 Arg Builder::call(const Expr &e, const std::string &name)
 {
     const Expr &f = *e.object;
-    if (f.kind == Expr::Kind::Name && !m_env.count(f.text)) {
+    if (f.kind == Expr::Kind::Name && !m_env.contains(f.text)) {
         if (f.text == "device")
             return deviceLiteral(e);
         if (f.text == "slice") {

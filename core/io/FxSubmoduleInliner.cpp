@@ -94,7 +94,7 @@ void Builder::bindParameters(const Expr &call, const CallArgs &args, const std::
     std::vector<bool> bound(params.size(), false);
     auto bind = [&](size_t p, Arg value) {
         checkNew(params[p].name, params[p].line, params[p].column);
-        m_env[params[p].name] = Binding{std::move(value), params[p].line};
+        m_env.bind(params[p].name, std::move(value), params[p].line);
         bound[p] = true;
     };
     // Positional arguments fill the parameters before *args, which takes the rest.

@@ -154,7 +154,7 @@ void Builder::addInput(std::string_view name, const std::optional<Annotation> &a
     // The symbol a Sym input stands for, when it is not its own name.
     if (parsed.type == "SymInt" && parsed.symbol != name)
         n.provenance.originalSpelling = "Sym(" + parsed.symbol + ")";
-    m_env[name] = Binding{Arg(id), line};
+    m_env.bind(name, Arg(id), line);
 }
 
 std::string Builder::writableName(std::string name, int line)
@@ -172,10 +172,9 @@ void Builder::checkNew(std::string_view name, int line, int column)
     if (isPythonKeyword(name))
         throw Failure{positionPrefix(m_file, line, column) + "expected a name, found the keyword '" + std::string(name)
                       + "'"};
-    auto it = m_env.find(name);
-    if (it != m_env.end())
+    if (const Binding *bound = m_env.find(name))
         throw Failure{positionPrefix(m_file, line, column) + "expected a new name, found '" + std::string(name)
-                      + "' (already defined at line " + std::to_string(it->second.line) + ")"};
+                      + "' (already defined at line " + std::to_string(bound->line) + ")"};
 }
 
 size_t Builder::findTreeFlatten() const
@@ -249,7 +248,7 @@ bool Builder::statement(const Stmt &s)
     for (const ExprPtr &target : s.targets) {
         if (target != &first)
             checkNew(target->text, target->line, target->column);
-        m_env[target->text] = Binding{value, s.line};
+        m_env.bind(target->text, value, s.line);
     }
     return false;
 }
@@ -278,7 +277,7 @@ void Builder::unpack(const Stmt &s, const Expr &targets)
             fail(*s.value, "expected " + std::to_string(names.size()) + " values to unpack, found "
                                + std::to_string(items->size()));
         for (size_t i = 0; i < names.size(); ++i)
-            m_env[names[i]->text] = Binding{(*items)[i], s.line};
+            m_env.bind(names[i]->text, (*items)[i], s.line);
         return;
     }
     if (!value.isNode())
@@ -289,7 +288,7 @@ void Builder::unpack(const Stmt &s, const Expr &targets)
         auto pending = m_pending.find(names[i]->text);
         if (pending != m_pending.end())
             m_build.node(id).meta = annotation(pending->second).meta;
-        m_env[names[i]->text] = Binding{Arg(id), s.line};
+        m_env.bind(names[i]->text, Arg(id), s.line);
     }
 }
 
@@ -333,7 +332,7 @@ std::optional<std::string> Builder::selfPath(const Expr &e) const
         return a.empty() ? std::string(b) : a + "." + std::string(b);
     };
     if (e.kind == Expr::Kind::Name)
-        return e.text == "self" && !m_env.count("self") ? std::optional(std::string()) : std::nullopt;
+        return e.text == "self" && !m_env.contains("self") ? std::optional(std::string()) : std::nullopt;
     if (e.kind == Expr::Kind::Attribute) {
         auto base = selfPath(*e.object);
         return base ? std::optional(join(*base, e.text)) : std::nullopt;
@@ -404,9 +403,8 @@ Arg Builder::intLiteral(const Expr &e) const
 
 Arg Builder::lookup(const Expr &e) const
 {
-    auto it = m_env.find(e.text);
-    if (it != m_env.end())
-        return it->second.value;
+    if (const Binding *bound = m_env.find(e.text))
+        return bound->value;
     if (e.kind == Expr::Kind::Name) {
         if (e.text == "None")
             return Arg(NoneArg{});
