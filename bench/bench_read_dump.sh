@@ -8,7 +8,10 @@
 # With FUSEBOX_BENCH_BASELINE=PATH (a fusebox-pass built from an earlier
 # commit), it also times the read phase of that binary and of this one on the
 # dump and on the 10k-node recsys dump (bench/make_recsys_dump.py), 7
-# interleaved runs each, and prints the medians and their ratio.
+# interleaved runs each, and prints the medians and their ratio. With
+# FUSEBOX_BENCH_BASELINE_READER=PATH (bench/build_reader_baseline.sh's build of
+# fusebox_bench_fx_read against an earlier commit), it times the FX reader
+# alone the same way: that commit's and this build's, first call and best of 5.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
@@ -46,21 +49,43 @@ printf 'ratio fusebox-pass / peer: %.2f\n' "$(echo "$fusebox / $peer" | bc -l)"
 printf 'fusebox-pass run: read phase          %s s (its report'"'"'s seconds.read)\n' "$readphase"
 echo "$reader" | tail -3
 
+median() { sort -g | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}'; }
+recsys=/tmp/fusebox-bench-recsys-10000.py
+recsysDump() {
+    if [ ! -s "$root$recsys" ]; then
+        cp bench/make_recsys_dump.py "$root/tmp/fusebox-make-recsys-dump.py"
+        chroot "$root" python3 /tmp/fusebox-make-recsys-dump.py 10000 "$recsys" >/dev/null 2>&1
+    fi
+}
+baselineReader=${FUSEBOX_BENCH_BASELINE_READER:-}
+if [ -n "$baselineReader" ]; then
+    [ -x "$baselineReader" ] || { echo "bench_read_dump: FUSEBOX_BENCH_BASELINE_READER=$baselineReader is not an executable" >&2; exit 1; }
+    recsysDump
+    echo "FX reader alone (fusebox_bench_fx_read), medians of 7 interleaved runs (ms):"
+    for f in "$file" "$root$recsys"; do
+        oc=() nc=() ow=() nw=()
+        for _ in 1 2 3 4 5 6 7; do
+            o=$("$baselineReader" "$f" 5); n=$("$build/bench/fusebox_bench_fx_read" "$f" 5)
+            oc+=("$(echo "$o" | awk '/first call/{print $4}')"); ow+=("$(echo "$o" | awk '/best of/{print $5}')")
+            nc+=("$(echo "$n" | awk '/first call/{print $4}')"); nw+=("$(echo "$n" | awk '/best of/{print $5}')")
+        done
+        c0=$(printf '%s\n' "${oc[@]}" | median); c1=$(printf '%s\n' "${nc[@]}" | median)
+        w0=$(printf '%s\n' "${ow[@]}" | median); w1=$(printf '%s\n' "${nw[@]}" | median)
+        printf '  %s: first call baseline %s, this build %s, %.2fx; best of 5 baseline %s, this build %s, %.2fx\n' \
+            "$(basename "$f")" "$c0" "$c1" "$(echo "$c0 / $c1" | bc -l)" "$w0" "$w1" "$(echo "$w0 / $w1" | bc -l)"
+    done
+fi
+
 baseline=${FUSEBOX_BENCH_BASELINE:-}
 [ -n "$baseline" ] || exit 0
 [ -x "$baseline" ] || { echo "bench_read_dump: FUSEBOX_BENCH_BASELINE=$baseline is not an executable" >&2; exit 1; }
-recsys=/tmp/fusebox-bench-recsys-10000.py
-if [ ! -s "$root$recsys" ]; then
-    cp bench/make_recsys_dump.py "$root/tmp/fusebox-make-recsys-dump.py"
-    chroot "$root" python3 /tmp/fusebox-make-recsys-dump.py 10000 "$recsys" >/dev/null 2>&1
-fi
+recsysDump
 readphase() { # readphase BINARY FILE: seconds.read of one run
     local report out; report=$(mktemp --suffix=.json); out=$(mktemp --suffix=.py)
     "$1" run "$2" -o "$out" --report "$report" >/dev/null 2>&1 || true
     python3 -c "import json,sys; print('%.4f' % json.load(open(sys.argv[1]))['seconds']['read'])" "$report" 2>/dev/null || echo nan
     rm -f "$report" "$out"
 }
-median() { sort -g | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}'; }
 echo "read phase of fusebox-pass run, medians of 7 interleaved runs (s):"
 for f in "$file" "$root$recsys"; do
     old=() new=()
