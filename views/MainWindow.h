@@ -144,7 +144,20 @@ protected:
     void dropEvent(QDropEvent *event) override;
 
 private:
+    /// The View menu's actions that the toolbar shows too.
+    struct ViewActions {
+        QAction *fit, *zoomIn, *zoomOut, *expandAll, *collapseAll;
+    };
+    /// QSettings keys of the View menu's toggles (read back in restoreSettings()).
+    static constexpr const char *kShowConstantsKey = "view/showConstants";
+    static constexpr const char *kMiniMapKey = "view/miniMap";
+
+    /// The File and View menus and the main toolbar (MainWindowActions.cpp).
     void createActions();
+    /// The File menu; its Open action, which the toolbar shows too.
+    QAction *createFileMenu();
+    ViewActions createViewMenu();
+    void createToolBar(QAction *open, const ViewActions &view);
     void createDocks();
     void createStatusBar();
     void restoreSettings();
