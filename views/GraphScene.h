@@ -194,7 +194,17 @@ private:
     void layOut(quint64 generation, PreparedLayout prepared);
     /// Either of the layout's tasks was cancelled (Esc): the old drawing stays.
     void layoutCancelled();
+    /// Replaces the items with the layout's (the newest request's only) and
+    /// restores the selection where the selected thing is still shown.
     void applyLayout(quint64 generation, const std::shared_ptr<Expected<LayoutResult>> &result);
+    /// Deletes every item, telling nobody (applyLayout() announces the selection).
+    void removeAllItems();
+    /// The nodes, groups and edges of a layout, at their places.
+    void addPlacedItems(const LayoutResult &layout);
+    /// The frames of the expanded scopes around what is shown of them.
+    void addScopeFrames();
+    /// What scope `scope` occupies on the scene: its nodes, groups and frame.
+    QRectF scopeRect(int scope) const;
     void onSelectionChanged();
     void updateEdgeHighlights();
     QString groupTitle(int scope) const;
