@@ -63,37 +63,22 @@ RewriteController::RewriteController(QMainWindow *window, Document *document, Gr
     });
     m_editor->setSchemas(&torchSchemas());
     m_editor->setTasks(m_document->tasks()); // the status bar and Cancel see its search
+    connectDocument();
+    connectPanels();
+    connectEditor();
+    createActions();
+}
+
+void RewriteController::connectDocument()
+{
+    // The Log records every action, however it was started (menu, key,
+    // double-click, context menu), from what the document reports.
     connect(&m_document->review(), &DocumentReview::matchesChanged, this, [this] {
         updateMarks();
         updateActions();
     });
     connect(&m_document->jobs(), &DocumentJobs::matchSearchStarted, this, &RewriteController::updateActions);
-    // The Log records every action, however it was started (menu, key,
-    // double-click, context menu), from what the document reports.
-    connect(&m_document->jobs(), &DocumentJobs::matchSearchFinished, this, [this] {
-        // The searches a user asked for; those after each rewrite are not news.
-        if (!std::exchange(m_searchRequested, false))
-            return;
-        int candidates = 0, rejected = 0;
-        std::set<std::string> patterns;
-        for (const MatchEntry &e : m_document->review().matches()) {
-            if (e.status != MatchStatus::Pending && (e.status != MatchStatus::Rejected || e.notFound))
-                continue;
-            ++candidates;
-            rejected += e.status == MatchStatus::Rejected;
-            patterns.insert(e.match.pattern);
-        }
-        QString line = candidates == 1 ? tr("Find Matches: 1 candidate")
-                                       : tr("Find Matches: %1 candidates").arg(candidates);
-        if (!patterns.empty())
-            line += patterns.size() == 1 ? tr(" of 1 pattern") : tr(" of %1 patterns").arg(patterns.size());
-        if (rejected)
-            line += tr(", %1 rejected").arg(rejected);
-        // Few or no candidates because shapes are missing is not "nothing to do".
-        if (!m_document->model().inputsWithoutShape().empty())
-            line += tr(" — some inputs' shapes are unknown, and most rules need them (File ▸ Input Shapes…)");
-        emit logLine(line);
-    });
+    connect(&m_document->jobs(), &DocumentJobs::matchSearchFinished, this, &RewriteController::logFindMatches);
     connect(&m_document->review(), &DocumentReview::matchesApplied, this,
             [this](const std::vector<MatchEntry> &applied) {
                 for (const MatchEntry &e : applied) {
@@ -148,6 +133,36 @@ RewriteController::RewriteController(QMainWindow *window, Document *document, Gr
         emit statusMessage(summary);
         updateActions();
     });
+}
+
+void RewriteController::logFindMatches()
+{
+    // The searches a user asked for; those after each rewrite are not news.
+    if (!std::exchange(m_searchRequested, false))
+        return;
+    int candidates = 0, rejected = 0;
+    std::set<std::string> patterns;
+    for (const MatchEntry &e : m_document->review().matches()) {
+        if (e.status != MatchStatus::Pending && (e.status != MatchStatus::Rejected || e.notFound))
+            continue;
+        ++candidates;
+        rejected += e.status == MatchStatus::Rejected;
+        patterns.insert(e.match.pattern);
+    }
+    QString line = candidates == 1 ? tr("Find Matches: 1 candidate")
+                                   : tr("Find Matches: %1 candidates").arg(candidates);
+    if (!patterns.empty())
+        line += patterns.size() == 1 ? tr(" of 1 pattern") : tr(" of %1 patterns").arg(patterns.size());
+    if (rejected)
+        line += tr(", %1 rejected").arg(rejected);
+    // Few or no candidates because shapes are missing is not "nothing to do".
+    if (!m_document->model().inputsWithoutShape().empty())
+        line += tr(" — some inputs' shapes are unknown, and most rules need them (File ▸ Input Shapes…)");
+    emit logLine(line);
+}
+
+void RewriteController::connectPanels()
+{
     connect(m_matches, &MatchesPanel::matchSelected, this, &RewriteController::onMatchSelected);
     connect(m_matches, &MatchesPanel::matchActivated, this, [this](int row) {
         QString error;
@@ -175,6 +190,10 @@ RewriteController::RewriteController(QMainWindow *window, Document *document, Gr
     });
     connect(m_patterns, &PatternsPanel::patternSelected, this,
             [this](const QString &name) { m_whyNot->explain(name.toStdString(), {}); });
+}
+
+void RewriteController::connectEditor()
+{
     connect(m_editor, &PatternEditor::liveMatchesChanged, this, &RewriteController::updateMarks);
     connect(m_editor, &PatternEditor::useRequested, this, [this](const QString &text) {
         auto added = m_document->addPatternText(text, m_editor->sourceName());
@@ -199,7 +218,6 @@ RewriteController::RewriteController(QMainWindow *window, Document *document, Gr
         else if (!path.isEmpty())
             emit logLine(tr("saved %1").arg(path));
     });
-    createActions();
 }
 
 LatencyDialog *RewriteController::latencyDialog()

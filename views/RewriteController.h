@@ -102,6 +102,15 @@ signals:
     void statusMessage(const QString &line);
 
 private:
+    /// The document's signals: marks, actions and the Log's lines.
+    void connectDocument();
+    /// The Log's line for a Find Matches the user asked for (not the
+    /// searches after each rewrite): candidates, patterns, rejected.
+    void logFindMatches();
+    /// Matches, Why Not, Patterns and the scene: selection and activation.
+    void connectPanels();
+    /// The pattern editor: live marks, Use and Save.
+    void connectEditor();
     void createActions();
     void createDocks();
     void updateActions();
