@@ -3,7 +3,8 @@
 # included) against the peer, Python compiling the same file in the PyTorch 2
 # root, measured in the same run. Prints seconds and the ratio; then the read
 # phase of `fusebox-pass run` and the FX reader alone (fusebox_bench_fx_read:
-# its first call in a process and its best of 5, in ms and MB/s).
+# its first call in a process and its best of 5, in ms and MB/s, and the
+# time to copy the graph it read, a floor under any reader of this IR).
 #   bench/bench_read_dump.sh [BUILD_DIR] [BLOCKS]   (420 blocks: a ~3 MB dump)
 # With FUSEBOX_BENCH_BASELINE=PATH (a fusebox-pass built from an earlier
 # commit), it also times the read phase of that binary and of this one on the
@@ -47,7 +48,7 @@ printf 'fusebox-pass-torch inspect           %s s\n' "$torchbuild"
 printf 'peer: Python 3 compile() of the dump %s s\n' "$peer"
 printf 'ratio fusebox-pass / peer: %.2f\n' "$(echo "$fusebox / $peer" | bc -l)"
 printf 'fusebox-pass run: read phase          %s s (its report'"'"'s seconds.read)\n' "$readphase"
-echo "$reader" | tail -3
+echo "$reader" | tail -4
 
 median() { sort -g | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}'; }
 recsys=/tmp/fusebox-bench-recsys-10000.py
@@ -66,8 +67,8 @@ if [ -n "$baselineReader" ]; then
         oc=() nc=() ow=() nw=()
         for _ in 1 2 3 4 5 6 7; do
             o=$("$baselineReader" "$f" 5); n=$("$build/bench/fusebox_bench_fx_read" "$f" 5)
-            oc+=("$(echo "$o" | awk '/first call/{print $4}')"); ow+=("$(echo "$o" | awk '/best of/{print $5}')")
-            nc+=("$(echo "$n" | awk '/first call/{print $4}')"); nw+=("$(echo "$n" | awk '/best of/{print $5}')")
+            oc+=("$(echo "$o" | awk '/readFxText, first call/{print $4}')"); ow+=("$(echo "$o" | awk '/readFxText, best of/{print $5}')")
+            nc+=("$(echo "$n" | awk '/readFxText, first call/{print $4}')"); nw+=("$(echo "$n" | awk '/readFxText, best of/{print $5}')")
         done
         c0=$(printf '%s\n' "${oc[@]}" | median); c1=$(printf '%s\n' "${nc[@]}" | median)
         w0=$(printf '%s\n' "${ow[@]}" | median); w1=$(printf '%s\n' "${nw[@]}" | median)
