@@ -205,7 +205,7 @@ Arg Builder::deviceLiteral(const Expr &e)
 Arg Builder::functionCall(const Expr &e, const std::string &dotted, const std::string &name)
 {
     CallArgs a = callArgs(e);
-    CanonicalTarget t = canonicalFunction(dotted);
+    CanonicalTarget t = canonicalTarget(dotted);
     std::string spelling = dotted;
     if (t.op == "getitem") {
         if (const auto *items = a.args.size() == 2 ? a.args[0].items() : nullptr;

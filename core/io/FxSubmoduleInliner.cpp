@@ -18,6 +18,7 @@ Builder::Builder(const FxFunction &fn, const Builder &parent, const std::string 
     , m_nodeLines(parent.m_nodeLines)
     , m_summaries(parent.m_summaries)
     , m_subgraphs(parent.m_subgraphs)
+    , m_targets(parent.m_targets)
     , m_file(parent.m_file)
     , m_scope(joinPath(parent.m_scope, path))
     , m_source(parent.m_source)

@@ -259,6 +259,18 @@ private:
     /// Subgraph name -> its class's code, shared with flattened submodules.
     std::unordered_map<std::string, std::string> m_ownSubgraphs;
     std::unordered_map<std::string, std::string> *m_subgraphs = &m_ownSubgraphs;
+    /// canonicalFunction() of each dotted target met so far, shared with
+    /// flattened submodules: a dump calls a few dozen targets thousands of
+    /// times, and canonicalising one is a tenth of making its node.
+    absl::flat_hash_map<std::string, CanonicalTarget> m_ownTargets;
+    absl::flat_hash_map<std::string, CanonicalTarget> *m_targets = &m_ownTargets;
+    const CanonicalTarget &canonicalTarget(const std::string &dotted)
+    {
+        auto [it, fresh] = m_targets->try_emplace(dotted);
+        if (fresh)
+            it->second = canonicalFunction(dotted);
+        return it->second;
+    }
     std::string m_file;
     /// Keys view the names in m_fn's expressions and parameters, which
     /// outlive the build: a binding copies no name.
