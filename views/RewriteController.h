@@ -111,7 +111,15 @@ private:
     void connectPanels();
     /// The pattern editor: live marks, Use and Save.
     void connectEditor();
+    /// The Edit and Rewrite menus' actions (RewriteControllerActions.cpp).
     void createActions();
+    /// Undo and Redo, which also say in the Log and status bar what they took back.
+    void createUndoActions();
+    /// The review's own: Find Matches, Apply, Apply All and its schedule, Reject,
+    /// Restore, Verify Each Apply.
+    void createReviewActions();
+    /// Why Not, Show Diff, Measure Latency, Cancel, New Pattern from Selection.
+    void createToolActions();
     void createDocks();
     void updateActions();
     void updateMarks();

@@ -34,6 +34,14 @@ namespace fusebox {
 
 void RewriteController::createActions()
 {
+    createUndoActions();
+    createReviewActions();
+    createToolActions();
+    updateActions();
+}
+
+void RewriteController::createUndoActions()
+{
     QUndoStack *stack = m_document->history().undoStack();
     m_undo = stack->createUndoAction(this, tr("&Undo"));
     m_undo->setShortcut(QKeySequence::Undo);
@@ -61,7 +69,10 @@ void RewriteController::createActions()
             emit statusMessage(tr("Redone: %1").arg(c->text()));
         }
     });
+}
 
+void RewriteController::createReviewActions()
+{
     m_findMatches = new QAction(tr("&Find Matches"), this);
     m_findMatches->setShortcut(Qt::Key_F5);
     m_findMatches->setToolTip(tr("Run the engine's search: every candidate match of the enabled patterns (F5)"));
@@ -122,7 +133,10 @@ void RewriteController::createActions()
     // A reopened session brings its own toggle.
     connect(&m_document->patternSet(), &DocumentPatterns::patternsChanged, m_verify,
             [this] { m_verify->setChecked(m_document->jobs().verifyApplies()); });
+}
 
+void RewriteController::createToolActions()
+{
     m_whyNotAction = new QAction(tr("&Why Not Here?"), this);
     m_whyNotAction->setShortcut(Qt::CTRL | Qt::Key_Question);
     m_whyNotAction->setToolTip(tr("Explain the chosen pattern at the selected node"));
@@ -166,7 +180,6 @@ void RewriteController::createActions()
         if (!newPatternFromSelection(&error))
             QMessageBox::information(m_window, tr("New Pattern from Selection"), error);
     });
-    updateActions();
 }
 
 void RewriteController::install(QMenu *fileMenu, QMenu *viewMenu, QToolBar *toolBar, QAction *toolBarAnchor)
