@@ -8,6 +8,7 @@
 #include "views/DiffView.h"
 #include "views/InspectorPanel.h"
 #include "views/MainWindow.h"
+#include "views/MatchesPanel.h"
 #include "views/RewriteController.h"
 
 #include <catch.hpp>
@@ -95,6 +96,15 @@ inline int applyAll(MainWindow &w)
     REQUIRE((allDone.count() > 0 || allDone.wait(60000)));
     REQUIRE(settle(w));
     return allDone.first().at(0).toInt();
+}
+
+/// Rejects Matches row `row` as a user does (select it, Reject Match) and
+/// waits for the document to settle.
+inline void rejectRow(MainWindow &w, int row)
+{
+    w.rewrite()->matchesPanel()->selectMatchRow(row);
+    w.rewrite()->rejectAction()->trigger();
+    REQUIRE(settle(w));
 }
 
 /// The rows of the document's match list with this status, counted here.

@@ -218,9 +218,7 @@ void review(std::unique_ptr<MainWindow> window, const QString &name, const QStri
     const int reject = pendingRow(doc, "batch_relu");
     REQUIRE(reject >= 0);
     const MatchEntry rejectedEntry = doc.review().matches()[size_t(reject)];
-    rc.matchesPanel()->selectMatchRow(reject);
-    rc.rejectAction()->trigger();
-    REQUIRE(settle(w));
+    rejectRow(w, reject);
     x.steps.push_back(QStringLiteral("Reject %1 at %%2")
                           .arg(QString::fromStdString(rejectedEntry.match.pattern), rejectedEntry.anchorName));
     x.done = 1;

@@ -56,9 +56,7 @@ TEST_CASE("a rejection survives unrelated applies and Apply All, and every reado
     const int relu = firstRow(doc, "batch_relu", MatchStatus::Pending);
     REQUIRE(relu >= 0);
     const std::vector<NodeId> rejectedNodes = doc.review().matches()[size_t(relu)].match.nodes;
-    rc.matchesPanel()->selectMatchRow(relu);
-    rc.rejectAction()->trigger();
-    REQUIRE(settle(w));
+    rejectRow(w, relu);
     REQUIRE(countStatus(doc, MatchStatus::Rejected) == 1);
 
     auto agree = [&](const char *step) {
@@ -136,9 +134,7 @@ TEST_CASE("a rejection survives applying every other candidate, one at a time", 
     const int row = firstRow(doc, rejectedPattern, MatchStatus::Pending);
     REQUIRE(row >= 0);
     const std::vector<NodeId> rejectedNodes = doc.review().matches()[size_t(row)].match.nodes;
-    rc.matchesPanel()->selectMatchRow(row);
-    rc.rejectAction()->trigger();
-    REQUIRE(settle(w));
+    rejectRow(w, row);
     int applies = 0;
     for (;;) {
         int next = -1;
@@ -583,9 +579,7 @@ TEST_CASE("candidates left after a whole Apply All say that Inductor's schedule 
     // stacked by the other fusions and stay for later passes to match).
     const int relu = firstRow(doc, "batch_relu", MatchStatus::Pending);
     REQUIRE(relu >= 0);
-    rc.matchesPanel()->selectMatchRow(relu);
-    rc.rejectAction()->trigger();
-    REQUIRE(settle(w));
+    rejectRow(w, relu);
     applyAll(w);
     REQUIRE(doc.jobs().graphIsApplyAllResult());
     // The run makes nodes that earlier passes would match (a normalization

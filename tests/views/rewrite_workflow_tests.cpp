@@ -144,9 +144,7 @@ TEST_CASE("review workflow: find, select, apply, undo, redo, reject", "[views][r
     // Reject another (Del): it stays a candidate, struck out, and Apply All skips it.
     const int relu = firstRow(doc, "batch_relu", MatchStatus::Pending);
     REQUIRE(relu >= 0);
-    rc.matchesPanel()->selectMatchRow(relu);
-    rc.rejectAction()->trigger();
-    REQUIRE(settle(w));
+    rejectRow(w, relu);
     CHECK(doc.history().undoStack()->count() == 2);
     CHECK(doc.review().tally("batch_relu").rejected == 1);
     // Rejecting it again is no step at all.
