@@ -379,7 +379,7 @@ Arg Builder::evaluate(const Expr &e, const std::string &name)
     case Expr::Kind::Binary: {
         Arg a = evaluate(*e.items[0], {}), b = evaluate(*e.items[1], {});
         std::string spelling = operatorForInfix(e.text, false);
-        CanonicalTarget t = canonicalFunction(spelling);
+        CanonicalTarget t = canonicalTarget(spelling);
         if (a.isList() || b.isList()) // `[None] * n`: Python's list operators, no ATen op
             t = CanonicalTarget{spelling, std::nullopt, false};
         return Arg(addNode(t, spelling, {a, b}, {}, name, e.line));
@@ -432,7 +432,7 @@ Arg Builder::unary(const Expr &e, const std::string &name)
             return Arg(int64_t(0 - uint64_t(*i)));
     }
     std::string spelling = operatorForInfix(e.text, true);
-    return Arg(addNode(canonicalFunction(spelling), spelling, {operand}, {}, name, e.line));
+    return Arg(addNode(canonicalTarget(spelling), spelling, {operand}, {}, name, e.line));
 }
 
 Arg Builder::attribute(const Expr &e, const std::string &name)
